@@ -1,0 +1,1 @@
+"""Evidence: sources, verbatim excerpts, the Argdown evidence map, and quote lookup (pure)."""

@@ -1,0 +1,90 @@
+"""The evidence store: sources, excerpts and the evidence map, loaded once and cross-linked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .. import content
+from ..models import Excerpt, Quote, Source
+from .argdown import ArgdownMap, parse_argdown
+from .excerpts import parse_excerpt_file
+from .sources import parse_sources
+
+MAP_FILE = "folklore.argdown"
+CLAIM_TAG = "claim"
+
+
+@dataclass
+class EvidenceStore:
+    sources: dict[str, Source]
+    excerpts: dict[str, Excerpt]
+    map: ArgdownMap
+    # excerpt id -> titles of the claims it supports (directly or through an argument)
+    claims_by_excerpt: dict[str, list[str]] = field(default_factory=dict)
+
+    def quote(self, excerpt_id: str) -> Quote:
+        excerpt = self.excerpts[excerpt_id]
+        source = self.sources[excerpt.source]
+        return Quote(
+            id=excerpt.id, source=source.key, author=source.author, title=source.title, year=source.year,
+            url=source.url, locator=excerpt.locator, text=excerpt.text,
+            claims=self.claims_by_excerpt.get(excerpt.id, []),
+        )
+
+    def excerpts_of(self, source_key: str) -> list[Excerpt]:
+        return [e for e in self.excerpts.values() if e.source == source_key]
+
+    def claims(self) -> list[str]:
+        return [t for t, s in self.map.statements.items() if CLAIM_TAG in s.tags]
+
+    def supporting_excerpts(self, claim: str) -> list[str]:
+        return [eid for eid, claims in self.claims_by_excerpt.items() if claim in claims]
+
+
+def build_store(evidence: Path) -> EvidenceStore:
+    """Load and cross-link the evidence folder; ContentError on the first malformed file."""
+    sources_path = evidence / "sources.yaml"
+    sources = parse_sources(sources_path.read_text(encoding="utf-8"), content.relative(sources_path))
+    excerpts: dict[str, Excerpt] = {}
+    for path in sorted((evidence / "excerpts").glob("*.md")):
+        for excerpt in parse_excerpt_file(path.read_text(encoding="utf-8"), path.stem, content.relative(path)):
+            excerpts[excerpt.id] = excerpt
+    map_path = evidence / MAP_FILE
+    try:
+        argmap = parse_argdown(map_path.read_text(encoding="utf-8"))
+    except Exception as exc:  # re-raised with the file name the user can open
+        if hasattr(exc, "line"):
+            from ..errors import ArgdownSyntaxError
+
+            raise ArgdownSyntaxError(str(exc).split(": ", 1)[-1], content.relative(map_path), exc.line) from exc
+        raise
+    return EvidenceStore(sources, excerpts, argmap, _claims_by_excerpt(argmap, set(excerpts)))
+
+
+def _claims_by_excerpt(argmap: ArgdownMap, excerpt_ids: set[str]) -> dict[str, list[str]]:
+    """Which claims each excerpt backs: as a premise of an argument for the claim, or by a + relation."""
+    claims = {t for t, s in argmap.statements.items() if CLAIM_TAG in s.tags}
+    result: dict[str, list[str]] = {}
+
+    def add(excerpt_id: str, claim: str) -> None:
+        if excerpt_id in excerpt_ids and claim in claims:
+            result.setdefault(excerpt_id, [])
+            if claim not in result[excerpt_id]:
+                result[excerpt_id].append(claim)
+
+    for argument in argmap.arguments.values():
+        if argument.conclusion:
+            for premise in argument.premises:
+                add(premise, argument.conclusion)
+    for relation in argmap.relations:
+        if relation.kind == "support" and relation.source_kind == "statement":
+            add(relation.source, relation.target)
+    return result
+
+
+@cache
+def load_store() -> EvidenceStore:
+    """The bundled evidence, parsed once per process."""
+    return build_store(content.evidence_dir())

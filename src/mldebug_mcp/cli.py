@@ -1,0 +1,145 @@
+"""Command line: argv -> service call -> render -> exit code. No logic lives here.
+
+Exit codes: 0 success, 1 findings / no match / audit problems, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__, render
+from .errors import MldebugError, UsageError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mldebug-mcp",
+        description="Debug ML training the way practitioners do: cited quotes, content audit, skill install.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    quote = commands.add_parser(
+        "quote", help="verbatim quotes from the primary sources",
+        description="`quote jones` lists a source's excerpts; `quote jones/assume-a-bug` gives one.",
+    )
+    quote.add_argument("key", nargs="?", help="source key (jones) or excerpt id (jones/assume-a-bug)")
+    mode = quote.add_mutually_exclusive_group()
+    mode.add_argument("--claim", metavar="TEXT", help="claims of the evidence map matching TEXT, with their quotes")
+    mode.add_argument("--search", metavar="TEXT", help="search the text of every excerpt")
+    mode.add_argument("--list", action="store_true", help="list every source")
+    quote.add_argument("--json", action="store_true", help="machine-readable output")
+    quote.add_argument("--limit", type=int, default=10, help="most results for --search/--claim (default 10)")
+
+    audit = commands.add_parser("audit", help="check the bundled skill, references and evidence")
+    audit.add_argument("--root", type=Path, help="content root to audit (default: the bundled content)")
+    audit.add_argument("--json", action="store_true", help="machine-readable output")
+
+    install = commands.add_parser("install-skill", help="write an installable skill folder")
+    install.add_argument(
+        "--dest", type=Path, default=Path("~/.claude/skills"),
+        help="parent folder; the skill goes in DEST/<skill-name> (default ~/.claude/skills)",
+    )
+    install.add_argument("--force", action="store_true", help="replace an existing folder with other content")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    handler = {"quote": _quote, "audit": _audit, "install-skill": _install}[args.command]
+    try:
+        return handler(args)
+    except MldebugError as exc:
+        print(f"mldebug-mcp {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"mldebug-mcp {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _emit_json(payload: object) -> None:
+    print(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+def _quote(args: argparse.Namespace) -> int:
+    from .citations import lookup
+    from .citations.store import load_store
+
+    store = load_store()
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if args.list:
+        sources = sorted(store.sources.values(), key=lambda s: s.key)
+        if args.json:
+            _emit_json([s.model_dump() for s in sources])
+        else:
+            counts = {s.key: len(store.excerpts_of(s.key)) for s in sources}
+            print(render.sources_text(sources, counts))
+        return EXIT_OK
+    if args.claim is not None:
+        matches = lookup.match_claims(store, args.claim, limit=args.limit)
+        if args.json:
+            _emit_json([m.model_dump() for m in matches])
+        elif matches:
+            print(render.claims_text(matches))
+        else:
+            print(f"no claim matches {args.claim!r}; try `--search` to search the quotes themselves", file=sys.stderr)
+        return EXIT_OK if matches else EXIT_FINDINGS
+    if args.search is not None:
+        quotes = lookup.search_quotes(store, args.search, limit=args.limit)
+    elif args.key:
+        quotes = lookup.quotes_for_key(store, args.key)
+    else:
+        raise UsageError(
+            "give a source key or excerpt id (quote jones), or one of --search TEXT, --claim TEXT, --list"
+        )
+    if args.json:
+        _emit_json([q.model_dump() for q in quotes])
+    elif quotes:
+        print(render.quotes_text(quotes))
+    else:
+        print(f"no excerpt matches {args.search!r}; try fewer words, or `--claim`", file=sys.stderr)
+    return EXIT_OK if quotes else EXIT_FINDINGS
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from . import content
+    from .audit import audit_content
+
+    root = args.root if args.root is not None else content.content_root()
+    if not root.is_dir():
+        raise UsageError(f"--root {root} is not a folder; give the folder holding skill/, refs/, evidence/")
+    problems = audit_content(root)
+    if args.json:
+        _emit_json([p.model_dump() for p in problems])
+    elif problems:
+        print(render.problems_text(problems))
+        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found", file=sys.stderr)
+    else:
+        print("content audit: no problems")
+    return EXIT_FINDINGS if problems else EXIT_OK
+
+
+def _install(args: argparse.Namespace) -> int:
+    from .skill_install import install_skill, validate_skill
+
+    folder, status = install_skill(args.dest, force=args.force)
+    problems = validate_skill(folder)
+    for problem in problems:
+        print(f"{folder}: {problem}", file=sys.stderr)
+    print(f"skill {status}: {folder}")
+    return EXIT_FINDINGS if problems else EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Pydantic result models shared by the CLI and the MCP server."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Source(BaseModel):
+    """A primary source the evidence cites."""
+
+    key: str = Field(description="Short id, e.g. 'jones'.")
+    author: str
+    title: str
+    year: str = Field(description="Publication year or range, e.g. '2019' or '2015-'.")
+    url: str
+    kind: str = Field(description="blog, paper, book, docs, slides, code, tweet, course, wiki or forum.")
+    credence: str = Field(description="high, medium or low: how much weight its advice deserves.")
+    credence_reason: str
+    licence: str
+    verified_against: str | None = Field(
+        default=None, description="Stored copy the excerpts were checked against; null if none exists."
+    )
+
+
+class Excerpt(BaseModel):
+    """A verbatim excerpt of a source, as stored in evidence/excerpts/<source>.md."""
+
+    id: str = Field(description="Stable id '<source>/<slug>'.")
+    source: str
+    locator: str = Field(description="Where in the original: section heading and paragraph.")
+    checked: str = Field(description="The stored copy the text was compared with.")
+    text: str
+    path: str = Field(description="Excerpt file, relative to the content root.")
+    line: int = Field(description="Line of the excerpt's heading in its file.")
+
+
+class Quote(BaseModel):
+    """An excerpt with its attribution and the claims it supports: what `quote` returns."""
+
+    id: str
+    source: str
+    author: str
+    title: str
+    year: str
+    url: str
+    locator: str
+    text: str
+    claims: list[str] = Field(default_factory=list, description="Titles of the evidence-map claims it supports.")
+
+
+class ClaimMatch(BaseModel):
+    """A claim of the evidence map with the quotes that support it."""
+
+    title: str
+    text: str
+    credence: float | None = None
+    credence_reason: str | None = None
+    score: float = Field(description="Match score against the query, 0 to 1.")
+    quotes: list[Quote]
+
+
+class Problem(BaseModel):
+    """One defect found by `audit`: printed as `path:line: message`."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
