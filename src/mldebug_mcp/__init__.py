@@ -12,6 +12,7 @@ from .audit import audit_content
 from .citations.argdown import ArgdownMap, parse_argdown
 from .citations.lookup import match_claims, quotes_for_key, search_quotes
 from .citations.store import EvidenceStore, load_store
+from .content import content_root
 from .errors import ArgdownSyntaxError, ContentError, MldebugError, UnknownKeyError, UsageError
 from .models import ClaimMatch, Excerpt, Problem, Quote, Source
 from .skill_install import install_skill
@@ -31,6 +32,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "audit_content",
+    "content_root",
     "install_skill",
     "load_store",
     "match_claims",

@@ -1,0 +1,55 @@
+"""Contracts of the code layout: no heavy imports at start-up, an honest public API."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import mldebug_mcp
+
+SRC = Path(mldebug_mcp.__file__).parent
+HEAVY = ("torch", "matplotlib", "numpy")
+
+
+def test_cli_and_quotes_never_import_heavy_packages():
+    code = (
+        "import sys, mldebug_mcp.cli as c\n"
+        "c.main(['quote', 'jones/assume-a-bug'])\n"
+        "c.main(['audit'])\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
+        "print('HEAVY', bad, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+def test_public_api_is_sorted_and_resolves():
+    assert mldebug_mcp.__all__ == sorted(mldebug_mcp.__all__)
+    for name in mldebug_mcp.__all__:
+        assert hasattr(mldebug_mcp, name), name
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(("." * node.level) + node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_pure_cores_do_not_import_the_cli_or_server():
+    for folder in ("citations", "audit"):
+        for path in (SRC / folder).glob("*.py"):
+            for module in _imports(path):
+                assert not module.lstrip(".").startswith(("cli", "server", "mldebug_mcp.cli")), f"{path.name}: {module}"
+
+
+def test_content_location_is_known_only_to_content_module():
+    for path in SRC.rglob("*.py"):
+        if path.name == "content.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "\"_content\"" not in text and "parents[2]" not in text, path

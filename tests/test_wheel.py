@@ -1,0 +1,39 @@
+"""The wheel carries the content: build it, install it in a fresh venv, run the CLI from elsewhere."""
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+        check=True, capture_output=True, text=True,
+    )
+    [wheel] = dist.glob("mldebug_mcp-*.whl")
+    env_dir = tmp_path / "venv"
+    # Dependencies come from this interpreter's site-packages so the test needs no network.
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--quiet", str(wheel)],
+                   check=True, capture_output=True, text=True)
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    result = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "quote", "jones"],
+                            cwd=workdir, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "\u2014 Andy Jones" in result.stdout and "[jones/assume-a-bug]" in result.stdout
+    where = subprocess.run(
+        [str(python), "-c", "from mldebug_mcp import content; print(content.content_root())"],
+        cwd=workdir, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(env_dir), f"content came from {where}, not the installed wheel"
+    audit = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "audit"], cwd=workdir, capture_output=True, text=True)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
