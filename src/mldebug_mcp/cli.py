@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"quote": _quote, "audit": _audit, "install-skill": _install}[args.command]
     try:
         return handler(args)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except MldebugError as exc:
         print(f"mldebug-mcp {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
