@@ -93,13 +93,10 @@ def _quote(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.claim is not None:
         matches = lookup.match_claims(store, args.claim, limit=args.limit)
-        if args.json:
-            _emit_json([m.model_dump() for m in matches])
-        elif matches:
-            print(render.claims_text(matches))
-        else:
-            print(f"no claim matches {args.claim!r}; try `--search` to search the quotes themselves", file=sys.stderr)
-        return EXIT_OK if matches else EXIT_FINDINGS
+        return _emit_results(
+            matches, args.json, render.claims_text,
+            f"no claim matches {args.claim!r}; try `--search` to search the quotes themselves",
+        )
     if args.search is not None:
         quotes = lookup.search_quotes(store, args.search, limit=args.limit)
     elif args.key:
@@ -108,13 +105,20 @@ def _quote(args: argparse.Namespace) -> int:
         raise UsageError(
             "give a source key or excerpt id (quote jones), or one of --search TEXT, --claim TEXT, --list"
         )
-    if args.json:
-        _emit_json([q.model_dump() for q in quotes])
-    elif quotes:
-        print(render.quotes_text(quotes))
+    return _emit_results(
+        quotes, args.json, render.quotes_text, f"no excerpt matches {args.search!r}; try fewer words, or `--claim`"
+    )
+
+
+def _emit_results(results: list, as_json: bool, to_text, empty_message: str) -> int:
+    """Print results as JSON or text; an empty result says why on stderr and exits 1."""
+    if as_json:
+        _emit_json([r.model_dump() for r in results])
+    elif results:
+        print(to_text(results))
     else:
-        print(f"no excerpt matches {args.search!r}; try fewer words, or `--claim`", file=sys.stderr)
-    return EXIT_OK if quotes else EXIT_FINDINGS
+        print(empty_message, file=sys.stderr)
+    return EXIT_OK if results else EXIT_FINDINGS
 
 
 def _audit(args: argparse.Namespace) -> int:

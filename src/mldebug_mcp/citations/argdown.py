@@ -46,14 +46,11 @@ class Statement:
 
 
 @dataclass
-class Argument:
-    title: str
-    text: str = ""
-    tags: list[str] = field(default_factory=list)
-    data: dict = field(default_factory=dict)
+class Argument(Statement):
+    """An argument has a statement's fields plus its premise-conclusion structure, if any."""
+
     premises: list[str] = field(default_factory=list)
     conclusion: str | None = None
-    line: int = 0
 
 
 @dataclass(frozen=True)
