@@ -80,13 +80,14 @@ class _Node:
     title: str
 
 
-def parse_argdown(text: str) -> ArgdownMap:
-    """Parse Argdown text into statements, arguments and relations."""
-    return _Parser(text).parse()
+def parse_argdown(text: str, path: str = "argdown") -> ArgdownMap:
+    """Parse Argdown text into statements, arguments and relations; `path` names it in errors."""
+    return _Parser(text, path).parse()
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, path: str) -> None:
+        self.path = path
         self.lines = text.splitlines()
         self.map = ArgdownMap()
         self.untitled = 0
@@ -100,7 +101,7 @@ class _Parser:
         self.last_text_target: Statement | Argument | None = None
 
     def error(self, number: int, message: str) -> ArgdownSyntaxError:
-        return ArgdownSyntaxError(message, "argdown", number)
+        return ArgdownSyntaxError(message, self.path, number)
 
     def parse(self) -> ArgdownMap:
         start = self._frontmatter()

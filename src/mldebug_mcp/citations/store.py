@@ -52,14 +52,7 @@ def build_store(evidence: Path) -> EvidenceStore:
         for excerpt in parse_excerpt_file(path.read_text(encoding="utf-8"), path.stem, content.relative(path)):
             excerpts[excerpt.id] = excerpt
     map_path = evidence / MAP_FILE
-    try:
-        argmap = parse_argdown(map_path.read_text(encoding="utf-8"))
-    except Exception as exc:  # re-raised with the file name the user can open
-        if hasattr(exc, "line"):
-            from ..errors import ArgdownSyntaxError
-
-            raise ArgdownSyntaxError(str(exc).split(": ", 1)[-1], content.relative(map_path), exc.line) from exc
-        raise
+    argmap = parse_argdown(map_path.read_text(encoding="utf-8"), content.relative(map_path))
     return EvidenceStore(sources, excerpts, argmap, _claims_by_excerpt(argmap, set(excerpts)))
 
 
