@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import skills_ref
 
-from mldebug_mcp.audit import markdown
+from mldebug_mcp import markdown
 from mldebug_mcp.errors import UsageError
 from mldebug_mcp.skill_install import install_skill
 

@@ -48,6 +48,22 @@ def _parser() -> argparse.ArgumentParser:
         help="parent folder; the skill goes in DEST/<skill-name> (default ~/.claude/skills)",
     )
     install.add_argument("--force", action="store_true", help="replace an existing folder with other content")
+
+    serve = commands.add_parser("serve", help="run the MCP server (stdio by default)")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                       help="stdio (default) or streamable HTTP")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    serve.add_argument(
+        "--allow-dir", action="append", metavar="DIR",
+        help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, "
+        "else the working directory)",
+    )
+    serve.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                       help="stderr logging level (default WARNING)")
+
+    config = commands.add_parser("config", help="print the snippet that registers the server with a client")
+    config.add_argument("client", choices=["claude", "cursor", "vscode", "codex"])
     return parser
 
 
@@ -57,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    handler = {"quote": _quote, "audit": _audit, "install-skill": _install}[args.command]
+    handler = {
+        "quote": _quote, "audit": _audit, "install-skill": _install, "serve": _serve, "config": _config,
+    }[args.command]
     try:
         return handler(args)
     except BrokenPipeError:
@@ -148,6 +166,37 @@ def _install(args: argparse.Namespace) -> int:
         print(f"{folder}: {problem}", file=sys.stderr)
     print(f"skill {status}: {folder}")
     return EXIT_FINDINGS if problems else EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from .paths import AllowedDirs
+    from .server import build_server
+
+    # stdout belongs to the protocol on stdio: every log line goes to stderr.
+    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port {args.port} is not a TCP port; use 1-65535")
+    server = build_server(AllowedDirs.from_config(args.allow_dir))
+    try:
+        if args.transport == "stdio":
+            server.run()
+        else:
+            print(f"mldebug MCP server on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+            server.run("streamable-http", host=args.host, port=args.port)
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
+def _config(args: argparse.Namespace) -> int:
+    from .client_config import snippet
+
+    result = snippet(args.client)
+    print(f"# {args.client}: {result.where}", file=sys.stderr)
+    print(result.text, end="")
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

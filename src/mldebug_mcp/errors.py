@@ -30,7 +30,7 @@ class UnknownKeyError(UsageError):
         self.suggestions = suggestions
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
         super().__init__(
-            f"unknown {kind} {key!r}.{hint} Run `mldebug-mcp quote --list` to see every source."
+            f"unknown {kind} {key!r}.{hint} Every source: `mldebug-mcp quote --list` (MCP tool: list_sources)."
         )
 
 

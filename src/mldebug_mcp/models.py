@@ -68,3 +68,35 @@ class Problem(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+class QuoteResult(BaseModel):
+    """What the `quote` tool returns: quotes for a key or search, or claims with their quotes."""
+
+    query: str = Field(description="The lookup that was run, e.g. 'key=jones' or 'search=overfit'.")
+    quotes: list[Quote] = Field(default_factory=list)
+    claims: list[ClaimMatch] = Field(default_factory=list)
+
+
+class SourceSummary(BaseModel):
+    key: str
+    author: str
+    title: str
+    year: str
+    url: str
+    credence: str
+    excerpts: int = Field(description="Number of verified excerpts; 0 means cited for claims only.")
+
+
+class SourceList(BaseModel):
+    sources: list[SourceSummary]
+
+
+class ReferenceSection(BaseModel):
+    """One section of the skill, the playbook or a reference sheet."""
+
+    document: str
+    section: str | None = Field(description="Section title; null when the outline was asked for.")
+    text: str = Field(description="Markdown of the section, or the document's introduction.")
+    sections: list[str] = Field(description="Titles of the document's sections, to ask for next.")
+    documents: list[str] = Field(description="Every document name read_reference accepts.")

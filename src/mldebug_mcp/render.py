@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from .models import ClaimMatch, Problem, Quote, Source
+from .models import ClaimMatch, Problem, Quote, QuoteResult, ReferenceSection, Source, SourceList
 
 
 def _width() -> int:
@@ -34,6 +34,28 @@ def claims_text(matches: list[ClaimMatch]) -> str:
         quotes = quotes_text(match.quotes) if match.quotes else "  (no verbatim quote; see the evidence map)"
         blocks.append(f"{head}\n\n{quotes}")
     return "\n\n\n".join(blocks)
+
+
+def quote_result_text(result: QuoteResult) -> str:
+    if result.claims:
+        return claims_text(result.claims)
+    if result.quotes:
+        return quotes_text(result.quotes)
+    return f"nothing matched ({result.query}); try fewer words, or list_sources for the keys"
+
+
+def source_list_text(result: SourceList) -> str:
+    return "\n".join(
+        f"{s.key}: {s.author}, \u201c{s.title}\u201d ({s.year}) {s.url} "
+        f"[credence {s.credence}; {s.excerpts} excerpts]"
+        for s in result.sources
+    )
+
+
+def reference_text(result: ReferenceSection) -> str:
+    outline = "\n".join(f"- {title}" for title in result.sections)
+    where = f"{result.document} \u203a {result.section}" if result.section else f"{result.document} (introduction)"
+    return f"[{where}]\n\n{result.text}\n\nSections of {result.document}:\n{outline}"
 
 
 def sources_text(sources: list[Source], counts: dict[str, int]) -> str:

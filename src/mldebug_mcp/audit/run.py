@@ -8,7 +8,7 @@ from ..citations.excerpts import is_shortening_of
 from ..citations.store import MAP_FILE, EvidenceStore, build_store
 from ..errors import ContentError
 from ..models import Problem
-from . import markdown
+from .. import markdown
 from .frontmatter import check_skill
 
 SKILL_NAME = "ml-debug"

@@ -29,6 +29,22 @@ class BlockQuote:
     line: int
 
 
+def _without_frontmatter(text: str) -> str:
+    """Blank out a leading YAML frontmatter block, keeping line numbers (markdown-it would read
+    its closing '---' as a setext heading underline)."""
+    if not text.startswith("---\n"):
+        return text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        return text
+    block = text[: end + 5]
+    return "\n" * block.count("\n") + text[end + 5 :]
+
+
+def _parse(text: str):
+    return _PARSER.parse(_without_frontmatter(text))
+
+
 def github_slug(heading: str) -> str:
     """The anchor GitHub gives a heading: lowercase, punctuation dropped, spaces to hyphens."""
     slug = heading.strip().lower()
@@ -40,7 +56,7 @@ def anchors(text: str) -> set[str]:
     """Every heading anchor of a document, with GitHub's -1, -2 suffixes for repeats."""
     seen: dict[str, int] = {}
     result = set()
-    tokens = _PARSER.parse(text)
+    tokens = _parse(text)
     for i, token in enumerate(tokens):
         if token.type == "heading_open":
             slug = github_slug(_plain(tokens[i + 1]))
@@ -52,7 +68,7 @@ def anchors(text: str) -> set[str]:
 
 def headings(text: str) -> list[tuple[int, str, int]]:
     """(level, title, line) of every heading."""
-    tokens = _PARSER.parse(text)
+    tokens = _parse(text)
     return [
         (int(t.tag[1]), _plain(tokens[i + 1]), t.map[0] + 1 if t.map else 0)
         for i, t in enumerate(tokens)
@@ -62,7 +78,7 @@ def headings(text: str) -> list[tuple[int, str, int]]:
 
 def links(text: str) -> list[Link]:
     found = []
-    for token in _PARSER.parse(text):
+    for token in _parse(text):
         if token.type != "inline" or not token.children:
             continue
         for child in token.children:
@@ -75,7 +91,7 @@ def links(text: str) -> list[Link]:
 def citations(text: str) -> list[Citation]:
     """`[key]` and `[key/slug]` citations in prose (code spans and code blocks are skipped)."""
     found = []
-    for token in _PARSER.parse(text):
+    for token in _parse(text):
         if token.type != "inline" or not token.children:
             continue
         prose = "".join(c.content if c.type == "text" else " " for c in token.children)
@@ -86,7 +102,7 @@ def citations(text: str) -> list[Citation]:
 
 def blockquotes(text: str) -> list[BlockQuote]:
     """The raw text of each blockquote paragraph."""
-    tokens = _PARSER.parse(text)
+    tokens = _parse(text)
     depth = 0
     found = []
     for token in tokens:

@@ -1,0 +1,188 @@
+"""The MCP server: tools, resources and prompts, each a few lines over the services.
+
+Never import torch or matplotlib here (start-up cost; a test checks it), and never write to
+stdout: on stdio it carries protocol messages only. Logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from . import __version__, prompts, references, render, services
+from .citations.store import load_store
+from .errors import MldebugError
+from .models import QuoteResult, ReferenceSection, SourceList
+from .paths import AllowedDirs
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+MARKDOWN = "text/markdown"
+
+
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """Our errors carry actionable messages: hand them to the agent as ToolError."""
+    try:
+        yield
+    except MldebugError as exc:
+        raise ToolError(str(exc)) from exc
+    except OSError as exc:
+        raise ToolError(f"cannot read bundled content ({exc}); reinstall mldebug-mcp") from exc
+
+
+@contextmanager
+def _as_resource_error() -> Iterator[None]:
+    try:
+        yield
+    except MldebugError as exc:
+        raise ResourceError(str(exc)) from exc
+
+
+class _Server(MCPServer):
+    async def get_prompt(self, name, arguments=None, context=None):  # type: ignore[override]
+        # The SDK reports an unknown prompt or a missing argument as an internal error;
+        # the caller deserves to know it was their request, and what to send instead.
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except ValueError as exc:
+            raise MCPError(INVALID_PARAMS, f"{exc}. prompts/list shows each prompt and its arguments") from exc
+
+
+def _result(model: BaseModel, text: str) -> CallToolResult:
+    """Structured content for programs plus readable text for the model."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json"))
+
+
+def build_server(allowed: AllowedDirs | None = None) -> MCPServer:
+    """A configured server; `allowed` bounds every path argument of every tool."""
+    server = _Server(
+        name="mldebug",
+        title="mldebug: debug ML training like a practitioner",
+        instructions=prompts.INSTRUCTIONS,
+        version=__version__,
+    )
+    server.allowed_dirs = allowed or AllowedDirs.from_config()  # read by tools that take paths
+    _add_tools(server)
+    _add_resources(server)
+    _add_prompts(server)
+    return server
+
+
+def _add_tools(server: MCPServer) -> None:
+    @server.tool(
+        name="quote",
+        title="Quote the primary sources",
+        description=(
+            "Verbatim, attributed quotes from practitioners and papers on debugging ML training. Give exactly "
+            "one of: key (a source key such as 'jones' for all its excerpts, or an excerpt id such as "
+            "'jones/assume-a-bug'), claim (text of a claim; returns matching claims of the evidence map with "
+            "their supporting quotes), search (words to find in the quotes). list_sources shows the keys."
+        ),
+        annotations=READ_ONLY,
+    )
+    def quote(
+        key: Annotated[str | None, Field(description="Source key or excerpt id, e.g. 'jones' or 'jones/assume-a-bug'.", max_length=120)] = None,
+        claim: Annotated[str | None, Field(description="A claim in your words, e.g. 'overfit one batch first'.", max_length=500)] = None,
+        search: Annotated[str | None, Field(description="Words to search for in the quotes, e.g. 'learning rate warmup'.", max_length=500)] = None,
+        limit: Annotated[int, Field(description="Most results for claim or search.", ge=1, le=50)] = 5,
+    ) -> Annotated[CallToolResult, QuoteResult]:
+        with _as_tool_error():
+            result = services.quote_lookup(key=key, claim=claim, search=search, limit=limit)
+        return _result(result, render.quote_result_text(result))
+
+    @server.tool(
+        name="list_sources",
+        title="List the primary sources",
+        description="Every source the evidence cites: key, author, title, year, URL, credence and how many verified excerpts it has.",
+        annotations=READ_ONLY,
+    )
+    def list_sources() -> Annotated[CallToolResult, SourceList]:
+        with _as_tool_error():
+            result = services.list_sources()
+        return _result(result, render.source_list_text(result))
+
+    @server.tool(
+        name="read_reference",
+        title="Read one section of the skill or a reference sheet",
+        description=(
+            "Read one section of the debugging skill ('skill'), the long-form playbook ('playbook') or a "
+            "reference sheet (diagnostics, static-analysis, pitfalls, loss-surface, stuck-metric, sweeps, "
+            "transformers-llm, rl, pinns, llm-judges). Without a section it returns the document's "
+            "introduction and the list of its sections."
+        ),
+        annotations=READ_ONLY,
+    )
+    def read_reference(
+        document: Annotated[str, Field(description="Document name, e.g. 'playbook' or 'diagnostics'.", min_length=1, max_length=80)],
+        section: Annotated[str | None, Field(description="Section title or anchor, e.g. 'The triage tree'. Omit for the outline.", max_length=200)] = None,
+    ) -> Annotated[CallToolResult, ReferenceSection]:
+        with _as_tool_error():
+            result = services.read_reference(document, section)
+        return _result(result, render.reference_text(result))
+
+
+def _add_resources(server: MCPServer) -> None:
+    for name, path in references.documents().items():
+        uri = {"skill": "mldebug://skill", "playbook": "mldebug://playbook"}.get(name, f"mldebug://refs/{name}")
+        _add_document(server, name, uri, path)
+
+    @server.resource(
+        "mldebug://excerpts/{source}",
+        name="excerpts",
+        title="Verbatim excerpts of one source",
+        description="All verified excerpts of a source, by its key (see list_sources), as markdown.",
+        mime_type=MARKDOWN,
+    )
+    def excerpts(source: str) -> str:
+        with _as_resource_error():
+            store = load_store()
+            if source not in store.sources:
+                raise ResourceError(f"unknown source {source!r}; list_sources gives the keys")
+            path = next((e.path for e in store.excerpts_of(source)), None)
+            if path is None:
+                raise ResourceError(f"source {source!r} has no verified excerpts; it is cited for claims only")
+            from . import content
+
+            return (content.content_root() / path).read_text(encoding="utf-8")
+
+
+def _add_document(server: MCPServer, name: str, uri: str, path) -> None:
+    @server.resource(uri, name=name, title=f"{name} (markdown)", mime_type=MARKDOWN,
+                     description=f"The {name} document of the ml-debug skill.")
+    def document() -> str:
+        return path.read_text(encoding="utf-8")
+
+
+def _add_prompts(server: MCPServer) -> None:
+    @server.prompt(name="debug-training", title="Debug a training problem",
+                   description="A symptom in; the bug-first loop with the right tool calls out.")
+    def debug_training(
+        symptom: Annotated[str, Field(description="What goes wrong, in your words.", min_length=3, max_length=2000)],
+        context: Annotated[str, Field(description="Model, data, what changed recently.", max_length=4000)] = "",
+    ) -> str:
+        return prompts.debug_training(symptom, context)
+
+    @server.prompt(name="review-training-code", title="Review training code for silent bugs",
+                   description="Checklist review of training code for bugs that run without errors.")
+    def review_training_code(
+        code_or_path: Annotated[str, Field(description="A file path or the code itself.", min_length=1, max_length=100_000)],
+        focus: Annotated[str, Field(description="Optional area to focus on.", max_length=500)] = "",
+    ) -> str:
+        return prompts.review_training_code(code_or_path, focus)
+
+    @server.prompt(name="design-sweep", title="Design an experiment sweep",
+                   description="Plan a sweep that can tell a real effect from seed noise.")
+    def design_sweep(
+        question: Annotated[str, Field(description="The question the sweep must answer.", min_length=3, max_length=2000)],
+        factors: Annotated[str, Field(description="Candidate factors to vary.", max_length=2000)] = "",
+    ) -> str:
+        return prompts.design_sweep(question, factors)

@@ -1,0 +1,55 @@
+"""Service functions shared by the CLI and the MCP server: load content, call the pure cores."""
+
+from __future__ import annotations
+
+from . import references
+from .citations import lookup
+from .citations.store import load_store
+from .errors import UsageError
+from .models import QuoteResult, ReferenceSection, SourceList, SourceSummary
+
+
+def quote_lookup(key: str | None = None, claim: str | None = None, search: str | None = None,
+                 limit: int = 10) -> QuoteResult:
+    """Exactly one of key (source key or excerpt id), claim or search."""
+    given = {name: value for name, value in (("key", key), ("claim", claim), ("search", search)) if value}
+    if len(given) != 1:
+        raise UsageError(
+            "give exactly one of: key (a source key such as 'jones' or an excerpt id such as "
+            "'jones/assume-a-bug'), claim (text of a claim), search (words to find in the quotes)"
+        )
+    if limit < 1:
+        raise UsageError("limit must be at least 1")
+    store = load_store()
+    mode, value = next(iter(given.items()))
+    query = f"{mode}={value}"
+    if mode == "key":
+        return QuoteResult(query=query, quotes=lookup.quotes_for_key(store, value))
+    if mode == "claim":
+        return QuoteResult(query=query, claims=lookup.match_claims(store, value, limit=limit))
+    return QuoteResult(query=query, quotes=lookup.search_quotes(store, value, limit=limit))
+
+
+def list_sources() -> SourceList:
+    store = load_store()
+    return SourceList(
+        sources=[
+            SourceSummary(
+                key=s.key, author=s.author, title=s.title, year=s.year, url=s.url, credence=s.credence,
+                excerpts=len(store.excerpts_of(s.key)),
+            )
+            for s in sorted(store.sources.values(), key=lambda s: s.key)
+        ]
+    )
+
+
+def read_reference(document: str, section: str | None = None) -> ReferenceSection:
+    """A named section of a document, or (without a section) its introduction and outline."""
+    names = list(references.documents())
+    doc = references.resolve_document(document)
+    outline = references.outline(doc)
+    if section is None or not section.strip():
+        return ReferenceSection(document=doc, section=None, text=references.introduction(doc),
+                                sections=outline, documents=names)
+    title, text = references.read_section(doc, section)
+    return ReferenceSection(document=doc, section=title, text=text, sections=outline, documents=names)
