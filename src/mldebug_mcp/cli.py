@@ -181,7 +181,11 @@ def _serve(args: argparse.Namespace) -> int:
     server = build_server(AllowedDirs.from_config(args.allow_dir))
     try:
         if args.transport == "stdio":
-            server.run()
+            import anyio
+
+            from .stdio_transport import run_stdio
+
+            anyio.run(run_stdio, server)
         else:
             print(f"mldebug MCP server on http://{args.host}:{args.port}/mcp", file=sys.stderr)
             server.run("streamable-http", host=args.host, port=args.port)

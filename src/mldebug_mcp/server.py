@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from . import __version__, prompts, references, render, services
 from .citations.store import load_store
@@ -54,7 +54,18 @@ class _Server(MCPServer):
         except MCPError:
             raise
         except ValueError as exc:
-            raise MCPError(INVALID_PARAMS, f"{exc}. prompts/list shows each prompt and its arguments") from exc
+            message = _innermost_validation_message(exc) or str(exc)
+            raise MCPError(INVALID_PARAMS, f"{message}. prompts/list shows each prompt and its arguments") from exc
+
+
+def _innermost_validation_message(exc: BaseException) -> str | None:
+    """'field: problem' lines of a pydantic ValidationError hidden in the exception's cause chain."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, ValidationError):
+            return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in seen.errors())
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _result(model: BaseModel, text: str) -> CallToolResult:
@@ -105,9 +116,11 @@ def _add_tools(server: MCPServer) -> None:
         description="Every source the evidence cites: key, author, title, year, URL, credence and how many verified excerpts it has.",
         annotations=READ_ONLY,
     )
-    def list_sources() -> Annotated[CallToolResult, SourceList]:
+    def list_sources(
+        credence: Annotated[Literal["high", "medium", "low"] | None, Field(description="Only sources of this credence.")] = None,
+    ) -> Annotated[CallToolResult, SourceList]:
         with _as_tool_error():
-            result = services.list_sources()
+            result = services.list_sources(credence)
         return _result(result, render.source_list_text(result))
 
     @server.tool(

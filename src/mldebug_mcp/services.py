@@ -30,7 +30,10 @@ def quote_lookup(key: str | None = None, claim: str | None = None, search: str |
     return QuoteResult(query=query, quotes=lookup.search_quotes(store, value, limit=limit))
 
 
-def list_sources() -> SourceList:
+def list_sources(credence: str | None = None) -> SourceList:
+    """Every source, or only those of one credence (high, medium, low)."""
+    if credence is not None and credence not in ("high", "medium", "low"):
+        raise UsageError(f"credence {credence!r} is not one of: high, medium, low")
     store = load_store()
     return SourceList(
         sources=[
@@ -39,6 +42,7 @@ def list_sources() -> SourceList:
                 excerpts=len(store.excerpts_of(s.key)),
             )
             for s in sorted(store.sources.values(), key=lambda s: s.key)
+            if credence is None or s.credence == credence
         ]
     )
 
