@@ -100,3 +100,35 @@ class ReferenceSection(BaseModel):
     text: str = Field(description="Markdown of the section, or the document's introduction.")
     sections: list[str] = Field(description="Titles of the document's sections, to ask for next.")
     documents: list[str] = Field(description="Every document name read_reference accepts.")
+
+
+class Finding(BaseModel):
+    """One lint finding, as printed by `lint` and returned by the MCP tool."""
+
+    code: str = Field(description="Rule code, e.g. MLD001.")
+    name: str = Field(description="Rule name in kebab-case.")
+    path: str
+    line: int = Field(description="1-based line of the finding.")
+    col: int = Field(description="1-based column.")
+    end_line: int
+    end_col: int
+    severity: str = Field(description="error, warning or info.")
+    message: str
+    why: str
+    fix: str
+    evidence: str = Field(description="Excerpt id or source key behind the rule (see `quote`).")
+
+
+class RuleInfo(BaseModel):
+    """A lint rule's documentation, for `rules`, `explain` and the explain_rule tool."""
+
+    code: str
+    name: str
+    category: str
+    severity: str
+    message: str
+    why: str
+    fix: str
+    evidence: str
+    bad: str = Field(description="Code that triggers the rule.")
+    good: str = Field(description="The corrected code, which passes.")

@@ -1,0 +1,1 @@
+"""Static checks for silent PyTorch training bugs (pure: source text in, findings out)."""

@@ -1,0 +1,255 @@
+"""What rules know about a module, built by one walk over its AST.
+
+The walk records parents, import aliases (so ``F.softmax`` resolves to
+``torch.nn.functional.softmax``), the assignments of every scope (simple dataflow:
+``criterion = nn.CrossEntropyLoss()`` then ``criterion(out, y)``, and ``self.x = ...``
+in any method of a class), the functions and classes defined, and every node grouped
+by type so rules are dispatched without walking again.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+ACTIVATIONS = {
+    "torch.softmax": "softmax",
+    "torch.nn.functional.softmax": "softmax",
+    "torch.special.softmax": "softmax",
+    "torch.log_softmax": "log_softmax",
+    "torch.nn.functional.log_softmax": "log_softmax",
+    "torch.special.log_softmax": "log_softmax",
+    "torch.sigmoid": "sigmoid",
+    "torch.nn.functional.sigmoid": "sigmoid",
+    "torch.special.expit": "sigmoid",
+    "torch.nn.Softmax": "softmax",
+    "torch.nn.LogSoftmax": "log_softmax",
+    "torch.nn.Sigmoid": "sigmoid",
+}
+ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid"}
+Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+
+@dataclass
+class ModuleContext:
+    path: str
+    source: str
+    tree: ast.Module
+    lines: list[str] = field(default_factory=list)
+    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    by_type: dict[type, list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
+    # scope node -> name -> assigned value expressions in source order
+    bindings: dict[ast.AST, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    # class name -> attribute -> values assigned as self.<attribute> in its methods
+    class_attrs: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    # filled by the engine: names defined in other files of the same run
+    project: ProjectIndex | None = None
+    _resolving: set[str] = field(default_factory=set)
+
+    # ---- structure ---------------------------------------------------------------
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(node)
+
+    def ancestors(self, node: ast.AST):
+        current = self.parents.get(node)
+        while current is not None:
+            yield current
+            current = self.parents.get(current)
+
+    def enclosing(self, node: ast.AST, kinds: tuple[type, ...]) -> ast.AST | None:
+        return next((a for a in self.ancestors(node) if isinstance(a, kinds)), None)
+
+    def scope_of(self, node: ast.AST) -> Scope:
+        found = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        return found if found is not None else self.tree
+
+    def enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
+        found = self.enclosing(node, (ast.ClassDef,))
+        return found if isinstance(found, ast.ClassDef) else None
+
+    # ---- names ---------------------------------------------------------------------
+
+    def qualname(self, expr: ast.AST | None) -> str | None:
+        """The dotted name an expression refers to, through import aliases; None if unknown."""
+        if isinstance(expr, ast.Name):
+            return self.aliases.get(expr.id, expr.id if expr.id in self.classes or expr.id in self.functions else None)
+        if isinstance(expr, ast.Attribute):
+            base = self.qualname(expr.value)
+            return f"{base}.{expr.attr}" if base else None
+        return None
+
+    def call_name(self, call: ast.AST) -> str | None:
+        return self.qualname(call.func) if isinstance(call, ast.Call) else None
+
+    def method_name(self, call: ast.AST) -> str | None:
+        """`opt.step()` -> 'step' for any receiver."""
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            return call.func.attr
+        return None
+
+    # ---- dataflow ------------------------------------------------------------------
+
+    def values_of(self, expr: ast.AST, at: ast.AST | None = None) -> list[ast.expr]:
+        """Expressions a name or self-attribute may hold: assignments in its scope (latest
+        one before `at` first) or, for self.x, in any method of the enclosing class."""
+        if isinstance(expr, ast.Name):
+            scope = self.scope_of(at or expr)
+            for candidate_scope in (scope, self.tree):
+                values = self.bindings.get(candidate_scope, {}).get(expr.id)
+                if values:
+                    line = getattr(at or expr, "lineno", 10**9)
+                    before = [v for v in values if getattr(v, "lineno", 0) <= line]
+                    return list(reversed(before)) or list(reversed(values))
+            return []
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            cls = self.enclosing_class(expr)
+            if cls is not None:
+                return list(self.class_attrs.get(cls.name, {}).get(expr.attr, []))
+        return []
+
+    def resolve(self, expr: ast.AST, depth: int = 4) -> ast.AST:
+        """Follow a name or self-attribute to the value assigned to it (first candidate)."""
+        current = expr
+        for _ in range(depth):
+            values = self.values_of(current, at=expr)
+            if not values or values[0] is current:
+                break
+            current = values[0]
+        return current
+
+    def constructed(self, expr: ast.AST) -> str | None:
+        """If `expr` holds an object built by `Class(...)`, the class's qualified name."""
+        value = self.resolve(expr)
+        return self.call_name(value) if isinstance(value, ast.Call) else None
+
+    def activation_of(self, expr: ast.AST) -> str | None:
+        """'softmax', 'log_softmax' or 'sigmoid' when `expr` is (or holds) that activation's output."""
+        value = self.resolve(expr)
+        if not isinstance(value, ast.Call):
+            return None
+        name = self.call_name(value)
+        if name in ACTIVATIONS:
+            # F.softmax(x) is an output; nn.Softmax(dim=1) builds a module whose call is the output
+            return None if _is_class_name(name) else ACTIVATIONS[name]
+        if name is None and self.method_name(value) in ACTIVATION_METHODS:
+            return ACTIVATION_METHODS[self.method_name(value)]
+        built = self.constructed(value.func)
+        if built in ACTIVATIONS:
+            return ACTIVATIONS[built]
+        target = built or name
+        return self.returns_activation(target) if target else None
+
+    def returns_activation(self, name: str) -> str | None:
+        """Activation returned by a local or project function, or by a class's forward."""
+        simple = name.split(".")[-1]
+        if simple in self._resolving:  # recursion between functions: give up, not loop
+            return None
+        self._resolving.add(simple)
+        try:
+            if simple in self.classes:
+                forward = _method(self.classes[simple], "forward")
+                return self._returned_activation(forward) if forward else None
+            if simple in self.functions:
+                return self._returned_activation(self.functions[simple])
+            if self.project is not None:
+                return self.project.returns.get(simple)
+            return None
+        finally:
+            self._resolving.discard(simple)
+
+    def _returned_activation(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+        for node in ast.walk(func):
+            if isinstance(node, ast.Return) and node.value is not None:
+                found = self.activation_of(node.value)
+                if found:
+                    return found
+        return None
+
+    def local_returns(self) -> dict[str, str]:
+        """Activation returned by each top-level function and each class's forward: for the project index."""
+        found = {}
+        for name in list(self.functions) + list(self.classes):
+            activation = self.returns_activation(name)
+            if activation:
+                found[name] = activation
+        return found
+
+
+def _is_class_name(qualname: str) -> bool:
+    return qualname.rsplit(".", 1)[-1][:1].isupper()
+
+
+@dataclass
+class ProjectIndex:
+    """Facts about every file of one lint run that rules in another file may need."""
+
+    # class name (its forward) or function name -> activation its return value carries
+    returns: dict[str, str] = field(default_factory=dict)
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
+
+
+def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
+    """One walk: parents, aliases, bindings, definitions, nodes by type."""
+    ctx = ModuleContext(path=path, source=source, tree=tree, lines=source.splitlines())
+    ctx.bindings[tree] = {}
+    stack: list[tuple[ast.AST, Scope, ast.ClassDef | None]] = [(tree, tree, None)]
+    while stack:
+        node, scope, cls = stack.pop()
+        ctx.by_type[type(node)].append(node)
+        child_scope, child_cls = scope, cls
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            child_scope = node
+            ctx.bindings.setdefault(node, {})
+            if not isinstance(node, ast.Lambda):
+                if cls is None and scope is tree:
+                    ctx.functions[node.name] = node
+                for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+                    ctx.bindings[node].setdefault(arg.arg, [])
+        elif isinstance(node, ast.ClassDef):
+            ctx.classes[node.name] = node
+            child_cls = node
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            _record_import(ctx, node)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                _bind(ctx, scope, cls, target, node.value)
+        for child in ast.iter_child_nodes(node):
+            ctx.parents[child] = node
+            stack.append((child, child_scope, child_cls))
+    for values in ctx.bindings.values():
+        for name in values:
+            values[name].sort(key=lambda v: getattr(v, "lineno", 0))
+    return ctx
+
+
+def _bind(ctx: ModuleContext, scope: Scope, cls: ast.ClassDef | None, target: ast.AST, value: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        ctx.bindings.setdefault(scope, {}).setdefault(target.id, []).append(value)
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        if cls is not None:
+            ctx.class_attrs.setdefault(cls.name, {}).setdefault(target.attr, []).append(value)
+    elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
+        for t, v in zip(target.elts, value.elts, strict=False):
+            _bind(ctx, scope, cls, t, v)
+
+
+def _record_import(ctx: ModuleContext, node: ast.Import | ast.ImportFrom) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                ctx.aliases[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                ctx.aliases[top] = top
+    elif node.module and node.level == 0:
+        for alias in node.names:
+            ctx.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"

@@ -1,0 +1,209 @@
+"""The lint engine: read, parse once, index once, dispatch rules by node type, filter noqa.
+
+Files of one run share a ProjectIndex (which functions and model classes return an
+activation), so a softmax returned by `forward` in model.py is seen by a loss in train.py.
+With jobs > 1 each worker process parses its share once, sends its part of the index,
+receives the merged index, then checks its files: still one parse per file.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import multiprocessing
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..models import Finding
+from .config import SKIP_DIRS, LintSettings
+from .context import ModuleContext, ProjectIndex, build_context
+from .registry import RULES
+from .rule import Rule
+
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+UNREADABLE = "MLD000"
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+
+    def statistics(self) -> list[tuple[str, str, int]]:
+        counts = Counter((f.code, f.name) for f in self.findings)
+        return sorted(((code, name, n) for (code, name), n in counts.items()), key=lambda t: (-t[2], t[0]))
+
+
+def _problem(path: str, message: str, line: int = 1, col: int = 1) -> Finding:
+    return Finding(
+        code=UNREADABLE, name="unreadable-file", path=path, line=line, col=col, end_line=line, end_col=col,
+        severity="error", message=message, why="A file that cannot be parsed cannot be checked for silent bugs.",
+        fix="Fix the syntax or encoding (UTF-8), or exclude the file in [tool.mldebug] exclude.", evidence="",
+    )
+
+
+def parse_source(source: str, path: str) -> tuple[ModuleContext | None, Finding | None]:
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        return None, _problem(path, f"syntax error: {exc.msg}", exc.lineno or 1, (exc.offset or 0) + 1)
+    except (ValueError, RecursionError) as exc:  # NUL bytes, absurd nesting
+        return None, _problem(path, f"cannot parse: {exc}")
+    return build_context(path, source, tree), None
+
+
+def read_source(path: Path) -> tuple[str | None, Finding | None]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}")
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, _problem(str(path), f"not UTF-8: byte {exc.start} cannot be decoded")
+
+
+def active_rules(settings: LintSettings) -> list[Rule]:
+    return [rule_class() for rule_class in RULES if settings.enabled(rule_class.code)]
+
+
+def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
+    """Run `rules` over one indexed module; findings sorted, noqa applied."""
+    by_type: dict[type, list[Rule]] = {}
+    for rule in rules:
+        for node_type in rule.node_types:
+            by_type.setdefault(node_type, []).append(rule)
+    found: dict[tuple, Finding] = {}
+    for node_type, type_rules in by_type.items():
+        for node in ctx.by_type.get(node_type, ()):
+            for rule in type_rules:
+                for hit in rule.check(node, ctx):
+                    _add(found, rule, hit, ctx)
+    for rule in rules:
+        for hit in rule.finish(ctx):
+            _add(found, rule, hit, ctx)
+    return sorted(found.values(), key=lambda f: (f.line, f.col, f.code))
+
+
+def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:
+    node = hit.node
+    line = getattr(node, "lineno", 1)
+    if _suppressed(ctx.lines, line, getattr(node, "end_lineno", line), rule.code):
+        return
+    finding = Finding(
+        code=rule.code, name=rule.name, path=ctx.path, line=line, col=getattr(node, "col_offset", 0) + 1,
+        end_line=getattr(node, "end_lineno", line) or line, end_col=(getattr(node, "end_col_offset", 0) or 0) + 1,
+        severity=rule.severity, message=hit.message or rule.message, why=rule.why, fix=rule.fix,
+        evidence=rule.evidence,
+    )
+    found.setdefault((finding.code, finding.line, finding.col), finding)
+
+
+def _suppressed(lines: list[str], first: int, last: int, code: str) -> bool:
+    # A noqa comment on the first or last line of the flagged node counts (multi-line calls).
+    for number in {first, last}:
+        if 0 < number <= len(lines):
+            m = NOQA.search(lines[number - 1])
+            if m and (m.group("codes") is None or code in {c.strip().upper() for c in m.group("codes").split(",")}):
+                return True
+    return False
+
+
+def lint_source(source: str, path: str = "<source>", settings: LintSettings | None = None) -> list[Finding]:
+    """Lint one piece of source text on its own."""
+    ctx, problem = parse_source(source, path)
+    if problem is not None:
+        return [problem]
+    ctx.project = ProjectIndex(returns=ctx.local_returns())
+    return check_module(ctx, active_rules(settings or LintSettings()))
+
+
+def collect_files(paths: list[Path], settings: LintSettings) -> tuple[list[Path], list[Finding]]:
+    """Python files under `paths`, skipping VCS, virtualenv and cache folders and excluded globs."""
+    files: list[Path] = []
+    problems: list[Finding] = []
+    for root in paths:
+        if root.is_file():
+            files.append(root)
+        elif root.is_dir():
+            for folder, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                                     and not _excluded(Path(folder) / d, settings))
+                files.extend(Path(folder) / f for f in sorted(filenames) if f.endswith((".py", ".pyi")))
+        else:
+            problems.append(_problem(str(root), "no such file or directory"))
+    return [f for f in files if not _excluded(f, settings)], problems
+
+
+def _excluded(path: Path, settings: LintSettings) -> bool:
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(text, pattern) or fnmatch.fnmatch(path.name, pattern) for pattern in settings.exclude)
+
+
+def _index_files(files: list[Path]) -> tuple[list[ModuleContext], list[Finding], dict[str, str]]:
+    contexts, problems, returns = [], [], {}
+    for path in files:
+        source, problem = read_source(path)
+        if problem is None:
+            ctx, problem = parse_source(source, str(path))
+        if problem is not None:
+            problems.append(problem)
+            continue
+        contexts.append(ctx)
+        returns.update(ctx.local_returns())
+    return contexts, problems, returns
+
+
+def _check_all(contexts: list[ModuleContext], index: ProjectIndex, settings: LintSettings) -> list[Finding]:
+    rules = active_rules(settings)
+    findings = []
+    for ctx in contexts:
+        ctx.project = index
+        findings.extend(check_module(ctx, rules))
+    return findings
+
+
+def _worker(files: list[Path], settings: LintSettings, conn) -> None:
+    contexts, problems, returns = _index_files(files)
+    conn.send(returns)
+    index = conn.recv()
+    conn.send(problems + _check_all(contexts, index, settings))
+    conn.close()
+
+
+def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1) -> LintResult:
+    settings = settings or LintSettings()
+    files, problems = collect_files(paths, settings)
+    jobs = max(1, min(jobs, len(files) or 1))
+    if jobs == 1:
+        contexts, read_problems, returns = _index_files(files)
+        findings = problems + read_problems + _check_all(contexts, ProjectIndex(returns=returns), settings)
+    else:
+        findings = problems + _lint_parallel(files, settings, jobs)
+    findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
+    return LintResult(findings=findings, files=len(files))
+
+
+def _lint_parallel(files: list[Path], settings: LintSettings, jobs: int) -> list[Finding]:
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    mp = multiprocessing.get_context(method)
+    chunks = [files[i::jobs] for i in range(jobs)]
+    workers = []
+    for chunk in chunks:
+        parent, child = mp.Pipe()
+        process = mp.Process(target=_worker, args=(chunk, settings, child), daemon=True)
+        process.start()
+        workers.append((process, parent))
+    merged: dict[str, str] = {}
+    for _, conn in workers:
+        merged.update(conn.recv())
+    for _, conn in workers:
+        conn.send(ProjectIndex(returns=merged))
+    findings: list[Finding] = []
+    for process, conn in workers:
+        findings.extend(conn.recv())
+        process.join()
+    return findings

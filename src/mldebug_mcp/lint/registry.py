@@ -1,0 +1,22 @@
+"""Every lint rule, sorted by code. A test checks this tuple against the modules in rules/."""
+
+from __future__ import annotations
+
+from .rule import Rule
+from .rules.mld001_activation_into_logit_loss import ActivationIntoLogitLoss
+from .rules.mld010_missing_zero_grad import MissingZeroGrad
+from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
+from .rules.mld012_step_before_backward import StepBeforeBackward
+from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeightsOnly
+
+RULES: tuple[type[Rule], ...] = (
+    ActivationIntoLogitLoss,
+    MissingZeroGrad,
+    ZeroGradBeforeStep,
+    StepBeforeBackward,
+    TorchLoadWithoutWeightsOnly,
+)
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    return next((r for r in RULES if r.code == code.strip().upper()), None)

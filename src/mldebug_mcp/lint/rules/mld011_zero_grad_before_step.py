@@ -1,0 +1,52 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from ..rule import Hit, Rule
+
+
+class ZeroGradBeforeStep(Rule):
+    """What it does: flags zero_grad() called after backward() and before optimizer.step()
+    in the same block.
+
+    Why is this bad: the gradients just computed are erased before the optimiser uses them.
+    Plain SGD then does nothing; Adam keeps moving on stale momentum and weight decay, so the
+    weights still change and the bug hides.
+    """
+
+    code = "MLD011"
+    name = "zero-grad-between-backward-and-step"
+    category = "optimiser"
+    severity = "error"
+    message = "zero_grad() between backward() and step() erases the gradients before they are used"
+    why = "The step sees zeroed gradients; only momentum and weight decay move the weights."
+    fix = "Order each step as zero_grad(), forward, loss.backward(), optimizer.step()."
+    evidence = "karpathy-mistakes/overfit-single-batch-first"
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
+    BAD = (
+        "def step(model, opt, x, y, loss_fn):\n"
+        "    loss = loss_fn(model(x), y)\n"
+        "    loss.backward()\n"
+        "    opt.zero_grad()\n"
+        "    opt.step()\n"
+    )
+    GOOD = (
+        "def step(model, opt, x, y, loss_fn):\n"
+        "    opt.zero_grad()\n"
+        "    loss = loss_fn(model(x), y)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        seen_backward = False
+        pending_zero: ast.Call | None = None
+        for call in calls_in_order(node.body):
+            if is_backward(call):
+                seen_backward, pending_zero = True, None
+            elif is_zero_grad(call) and seen_backward:
+                pending_zero = call
+            elif pending_zero is not None and is_optimizer_step(call, ctx):
+                yield Hit(pending_zero)
+                pending_zero, seen_backward = None, False
