@@ -8,7 +8,7 @@ import pytest
 import skills_ref
 
 import mldebug_mcp
-from mldebug_mcp import server_docs
+from mldebug_mcp import generated_docs
 from mldebug_mcp.client_config import CLIENTS, snippet
 from mldebug_mcp.errors import UsageError
 from mldebug_mcp.skill_install import build_skill
@@ -66,7 +66,14 @@ def test_plugin_skill_copy_is_current_and_valid(tmp_path):
 
 def test_readme_generated_sections_are_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert server_docs.apply(readme) == readme, "run: python -m mldebug_mcp.server_docs README.md"
+    assert generated_docs.apply(readme, generated_docs.SECTIONS_OF["README.md"]) == readme, \
+        "run: python -m mldebug_mcp.generated_docs"
     for client in CLIENTS:
         assert snippet(client).text.strip() in readme
     assert "| `quote` |" in readme and "| `read_reference` |" in readme
+
+
+def test_static_analysis_rules_table_is_current():
+    sheet = (ROOT / "refs" / "static-analysis.md").read_text(encoding="utf-8")
+    keys = generated_docs.SECTIONS_OF["refs/static-analysis.md"]
+    assert generated_docs.apply(sheet, keys) == sheet, "run: python -m mldebug_mcp.generated_docs"

@@ -62,6 +62,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                        help="stderr logging level (default WARNING)")
 
+    lint = commands.add_parser(
+        "lint", help="find silent PyTorch training bugs in Python files",
+        description="Exit codes: 0 clean, 1 findings, 2 usage or I/O error.",
+    )
+    lint.add_argument("paths", nargs="+", type=Path, help="files or directories (directories are walked)")
+    lint.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    lint.add_argument("--select", action="append", metavar="CODES",
+                      help="only these rule codes or prefixes, comma-separated (replaces [tool.mldebug] select)")
+    lint.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes")
+    lint.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
+    lint.add_argument("--statistics", action="store_true", help="count findings per rule")
+    lint.add_argument("--no-fix", action="store_true", help="text format: omit the fix line")
+
+    rules = commands.add_parser("rules", help="list the lint rules")
+    rules.add_argument("--json", action="store_true")
+
+    explain = commands.add_parser("explain", help="explain one lint rule: why, bad and good code, the evidence")
+    explain.add_argument("rule", help="rule code (MLD001) or name (activation-into-logit-loss)")
+
     config = commands.add_parser("config", help="print the snippet that registers the server with a client")
     config.add_argument("client", choices=["claude", "cursor", "vscode", "codex"])
     return parser
@@ -75,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     handler = {
         "quote": _quote, "audit": _audit, "install-skill": _install, "serve": _serve, "config": _config,
+        "lint": _lint, "rules": _rules, "explain": _explain,
     }[args.command]
     try:
         return handler(args)
@@ -191,6 +211,52 @@ def _serve(args: argparse.Namespace) -> int:
             server.run("streamable-http", host=args.host, port=args.port)
     except KeyboardInterrupt:
         pass
+    return EXIT_OK
+
+
+def _lint(args: argparse.Namespace) -> int:
+    from .lint import render as lint_render
+    from .lint.catalog import rule_infos
+    from .lint.config import load_settings
+    from .lint.engine import lint_paths
+
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    settings = load_settings(args.paths[0], args.select, args.ignore)
+    result = lint_paths(args.paths, settings, jobs=args.jobs)
+    if args.format == "json":
+        print(lint_render.as_json(result))
+    elif args.format == "sarif":
+        print(lint_render.sarif(result, rule_infos()))
+    else:
+        if result.findings:
+            print(lint_render.text(result, show_fix=not args.no_fix))
+        if args.statistics and result.findings:
+            print(lint_render.statistics(result))
+        print(lint_render.summary(result), file=sys.stderr)
+    return EXIT_FINDINGS if result.findings else EXIT_OK
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from .lint.catalog import rule_infos
+
+    infos = rule_infos()
+    if args.json:
+        _emit_json([i.model_dump() for i in infos])
+    else:
+        width = max(len(i.name) for i in infos)
+        for info in infos:
+            print(f"{info.code}  {info.name:<{width}}  {info.severity:<7}  {info.why}")
+    return EXIT_OK
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from .lint.catalog import explain
+
+    print(render.rule_text(explain(args.rule)))
     return EXIT_OK
 
 

@@ -132,3 +132,11 @@ class RuleInfo(BaseModel):
     evidence: str
     bad: str = Field(description="Code that triggers the rule.")
     good: str = Field(description="The corrected code, which passes.")
+
+
+class LintReport(BaseModel):
+    """What the lint tool returns."""
+
+    findings: list[Finding]
+    files: int = Field(description="Number of files checked (1 for source text).")
+    counts: dict[str, int] = Field(description="Findings per rule code.")

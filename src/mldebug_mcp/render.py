@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from .models import ClaimMatch, Problem, Quote, QuoteResult, ReferenceSection, Source, SourceList
+from .models import ClaimMatch, LintReport, Problem, Quote, QuoteResult, ReferenceSection, RuleInfo, Source, SourceList
 
 
 def _width() -> int:
@@ -70,3 +70,20 @@ def sources_text(sources: list[Source], counts: dict[str, int]) -> str:
 
 def problems_text(problems: list[Problem]) -> str:
     return "\n".join(str(p) for p in problems)
+
+
+def rule_text(info: RuleInfo) -> str:
+    indent = lambda code: "\n".join("    " + line for line in code.rstrip().splitlines())  # noqa: E731
+    return (
+        f"{info.code} {info.name} ({info.category}, {info.severity})\n\n"
+        f"Why: {info.why}\nFix: {info.fix}\n\nBad:\n{indent(info.bad)}\n\nGood:\n{indent(info.good)}\n\n"
+        f"Evidence: [{info.evidence}] (`mldebug-mcp quote {info.evidence}`)"
+    )
+
+
+def lint_report_text(report: LintReport) -> str:
+    if not report.findings:
+        return f"no findings in {report.files} file(s)"
+    lines = [f"{f.path}:{f.line}:{f.col}: {f.code} {f.name}: {f.message}\n    fix: {f.fix} [{f.evidence}]"
+             for f in report.findings]
+    return "\n".join(lines) + f"\n{len(report.findings)} finding(s) in {report.files} file(s)"

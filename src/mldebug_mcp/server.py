@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from . import __version__, prompts, references, render, services
 from .citations.store import load_store
 from .errors import MldebugError
-from .models import QuoteResult, ReferenceSection, SourceList
+from .models import LintReport, QuoteResult, ReferenceSection, RuleInfo, SourceList
 from .paths import AllowedDirs
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -83,6 +83,7 @@ def build_server(allowed: AllowedDirs | None = None) -> MCPServer:
     )
     server.allowed_dirs = allowed or AllowedDirs.from_config()  # read by tools that take paths
     _add_tools(server)
+    _add_lint_tools(server, server.allowed_dirs)
     _add_resources(server)
     _add_prompts(server)
     return server
@@ -141,6 +142,45 @@ def _add_tools(server: MCPServer) -> None:
         with _as_tool_error():
             result = services.read_reference(document, section)
         return _result(result, render.reference_text(result))
+
+
+def _add_lint_tools(server: MCPServer, allowed: AllowedDirs) -> None:
+    @server.tool(
+        name="lint",
+        title="Lint training code for silent PyTorch bugs",
+        description=(
+            "Static checks for training bugs that run without errors: softmax fed to CrossEntropyLoss, missing "
+            "zero_grad, evaluation without eval(), graph breaks on the loss path, leakage in preprocessing, and "
+            "more (explain_rule gives each rule). Give paths (files or folders inside the server's allowed "
+            "directories) or source (code text). Reads files; changes nothing."
+        ),
+        annotations=READ_ONLY,
+    )
+    def lint(
+        paths: Annotated[list[str] | None, Field(description="Files or folders to lint, inside the allowed directories.", max_length=200)] = None,
+        source: Annotated[str | None, Field(description="Python source text to lint instead of files.", max_length=2_000_000)] = None,
+        filename: Annotated[str, Field(description="Name to report for source text.", max_length=200)] = "<source>",
+        select: Annotated[list[str] | None, Field(description="Only these rule codes or prefixes, e.g. ['MLD0'].", max_length=100)] = None,
+        ignore: Annotated[list[str] | None, Field(description="Rule codes or prefixes to skip.", max_length=100)] = None,
+    ) -> Annotated[CallToolResult, LintReport]:
+        with _as_tool_error():
+            report = services.lint(allowed, paths, source, filename, select, ignore)
+        return _result(report, render.lint_report_text(report))
+
+    @server.tool(
+        name="explain_rule",
+        title="Explain a lint rule",
+        description="Why a lint rule exists, bad and good code, the fix, and the evidence id to pass to quote.",
+        annotations=READ_ONLY,
+    )
+    def explain_rule(
+        rule: Annotated[str, Field(description="Rule code such as MLD001, or its name.", min_length=1, max_length=80)],
+    ) -> Annotated[CallToolResult, RuleInfo]:
+        from .lint.catalog import explain
+
+        with _as_tool_error():
+            info = explain(rule)
+        return _result(info, render.rule_text(info))
 
 
 def _add_resources(server: MCPServer) -> None:

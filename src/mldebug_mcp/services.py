@@ -6,7 +6,8 @@ from . import references
 from .citations import lookup
 from .citations.store import load_store
 from .errors import UsageError
-from .models import QuoteResult, ReferenceSection, SourceList, SourceSummary
+from .models import LintReport, QuoteResult, ReferenceSection, SourceList, SourceSummary
+from .paths import AllowedDirs
 
 
 def quote_lookup(key: str | None = None, claim: str | None = None, search: str | None = None,
@@ -57,3 +58,26 @@ def read_reference(document: str, section: str | None = None) -> ReferenceSectio
                                 sections=outline, documents=names)
     title, text = references.read_section(doc, section)
     return ReferenceSection(document=doc, section=title, text=text, sections=outline, documents=names)
+
+
+def lint(allowed: AllowedDirs, paths: list[str] | None = None, source: str | None = None,
+         filename: str = "<source>", select: list[str] | None = None, ignore: list[str] | None = None) -> LintReport:
+    """Lint files inside the allowed directories, or a piece of source text: exactly one of them."""
+    from .lint.config import LintSettings, load_settings
+    from .lint.engine import lint_paths, lint_source
+
+    if bool(paths) == (source is not None):
+        raise UsageError("give either paths (files or folders inside the allowed directories) or source (code text)")
+    if source is not None:
+        settings = LintSettings(select=tuple(select or ("MLD",)), ignore=tuple(ignore or ()))
+        findings = lint_source(source, filename, settings)
+        files = 1
+    else:
+        checked = [allowed.check(p) for p in paths]
+        settings = load_settings(checked[0], select, ignore)
+        result = lint_paths(checked, settings)
+        findings, files = result.findings, result.files
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    return LintReport(findings=findings, files=files, counts=counts)

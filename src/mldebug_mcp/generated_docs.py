@@ -1,7 +1,8 @@
-"""Generated README sections: the tools table (from the live server) and the client snippets.
+"""Generated documentation sections: the README's tools table (from the live server) and
+client snippets, and the lint rules table of refs/static-analysis.md (from the registry).
 
-`python -m mldebug_mcp.server_docs README.md` rewrites the marked sections in place;
-a test fails when the README and the code disagree.
+`python -m mldebug_mcp.generated_docs` rewrites the marked sections in place (run it from
+the repository root); a test fails when a document and the code disagree.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import anyio
 from .client_config import CLIENTS, snippet
 
 MARKERS = {
-    "tools-table": "<!-- generated: tools-table (python -m mldebug_mcp.server_docs README.md) -->",
-    "client-snippets": "<!-- generated: client-snippets (python -m mldebug_mcp.server_docs README.md) -->",
+    key: f"<!-- generated: {key} (python -m mldebug_mcp.generated_docs) -->"
+    for key in ("tools-table", "client-snippets", "lint-rules")
 }
 END = "<!-- end generated -->"
 _LANG = {"claude": "bash", "cursor": "json", "vscode": "json", "codex": "toml"}
@@ -47,20 +48,29 @@ def client_snippets() -> str:
     return "\n\n".join(blocks)
 
 
-def generated_sections() -> dict[str, str]:
-    return {"tools-table": tools_table(), "client-snippets": client_snippets()}
+def lint_rules() -> str:
+    from .lint.catalog import markdown_table
+
+    return markdown_table()
 
 
-def apply(text: str) -> str:
-    """`text` with every marked section replaced by its generated content."""
-    for key, body in generated_sections().items():
+GENERATORS = {"tools-table": tools_table, "client-snippets": client_snippets, "lint-rules": lint_rules}
+SECTIONS_OF = {"README.md": ("tools-table", "client-snippets"), "refs/static-analysis.md": ("lint-rules",)}
+
+
+def apply(text: str, keys: tuple[str, ...]) -> str:
+    """`text` with each marked section in `keys` replaced by its generated content."""
+    for key in keys:
+        body = GENERATORS[key]()
         pattern = re.compile(re.escape(MARKERS[key]) + r".*?" + re.escape(END), re.S)
         if not pattern.search(text):
-            raise ValueError(f"README has no section marked {MARKERS[key]!r} ... {END!r}")
+            raise ValueError(f"no section marked {MARKERS[key]!r} ... {END!r}")
         text = pattern.sub(lambda _: f"{MARKERS[key]}\n{body}\n{END}", text)
     return text
 
 
 if __name__ == "__main__":  # pragma: no cover
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    target.write_text(apply(target.read_text(encoding="utf-8")), encoding="utf-8")
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+    for relative, keys in SECTIONS_OF.items():
+        target = root / relative
+        target.write_text(apply(target.read_text(encoding="utf-8"), keys), encoding="utf-8")

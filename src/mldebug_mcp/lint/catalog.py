@@ -1,0 +1,38 @@
+"""Rule documentation for `rules`, `explain`, the explain_rule tool and the generated reference section."""
+
+from __future__ import annotations
+
+import difflib
+
+from ..errors import UsageError
+from ..models import RuleInfo
+from .registry import RULES
+
+
+def rule_infos() -> list[RuleInfo]:
+    return [
+        RuleInfo(code=r.code, name=r.name, category=r.category, severity=r.severity, message=r.message,
+                 why=r.why, fix=r.fix, evidence=r.evidence, bad=r.BAD, good=r.GOOD)
+        for r in RULES
+    ]
+
+
+def explain(code_or_name: str) -> RuleInfo:
+    key = code_or_name.strip()
+    for info in rule_infos():
+        if key.upper() == info.code or key.lower() == info.name:
+            return info
+    choices = [i.code for i in rule_infos()] + [i.name for i in rule_infos()]
+    close = difflib.get_close_matches(key, choices, n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"unknown rule {code_or_name!r}.{hint} `mldebug-mcp rules` lists them all.")
+
+
+def markdown_table() -> str:
+    """The generated rules section of refs/static-analysis.md."""
+    rows = ["| Code | Name | Severity | What it flags | Fix | Evidence |", "|---|---|---|---|---|---|"]
+    for info in rule_infos():
+        what = info.message.replace("{", "").replace("}", "").replace("|", "\\|")
+        fix = info.fix.replace("|", "\\|")
+        rows.append(f"| {info.code} | `{info.name}` | {info.severity} | {what} | {fix} | [{info.evidence}] |")
+    return "\n".join(rows)
