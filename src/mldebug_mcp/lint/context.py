@@ -27,6 +27,9 @@ ACTIVATIONS = {
     "torch.nn.LogSoftmax": "log_softmax",
     "torch.nn.Sigmoid": "sigmoid",
 }
+# nn.Module methods that return the module itself
+SELF_RETURNING = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
+                            "requires_grad_", "to_empty", "share_memory"})
 ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid"}
 Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
 
@@ -45,6 +48,10 @@ class ModuleContext:
     # class name -> attribute -> values assigned as self.<attribute> in its methods
     class_attrs: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    # function -> the values it returns that are calls (the only ones that can carry an activation)
+    returns: dict[ast.AST, list[ast.expr]] = field(default_factory=dict)
+    # loops and functions whose body (at any depth) calls .backward(): training steps
+    backward_scopes: set[ast.AST] = field(default_factory=set)
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     # filled by the engine: names defined in other files of the same run
     project: ProjectIndex | None = None
@@ -123,8 +130,15 @@ class ModuleContext:
         return current
 
     def constructed(self, expr: ast.AST) -> str | None:
-        """If `expr` holds an object built by `Class(...)`, the class's qualified name."""
+        """If `expr` holds an object built by `Class(...)`, the class's qualified name.
+        Module methods that return the module itself (`Net().to(device)`) are seen through."""
         value = self.resolve(expr)
+        for _ in range(4):
+            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr in SELF_RETURNING):
+                value = self.resolve(value.func.value)
+            else:
+                break
         return self.call_name(value) if isinstance(value, ast.Call) else None
 
     def activation_of(self, expr: ast.AST) -> str | None:
@@ -157,23 +171,24 @@ class ModuleContext:
             if simple in self.functions:
                 return self._returned_activation(self.functions[simple])
             if self.project is not None:
-                return self.project.returns.get(simple)
+                return self.project.activation_returned_by(simple)
             return None
         finally:
             self._resolving.discard(simple)
 
     def _returned_activation(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-        for node in ast.walk(func):
-            if isinstance(node, ast.Return) and node.value is not None:
-                found = self.activation_of(node.value)
-                if found:
-                    return found
+        for value in self.returns.get(func, ()):
+            found = self.activation_of(value)
+            if found:
+                return found
         return None
 
     def local_returns(self) -> dict[str, str]:
         """Activation returned by each top-level function and each class's forward: for the project index."""
         found = {}
-        for name in list(self.functions) + list(self.classes):
+        names = [n for n, f in self.functions.items() if f in self.returns]
+        names += [n for n, c in self.classes.items() if _method(c, "forward") in self.returns]
+        for name in names:
             activation = self.returns_activation(name)
             if activation:
                 found[name] = activation
@@ -190,45 +205,90 @@ class ProjectIndex:
 
     # class name (its forward) or function name -> activation its return value carries
     returns: dict[str, str] = field(default_factory=dict)
+    # names asked about but not known: if another file defines one, this file is checked again
+    asked: set[str] = field(default_factory=set)
+
+    def activation_returned_by(self, name: str) -> str | None:
+        found = self.returns.get(name)
+        if found is None:
+            self.asked.add(name)
+        return found
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
 
 
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.NamedExpr)
+_TRAINING_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
+
+
 def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
-    """One walk: parents, aliases, bindings, definitions, nodes by type."""
+    """One walk: parents, aliases, bindings, returns, definitions, nodes by type."""
     ctx = ModuleContext(path=path, source=source, tree=tree, lines=source.splitlines())
     ctx.bindings[tree] = {}
-    stack: list[tuple[ast.AST, Scope, ast.ClassDef | None]] = [(tree, tree, None)]
+    parents, by_type, bindings = ctx.parents, ctx.by_type, ctx.bindings
+    iter_fields = ast.iter_fields
+    AST = ast.AST
+    stack: list[tuple[ast.AST, ast.AST, ast.ClassDef | None, ast.AST | None]] = [(tree, tree, None, None)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, scope, cls = stack.pop()
-        ctx.by_type[type(node)].append(node)
-        child_scope, child_cls = scope, cls
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        node, scope, cls, func = pop()
+        node_type = type(node)
+        by_type[node_type].append(node)
+        child_scope, child_cls, child_func = scope, cls, func
+        if node_type is ast.Call:
+            callee = node.func
+            if type(callee) is ast.Attribute and callee.attr == "backward":
+                _mark_training(ctx, node)
+        elif node_type in _ASSIGNS:
+            if node.value is not None:
+                for target in (node.targets if node_type is ast.Assign else (node.target,)):
+                    _bind(ctx, scope, cls, target, node.value)
+        elif node_type is ast.Return:
+            if func is not None and type(node.value) in (ast.Call, ast.Name):
+                ctx.returns.setdefault(func, []).append(node.value)
+        elif node_type in _SCOPES:
             child_scope = node
-            ctx.bindings.setdefault(node, {})
-            if not isinstance(node, ast.Lambda):
+            scope_bindings = bindings.setdefault(node, {})
+            if node_type is not ast.Lambda:
+                child_func = node
                 if cls is None and scope is tree:
                     ctx.functions[node.name] = node
-                for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
-                    ctx.bindings[node].setdefault(arg.arg, [])
-        elif isinstance(node, ast.ClassDef):
+                arguments = node.args
+                for arg in arguments.args + arguments.kwonlyargs + arguments.posonlyargs:
+                    scope_bindings.setdefault(arg.arg, [])
+        elif node_type is ast.ClassDef:
             ctx.classes[node.name] = node
             child_cls = node
-        elif isinstance(node, ast.Import | ast.ImportFrom):
+        elif node_type is ast.Import or node_type is ast.ImportFrom:
             _record_import(ctx, node)
-        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                _bind(ctx, scope, cls, target, node.value)
-        for child in ast.iter_child_nodes(node):
-            ctx.parents[child] = node
-            stack.append((child, child_scope, child_cls))
-    for values in ctx.bindings.values():
-        for name in values:
-            values[name].sort(key=lambda v: getattr(v, "lineno", 0))
+        for _, value in iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        parents[item] = node
+                        push((item, child_scope, child_cls, child_func))
+            elif isinstance(value, AST):
+                parents[value] = node
+                push((value, child_scope, child_cls, child_func))
+    for table in (*bindings.values(), *ctx.class_attrs.values()):
+        for name in table:
+            table[name].sort(key=lambda v: getattr(v, "lineno", 0))
     return ctx
+
+
+def _mark_training(ctx: ModuleContext, call: ast.Call) -> None:
+    """Record every loop and function enclosing a .backward() call (parents are set top-down)."""
+    node = ctx.parents.get(call)
+    while node is not None:
+        if isinstance(node, _TRAINING_BLOCKS):
+            if node in ctx.backward_scopes:
+                return
+            ctx.backward_scopes.add(node)
+        node = ctx.parents.get(node)
 
 
 def _bind(ctx: ModuleContext, scope: Scope, cls: ast.ClassDef | None, target: ast.AST, value: ast.expr) -> None:

@@ -2,8 +2,9 @@
 
 Files of one run share a ProjectIndex (which functions and model classes return an
 activation), so a softmax returned by `forward` in model.py is seen by a loss in train.py.
-With jobs > 1 each worker process parses its share once, sends its part of the index,
-receives the merged index, then checks its files: still one parse per file.
+Each file is checked on its own first; a file that asked about a name another file
+defines is checked once more with the merged facts. With jobs > 1 the first pass runs in
+worker processes.
 """
 
 from __future__ import annotations
@@ -143,35 +144,46 @@ def _excluded(path: Path, settings: LintSettings) -> bool:
     return any(fnmatch.fnmatch(text, pattern) or fnmatch.fnmatch(path.name, pattern) for pattern in settings.exclude)
 
 
-def _index_files(files: list[Path]) -> tuple[list[ModuleContext], list[Finding], dict[str, str]]:
-    contexts, problems, returns = [], [], {}
-    for path in files:
-        source, problem = read_source(path)
-        if problem is None:
-            ctx, problem = parse_source(source, str(path))
-        if problem is not None:
-            problems.append(problem)
-            continue
-        contexts.append(ctx)
-        returns.update(ctx.local_returns())
-    return contexts, problems, returns
+@dataclass
+class _FileOutcome:
+    path: Path
+    findings: list[Finding]
+    returns: dict[str, str]  # what this file tells others
+    asked: set[str]  # names this file asked the project about and did not get
 
 
-def _check_all(contexts: list[ModuleContext], index: ProjectIndex, settings: LintSettings) -> list[Finding]:
-    rules = active_rules(settings)
-    findings = []
-    for ctx in contexts:
-        ctx.project = index
-        findings.extend(check_module(ctx, rules))
+def _lint_file(path: Path, settings: LintSettings, index: ProjectIndex | None = None) -> _FileOutcome:
+    source, problem = read_source(path)
+    if problem is None:
+        ctx, problem = parse_source(source, str(path))
+    if problem is not None:
+        return _FileOutcome(path, [problem], {}, set())
+    local = ctx.local_returns()
+    ctx.project = ProjectIndex(returns={**(index.returns if index else {}), **local})
+    findings = check_module(ctx, active_rules(settings))
+    return _FileOutcome(path, findings, local, ctx.project.asked)
+
+
+def _lint_files(files: list[Path], settings: LintSettings) -> list[_FileOutcome]:
+    return [_lint_file(path, settings) for path in files]
+
+
+def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings) -> list[Finding]:
+    """Check again the few files that asked about a name another file of the run defines.
+
+    Each file is first checked alone (its tree is freed right after, which keeps memory flat
+    and one parse per file for almost every file); cross-file facts are applied afterwards.
+    """
+    merged: dict[str, str] = {}
+    for outcome in outcomes:
+        merged.update(outcome.returns)
+    index = ProjectIndex(returns=merged)
+    findings: list[Finding] = []
+    for outcome in outcomes:
+        if outcome.asked & merged.keys():
+            outcome = _lint_file(outcome.path, settings, index)
+        findings.extend(outcome.findings)
     return findings
-
-
-def _worker(files: list[Path], settings: LintSettings, conn) -> None:
-    contexts, problems, returns = _index_files(files)
-    conn.send(returns)
-    index = conn.recv()
-    conn.send(problems + _check_all(contexts, index, settings))
-    conn.close()
 
 
 def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1) -> LintResult:
@@ -179,31 +191,12 @@ def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: in
     files, problems = collect_files(paths, settings)
     jobs = max(1, min(jobs, len(files) or 1))
     if jobs == 1:
-        contexts, read_problems, returns = _index_files(files)
-        findings = problems + read_problems + _check_all(contexts, ProjectIndex(returns=returns), settings)
+        outcomes = _lint_files(files, settings)
     else:
-        findings = problems + _lint_parallel(files, settings, jobs)
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        chunks = [files[i::jobs] for i in range(jobs)]
+        with multiprocessing.get_context(method).Pool(jobs) as pool:
+            outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings) for c in chunks]) for o in chunk]
+    findings = problems + _with_project_facts(outcomes, settings)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return LintResult(findings=findings, files=len(files))
-
-
-def _lint_parallel(files: list[Path], settings: LintSettings, jobs: int) -> list[Finding]:
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    mp = multiprocessing.get_context(method)
-    chunks = [files[i::jobs] for i in range(jobs)]
-    workers = []
-    for chunk in chunks:
-        parent, child = mp.Pipe()
-        process = mp.Process(target=_worker, args=(chunk, settings, child), daemon=True)
-        process.start()
-        workers.append((process, parent))
-    merged: dict[str, str] = {}
-    for _, conn in workers:
-        merged.update(conn.recv())
-    for _, conn in workers:
-        conn.send(ProjectIndex(returns=merged))
-    findings: list[Finding] = []
-    for process, conn in workers:
-        findings.extend(conn.recv())
-        process.join()
-    return findings

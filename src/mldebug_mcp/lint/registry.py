@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from .rule import Rule
 from .rules.mld001_activation_into_logit_loss import ActivationIntoLogitLoss
+from .rules.mld002_nll_without_log_softmax import NllWithoutLogSoftmax
+from .rules.mld003_sigmoid_then_bce import SigmoidThenBce
+from .rules.mld004_cross_entropy_float_targets import CrossEntropyFloatTargets
+from .rules.mld005_regression_shape_broadcast import RegressionShapeBroadcast
 from .rules.mld010_missing_zero_grad import MissingZeroGrad
 from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
 from .rules.mld012_step_before_backward import StepBeforeBackward
@@ -11,6 +15,10 @@ from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeight
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
+    NllWithoutLogSoftmax,
+    SigmoidThenBce,
+    CrossEntropyFloatTargets,
+    RegressionShapeBroadcast,
     MissingZeroGrad,
     ZeroGradBeforeStep,
     StepBeforeBackward,

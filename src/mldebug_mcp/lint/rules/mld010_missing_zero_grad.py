@@ -40,6 +40,8 @@ class MissingZeroGrad(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in ctx.backward_scopes:  # no backward() inside: not a training step
+            return
         calls = list(calls_in_order(node.body))
         if not any(is_backward(c) for c in calls) or any(is_zero_grad(c) for c in calls):
             return

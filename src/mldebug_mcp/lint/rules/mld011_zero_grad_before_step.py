@@ -40,6 +40,8 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in ctx.backward_scopes:  # no backward() inside: not a training step
+            return
         seen_backward = False
         pending_zero: ast.Call | None = None
         for call in calls_in_order(node.body):

@@ -41,6 +41,8 @@ class StepBeforeBackward(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in ctx.backward_scopes:  # no backward() inside: not a training step
+            return
         step: ast.Call | None = None
         for stmt in node.body:  # only statements that always run in this iteration
             if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
