@@ -11,6 +11,12 @@ from .rules.mld005_regression_shape_broadcast import RegressionShapeBroadcast
 from .rules.mld010_missing_zero_grad import MissingZeroGrad
 from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
 from .rules.mld012_step_before_backward import StepBeforeBackward
+from .rules.mld040_view_as_transpose import ViewAsTranspose
+from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
+from .rules.mld060_log_of_softmax import LogOfSoftmax
+from .rules.mld061_log_without_clamp import LogWithoutClamp
+from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps
+from .rules.mld063_fp16_autocast_without_scaler import Fp16AutocastWithoutScaler
 from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeightsOnly
 
 RULES: tuple[type[Rule], ...] = (
@@ -22,6 +28,12 @@ RULES: tuple[type[Rule], ...] = (
     MissingZeroGrad,
     ZeroGradBeforeStep,
     StepBeforeBackward,
+    ViewAsTranspose,
+    SqueezeWithoutDimOnLossPath,
+    LogOfSoftmax,
+    LogWithoutClamp,
+    DivideByStdWithoutEps,
+    Fp16AutocastWithoutScaler,
     TorchLoadWithoutWeightsOnly,
 )
 

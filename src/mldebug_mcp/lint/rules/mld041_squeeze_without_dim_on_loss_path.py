@@ -1,0 +1,80 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+
+LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
+# dtype/device moves keep the shape, so `out.squeeze().float()` is still the squeezed tensor
+SHAPE_KEEPING = {"float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type", "contiguous",
+                 "cuda", "cpu"}
+
+
+def is_loss_call(call: ast.Call, ctx: ModuleContext) -> bool:
+    """F.mse_loss(...), F.cross_entropy(...), or a call of an object built from a torch.nn *Loss class."""
+    name = ctx.call_name(call) or ""
+    if name.startswith("torch.nn.functional."):
+        short = name.rsplit(".", 1)[-1]
+        return short.endswith("_loss") or short in LOSS_FUNCTIONS
+    built = ctx.constructed(call.func) or ""
+    return built.startswith("torch.nn.") and built.endswith("Loss")
+
+
+class SqueezeWithoutDimOnLossPath(Rule):
+    """What it does: flags `.squeeze()` / `torch.squeeze(x)` without a dim whose result goes to a
+    loss (a torch.nn.functional loss or a torch.nn *Loss object), directly or through one
+    assignment (`pred = model(x).squeeze()` then `criterion(pred, y)`).
+
+    Why is this bad: squeeze() removes every axis of size 1. For a batch of one (the last,
+    incomplete batch or single-example fine-tuning) the batch axis goes too, and the loss then
+    broadcasts or reduces over the wrong axes, or fails only on that rare batch.
+    """
+
+    code = "MLD041"
+    name = "squeeze-without-dim-on-loss-path"
+    category = "shapes"
+    severity = "warning"
+    message = "squeeze() without a dim feeds a loss: with a batch of one it also drops the batch axis"
+    why = "squeeze() removes every size-1 axis, so a batch of one loses its batch axis and the loss broadcasts wrongly."
+    fix = "Name the axis: .squeeze(-1) or .squeeze(1) (and assert pred.shape == target.shape)."
+    evidence = "pytorch-docs"
+    node_types = (ast.Call,)
+    BAD = (
+        "import torch.nn.functional as F\n"
+        "def step(model, x, y):\n"
+        "    pred = model(x).squeeze()\n"
+        "    return F.mse_loss(pred, y)\n"
+    )
+    GOOD = (
+        "import torch.nn.functional as F\n"
+        "def step(model, x, y):\n"
+        "    pred = model(x).squeeze(-1)\n"
+        "    return F.mse_loss(pred, y)\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not is_loss_call(node, ctx):
+            return
+        for arg in list(node.args) + [k.value for k in node.keywords if k.arg]:
+            squeeze = _squeezed(arg, ctx)
+            if squeeze is None and isinstance(arg, ast.Name):
+                # one assignment back: pred = out.squeeze(); loss(pred, y)
+                values = ctx.values_of(arg, at=node)
+                squeeze = _squeezed(values[0], ctx) if values else None
+            if squeeze is not None:
+                yield Hit(squeeze)
+
+
+def _squeezed(expr: ast.expr, ctx: ModuleContext) -> ast.Call | None:
+    while isinstance(expr, ast.Call) and ctx.method_name(expr) in SHAPE_KEEPING and ctx.call_name(expr) is None:
+        expr = expr.func.value
+    if not isinstance(expr, ast.Call) or ctx.method_name(expr) != "squeeze":
+        return None
+    name = ctx.call_name(expr)
+    if name == "torch.squeeze":
+        given = len(expr.args) > 1 or any(k.arg == "dim" for k in expr.keywords)
+    elif name is None:  # a method on a tensor, not numpy.squeeze and the like
+        given = bool(expr.args) or any(k.arg == "dim" for k in expr.keywords)
+    else:
+        return None
+    return None if given else expr

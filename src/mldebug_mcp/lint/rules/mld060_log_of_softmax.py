@@ -1,0 +1,55 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+
+LOGS = {"torch.log"}
+STABLE = {"softmax": "F.log_softmax(x, dim)", "sigmoid": "F.logsigmoid(x)"}
+
+
+class LogOfSoftmax(Rule):
+    """What it does: flags the log of a softmax or sigmoid output: `torch.log(F.softmax(z, -1))`,
+    `z.softmax(-1).log()`, `torch.log(torch.sigmoid(z))`, including when the softmax is applied
+    in a variable, a helper or the model's forward.
+
+    Why is this bad: the probability is computed first and only then logged, so a probability
+    that underflows to 0 becomes -inf and then NaN in the loss or gradients, usually far from
+    here and only once the model grows confident. log_softmax and logsigmoid compute the same
+    value in log space without that underflow.
+    """
+
+    code = "MLD060"
+    name = "log-of-softmax"
+    category = "numerics"
+    severity = "warning"
+    message = "log of a {activation} output: underflows to -inf; use {stable}"
+    why = "A probability that underflows to 0 gives log(0) = -inf and NaN gradients once the model is confident."
+    fix = "Use F.log_softmax(z, dim) instead of log(softmax), and F.logsigmoid(z) instead of log(sigmoid)."
+    evidence = "fsdl"
+    node_types = (ast.Call,)
+    BAD = (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def nll(logits, y):\n"
+        "    logp = torch.log(F.softmax(logits, dim=-1))\n"
+        "    return F.nll_loss(logp, y)\n"
+    )
+    GOOD = (
+        "import torch.nn.functional as F\n"
+        "def nll(logits, y):\n"
+        "    logp = F.log_softmax(logits, dim=-1)\n"
+        "    return F.nll_loss(logp, y)\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        name = ctx.call_name(node)
+        if name in LOGS and node.args:
+            argument = node.args[0]
+        elif name is None and ctx.method_name(node) == "log" and not node.args and not node.keywords:
+            argument = node.func.value  # p.log(): a tensor method, not math.log or logger.log(msg)
+        else:
+            return
+        activation = ctx.activation_of(argument)
+        if activation in STABLE:
+            yield Hit(node, self.message.format(activation=activation, stable=STABLE[activation]))

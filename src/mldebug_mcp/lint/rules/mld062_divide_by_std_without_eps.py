@@ -1,0 +1,136 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+
+SPREADS = {"torch.std", "torch.norm", "torch.linalg.norm", "torch.linalg.vector_norm"}
+SPREAD_METHODS = {"std", "norm"}
+VARIANCES = {"torch.var"}
+# these keep the value, so `x.norm(dim=1, keepdim=True).detach()` is still an unguarded norm
+PASS_THROUGH = {"detach", "expand_as", "expand", "unsqueeze", "view", "reshape", "to", "float"}
+
+
+class DivideByStdWithoutEps(Rule):
+    """What it does: flags a division whose denominator is a standard deviation or a norm
+    (`x.std()`, `torch.std`, `x.norm()`, `torch.linalg.norm`, `x.var().sqrt()`,
+    `torch.sqrt(var)`, or a name assigned from one) with no `+ eps`, clamp or `max(..., eps)`.
+    Guarded denominators, `F.normalize`, and divisions under an `if` or `torch.where` that tests
+    the denominator, or after the name was patched in place (`std[std == 0] = 1`), are quiet.
+
+    Why is this bad: the code works until a constant feature, a batch of identical rewards or
+    advantages, or an all-zero vector appears; then it divides by zero and the inf/NaN spreads
+    through the loss and the weights with no error at this line.
+    """
+
+    code = "MLD062"
+    name = "divide-by-std-without-eps"
+    category = "numerics"
+    severity = "warning"
+    message = "division by a {what} with no eps: a constant or all-zero input divides by zero"
+    why = "A std or norm of zero (constant feature, identical advantages, zero vector) turns the result into inf/NaN."
+    fix = "Divide by (s + 1e-8) or s.clamp(min=1e-8); for unit vectors use F.normalize(x, dim=...)."
+    evidence = "fsdl"
+    node_types = (ast.BinOp, ast.AugAssign)
+    BAD = "def whiten(adv):\n    return (adv - adv.mean()) / adv.std()\n"
+    GOOD = "def whiten(adv):\n    return (adv - adv.mean()) / (adv.std() + 1e-8)\n"
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not isinstance(node.op, ast.Div):
+            return
+        denominator = node.right if isinstance(node, ast.BinOp) else node.value
+        what = _spread(denominator, ctx)
+        if what is None and isinstance(denominator, ast.Name):
+            values = ctx.values_of(denominator, at=node)
+            if values and not _patched(denominator.id, values[0], node, ctx):
+                what = _spread(values[0], ctx)
+        if what and not _tested(denominator, node, ctx):
+            yield Hit(denominator, self.message.format(what=what))
+
+
+def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
+    while isinstance(expr, ast.Call) and ctx.call_name(expr) is None and ctx.method_name(expr) in PASS_THROUGH:
+        expr = expr.func.value
+    if not isinstance(expr, ast.Call):
+        return None  # `s + eps`, a constant, or an unknown name
+    name, method = ctx.call_name(expr), ctx.method_name(expr)
+    if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)):
+        return "norm" if "norm" in (name or method) else "std"
+    if name == "torch.sqrt" and expr.args:
+        inner = expr.args[0]
+    elif name is None and method == "sqrt" and not expr.args:
+        inner = expr.func.value
+    else:
+        return None
+    if isinstance(inner, ast.Name):
+        values = ctx.values_of(inner, at=expr)
+        inner = values[0] if values else inner
+    return "sqrt of a variance" if _is_variance(inner, ctx) else None
+
+
+def _tensor_method(call: ast.Call) -> bool:
+    """x.norm(2, dim=1) is a tensor's norm; self.norm(x) is a LayerNorm submodule being called."""
+    if isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
+        return False
+    return not call.args or isinstance(call.args[0], ast.Constant) or call.func.attr != "norm"
+
+
+def _is_variance(expr: ast.expr, ctx: ModuleContext) -> bool:
+    """x.var(...), torch.var(x), or a mean of squares (x ** 2).mean() / x.pow(2).mean()."""
+    if not isinstance(expr, ast.Call):
+        return False
+    name, method = ctx.call_name(expr), ctx.method_name(expr)
+    if name in VARIANCES or (name is None and method == "var"):
+        return True
+    if name is None and method == "mean":
+        squared = expr.func.value
+        if isinstance(squared, ast.BinOp) and isinstance(squared.op, ast.Pow):
+            return isinstance(squared.right, ast.Constant) and squared.right.value == 2
+        exponent = squared.args[0] if ctx.method_name(squared) == "pow" and squared.args else None
+        return isinstance(exponent, ast.Constant) and exponent.value == 2
+    return False
+
+
+def _patched(name: str, value: ast.expr, use: ast.AST, ctx: ModuleContext) -> bool:
+    """`std[std == 0] = 1`, `std += eps`, `std.clamp_(min=eps)` or a test of std between assignment and use."""
+    scope = ctx.scope_of(use)
+    body = scope.body if isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef) else []
+    for stmt in body:
+        if stmt.end_lineno < value.lineno or stmt.lineno >= use.lineno:
+            continue  # only the statements between the assignment and the division are walked
+        for node in ast.walk(stmt):
+            if not value.lineno <= getattr(node, "lineno", 0) < use.lineno:
+                continue
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and _is_name(node.value, name):
+                return True
+            if isinstance(node, ast.AugAssign) and _is_name(node.target, name):
+                return True
+            # an early exit or assert on the value: `if std == 0: return x`, `assert std > 0`
+            if isinstance(node, ast.If | ast.While | ast.Assert) and \
+                    any(_is_name(n, name) for n in ast.walk(node.test)):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr.endswith("_") and _is_name(node.func.value, name):
+                return True
+    return False
+
+
+def _tested(denominator: ast.expr, division: ast.AST, ctx: ModuleContext) -> bool:
+    """Inside `if s > 0:`, `x / s if s > 0 else x` or `torch.where(s > 0, x / s, x)`."""
+    target = ast.dump(denominator)
+    for ancestor in ctx.ancestors(division):
+        if isinstance(ancestor, ast.If | ast.IfExp | ast.While):
+            tests = [ancestor.test]
+        elif isinstance(ancestor, ast.Call) and (ctx.call_name(ancestor) or "").endswith("where"):
+            tests = ancestor.args[:1]
+        elif isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            break
+        else:
+            continue
+        if any(ast.dump(n) == target for test in tests for n in ast.walk(test)):
+            return True
+    return False
+
+
+def _is_name(expr: ast.expr, name: str) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == name
