@@ -13,11 +13,17 @@ from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
 from .rules.mld012_step_before_backward import StepBeforeBackward
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
+from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
+from .rules.mld051_preprocessing_fit_before_split import PreprocessingFitBeforeSplit
+from .rules.mld052_fit_transform_on_test import FitTransformOnTest
+from .rules.mld053_dataset_rng_without_worker_seed import DatasetRngWithoutWorkerSeed
+from .rules.mld054_distributed_sampler_without_set_epoch import DistributedSamplerWithoutSetEpoch
 from .rules.mld060_log_of_softmax import LogOfSoftmax
 from .rules.mld061_log_without_clamp import LogWithoutClamp
 from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps
 from .rules.mld063_fp16_autocast_without_scaler import Fp16AutocastWithoutScaler
 from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeightsOnly
+from .rules.mld072_bias_before_batchnorm import BiasBeforeBatchNorm
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
@@ -30,11 +36,17 @@ RULES: tuple[type[Rule], ...] = (
     StepBeforeBackward,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
+    TrainLoaderWithoutShuffle,
+    PreprocessingFitBeforeSplit,
+    FitTransformOnTest,
+    DatasetRngWithoutWorkerSeed,
+    DistributedSamplerWithoutSetEpoch,
     LogOfSoftmax,
     LogWithoutClamp,
     DivideByStdWithoutEps,
     Fp16AutocastWithoutScaler,
     TorchLoadWithoutWeightsOnly,
+    BiasBeforeBatchNorm,
 )
 
 

@@ -1,0 +1,141 @@
+import ast
+import re
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+
+DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+# these return randomly permuted parts (train_test_split shuffles unless told not to)
+RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
+                 "sklearn.model_selection.train_test_split"}
+NOT_TRAINING = re.compile(r"val|test|eval")
+NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'train' by accident
+
+
+def name_of(expr: ast.AST | None) -> str:
+    """Identifiers along an expression: `self.train_set` -> 'self.train_set', `ds["train"]` ->
+    'ds.train', `torch.as_tensor(X_train).float()` -> 'torch.as_tensor.X_train.float'."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.Attribute):
+        return f"{name_of(expr.value)}.{expr.attr}"
+    if isinstance(expr, ast.Subscript):
+        return f"{name_of(expr.value)}.{name_of(expr.slice)}"
+    if isinstance(expr, ast.Call):  # a call's name plus its first argument's
+        return ".".join([name_of(expr.func)] + [name_of(a) for a in expr.args[:1]])
+    return ""
+
+
+def _on(expr: ast.AST | None) -> bool:
+    return expr is not None and not (isinstance(expr, ast.Constant) and expr.value in (None, False))
+
+
+class TrainLoaderWithoutShuffle(Rule):
+    """What it does: flags a DataLoader over a training dataset (the dataset, its arguments or
+    the variable it is assigned to is named like 'train' and not 'val'/'test'/'eval') that
+    neither passes shuffle=True nor a sampler or batch_sampler.
+
+    Why is this bad: DataLoader does not shuffle by default, so every epoch visits the data in
+    file order. With data sorted by label, source or time, batches are far from i.i.d.: the
+    loss still falls, but it swings with position in the epoch and the model ends on a bias.
+    """
+
+    code = "MLD050"
+    name = "train-loader-without-shuffle"
+    category = "data"
+    severity = "warning"
+    message = "training DataLoader without shuffle=True or a sampler iterates in the same fixed order every epoch"
+    why = "DataLoader defaults to shuffle=False; sorted data gives single-class or single-source batches and a biased model."
+    fix = "Pass shuffle=True (or a sampler such as DistributedSampler/WeightedRandomSampler) to the training loader."
+    evidence = "slavv"
+    node_types = (ast.Call,)
+    BAD = (
+        "from torch.utils.data import DataLoader\n"
+        "def make_loader(train_ds):\n"
+        "    return DataLoader(train_ds, batch_size=64)\n"
+    )
+    GOOD = (
+        "from torch.utils.data import DataLoader\n"
+        "def make_loaders(train_ds, val_ds):\n"
+        "    train_loader = DataLoader(train_ds, batch_size=64, shuffle=True)\n"
+        "    val_loader = DataLoader(val_ds, batch_size=64)\n"
+        "    return train_loader, val_loader\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if ctx.call_name(node) not in DATALOADERS:
+            return
+        keywords = {k.arg: k.value for k in node.keywords}
+        # **kwargs or *args may carry shuffle/sampler: unknowable here
+        if None in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return
+        # shuffle=True or shuffle=<variable>, a sampler, or the same positionally:
+        # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, ...)
+        if any(_on(keywords.get(k)) for k in ("shuffle", "sampler", "batch_sampler")) or any(map(_on, node.args[2:5])):
+            return
+        dataset = node.args[0] if node.args else keywords.get("dataset")
+        names = _names(node, dataset, ctx) if dataset is not None else []
+        # any hint of validation/test wins: stay quiet when the names disagree
+        if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) or any(NOT_TRAINING.search(n) for n in names):
+            return
+        if _iterable_or_preshuffled(dataset, ctx):
+            return
+        if "shuffle" in keywords or len(node.args) > 2:
+            yield Hit(node, "training DataLoader with shuffle=False iterates in the same fixed order every epoch"
+                            " (if the order is deliberate, say so with # noqa: MLD050)")
+        else:
+            yield Hit(node)
+
+
+def _names(call: ast.Call, dataset: ast.AST, ctx: ModuleContext) -> list[str]:
+    """The dataset, the variable the loader is assigned to (or the function returning it), and
+    the arguments of a dataset built inline: TensorDataset(X_train, y_train), MNIST(root, train=True)."""
+    names = [name_of(dataset)]
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign | ast.AnnAssign | ast.NamedExpr):
+        names += [name_of(t) for t in getattr(parent, "targets", [getattr(parent, "target", None)])]
+    elif isinstance(parent, ast.Return):  # def train_dataloader(self): return DataLoader(...)
+        function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+        names.append(function.name if function else "")
+    if isinstance(dataset, ast.Call):
+        names += [name_of(a) for a in dataset.args[1:]]
+        names += [k.arg for k in dataset.keywords if k.arg == "train" and getattr(k.value, "value", None) is True]
+    # keywords of the dataset's construction: split="train", transform=test_transform (feature extraction)
+    built = ctx.resolve(dataset)
+    names += [name_of(k.value) for k in built.keywords if k.arg] if isinstance(built, ast.Call) else []
+    return [n.lower() for n in names if n]
+
+
+def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
+    parts = [dataset] + (dataset.args if isinstance(dataset, ast.Call) else [])
+    if any(_from_random_split(p, ctx) for p in parts if isinstance(p, ast.Name)):
+        return True
+    value = ctx.resolve(dataset)
+    if ctx.method_name(value) == "shuffle":  # ds.shuffle(seed=0): a deliberate (one-off) order
+        return True
+    return _subclasses_iterable(ctx.call_name(value), ctx, depth=3)
+
+
+def _subclasses_iterable(qualname: str | None, ctx: ModuleContext, depth: int) -> bool:
+    cls = ctx.classes.get(qualname or "")
+    return qualname in ITERABLE or bool(cls and depth and any(
+        _subclasses_iterable(ctx.qualname(base), ctx, depth - 1) for base in cls.bases))
+
+
+def _from_random_split(name: ast.Name, ctx: ModuleContext) -> bool:
+    """`train_ds, val_ds = random_split(...)` here: already randomly ordered, so one fixed order
+    per epoch is a far smaller problem than file order. train_test_split(shuffle=False) is not."""
+    for assign in ctx.by_type.get(ast.Assign, ()):
+        call = assign.value
+        if ctx.call_name(call) not in RANDOM_SPLITS or ctx.scope_of(assign) is not ctx.scope_of(name):
+            continue
+        if any(k.arg == "shuffle" and getattr(k.value, "value", None) is not True for k in call.keywords):
+            continue
+        targets = [e for t in assign.targets if isinstance(t, ast.Tuple | ast.List) for e in t.elts]
+        if any(isinstance(t, ast.Name) and t.id == name.id for t in targets):
+            return True
+    return False

@@ -1,0 +1,131 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+
+PREPROCESSING_MODULES = tuple(f"sklearn.{m}." for m in (
+    "preprocessing", "decomposition", "feature_extraction", "impute", "feature_selection"))
+# the same classes under other libraries (cuml, dask_ml) when imported by name
+KNOWN = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "LabelEncoder", "OneHotEncoder",
+         "OrdinalEncoder", "PCA", "TfidfVectorizer", "CountVectorizer", "SimpleImputer", "SelectKBest"}
+# fit() learns nothing from the values (row-wise or fixed maps): fitting these anywhere is harmless
+STATELESS = {"Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "FeatureHasher",
+             "PolynomialFeatures"}
+# label encoders only learn the set of classes; encoding all labels up front is common and harmless
+LABEL_ENCODERS = {"LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer"}
+SPLITS = {"sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
+          "sklearn.cross_validation.train_test_split", "torch.utils.data.random_split",
+          "torch.utils.data.dataset.random_split"}
+FITS = {"fit", "fit_transform"}
+
+
+def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
+    """'StandardScaler' when `call` is `<preprocessor>.fit(...)`/`.fit_transform(...)` on a
+    stateful scikit-learn style preprocessor (built inline or held in a variable)."""
+    if ctx.method_name(call) not in FITS:
+        return None
+    receiver = call.func.value
+    name = ctx.call_name(receiver) if isinstance(receiver, ast.Call) else ctx.constructed(receiver)
+    short = (name or "").rsplit(".", 1)[-1]
+    if not short[:1].isupper() or short in STATELESS:
+        return None
+    return short if name.startswith(PREPROCESSING_MODULES) or ("." in name and short in KNOWN) else None
+
+
+def root_name(expr: ast.AST, ctx: ModuleContext) -> str | None:
+    """The variable data comes from: `df[cols].values` -> 'df'; `np.asarray(X)` -> 'X'."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute | ast.Subscript):
+        return root_name(expr.value, ctx)
+    if isinstance(expr, ast.Call):
+        if ctx.call_name(expr) is None and isinstance(expr.func, ast.Attribute):
+            return root_name(expr.func.value, ctx)  # a method: df.fillna(0)
+        return root_name(expr.args[0], ctx) if expr.args else None
+    return None
+
+
+def _names_in(nodes: list[ast.AST]) -> set[str]:
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+class PreprocessingFitBeforeSplit(Rule):
+    """What it does: flags a scaler, imputer, encoder, PCA, vectorizer or feature selector that is
+    fitted on a variable which a later train_test_split/random_split in the same function splits
+    (directly or through variables computed from the fitted output).
+
+    Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
+    computed with the rows that later become the test set, so test information leaks into
+    training and the held-out score is optimistic; nothing errors.
+    """
+
+    code = "MLD051"
+    name = "preprocessing-fit-before-split"
+    category = "data"
+    severity = "error"
+    message = "{cls} fitted on '{data}' before it is split: test rows shape the training features"
+    why = "Statistics learned from the whole data set include the test rows, so the test score is optimistic."
+    fix = "Split first, fit the preprocessor on the training part only, then transform every split (or use a Pipeline)."
+    evidence = "lones/leakage-scaling-feature-selection"
+    node_types = (ast.Call,)
+    BAD = (
+        "from sklearn.model_selection import train_test_split\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        "def prepare(X, y):\n"
+        "    X = StandardScaler().fit_transform(X)\n"
+        "    return train_test_split(X, y, test_size=0.2)\n"
+    )
+    GOOD = (
+        "from sklearn.model_selection import train_test_split\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        "def prepare(X, y):\n"
+        "    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)\n"
+        "    scaler = StandardScaler().fit(X_train)\n"
+        "    return scaler.transform(X_train), scaler.transform(X_test), y_train, y_test\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        cls = preprocessor(node, ctx)
+        if cls is None or cls in LABEL_ENCODERS or not node.args:
+            return
+        data = root_name(node.args[0], ctx)
+        scope = ctx.scope_of(node)
+        splits = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in SPLITS and ctx.scope_of(c) is scope]
+        earlier = [s for s in splits if s.lineno < node.lineno]
+        # fitted on the training part: named so, or produced by an earlier split
+        if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx):
+            return
+        tainted = _derived(node, data, scope, ctx)
+        for split in splits:
+            # the arrays split: train_test_split(*arrays, ...), random_split(dataset, lengths)
+            arrays = split.args if "train_test_split" in ctx.call_name(split) else split.args[:1]
+            arrays += [k.value for k in split.keywords if k.arg == "dataset"]
+            inside = any(n is node for arg in arrays for n in ast.walk(arg))
+            if inside or (split.lineno > node.end_lineno and _names_in(arrays) & tainted):
+                yield Hit(node, self.message.format(cls=cls, data=data))
+                return
+
+
+def _split_outputs(splits: list[ast.Call], ctx: ModuleContext) -> set[str]:
+    statements = [ctx.parent(s) for s in splits]
+    return _names_in([t for s in statements if isinstance(s, ast.Assign) for t in s.targets])
+
+
+def _derived(fit: ast.Call, data: str, scope: ast.AST, ctx: ModuleContext) -> set[str]:
+    """Names holding the fitted data after the fit: the fitted variable for `.fit(X)`, the
+    assigned result for `X2 = ....fit_transform(X)`, and what is later computed from them."""
+    tainted = {data} if ctx.method_name(fit) == "fit" else set()
+    statement = ctx.enclosing(fit, (ast.stmt,))
+    if isinstance(statement, ast.Assign):
+        tainted |= {root_name(t, ctx) for t in statement.targets} - {None}
+    bindings = ctx.bindings.get(scope, {})
+    changed = True
+    while changed:
+        changed = False
+        for name, values in bindings.items():
+            later = [v for v in values if v.lineno > fit.lineno]
+            if name not in tainted and _names_in(later) & tainted:
+                tainted.add(name)
+                changed = True
+    return tainted

@@ -1,0 +1,129 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..rule import Hit, Rule
+from .mld050_train_loader_without_shuffle import DATALOADERS
+
+DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
+SAMPLING_METHODS = {"__getitem__", "__getitems__", "__iter__"}
+NUMPY_GLOBAL = {f"numpy.random.{f}" for f in (
+    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
+    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace")}
+# one generator object built in __init__: every worker process receives an identical copy
+GENERATORS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "random.Random"}
+RESEEDS = {"torch.utils.data.get_worker_info", "numpy.random.seed"}
+
+
+class DatasetRngWithoutWorkerSeed(Rule):
+    """What it does: flags random draws in a Dataset's __getitem__/__iter__ from NumPy's global RNG
+    or from a generator object created once in __init__, in a module whose DataLoader uses
+    num_workers > 0 without a worker_init_fn.
+
+    Why is this bad: each worker process starts from a copy of the parent's random state. A
+    generator stored on the dataset is copied as is, so all workers (and, with fresh workers each
+    epoch, all epochs) draw the same "random" augmentations. PyTorch reseeds Python's random
+    module per worker, and NumPy's global RNG only since 1.9; on older versions that duplicates too.
+    """
+
+    code = "MLD053"
+    name = "dataset-rng-without-worker-seed"
+    category = "data"
+    severity = "warning"
+    message = "random draws in a Dataset repeat across DataLoader workers (num_workers > 0, no worker_init_fn)"
+    why = "Workers start from copies of one random state, so they produce the same augmentations instead of different ones."
+    fix = "Seed per worker in worker_init_fn from torch.utils.data.get_worker_info().seed, or draw with torch's RNG."
+    evidence = "pytorch-docs"
+    node_types = (ast.ClassDef,)
+    BAD = (
+        "import numpy as np\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class Crops(Dataset):\n"
+        "    def __init__(self, images):\n"
+        "        self.images = images\n"
+        "        self.rng = np.random.default_rng(0)\n"
+        "    def __len__(self):\n"
+        "        return len(self.images)\n"
+        "    def __getitem__(self, i):\n"
+        "        x = self.rng.integers(0, 8)\n"
+        "        return self.images[i][:, x:x + 24]\n"
+        "loader = DataLoader(Crops([]), batch_size=32, shuffle=True, num_workers=4)\n"
+    )
+    GOOD = (
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class Crops(Dataset):\n"
+        "    def __init__(self, images):\n"
+        "        self.images = images\n"
+        "    def __len__(self):\n"
+        "        return len(self.images)\n"
+        "    def __getitem__(self, i):\n"
+        "        x = int(torch.randint(0, 8, ()))\n"
+        "        return self.images[i][:, x:x + 24]\n"
+        "loader = DataLoader(Crops([]), batch_size=32, shuffle=True, num_workers=4)\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not _is_dataset(node, ctx, depth=3):
+            return
+        methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+        calls = [c for n in SAMPLING_METHODS & set(methods) for c in ast.walk(methods[n]) if isinstance(c, ast.Call)]
+        # helpers the sampling methods call (self._augment(x)) run in the workers too
+        helpers = {c.func.attr for c in calls if _on_self(c.func)} & set(methods) - SAMPLING_METHODS - {"__init__"}
+        calls += [c for n in helpers for c in ast.walk(methods[n]) if isinstance(c, ast.Call)]
+        calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        # the dataset seeds itself (get_worker_info, np.random.seed, rng.seed) or makes a fresh
+        # generator per call: the author handles worker randomness
+        if any(ctx.call_name(c) in RESEEDS or ctx.method_name(c) == "seed" for c in ast.walk(node)
+               if isinstance(c, ast.Call)) or any(ctx.call_name(c) in GENERATORS for c in calls):
+            return
+        reported = set()
+        for call in calls:
+            name = ctx.call_name(call)
+            if name in NUMPY_GLOBAL and "global" not in reported and _unseeded_workers(ctx, generator_helps=True):
+                reported.add("global")
+                yield Hit(call, f"np.random.{name.rsplit('.', 1)[1]} in a Dataset with num_workers > 0 and no "
+                                "worker_init_fn: workers repeat each other's draws on PyTorch < 1.9")
+            attr = _self_generator(call, ctx)
+            if attr and attr not in reported and _unseeded_workers(ctx, generator_helps=False):
+                reported.add(attr)
+                yield Hit(call, f"self.{attr} is one generator made in __init__: every DataLoader worker "
+                                "gets an identical copy and draws the same numbers")
+
+
+def _is_dataset(cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:
+    for base in cls.bases:
+        name = ctx.qualname(base)
+        local = ctx.classes.get(name or "")
+        if name in DATASETS or (local is not None and local is not cls and depth and _is_dataset(local, ctx, depth - 1)):
+            return True
+    return False
+
+
+def _on_self(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
+
+
+def _self_generator(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """'rng' for `self.rng.integers(...)` when every assignment to self.rng is a generator made in __init__."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not _on_self(receiver):
+        return None
+    values = ctx.values_of(receiver)
+    in_init = all(getattr(ctx.enclosing(v, (ast.FunctionDef,)), "name", "") == "__init__" for v in values)
+    return receiver.attr if values and in_init and all(ctx.call_name(v) in GENERATORS for v in values) else None
+
+
+def _unseeded_workers(ctx: ModuleContext, generator_helps: bool) -> bool:
+    """A DataLoader here with num_workers > 0 (a positive literal or a variable) and no worker_init_fn."""
+    for call in ctx.by_type.get(ast.Call, ()):
+        if ctx.call_name(call) not in DATALOADERS:
+            continue
+        keywords = {k.arg: k.value for k in call.keywords}
+        workers = keywords.get("num_workers", call.args[5] if len(call.args) > 5 else None)
+        if None in keywords or workers is None or (isinstance(workers, ast.Constant) and not workers.value):
+            continue  # **kwargs may carry worker_init_fn; no workers: everything runs in this process
+        if "worker_init_fn" in keywords or (generator_helps and "generator" in keywords):
+            continue
+        return True
+    return False
