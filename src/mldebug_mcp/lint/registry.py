@@ -11,6 +11,9 @@ from .rules.mld005_regression_shape_broadcast import RegressionShapeBroadcast
 from .rules.mld010_missing_zero_grad import MissingZeroGrad
 from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
 from .rules.mld012_step_before_backward import StepBeforeBackward
+from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
+from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
+from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
@@ -23,7 +26,9 @@ from .rules.mld061_log_without_clamp import LogWithoutClamp
 from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps
 from .rules.mld063_fp16_autocast_without_scaler import Fp16AutocastWithoutScaler
 from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeightsOnly
+from .rules.mld071_swallowing_except_in_training import SwallowingExceptInTraining
 from .rules.mld072_bias_before_batchnorm import BiasBeforeBatchNorm
+from .rules.mld073_discarded_clip_grad_norm import DiscardedClipGradNorm
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
@@ -34,6 +39,9 @@ RULES: tuple[type[Rule], ...] = (
     MissingZeroGrad,
     ZeroGradBeforeStep,
     StepBeforeBackward,
+    EvaluationWithoutEvalMode,
+    TrainModeNotRestored,
+    EvaluationWithoutNoGrad,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     TrainLoaderWithoutShuffle,
@@ -46,7 +54,9 @@ RULES: tuple[type[Rule], ...] = (
     DivideByStdWithoutEps,
     Fp16AutocastWithoutScaler,
     TorchLoadWithoutWeightsOnly,
+    SwallowingExceptInTraining,
     BiasBeforeBatchNorm,
+    DiscardedClipGradNorm,
 )
 
 

@@ -1,0 +1,127 @@
+import ast
+import re
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
+from ..rule import Hit, Rule
+from .mld020_evaluation_without_eval_mode import _ident, _mode_helper, is_eval_call, is_train_call, tokens, uses_torch
+
+TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
+# models kept in eval mode on purpose while another one trains
+FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "base"}
+
+
+class TrainModeNotRestored(Rule):
+    """What it does: flags model.eval() inside a training loop (one that calls backward() and an
+    optimizer step) when no .train() follows it in the loop body and none runs at the top of
+    each iteration, e.g. periodic validation that never switches back.
+
+    Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
+    running statistics. Nothing fails; the model just converges to something worse.
+    """
+
+    code = "MLD021"
+    name = "train-mode-not-restored"
+    category = "modes"
+    severity = "error"
+    message = "{model}.eval() in a training loop is never undone by .train(); later steps train in eval mode"
+    why = "After the first evaluation, training runs without dropout and with frozen BatchNorm statistics."
+    fix = "Call model.train() after evaluating (or in a finally), or at the top of every training iteration."
+    evidence = "karpathy-mistakes/overfit-single-batch-first"
+    node_types = LOOPS
+    BAD = (
+        "import torch\n"
+        "def fit(model, opt, loader, loss_fn, validate):\n"
+        "    model.train()\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        opt.zero_grad()\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        if step % 500 == 0:\n"
+        "            model.eval()\n"
+        "            validate(model)\n"
+    )
+    GOOD = (
+        "import torch\n"
+        "def fit(model, opt, loader, loss_fn, validate):\n"
+        "    model.train()\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        opt.zero_grad()\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        if step % 500 == 0:\n"
+        "            model.eval()\n"
+        "            validate(model)\n"
+        "            model.train()\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not uses_torch(ctx):
+            return
+        calls = list(calls_in_order(node.body))
+        backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
+        if backward is None or not any(is_optimizer_step(c, ctx) for c in calls):
+            return
+        restores = [i for i, c in enumerate(calls) if _restores_train(c, ctx)]
+        if any(i < backward for i in restores):
+            return  # train() at the top of every iteration
+        for i, call in enumerate(calls):
+            if not is_eval_call(call) or any(j > i for j in restores) or not _trained_model(call.func.value, ctx):
+                continue
+            # an unconditional eval() before backward trains in eval mode on purpose (frozen BN)
+            if i < backward and not _conditional(call, node, ctx):
+                continue
+            if not _leaves_loop(call, node, ctx):
+                yield Hit(call, self.message.format(model=ast.unparse(call.func.value)))
+                return
+
+
+def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    name = _ident(receiver) or ""
+    if name == "self":
+        return True
+    return bool(TRAINED.search(name.lower())) and not FROZEN & set(tokens(name))
+
+
+def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`.train()`, a mode helper, or a call to a function/method of this module that calls .train()."""
+    if is_train_call(call) or _mode_helper(call):
+        return True
+    name = _ident(call.func)
+    methods = [m for c in ctx.classes.values() for m in c.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
+    targets = [ctx.functions.get(name)] + [m for m in methods if m.name == name]
+    return any(t is not None and any(is_train_call(c) for c in calls_in_order(t.body)) for t in targets)
+
+
+def _conditional(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
+    return any(isinstance(a, ast.If) for a in _between(call, loop, ctx))
+
+
+def _between(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> Iterator[ast.AST]:
+    for anc in ctx.ancestors(node):
+        if anc is loop:
+            return
+        yield anc
+
+
+def _leaves_loop(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
+    """A break/return/raise after the eval() (final evaluation), or an `if i == n - 1:` guard."""
+    node = call
+    for parent in [*_between(call, loop, ctx), loop]:
+        if isinstance(parent, ast.If) and _last_iteration(parent.test) and node in parent.body:
+            return True
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and node in block:
+                # only an unconditional exit in the same block: `if stop: break` still lets training go on
+                if any(isinstance(s, ast.Break | ast.Return | ast.Raise) for s in block[block.index(node) + 1:]):
+                    return True
+        node = parent
+    return False
+
+
+def _last_iteration(test: ast.AST) -> bool:
+    if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Eq)):
+        return False
+    return any(isinstance(s, ast.BinOp) and isinstance(s.op, ast.Sub) for s in [test.left, *test.comparators])

@@ -1,0 +1,171 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import is_backward, is_optimizer_step
+from ..rule import Hit, Rule
+from .mld020_evaluation_without_eval_mode import (
+    _ident, is_eval_call, is_eval_loader, is_train_call, memo, model_call, no_grad_expr, own_nodes, scope_calls,
+    under_no_grad, uses_torch,
+)
+
+STORE = {"append", "extend", "insert", "appendleft", "put", "setdefault"}
+# attributes and functions whose result carries no graph
+SAFE = {"detach", "item", "tolist", "numpy", "data", "shape", "dtype", "device", "size", "ndim", "dim", "numel",
+        "argmax", "argmin", "len", "isinstance", "type"}
+PASS_THROUGH = (ast.BinOp, ast.UnaryOp, ast.Tuple, ast.List, ast.Dict, ast.Starred, ast.IfExp, ast.keyword)
+GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "enable_grad", "vjp", "jvp", "jacrev",
+        "jacfwd", "jacobian", "hessian"}
+
+
+class EvaluationWithoutNoGrad(Rule):
+    """What it does: flags a model call in evaluation code (a loop over a val/test/dev loader, or
+    code after model.eval()) that runs outside torch.no_grad()/inference_mode() and whose output
+    is kept: appended to a list, accumulated with +=, stored in an attribute or collected by a
+    comprehension, without .detach() or .item(). Code that computes gradients (backward,
+    autograd.grad, requires_grad) is left alone: saliency maps and attacks need them.
+
+    Why is this bad: eval() does not turn off autograd. Every forward records a graph, and a
+    kept output keeps that graph and its activations alive, so memory grows with each batch
+    until evaluation runs out of memory or slows to a crawl. The numbers are still right.
+    """
+
+    code = "MLD022"
+    name = "evaluation-without-no-grad"
+    category = "autograd"
+    severity = "warning"
+    message = "evaluation output is kept outside torch.no_grad(): each batch's autograd graph stays in memory"
+    why = "eval() does not disable autograd; stored outputs keep every batch's graph and activations alive."
+    fix = "Wrap evaluation in torch.no_grad() or torch.inference_mode() (or decorate the function), or keep .detach()."
+    evidence = "pytorch-docs"
+    node_types = (ast.Call,)
+    BAD = (
+        "import torch\n"
+        "def predict(model, test_loader):\n"
+        "    model.eval()\n"
+        "    outputs = []\n"
+        "    for x, _ in test_loader:\n"
+        "        outputs.append(model(x))\n"
+        "    return torch.cat(outputs)\n"
+    )
+    GOOD = (
+        "import torch\n"
+        "@torch.no_grad()\n"
+        "def predict(model, test_loader):\n"
+        "    model.eval()\n"
+        "    outputs = []\n"
+        "    for x, _ in test_loader:\n"
+        "        outputs.append(model(x))\n"
+        "    return torch.cat(outputs)\n"
+    )
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not uses_torch(ctx) or not model_call(node, ctx) or under_no_grad(node, ctx):
+            return
+        scope = ctx.scope_of(node)
+        if isinstance(scope, ast.Lambda):
+            return
+        if not (_in_val_loop(node, scope, ctx) or _after_eval(node, scope, ctx)) or _grad_disabled(node, scope, ctx):
+            return
+        if _kept(node, scope, ctx, 0, node):
+            yield Hit(node)
+
+
+def _scope_nodes(scope: ast.AST, ctx: ModuleContext, kind: type) -> list[ast.AST]:
+    def compute():
+        if isinstance(scope, ast.Module):
+            return [n for n in ctx.by_type.get(kind, ()) if ctx.scope_of(n) is scope]
+        return [n for n in own_nodes(scope) if isinstance(n, kind)]
+    return memo(ctx, ("nodes", id(scope), kind), compute)
+
+
+def _uses_grad(nodes, ctx: ModuleContext) -> bool:
+    for n in nodes:
+        if isinstance(n, ast.Call) and (is_backward(n) or is_optimizer_step(n, ctx)):
+            return True
+        if isinstance(n, ast.Attribute | ast.Name) and (_ident(n) in GRAD or (ctx.qualname(n) or "").endswith(".grad")):
+            return True
+        if isinstance(n, ast.keyword) and n.arg == "requires_grad":
+            return True
+    return False
+
+
+def _grad_disabled(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """A bare torch.set_grad_enabled(False) earlier in the scope or at module level."""
+    switches = memo(ctx, ("switch",), lambda: [
+        c for c in ctx.by_type.get(ast.Call, ())
+        if (ctx.call_name(c) or "").endswith("set_grad_enabled") and isinstance(ctx.parent(c), ast.Expr)
+        and no_grad_expr(c, ctx)
+    ])
+    return any(ctx.scope_of(c) is ctx.tree or (ctx.scope_of(c) is scope and c.lineno < node.lineno) for c in switches)
+
+
+def _in_val_loop(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    for anc in ctx.ancestors(node):
+        if anc is scope:
+            return False
+        loop = isinstance(anc, ast.For | ast.AsyncFor)
+        iters = [anc.iter] if loop else [g.iter for g in getattr(anc, "generators", [])]  # comprehensions
+        if any(is_eval_loader(i) for i in iters):
+            return not _uses_grad(ast.walk(anc), ctx)  # test-time adaptation, saliency over a test set
+    return False
+
+
+def _after_eval(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """model.eval() earlier in the same scope, no .train() in between, and no gradient use at all."""
+    last_eval = last_train = 0
+    for c in scope_calls(scope, ctx):
+        if c.lineno < node.lineno:
+            last_eval = c.lineno if is_eval_call(c) else last_eval
+            last_train = c.lineno if is_train_call(c) else last_train
+    if not last_eval or last_train >= last_eval:
+        return False
+    kinds = (ast.Call, ast.Attribute, ast.Name, ast.keyword)
+    return not memo(ctx, ("grad", id(scope)), lambda: any(_uses_grad(_scope_nodes(scope, ctx, k), ctx) for k in kinds))
+
+
+def _kept(node: ast.AST, scope: ast.AST, ctx: ModuleContext, depth: int, origin: ast.AST) -> bool:
+    """Whether a graph-carrying value (`origin`, then what it flows into) reaches a container,
+    an accumulator or an attribute."""
+    parent = ctx.parent(node)
+    if depth > 8 or parent is None:
+        return False
+    if isinstance(parent, ast.Attribute):
+        if parent.attr in SAFE:
+            return False
+        up = ctx.parent(parent)
+        return _kept(up if isinstance(up, ast.Call) and up.func is parent else parent, scope, ctx, depth + 1, origin)
+    if isinstance(parent, ast.Call):
+        if isinstance(parent.func, ast.Attribute) and parent.func.attr in STORE and node is not parent.func:
+            return True
+        if (ctx.call_name(parent) or _ident(parent.func) or "").rsplit(".", 1)[-1] in SAFE:
+            return False
+        return _kept(parent, scope, ctx, depth + 1, origin)  # criterion(out, y), F.softmax(out), torch.cat(...)
+    if isinstance(parent, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        return True  # outputs of many batches gathered together
+    if isinstance(parent, ast.AugAssign):
+        return node is parent.value
+    if isinstance(parent, ast.Subscript):
+        return node is parent.value and _kept(parent, scope, ctx, depth + 1, origin)
+    if isinstance(parent, PASS_THROUGH):
+        return _kept(parent, scope, ctx, depth + 1, origin)
+    if isinstance(parent, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node is parent.value:
+        return _assigned_kept(parent, scope, ctx, depth, origin)
+    return False  # compared, returned, printed, discarded
+
+
+def _assigned_kept(assign: ast.AST, scope: ast.AST, ctx: ModuleContext, depth: int, origin: ast.AST) -> bool:
+    targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+    loads = _scope_nodes(scope, ctx, ast.Name)
+    inside = {id(n) for n in ast.walk(origin)}  # `h = model(h)` feeds the input, `total = total + loss` accumulates
+    for target in targets:
+        if isinstance(target, ast.Subscript | ast.Attribute):
+            return True  # results[i] = out, self.last_logits = out
+        for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+            if any(isinstance(v, ast.Name) and v.id == name and id(v) not in inside for v in ast.walk(assign.value)):
+                return True
+            for load in loads:
+                if load.id == name and isinstance(load.ctx, ast.Load) and load.lineno >= assign.lineno:
+                    if _kept(load, scope, ctx, depth + 1, load):
+                        return True
+    return False
