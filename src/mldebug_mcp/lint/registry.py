@@ -11,6 +11,10 @@ from .rules.mld005_regression_shape_broadcast import RegressionShapeBroadcast
 from .rules.mld010_missing_zero_grad import MissingZeroGrad
 from .rules.mld011_zero_grad_before_step import ZeroGradBeforeStep
 from .rules.mld012_step_before_backward import StepBeforeBackward
+from .rules.mld013_scheduler_before_optimizer import SchedulerBeforeOptimizer
+from .rules.mld014_accumulation_without_scaling import AccumulationWithoutScaling
+from .rules.mld015_optimizer_missing_parameters import OptimizerMissingParameters
+from .rules.mld016_backward_under_no_grad import BackwardUnderNoGrad
 from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
 from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
@@ -39,6 +43,10 @@ RULES: tuple[type[Rule], ...] = (
     MissingZeroGrad,
     ZeroGradBeforeStep,
     StepBeforeBackward,
+    SchedulerBeforeOptimizer,
+    AccumulationWithoutScaling,
+    OptimizerMissingParameters,
+    BackwardUnderNoGrad,
     EvaluationWithoutEvalMode,
     TrainModeNotRestored,
     EvaluationWithoutNoGrad,

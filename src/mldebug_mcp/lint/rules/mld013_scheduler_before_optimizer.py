@@ -1,0 +1,99 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
+from ..rule import Hit, Rule
+
+# statements whose body always runs once reached; an `if` is a different branch
+_PLAIN_BODIES = (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)
+
+
+class SchedulerBeforeOptimizer(Rule):
+    """What it does: flags an argument-free lr_scheduler.step() that runs before the
+    optimizer.step() of the same iteration: both in one block, the scheduler first and no
+    optimiser step earlier in that iteration.
+
+    Why is this bad: since PyTorch 1.1 the scheduler must step after the optimiser. Stepping it
+    first skips the schedule's initial value and moves every change one step early; PyTorch only
+    prints a warning, and training carries on with the shifted schedule.
+    """
+
+    code = "MLD013"
+    name = "scheduler-before-optimizer"
+    category = "optimiser"
+    severity = "warning"
+    message = "scheduler.step() runs before optimizer.step() in the same iteration"
+    why = "The first learning rate of the schedule is skipped and every change happens one step early."
+    fix = "Call optimizer.step() first, then scheduler.step() (per batch, or once per epoch after the batch loop)."
+    evidence = "pytorch-docs"
+    node_types = (ast.Expr,)
+    BAD = (
+        "import torch\n"
+        "def train(model, loader, loss_fn):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        sched.step()\n"
+        "        opt.step()\n"
+    )
+    GOOD = BAD.replace("        sched.step()\n        opt.step()\n", "        opt.step()\n        sched.step()\n")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        call = node.value
+        if not (isinstance(call, ast.Call) and is_scheduler_step(call, ctx)) or call.args or call.keywords:
+            return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
+        if not _is_lr_scheduler(call.func.value, ctx) or _stepped_before(node, ctx):
+            return
+        parent = ctx.parent(node)
+        siblings = _block_of(parent, node)
+        for later in siblings[siblings.index(node) + 1:]:
+            if _steps_optimizer(later, ctx):
+                yield Hit(call)
+                return
+
+
+def _is_lr_scheduler(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    built = ctx.constructed(receiver) or ""
+    if "diffusers" in built or built.endswith("ReduceLROnPlateau"):
+        return False  # diffusion noise schedulers; plateau schedulers step on a metric
+    cls = ctx.classes.get(built.rsplit(".", 1)[-1]) if built else None
+    if cls is not None:  # a local class: only an LR scheduler subclass counts (not a KL annealer)
+        return any("LRScheduler" in (ctx.qualname(b) or "") or "lr_scheduler" in (ctx.qualname(b) or "")
+                   for b in cls.bases)
+    return True
+
+
+def _block_of(parent: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and stmt in block:
+            return block
+    return [stmt]
+
+
+def _stepped_before(stmt: ast.stmt, ctx: ModuleContext) -> bool:
+    """An optimiser step earlier in the same iteration: this scheduler belongs after it."""
+    current = stmt
+    while True:
+        parent = ctx.parent(current)
+        if parent is None:
+            return False
+        block = _block_of(parent, current)
+        earlier = block[: block.index(current)] if current in block else []
+        if any(is_optimizer_step(c, ctx) for c in calls_in_order(earlier)):
+            return True
+        if isinstance(parent, LOOPS + (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            return False  # the iteration (or the function) starts here
+        current = parent
+
+
+def _steps_optimizer(stmt: ast.stmt, ctx: ModuleContext) -> bool:
+    """The statement always steps the optimiser (directly, or in a with/loop/try body)."""
+    if isinstance(stmt, _PLAIN_BODIES):
+        return any(_steps_optimizer(s, ctx) for s in stmt.body)
+    if isinstance(stmt, ast.Expr | ast.Assign) and isinstance(stmt.value, ast.Call):
+        return is_optimizer_step(stmt.value, ctx)
+    return False

@@ -1,0 +1,140 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from ..rule import Hit, Rule
+
+SCALING = (ast.Div, ast.Mult, ast.FloorDiv)
+SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)  # compound ones hold branches
+SCALING_METHODS = {"div", "div_", "mul", "mul_", "true_divide", "divide", "multiply"}
+
+
+class AccumulationWithoutScaling(Rule):
+    """What it does: in a loop that calls backward() every iteration but steps the optimiser
+    only under a modulo test (`if (i + 1) % k == 0:`), flags (a) a zero_grad() that still runs
+    every iteration, or otherwise (b) a backward() on a loss never divided by anything.
+
+    Why is this bad: (a) clears the accumulated gradients every micro-batch, so each step uses
+    only the last one; (b) sums k micro-batch gradients, so the step is k times too large for
+    SGD and gradient-clipping thresholds lose their meaning. Both still train.
+    """
+
+    code = "MLD014"
+    name = "accumulation-without-scaling"
+    category = "optimiser"
+    severity = "warning"
+    message = "gradient accumulation: the loss is not divided by the number of accumulation steps"
+    why = "Accumulated gradients are summed, so each step is k times larger than one averaged batch."
+    fix = "Backward loss / accum_steps every micro-batch; step and zero_grad together inside the modulo branch."
+    evidence = "goyal/linear-scaling-and-warmup"
+    node_types = LOOPS
+    ZEROED = "zero_grad() runs every micro-batch while the optimizer steps every k: accumulation is lost"
+    BAD = (
+        "def train(model, opt, loader, loss_fn, accum=4):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = loss_fn(model(x), y)\n"
+        "        loss.backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            opt.step()\n"
+        "            opt.zero_grad()\n"
+    )
+    GOOD = BAD.replace("model(x), y)\n", "model(x), y) / accum\n")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        always = list(_unconditional(node.body))
+        stepped = [s for s in always if isinstance(s, ast.If) and _is_modulo(s.test)
+                   and any(is_optimizer_step(c, ctx) for c in calls_in_order(s.body))]
+        if not stepped:
+            return
+        calls = [c for s in always if isinstance(s, SIMPLE) for c in calls_in_order([s])]
+        backwards = [c for c in calls if is_backward(c)]
+        # an optimiser that also steps every iteration (GAN-style alternation): not accumulation
+        if not backwards or any(is_optimizer_step(c, ctx) for c in calls):
+            return
+        optimisers = {ast.dump(_stepped(c)) for s in stepped for c in calls_in_order(s.body)
+                      if is_optimizer_step(c, ctx)}
+        called = {ast.dump(c.func) for c in calls}  # model(x): model.zero_grad() clears the same grads
+        zeroed = [c for c in calls if is_zero_grad(c) and isinstance(c.func, ast.Attribute)
+                  and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called)]
+        if zeroed:
+            for call in zeroed:
+                yield Hit(call, self.ZEROED)
+            return
+        for call in backwards:
+            if call.args:  # accelerator.backward(loss) / engine.backward(loss) scale by themselves
+                continue
+            loss = call.func.value
+            if isinstance(loss, ast.Call) and ctx.method_name(loss) == "scale" and loss.args:
+                loss = loss.args[0]  # scaler.scale(loss).backward()
+            if not _scaled(loss, node, ctx, set()):
+                yield Hit(call)
+
+
+def _unconditional(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements that run on every iteration: through with-blocks and try bodies, not ifs."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.With | ast.AsyncWith | ast.Try):
+            yield from _unconditional(stmt.body)
+
+
+def _is_modulo(test: ast.expr) -> bool:
+    # `"%d" % x` is string formatting, not a step counter
+    return any(isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and not isinstance(sub.left, ast.Constant)
+               for sub in ast.walk(test))
+
+
+def _stepped(call: ast.Call) -> ast.AST:
+    """The optimiser of `opt.step()` or `scaler.step(opt)`."""
+    return call.args[0] if call.args else call.func.value
+
+
+def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str]) -> bool:
+    """True when the loss is divided or multiplied on its way to backward (following the names
+    it is assigned from in the loop), or comes from a local helper that scales: we cannot tell then."""
+    if isinstance(expr, ast.BinOp):
+        return isinstance(expr.op, SCALING) or any(_scaled(e, loop, ctx, seen) for e in (expr.left, expr.right))
+    if isinstance(expr, ast.UnaryOp | ast.Attribute | ast.Subscript | ast.Starred):
+        return _scaled(expr.operand if isinstance(expr, ast.UnaryOp) else expr.value, loop, ctx, seen)
+    if isinstance(expr, ast.Call):
+        if ctx.method_name(expr) in SCALING_METHODS or ctx.call_name(expr) in {"torch.div", "torch.mul"}:
+            return True
+        helper = _helper(expr, ctx)
+        if helper is not None:  # a helper we can read scales if it divides anywhere; one we cannot, may
+            return helper is True or any(isinstance(n, ast.BinOp) and isinstance(n.op, SCALING)
+                                         for n in ast.walk(helper))
+        # loss.mean() / out.loss.sum(): follow the receiver, not the arguments (inputs, labels)
+        return isinstance(expr.func, ast.Attribute) and _scaled(expr.func.value, loop, ctx, seen)
+    if isinstance(expr, ast.Name) and expr.id not in seen:
+        seen.add(expr.id)
+        return any(value is None or _scaled(value, loop, ctx, seen) for value in _assigned(expr.id, loop))
+    return False
+
+
+def _assigned(name: str, loop: ast.AST) -> Iterator[ast.AST | None]:
+    """Values assigned to `name` inside the loop; None for an in-place `/=` or `*=`."""
+    for node in ast.walk(loop):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            yield None if isinstance(node.op, SCALING) else node.value
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store) and t.id == name
+                   for tg in targets for t in ast.walk(tg)):
+                yield node.value
+
+
+def _helper(call: ast.Call, ctx: ModuleContext) -> ast.AST | bool | None:
+    """The local function or method a call runs; True for an imported helper or an inherited
+    method (opaque: it may scale inside); None for criteria, models and torch functions."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        imported = func.id in ctx.aliases and not (ctx.qualname(func) or "").startswith("torch")
+        return ctx.functions.get(func.id) or (True if imported else None)
+    cls = ctx.enclosing_class(call)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and cls:
+        method = next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                       and n.name == func.attr), None)
+        # self.criterion(...) is a stored module; self.compute_loss(...) from a base class is opaque
+        return method or (None if func.attr in ctx.class_attrs.get(cls.name, {}) else True)
+    return None
