@@ -56,6 +56,9 @@ class ModuleContext:
     # filled by the engine: names defined in other files of the same run
     project: ProjectIndex | None = None
     _resolving: set[str] = field(default_factory=set)
+    _scopes: dict = field(default_factory=dict)
+    _call_names: dict = field(default_factory=dict)
+    _constructed: dict = field(default_factory=dict)
 
     # ---- structure ---------------------------------------------------------------
 
@@ -72,8 +75,11 @@ class ModuleContext:
         return next((a for a in self.ancestors(node) if isinstance(a, kinds)), None)
 
     def scope_of(self, node: ast.AST) -> Scope:
-        found = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        return found if found is not None else self.tree
+        cached = self._scopes.get(node)
+        if cached is None:
+            found = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            cached = self._scopes[node] = found if found is not None else self.tree
+        return cached
 
     def enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
         found = self.enclosing(node, (ast.ClassDef,))
@@ -91,7 +97,11 @@ class ModuleContext:
         return None
 
     def call_name(self, call: ast.AST) -> str | None:
-        return self.qualname(call.func) if isinstance(call, ast.Call) else None
+        if not isinstance(call, ast.Call):
+            return None
+        if call not in self._call_names:  # many rules ask about the same call
+            self._call_names[call] = self.qualname(call.func)
+        return self._call_names[call]
 
     def method_name(self, call: ast.AST) -> str | None:
         """`opt.step()` -> 'step' for any receiver."""
@@ -132,6 +142,12 @@ class ModuleContext:
     def constructed(self, expr: ast.AST) -> str | None:
         """If `expr` holds an object built by `Class(...)`, the class's qualified name.
         Module methods that return the module itself (`Net().to(device)`) are seen through."""
+        if expr in self._constructed:
+            return self._constructed[expr]
+        result = self._constructed[expr] = self._constructed_uncached(expr)
+        return result
+
+    def _constructed_uncached(self, expr: ast.AST) -> str | None:
         value = self.resolve(expr)
         for _ in range(4):
             if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)

@@ -18,6 +18,10 @@ from .rules.mld016_backward_under_no_grad import BackwardUnderNoGrad
 from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
 from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
+from .rules.mld030_graph_break_on_loss_path import GraphBreakOnLossPath
+from .rules.mld031_inplace_on_leaf_parameter import InplaceOnLeafParameter
+from .rules.mld032_accumulated_loss_keeps_graph import AccumulatedLossKeepsGraph
+from .rules.mld033_requires_grad_typo import RequiresGradTypo
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
@@ -50,6 +54,10 @@ RULES: tuple[type[Rule], ...] = (
     EvaluationWithoutEvalMode,
     TrainModeNotRestored,
     EvaluationWithoutNoGrad,
+    GraphBreakOnLossPath,
+    InplaceOnLeafParameter,
+    AccumulatedLossKeepsGraph,
+    RequiresGradTypo,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     TrainLoaderWithoutShuffle,

@@ -145,6 +145,17 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
     return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
 
 
+_EVAL_TEXT = re.compile(r"(val|valid|test|eval|dev)_?(loader|dataloader|dl|set|dataset|ds|data|iter|batches)")
+
+
+def _may_evaluate(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Cheap pre-filter: an evaluation-like name, or an eval-loader word in the function's text."""
+    if any(w in FUNC_WORDS or w in EVAL_WORDS for w in tokens(func.name)):
+        return True
+    text = "\n".join(ctx.lines[func.lineno - 1 : func.end_lineno]).lower()
+    return _EVAL_TEXT.search(text) is not None
+
+
 class EvaluationWithoutEvalMode(Rule):
     """What it does: flags an evaluation function (named validate/evaluate/test_..., or looping over
     a val/test/dev loader) that runs the model under no_grad or computes metrics, but never calls
@@ -186,7 +197,7 @@ class EvaluationWithoutEvalMode(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not uses_torch(ctx) or _hook_or_unit_test(node):
+        if not uses_torch(ctx) or not _may_evaluate(node, ctx) or _hook_or_unit_test(node):
             return
         nodes = list(own_nodes(node))
         calls = [n for n in nodes if isinstance(n, ast.Call)]

@@ -1,0 +1,168 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..loops import LOOPS
+from ..rule import Hit, Rule
+from .mld030_graph_break_on_loss_path import (
+    depends_on_graph, in_no_grad, is_loss_call, latest_value, module_index, other_framework,
+)
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+DETACHING = {"item", "detach", "numpy", "tolist"}
+# the result of these still holds the loss's graph
+KEEPS_GRAPH = {"mean", "sum", "float", "double", "to", "cuda", "view", "reshape", "squeeze", "clone"}
+
+
+class AccumulatedLossKeepsGraph(Rule):
+    """What it does: flags `total += loss`, `total = total + loss` and `losses.append(loss)` inside
+    a loop when `loss` is a live tensor (a criterion's output, or a model-derived tensor that feeds
+    a backward() in that loop) and is not turned into a number (.item(), .detach(), float()).
+
+    Why is this bad: the running total holds a reference to every iteration's autograd graph, so
+    activations are never freed. Training is unaffected until memory runs out much later, far from
+    the cause. Summing losses for one backward() on the total (or returning that sum to the caller)
+    is intended and stays quiet, as does anything under torch.no_grad().
+    """
+
+    code = "MLD032"
+    name = "accumulated-loss-keeps-graph"
+    category = "autograd"
+    severity = "warning"
+    message = "'{loss}' is accumulated with its autograd graph: every iteration's graph stays in memory"
+    why = "Adding a loss tensor to a running total chains all iterations' graphs together, so memory grows each step."
+    fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
+    evidence = "pytorch-docs"
+    node_types = (ast.AugAssign, ast.Assign, ast.Call)
+    BAD = (
+        "def train(model, criterion, opt, loader):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        total += loss\n"
+        "    return total / len(loader)\n"
+    )
+    GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        acc, added = _accumulation(node, ctx)
+        if acc is None:
+            return
+        loop = next((a for a in ctx.ancestors(node) if isinstance(a, LOOPS + FUNCTIONS)), None)
+        if not isinstance(loop, LOOPS) or other_framework(ctx) or in_no_grad(node, ctx):
+            return
+        key = ast.unparse(acc)
+        for operand in _operands(added):
+            value = latest_value(operand, ctx) if isinstance(operand, ast.Name) else operand
+            if value is None or not _inside(value, loop, ctx):
+                continue
+            # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
+            backwarded = isinstance(operand, ast.Name) and _backwarded_in(operand, loop, ctx) \
+                and not _detached(value, ctx) and depends_on_graph(value, ctx)
+            if not (backwarded or _is_loss(value, ctx)):
+                continue
+            # summing losses for a later backward() (or handing the sum back to the caller) is intended
+            if _used_for_backward(key, node, ctx) or (not backwarded and _returned(key, node, ctx)):
+                return
+            if _reset_in_loop(acc, node, loop, ctx):
+                return
+            yield Hit(node, self.message.format(loss=ast.unparse(operand)))
+            return
+
+
+def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, ast.expr | None]:
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+        return node.target, node.value
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp) \
+            and isinstance(node.value.op, ast.Add):
+        key = ast.unparse(node.targets[0])
+        left, right = node.value.left, node.value.right
+        if ast.unparse(left) == key:
+            return node.targets[0], right
+        if ast.unparse(right) == key:
+            return node.targets[0], left
+    if isinstance(node, ast.Call) and ctx.method_name(node) == "append" and len(node.args) == 1:
+        return node.func.value, node.args[0]
+    return None, None
+
+
+def _operands(expr: ast.expr) -> Iterator[ast.expr]:
+    """Names and calls the added value is built from by arithmetic (not inside .item() and the like)."""
+    if isinstance(expr, ast.BinOp):
+        yield from _operands(expr.left)
+        yield from _operands(expr.right)
+    elif isinstance(expr, ast.Name | ast.Call):
+        yield expr
+
+
+def _detached(value: ast.AST, ctx: ModuleContext) -> bool:
+    """loss.item(), loss.detach(), float(loss), loss.data: a number or a tensor without the graph."""
+    if isinstance(value, ast.Attribute):
+        return value.attr == "data"
+    return isinstance(value, ast.Call) and (ctx.method_name(value) in DETACHING or isinstance(value.func, ast.Name)
+                                            and value.func.id in {"float", "int"})
+
+
+def _is_loss(value: ast.AST, ctx: ModuleContext) -> bool:
+    while True:
+        if is_loss_call(value, ctx):
+            return True
+        if isinstance(value, ast.BinOp):
+            return _is_loss(value.left, ctx) or _is_loss(value.right, ctx)
+        if isinstance(value, ast.Call) and ctx.method_name(value) in KEEPS_GRAPH and ctx.call_name(value) is None:
+            value = value.func.value
+            continue
+        return False
+
+
+def _backwarded_in(name: ast.Name, loop: ast.AST, ctx: ModuleContext) -> bool:
+    """A backward() in the loop whose loss is built from `name` (`loss.backward()`, `(a + b).backward()`)."""
+    calls = module_index(ctx)["backward"].get(ctx.scope_of(loop), ())
+    return any(_inside(c, loop, ctx) and _mentions(c, name.id, ctx, live=True) for c in calls)
+
+
+def _inside(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
+    return node is loop or loop in set(ctx.ancestors(node))
+
+
+def _mentions(expr: ast.AST, key: str, ctx: ModuleContext, live: bool = False, budget: int = 20) -> bool:
+    """Whether `expr`, through names assigned before it, uses `key` (a name or self.attribute);
+    with `live`, not counting uses under .item(), .detach() and the like."""
+    todo = [expr]
+    while todo and budget > 0:
+        budget -= 1
+        stack = [todo.pop()]
+        while stack:
+            node = stack.pop()
+            if live and (isinstance(node, ast.Call) and ctx.method_name(node) in DETACHING
+                         or isinstance(node, ast.Attribute) and node.attr == "data"):
+                continue
+            if isinstance(node, ast.Name | ast.Attribute) and ast.unparse(node) == key:
+                return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                value = latest_value(node, ctx)
+                todo.extend([value] if value is not None else [])
+                # `loss += subloss` also feeds `loss`
+                todo.extend(a.value for a in module_index(ctx)["augmented"].get((ctx.scope_of(node), node.id), ()))
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _used_for_backward(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
+    calls = module_index(ctx)["backward"].get(ctx.scope_of(node), ())
+    return any(_mentions(c, key, ctx) for c in calls)
+
+
+def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
+    returns = module_index(ctx)["returns"].get(ctx.scope_of(node), ())
+    return any(r.value is not None and _mentions(r.value, key, ctx) for r in returns)
+
+
+def _reset_in_loop(acc: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
+    """`total = 0` inside the same loop: the graphs live for one iteration only."""
+    values = ctx.values_of(acc, at=node)
+    own = node.value if isinstance(node, ast.Assign) else None
+    return any(v is not own and v.lineno < node.lineno and _inside(v, loop, ctx) for v in values)
