@@ -7,7 +7,9 @@ same lint with --jobs N to show scaling on more cores.
 
     python benchmarks/lint_speed.py [--corpus DIR] [--rounds 3] [--jobs 2] [--limit N]
 
-Target: lint (jobs=1) at most 2.0x the parse floor. Exit status 1 when missed.
+Target: lint (jobs=1) at most 2.0x the parse floor (a plain interpreter, GC on). The lint
+engine turns the cyclic GC off while it runs (trees hold no cycles), so the ratio against a
+GC-off floor is printed too, for an honest reading. Exit status 1 when the target is missed.
 """
 
 from __future__ import annotations
@@ -32,14 +34,21 @@ def default_corpus() -> Path:
     return Path(spec.origin).parent
 
 
-def parse_floor(files: list[Path]) -> float:
+def parse_floor(files: list[Path], collect: bool = True) -> float:
+    """Read + ast.parse of every file; `collect=False` runs with the cyclic GC off, as lint does."""
+    import gc
+
+    if not collect:
+        gc.disable()
     start = time.perf_counter()
     for path in files:
         try:
             ast.parse(path.read_bytes().decode("utf-8-sig"), filename=str(path))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             pass
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    return elapsed
 
 
 def lint_time(files: list[Path], jobs: int) -> tuple[float, int]:
@@ -73,10 +82,13 @@ def main() -> int:
             lints.append(elapsed)
             floors.append(parse_floor(files))
     floor, lint = statistics.median(floors), statistics.median(lints)
+    floor_no_gc = statistics.median(parse_floor(files, collect=False) for _ in range(args.rounds))
     parallel, _ = lint_time(files, args.jobs)
     ratio = lint / floor
     print(f"parse floor (read + ast.parse), median of {args.rounds}: {floor:7.2f} s")
-    print(f"lint, jobs=1, median of {args.rounds}:                 {lint:7.2f} s   ratio {ratio:.2f} (target <= 2.0)")
+    print(f"parse floor with the cyclic GC off (as lint runs):  {floor_no_gc:7.2f} s")
+    print(f"lint, jobs=1, median of {args.rounds}:                 {lint:7.2f} s   ratio {ratio:.2f} (target <= 2.0); "
+          f"{lint / floor_no_gc:.2f} against the GC-off floor")
     print(f"lint, jobs={args.jobs}:                                  {parallel:7.2f} s   speed-up {lint / parallel:.2f}x")
     print(f"findings in the corpus: {findings}")
     return 0 if ratio <= 2.0 else 1

@@ -199,3 +199,35 @@ async def test_prompt_list(client):
 def test_server_keeps_its_allowed_directories(tmp_path):
     server = build_server(AllowedDirs.from_config([str(tmp_path)]))
     assert server.allowed_dirs.roots == (tmp_path.resolve(),)
+
+
+async def test_lint_tool_on_files_and_source(tmp_path):
+    (tmp_path / "train.py").write_text("import torch\nstate = torch.load('m.pt')\n")
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as c:
+        result = await c.call_tool("lint", {"paths": ["train.py"]})
+        assert not result.is_error
+        assert result.structured_content["counts"] == {"MLD070": 1}
+        assert "MLD070 torch-load-without-weights-only" in _text(result)
+        source = await c.call_tool("lint", {"source": "import torch\nx = torch.load('a', weights_only=True)\n"})
+        assert source.structured_content["findings"] == [] and source.structured_content["files"] == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({}, "give either paths"),
+        ({"paths": ["a.py"], "source": "x = 1"}, "give either paths"),
+        ({"paths": ["/etc/hostname"]}, "outside the allowed directories"),
+        ({"paths": ["../x.py"]}, "contains '..'"),
+    ],
+)
+async def test_lint_tool_rejects_bad_input(client, arguments, fragment):
+    result = await client.call_tool("lint", arguments)
+    assert result.is_error and fragment in _text(result)
+
+
+async def test_explain_rule(client):
+    result = await client.call_tool("explain_rule", {"rule": "MLD010"})
+    assert result.structured_content["name"] == "missing-zero-grad" and "Bad:" in _text(result)
+    bad = await client.call_tool("explain_rule", {"rule": "MLD01"})
+    assert bad.is_error and "Did you mean" in _text(bad)

@@ -246,7 +246,7 @@ def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
     ctx = ModuleContext(path=path, source=source, tree=tree, lines=source.splitlines())
     ctx.bindings[tree] = {}
     parents, by_type, bindings = ctx.parents, ctx.by_type, ctx.bindings
-    iter_fields = ast.iter_fields
+    child_fields = _CHILD_FIELDS
     AST = ast.AST
     stack: list[tuple[ast.AST, ast.AST, ast.ClassDef | None, ast.AST | None]] = [(tree, tree, None, None)]
     pop, push = stack.pop, stack.append
@@ -281,8 +281,14 @@ def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
             child_cls = node
         elif node_type is ast.Import or node_type is ast.ImportFrom:
             _record_import(ctx, node)
-        for _, value in iter_fields(node):
-            if isinstance(value, list):
+        fields = child_fields.get(node_type)
+        if fields is None:
+            fields = child_fields[node_type] = _child_fields(node_type)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
                 for item in value:
                     if isinstance(item, AST):
                         parents[item] = node
@@ -294,6 +300,17 @@ def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
         for name in table:
             table[name].sort(key=lambda v: getattr(v, "lineno", 0))
     return ctx
+
+
+# Fields never walked: expression contexts (Load/Store) and operator singletons carry no
+# information rules read through the index (they read node.ctx / node.op directly), and
+# skipping them saves about a third of the nodes.
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "type_comment", "kind"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    return tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS and f not in ("ops",))
 
 
 def _mark_training(ctx: ModuleContext, call: ast.Call) -> None:

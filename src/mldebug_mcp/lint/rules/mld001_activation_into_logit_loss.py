@@ -42,6 +42,7 @@ class ActivationIntoLogitLoss(Rule):
     fix = "Pass the raw logits to the loss; apply softmax/sigmoid only for predictions or metrics."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.Call,)
+    requires_text = ('cross_entropy', 'CrossEntropyLoss', 'BCEWithLogits', 'binary_cross_entropy_with_logits', 'multilabel_soft_margin', 'MultiLabelSoftMargin')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn as nn\n"
         "import torch.nn.functional as F\n"

@@ -96,6 +96,7 @@ class NllWithoutLogSoftmax(Rule):
     fix = "Apply F.log_softmax(logits, dim=1) before NLLLoss, or pass the raw logits to F.cross_entropy."
     evidence = "slavv"
     node_types = (ast.Call,)
+    requires_text = ('nll_loss', 'NLLLoss')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn.functional as F\n"
         "def step(model, x, y):\n"

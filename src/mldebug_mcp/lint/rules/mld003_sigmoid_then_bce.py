@@ -26,6 +26,7 @@ class SigmoidThenBce(Rule):
     fix = "Drop the sigmoid and use nn.BCEWithLogitsLoss / F.binary_cross_entropy_with_logits on the raw logits."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    requires_text = ('BCELoss', 'binary_cross_entropy')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "import torch.nn as nn\n"

@@ -96,6 +96,7 @@ class CrossEntropyFloatTargets(Rule):
     fix = "Pass int64 class indices of shape (N,) (labels.long()); use BCEWithLogitsLoss for multi-hot targets."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    requires_text = ('cross_entropy', 'CrossEntropyLoss')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn.functional as F\n"
         "def step(model, x, y):\n"

@@ -77,6 +77,7 @@ class RegressionShapeBroadcast(Rule):
     fix = "Give both sides one shape (pred.squeeze(-1) or target.unsqueeze(-1)); assert pred.shape == target.shape."
     evidence = "karpathy-recipe/backprop-to-chart-dependencies"
     node_types = (ast.Call,)
+    requires_text = ('mse', 'MSELoss', 'l1_loss', 'L1Loss', 'huber', 'Huber')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn.functional as F\n"
         "def step(model, x, y):\n"

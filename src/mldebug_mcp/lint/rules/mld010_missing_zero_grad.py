@@ -23,6 +23,7 @@ class MissingZeroGrad(Rule):
     fix = "Call optimizer.zero_grad(set_to_none=True) once per step, before loss.backward()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = LOOPS
+    requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn):\n"
         "    for x, y in loader:\n"

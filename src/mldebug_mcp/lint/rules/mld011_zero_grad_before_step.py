@@ -24,6 +24,7 @@ class ZeroGradBeforeStep(Rule):
     fix = "Order each step as zero_grad(), forward, loss.backward(), optimizer.step()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
+    requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def step(model, opt, x, y, loss_fn):\n"
         "    loss = loss_fn(model(x), y)\n"

@@ -23,6 +23,7 @@ class StepBeforeBackward(Rule):
     fix = "Call loss.backward() first, then optimizer.step()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = LOOPS
+    requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn):\n"
         "    for x, y in loader:\n"

@@ -28,6 +28,7 @@ class SchedulerBeforeOptimizer(Rule):
     fix = "Call optimizer.step() first, then scheduler.step() (per batch, or once per epoch after the batch loop)."
     evidence = "pytorch-docs"
     node_types = (ast.Expr,)
+    requires_text = ('step',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def train(model, loader, loss_fn):\n"

@@ -29,6 +29,7 @@ class AccumulationWithoutScaling(Rule):
     fix = "Backward loss / accum_steps every micro-batch; step and zero_grad together inside the modulo branch."
     evidence = "goyal/linear-scaling-and-warmup"
     node_types = LOOPS
+    requires_text = ('backward',)  # skip modules that cannot contain the pattern
     ZEROED = "zero_grad() runs every micro-batch while the optimizer steps every k: accumulation is lost"
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"

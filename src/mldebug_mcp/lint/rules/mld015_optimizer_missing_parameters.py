@@ -35,6 +35,7 @@ class OptimizerMissingParameters(Rule):
     fix = "Build the optimizer after the model is final and unfrozen, or add the new ones with opt.add_param_group()."
     evidence = "slavv"
     node_types = (ast.Call,)
+    requires_text = ('parameters',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "from torch import nn\n"

@@ -175,6 +175,7 @@ class EvaluationWithoutEvalMode(Rule):
     fix = "Call model.eval() before evaluating (no_grad does not do it) and model.train() before training resumes."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.FunctionDef, ast.AsyncFunctionDef)
+    requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev")  # evaluation code only
     BAD = (
         "import torch\n"
         "def evaluate(model, val_loader):\n"

@@ -30,6 +30,7 @@ class TrainModeNotRestored(Rule):
     fix = "Call model.train() after evaluating (or in a finally), or at the top of every training iteration."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = LOOPS
+    requires_text = ('eval', 'train(False')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def fit(model, opt, loader, loss_fn, validate):\n"

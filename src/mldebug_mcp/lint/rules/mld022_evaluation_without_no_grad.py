@@ -39,6 +39,7 @@ class EvaluationWithoutNoGrad(Rule):
     fix = "Wrap evaluation in torch.no_grad() or torch.inference_mode() (or decorate the function), or keep .detach()."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev")  # evaluation code only
     BAD = (
         "import torch\n"
         "def predict(model, test_loader):\n"

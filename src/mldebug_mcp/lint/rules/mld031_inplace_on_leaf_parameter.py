@@ -30,6 +30,7 @@ class InplaceOnLeafParameter(Rule):
     fix = "Do manual updates inside `with torch.no_grad():` (or use an optimizer), then zero the gradient."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Call, ast.Assign)
+    requires_text = ('requires_grad', 'Parameter', 'parameters')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "w = torch.randn(3, requires_grad=True)\n"

@@ -34,6 +34,7 @@ class AccumulatedLossKeepsGraph(Rule):
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
+    requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, criterion, opt, loader):\n"
         "    total = 0.0\n"

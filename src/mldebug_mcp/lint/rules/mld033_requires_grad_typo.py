@@ -31,6 +31,7 @@ class RequiresGradTypo(Rule):
     fix = "Spell it requires_grad (or call p.requires_grad_(False)); count trainable parameters to check."
     evidence = "slavv"
     node_types = (ast.Assign, ast.Call)
+    requires_text = ('require_grad', 'requires_grads')  # skip modules that cannot contain the pattern
     BAD = (
         "import torchvision\n"
         "model = torchvision.models.resnet18(weights='DEFAULT')\n"

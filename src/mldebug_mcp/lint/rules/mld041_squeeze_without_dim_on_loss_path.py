@@ -39,6 +39,7 @@ class SqueezeWithoutDimOnLossPath(Rule):
     fix = "Name the axis: .squeeze(-1) or .squeeze(1) (and assert pred.shape == target.shape)."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    requires_text = ('squeeze',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn.functional as F\n"
         "def step(model, x, y):\n"

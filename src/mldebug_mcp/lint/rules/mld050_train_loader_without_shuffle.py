@@ -53,6 +53,7 @@ class TrainLoaderWithoutShuffle(Rule):
     fix = "Pass shuffle=True (or a sampler such as DistributedSampler/WeightedRandomSampler) to the training loader."
     evidence = "slavv"
     node_types = (ast.Call,)
+    requires_text = ('DataLoader',)  # skip modules that cannot contain the pattern
     BAD = (
         "from torch.utils.data import DataLoader\n"
         "def make_loader(train_ds):\n"

@@ -69,6 +69,7 @@ class PreprocessingFitBeforeSplit(Rule):
     fix = "Split first, fit the preprocessor on the training part only, then transform every split (or use a Pipeline)."
     evidence = "lones/leakage-scaling-feature-selection"
     node_types = (ast.Call,)
+    requires_text = ('fit',)  # skip modules that cannot contain the pattern
     BAD = (
         "from sklearn.model_selection import train_test_split\n"
         "from sklearn.preprocessing import StandardScaler\n"

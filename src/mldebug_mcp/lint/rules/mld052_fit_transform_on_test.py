@@ -47,6 +47,7 @@ class FitTransformOnTest(Rule):
     fix = "Fit on the training data once, then call .transform(...) on validation and test data."
     evidence = "lones/leakage-scaling-feature-selection"
     node_types = (ast.Call,)
+    requires_text = ('fit',)  # skip modules that cannot contain the pattern
     BAD = (
         "from sklearn.preprocessing import StandardScaler\n"
         "scaler = StandardScaler()\n"

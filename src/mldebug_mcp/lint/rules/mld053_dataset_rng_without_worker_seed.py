@@ -35,6 +35,7 @@ class DatasetRngWithoutWorkerSeed(Rule):
     fix = "Seed per worker in worker_init_fn from torch.utils.data.get_worker_info().seed, or draw with torch's RNG."
     evidence = "pytorch-docs"
     node_types = (ast.ClassDef,)
+    requires_text = ('Dataset',)  # skip modules that cannot contain the pattern
     BAD = (
         "import numpy as np\n"
         "from torch.utils.data import DataLoader, Dataset\n"

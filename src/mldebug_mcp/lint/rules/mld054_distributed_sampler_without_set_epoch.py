@@ -26,6 +26,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     fix = "Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the DataLoader."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    requires_text = ('DistributedSampler',)  # skip modules that cannot contain the pattern
     BAD = (
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def train(model, dataset, step, epochs):\n"

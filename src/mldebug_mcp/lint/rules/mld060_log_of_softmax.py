@@ -28,6 +28,7 @@ class LogOfSoftmax(Rule):
     fix = "Use F.log_softmax(z, dim) instead of log(softmax), and F.logsigmoid(z) instead of log(sigmoid)."
     evidence = "fsdl"
     node_types = (ast.Call,)
+    requires_text = ('log',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "import torch.nn.functional as F\n"

@@ -28,6 +28,7 @@ class LogWithoutClamp(Rule):
     fix = "Work from logits (F.log_softmax, F.logsigmoid, BCEWithLogitsLoss), or use torch.log(p + eps)."
     evidence = "fsdl"
     node_types = (ast.Call,)
+    requires_text = ('log',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def bce(p, y):\n"

@@ -30,6 +30,7 @@ class Fp16AutocastWithoutScaler(Rule):
     fix = "Use torch.amp.GradScaler('cuda'): scaler.scale(loss).backward(), scaler.step(opt), scaler.update(); or bf16."
     evidence = "pytorch-docs"
     node_types = (ast.With, ast.AsyncWith)
+    requires_text = ('autocast',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def train(model, opt, loader, loss_fn):\n"

@@ -29,6 +29,7 @@ class SwallowingExceptInTraining(Rule):
     fix = "Let it crash, or catch the one exception you expect (torch.cuda.OutOfMemoryError) and re-raise the rest."
     evidence = "karpathy-recipe/fails-silently"
     node_types = (ast.Try, ast.TryStar)
+    requires_text = ('except',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def train(model, opt, loader, loss_fn):\n"

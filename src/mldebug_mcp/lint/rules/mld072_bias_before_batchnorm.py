@@ -61,6 +61,7 @@ class BiasBeforeBatchNorm(Rule):
     fix = "Pass bias=False to the Linear/Conv layer that feeds a BatchNorm; the BatchNorm's own shift replaces it."
     evidence = "karpathy-mistakes"
     node_types = (ast.Call,)
+    requires_text = ('BatchNorm',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch.nn as nn\n"
         "block = nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU())\n"

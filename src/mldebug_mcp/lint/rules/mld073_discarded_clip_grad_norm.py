@@ -25,6 +25,7 @@ class DiscardedClipGradNorm(Rule):
     fix = "grad_norm = clip_grad_norm_(model.parameters(), max_norm); log grad_norm every step."
     evidence = "tuning-playbook"
     node_types = (ast.Expr,)
+    requires_text = ('clip_grad_norm',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def step(model, opt, loss):\n"
