@@ -8,6 +8,16 @@ from collections.abc import Iterator
 from .context import ModuleContext
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+# The canonical correct step, the GOOD example of several optimiser-loop rules.
+CORRECT_TRAINING_LOOP = (
+    "def train(model, opt, loader, loss_fn):\n"
+    "    for x, y in loader:\n"
+    "        opt.zero_grad()\n"
+    "        loss = loss_fn(model(x), y)\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+)
 ZERO_GRAD = {"zero_grad"}
 
 

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from ..loops import CORRECT_TRAINING_LOOP, LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
 from ..rule import Hit, Rule
 
 
@@ -31,14 +31,7 @@ class MissingZeroGrad(Rule):
         "        loss.backward()\n"
         "        opt.step()\n"
     )
-    GOOD = (
-        "def train(model, opt, loader, loss_fn):\n"
-        "    for x, y in loader:\n"
-        "        opt.zero_grad()\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "        loss.backward()\n"
-        "        opt.step()\n"
-    )
+    GOOD = CORRECT_TRAINING_LOOP
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if node not in ctx.backward_scopes:  # no backward() inside: not a training step

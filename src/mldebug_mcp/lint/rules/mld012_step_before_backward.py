@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, is_backward, is_optimizer_step
+from ..loops import CORRECT_TRAINING_LOOP, LOOPS, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
 
@@ -32,14 +32,7 @@ class StepBeforeBackward(Rule):
         "        opt.step()\n"
         "        loss.backward()\n"
     )
-    GOOD = (
-        "def train(model, opt, loader, loss_fn):\n"
-        "    for x, y in loader:\n"
-        "        opt.zero_grad()\n"
-        "        loss = loss_fn(model(x), y)\n"
-        "        loss.backward()\n"
-        "        opt.step()\n"
-    )
+    GOOD = CORRECT_TRAINING_LOOP
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if node not in ctx.backward_scopes:  # no backward() inside: not a training step
