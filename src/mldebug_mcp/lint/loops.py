@@ -42,10 +42,6 @@ def is_backward(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
 
 
-def is_scaler_scaled_backward(call: ast.Call) -> bool:
-    return is_backward(call)
-
-
 def is_optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
     """`opt.step()` / `scaler.step(opt)` with no arguments other than an optimiser or closure."""
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):

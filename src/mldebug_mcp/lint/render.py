@@ -36,8 +36,8 @@ def as_json(result: LintResult) -> str:
 
 
 def sarif(result: LintResult, rules: list[RuleInfo]) -> str:
-    described = list(rules)  # every rule, so ruleIndex is stable across runs
-    index = {r.code: i for i, r in enumerate(described)}
+    # every rule is described (not only those that fired) so ruleIndex is stable across runs
+    index = {r.code: i for i, r in enumerate(rules)}
     run_rules = [
         {
             "id": r.code,
@@ -48,7 +48,7 @@ def sarif(result: LintResult, rules: list[RuleInfo]) -> str:
             "defaultConfiguration": {"level": _LEVEL[r.severity]},
             "properties": {"category": r.category, "evidence": r.evidence},
         }
-        for r in described
+        for r in rules
     ]
     results = [_sarif_result(f, index) for f in result.findings]
     document = {
