@@ -51,8 +51,3 @@ def relative(path: Path) -> str:
     except ValueError:
         return str(path)
 
-
-def markdown_documents() -> list[Path]:
-    """Every markdown document users read: SKILL.md, PLAYBOOK.md and the reference sheets."""
-    docs = sorted(skill_dir().glob("*.md")) + sorted(refs_dir().glob("*.md"))
-    return docs

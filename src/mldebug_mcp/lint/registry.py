@@ -75,6 +75,3 @@ RULES: tuple[type[Rule], ...] = (
     DiscardedClipGradNorm,
 )
 
-
-def rule_by_code(code: str) -> type[Rule] | None:
-    return next((r for r in RULES if r.code == code.strip().upper()), None)

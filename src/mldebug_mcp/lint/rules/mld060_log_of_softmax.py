@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..patterns import log_argument
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log"}
@@ -44,12 +45,8 @@ class LogOfSoftmax(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        name = ctx.call_name(node)
-        if name in LOGS and node.args:
-            argument = node.args[0]
-        elif name is None and ctx.method_name(node) == "log" and not node.args and not node.keywords:
-            argument = node.func.value  # p.log(): a tensor method, not math.log or logger.log(msg)
-        else:
+        argument = log_argument(node, ctx, LOGS, {"log"})
+        if argument is None:
             return
         activation = ctx.activation_of(argument)
         if activation in STABLE:

@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..patterns import log_argument
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
@@ -42,12 +43,8 @@ class LogWithoutClamp(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        name = ctx.call_name(node)
-        if name in LOGS and node.args:
-            argument = node.args[0]
-        elif name is None and ctx.method_name(node) in {"log", "log2", "log10"} and not node.args and not node.keywords:
-            argument = node.func.value
-        else:
+        argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
+        if argument is None:
             return
         what = _unsafe(argument, ctx)
         if what:
