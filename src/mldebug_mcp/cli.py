@@ -21,7 +21,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mldebug-mcp",
-        description="Debug ML training the way practitioners do: cited quotes, content audit, skill install.",
+        description="Debug ML training the way practitioners do: lint, runtime diagnostics, cited quotes, skill install.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -81,9 +81,38 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="explain one lint rule: why, bad and good code, the evidence")
     explain.add_argument("rule", help="rule code (MLD001) or name (activation-into-logit-loss)")
 
+    diagnose = commands.add_parser(
+        "diagnose", help="run 15 runtime checks on a small training setup, in a subprocess",
+        description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict "
+                    "(or DebugSpec) with model, batch=(inputs, targets), loss_fn, task and optional "
+                    "optimizer, val_batch, seq_dim, preprocess, train_step, gradcheck. "
+                    "Exit codes: 0 no check failed, 1 a check failed, 2 the setup could not be run.",
+    )
+    diagnose.add_argument("target", help="e.g. train.py:debug_spec")
+    _add_run_options(diagnose)
+    diagnose.add_argument("--checks", metavar="IDS", help="comma-separated subset of check ids (default: all)")
+    diagnose.add_argument("--json", action="store_true", help="machine-readable report")
+    diagnose.add_argument("--plot", type=Path, metavar="DIR", help="write PNG plots of curves and per-layer values")
+    diagnose.add_argument("--verbose", action="store_true", help="explain passing checks too")
+    diagnose.add_argument("--no-quotes", action="store_true", help="omit the evidence quotes")
+
+    demo = commands.add_parser("demo", help="lint and diagnose a bundled buggy example, with the evidence")
+    demo.add_argument("--example", default="double_softmax", help="bundled example folder (default double_softmax)")
+
     config = commands.add_parser("config", help="print the snippet that registers the server with a client")
     config.add_argument("client", choices=["claude", "cursor", "vscode", "codex"])
     return parser
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter whose environment has torch and your code (default: this one)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
+    parser.add_argument("--memory-mb", type=int, default=8192, help="resident memory limit (default 8192 MB)")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
+    parser.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", action="store_true", help="report each check on stderr even when not a terminal")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     handler = {
         "quote": _quote, "audit": _audit, "install-skill": _install, "serve": _serve, "config": _config,
-        "lint": _lint, "rules": _rules, "explain": _explain,
+        "lint": _lint, "rules": _rules, "explain": _explain, "diagnose": _diagnose, "demo": _demo,
     }[args.command]
     try:
         return handler(args)
@@ -257,6 +286,50 @@ def _explain(args: argparse.Namespace) -> int:
     from .lint.catalog import explain
 
     print(render.rule_text(explain(args.rule)))
+    return EXIT_OK
+
+
+def _progress_printer(force: bool):
+    if not (force or sys.stderr.isatty()):
+        return None
+
+    def show(index: int, total: int, check: str) -> None:
+        if check != "done":
+            print(f"[{index + 1}/{total}] {check}", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _diagnose(args: argparse.Namespace) -> int:
+    import anyio
+
+    from .diagnostics import Limits, diagnose_target
+    from .diagnostics.render import report_text
+
+    if args.timeout <= 0 or args.memory_mb <= 0:
+        raise UsageError("--timeout and --memory-mb must be positive")
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
+    limits = Limits(timeout_s=args.timeout, memory_mb=args.memory_mb, python=args.python)
+    report = anyio.run(lambda: diagnose_target(args.target, limits=limits, device=args.device, steps=args.steps,
+                                               seed=args.seed, checks=checks,
+                                               on_progress=_progress_printer(args.progress)))
+    if args.plot:
+        from .diagnostics.plots import write_plots
+
+        report.plots = [str(p) for p in write_plots(report, args.plot)]
+    if args.json:
+        _emit_json(report.model_dump())
+    else:
+        print(report_text(report, quotes=not args.no_quotes, verbose=args.verbose))
+    return EXIT_FINDINGS if report.status == "fail" else EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import demo_text, run_demo
+
+    print("linting and diagnosing a bundled buggy example (about half a minute)...", file=sys.stderr)
+    path, lint_report, report = run_demo(args.example, on_progress=_progress_printer(False))
+    print(demo_text(path, lint_report, report))
     return EXIT_OK
 
 

@@ -1,4 +1,4 @@
-"""The only place that knows where the bundled content (skill/, refs/, evidence/) lives.
+"""The only place that knows where the bundled content (skill/, refs/, evidence/, examples/) lives.
 
 In a built wheel the folders ship as ``mldebug_mcp/_content/<folder>``; in a source
 checkout (editable install, tests) they sit at the repository root.  Everything else
@@ -42,6 +42,11 @@ def refs_dir() -> Path:
 
 def evidence_dir() -> Path:
     return content_root() / "evidence"
+
+
+def examples_dir() -> Path:
+    """Bundled example training scripts (buggy and clean twins), used by `demo`."""
+    return content_root() / "examples"
 
 
 def relative(path: Path) -> str:

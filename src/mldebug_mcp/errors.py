@@ -3,6 +3,8 @@
     MldebugError                 base: every error this package raises on purpose
     ├── UsageError               bad input from a caller (CLI argument, tool parameter)
     │   └── UnknownKeyError      a source key or excerpt id that does not exist
+    ├── DiagnoseError            the user's debug setup could not be run to the end (their
+    │                            exception, a timeout, the memory limit, a crash)
     └── ContentError             bundled or user content that cannot be read as specified
         └── ArgdownSyntaxError   malformed Argdown, with the line number
 
@@ -32,6 +34,18 @@ class UnknownKeyError(UsageError):
         super().__init__(
             f"unknown {kind} {key!r}.{hint} Every source: `mldebug-mcp quote --list` (MCP tool: list_sources)."
         )
+
+
+class DiagnoseError(MldebugError):
+    """The diagnosed code did not produce a report; carries the user-code part of the traceback."""
+
+    def __init__(self, message: str, frames: list[str] | None = None, output_tail: str = "") -> None:
+        self.frames = frames or []
+        self.output_tail = output_tail
+        lines = [message] + [f"  {f}" for f in self.frames]
+        if output_tail:
+            lines.append("last output of the diagnosed process:\n" + output_tail)
+        super().__init__("\n".join(lines))
 
 
 class ContentError(MldebugError):

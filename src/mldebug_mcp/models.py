@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -140,3 +142,44 @@ class LintReport(BaseModel):
     findings: list[Finding]
     files: int = Field(description="Number of files checked (1 for source text).")
     counts: dict[str, int] = Field(description="Findings per rule code.")
+
+
+class DiagnosticCheck(BaseModel):
+    """The verdict of one runtime check, with the evidence behind it."""
+
+    id: str = Field(description="Stable check id, e.g. 'overfit_one_batch'.")
+    title: str
+    status: str = Field(description="pass, warn, fail or skipped.")
+    summary: str = Field(description="One-sentence verdict with the measured value.")
+    measured: dict[str, Any] = Field(default_factory=dict, description="What was measured.")
+    expected: dict[str, Any] = Field(default_factory=dict, description="What a healthy setup gives.")
+    meaning: str = Field(default="", description="What the result says about the training setup.")
+    next_test: str = Field(default="", description="The next cheapest test to run.")
+    quotes: list[str] = Field(default_factory=list, description="Excerpt ids behind the check (see the quote tool).")
+    details: list[str] = Field(default_factory=list)
+    series: dict[str, Any] = Field(default_factory=dict, description="Curves and per-layer values (for plots).")
+    error: dict[str, Any] | None = Field(default=None, description="User-code exception raised under the check.")
+    seconds: float = 0.0
+
+
+class DiagnosticReport(BaseModel):
+    """What `diagnose` returns: one verdict per check and an overall status."""
+
+    target: str = Field(description="The debug spec that was diagnosed, or '<in-process>'.")
+    status: str = Field(description="fail if any check failed, else warn if any warned, else pass.")
+    checks: list[DiagnosticCheck]
+    environment: dict[str, Any] = Field(default_factory=dict, description="torch and python versions, device, seed.")
+    setup: dict[str, Any] = Field(default_factory=dict, description="Task, model class, parameter count.")
+    seconds: float = 0.0
+    plots: list[str] = Field(default_factory=list, description="PNG files written with --plot.")
+
+    def counts(self) -> dict[str, int]:
+        tally: dict[str, int] = {}
+        for check in self.checks:
+            tally[check.status] = tally.get(check.status, 0) + 1
+        return tally
+
+    def __str__(self) -> str:
+        from .diagnostics.render import report_text
+
+        return report_text(self)

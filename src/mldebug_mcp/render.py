@@ -87,3 +87,20 @@ def lint_report_text(report: LintReport) -> str:
     lines = [f"{f.path}:{f.line}:{f.col}: {f.code} {f.name}: {f.message}\n    fix: {f.fix} [{f.evidence}]"
              for f in report.findings]
     return "\n".join(lines) + f"\n{len(report.findings)} finding(s) in {report.files} file(s)"
+
+
+def evidence_lines(key: str, limit: int = 320) -> list[str]:
+    """A short quote with attribution for an excerpt id, or the attribution alone for a source key."""
+    from .citations.store import load_store
+
+    store = load_store()
+    excerpt = store.excerpts.get(key)
+    source = store.sources.get(excerpt.source if excerpt else key)
+    if source is None:
+        return [f"    evidence: [{key}]"]
+    lines = []
+    if excerpt is not None:
+        text = excerpt.text if len(excerpt.text) <= limit else excerpt.text[: limit - 20].rsplit(" ", 1)[0] + " [...]"
+        lines = textwrap.wrap(f"\u201c{text}\u201d", _width(), initial_indent="    ", subsequent_indent="     ")
+    lines.append(f"      \u2014 {source.author}, \u201c{source.title}\u201d ({source.year})  [{key}]")
+    return lines

@@ -1,0 +1,77 @@
+"""Runtime diagnostics for a PyTorch training setup: 15 checks, each a verdict with evidence.
+
+This package is executed inside the user's interpreter (see ../launch.py), so it imports
+only the standard library and torch, and only through relative imports.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import Any, Callable
+
+from . import (activations, batch_independence, batch_sanity, causality, first_nonfinite, gradcheck,
+               gradient_flow, input_dependence, leakage, loss_at_init, odd_shapes, overfit,
+               parameter_updates, train_eval_modes, update_ratio)
+from .result import FAIL, CheckResult, user_traceback, worst
+from .session import Session
+from .spec import DebugSpec, SpecError, as_spec
+
+# Cheapest and most basic first: a later check is hard to read while an earlier one fails.
+CHECKS = (batch_sanity, loss_at_init, input_dependence, gradient_flow, overfit, parameter_updates,
+          update_ratio, activations, first_nonfinite, batch_independence, causality, odd_shapes,
+          train_eval_modes, leakage, gradcheck)
+CHECK_IDS = tuple(module.CHECK.id for module in CHECKS)
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+Progress = Callable[[int, int, str], None]
+
+
+def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None = None,
+               only: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """Run the checks on a DebugSpec or dict; return the report as JSON-ready data."""
+    import torch
+
+    unknown = sorted(set(only or ()) - set(CHECK_IDS))
+    if unknown:
+        raise SpecError(f"unknown check(s) {unknown}; choose from {', '.join(CHECK_IDS)}")
+    spec = as_spec(spec)
+    started = time.perf_counter()
+    session = Session(spec, seed=seed, steps=steps, device=device)
+    selected = [m for m in CHECKS if not only or m.CHECK.id in only]
+    results: list[CheckResult] = []
+    for index, module in enumerate(selected):
+        if progress is not None:
+            progress(index, len(selected), module.CHECK.id)
+        results.append(_run_one(module, session))
+    if progress is not None:
+        progress(len(selected), len(selected), "done")
+    return {
+        "status": worst([r.status for r in results]),
+        "checks": [r.to_json() for r in results],
+        "environment": {"torch": torch.__version__, "python": platform.python_version(),
+                        "device": str(session.device), "seed": seed, "steps": steps},
+        "setup": {"task": spec.task, "model": type(spec.model).__name__,
+                  "parameters": sum(p.numel() for p in spec.model.parameters())},
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def _run_one(module: Any, session: Session) -> CheckResult:
+    started = time.perf_counter()
+    try:
+        result = module.run(session)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # user code raised inside the check: that is itself a finding
+        error = user_traceback(exc, _OWN_DIR)
+        result = module.CHECK.result(
+            FAIL, f"the check raised {error['type']}: {error['message']}", error=error,
+            meaning="Your model, loss or step raised an exception under this check's conditions.",
+            next_test="Read the user-code frames of the traceback; the check's conditions are in its description.")
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
+
+
+__all__ = ["CHECKS", "CHECK_IDS", "DebugSpec", "SpecError", "as_spec", "run_checks"]

@@ -1,0 +1,83 @@
+"""Check 8: nonlinearities work in their useful range (no dead ReLUs, no saturated tanh/sigmoid)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import PASS, Check, band, rounded
+from .session import Session
+
+CHECK = Check("activations", "Activation health: dead units and saturation", (
+    "goodfellow/visualize-model-in-action", "spinningup/measure-everything"))
+
+# Our thresholds (refs/diagnostics.md): dead fraction > 10% warns, > 50% fails; the same for
+# saturation with a 5% warn level. Tanh counts as saturated beyond |a| > 0.97 (Karpathy's cut-off).
+DEAD_WARN, DEAD_FAIL, SAT_WARN, SAT_FAIL = 0.10, 0.50, 0.05, 0.50
+TANH_CUT, SIGMOID_LOW, SIGMOID_HIGH = 0.97, 0.03, 0.97
+SCALE_WARN = 100.0  # activation std far beyond unit scale (our threshold)
+
+
+def run(s: Session) -> Any:
+    import torch
+
+    s.seeded()
+    model = s.fresh_model(train=True)
+    stats: dict[str, dict[str, float]] = {}
+    handles = [m.register_forward_hook(_recorder(name or type(m).__name__, m, stats))
+               for name, m in model.named_modules() if not list(m.children())]
+    try:
+        with torch.no_grad():
+            s.logits(model, s.batch[0])
+    finally:
+        for h in handles:
+            h.remove()
+    graded = {n: v for n, v in stats.items() if "dead" in v or "saturated" in v}
+    if not stats:
+        return CHECK.skip("no leaf module produced a tensor to inspect")
+    verdicts = []
+    for name, v in graded.items():
+        if "dead" in v:
+            verdicts.append((band(v["dead"], DEAD_WARN, DEAD_FAIL), f"{name}: {v['dead']:.0%} of ReLU units never fire"))
+        if "saturated" in v:
+            verdicts.append((band(v["saturated"], SAT_WARN, SAT_FAIL), f"{name}: {v['saturated']:.0%} of outputs saturated"))
+    for name, v in stats.items():
+        if v["std"] > SCALE_WARN:
+            verdicts.append(("warn", f"{name}: activation std {v['std']:.3g}, far beyond unit scale"))
+    bad = [(st, t) for st, t in verdicts if st != PASS]
+    order = ["pass", "warn", "fail"]
+    status = max((st for st, _ in verdicts), key=order.index, default=PASS)
+    if not graded and not bad:
+        return CHECK.skip("no nn.ReLU/Tanh/Sigmoid modules to hook (functional activations are invisible to hooks); "
+                          "activation scales are in the series")
+    summary = bad[0][1] if bad else f"{len(graded)} activation layers in their working range"
+    return CHECK.result(
+        status, summary, details=[f"{st}: {t}" for st, t in bad],
+        measured={n: {k: rounded(x) for k, x in v.items()} for n, v in graded.items()},
+        expected={"dead_fraction_warn": DEAD_WARN, "saturated_fraction_warn": SAT_WARN},
+        series={"activation_std": {n: rounded(v["std"]) for n, v in stats.items()}},
+        meaning="Dead ReLUs pass no gradient and saturated tanh/sigmoid units pass almost none: those units stop "
+                "learning while the loss still moves.",
+        next_test="Check the input scale of the layer before the dead or saturated one, its bias and init scale, "
+                  "and whether the learning rate ever spiked.")
+
+
+def _recorder(name: str, module: Any, stats: dict) -> Any:
+    import torch
+
+    kind = type(module).__name__
+
+    def hook(_module: Any, _inputs: Any, output: Any) -> None:
+        if not isinstance(output, torch.Tensor) or not output.is_floating_point() or output.numel() == 0:
+            return
+        out = output.detach().float()
+        finite = out[out.isfinite()]
+        row = {"std": float(finite.std()) if finite.numel() > 1 else 0.0}
+        if kind in ("ReLU", "ReLU6") and out.ndim >= 2 and out.shape[0] > 1:
+            row["dead"] = float((out.reshape(out.shape[0], -1) <= 0).all(dim=0).float().mean())
+        elif kind == "Tanh":
+            row["saturated"] = float((out.abs() > TANH_CUT).float().mean())
+        elif kind == "Sigmoid":
+            row["saturated"] = float(((out < SIGMOID_LOW) | (out > SIGMOID_HIGH)).float().mean())
+        stats[name] = row
+
+    return hook

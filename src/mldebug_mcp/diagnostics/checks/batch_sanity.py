@@ -1,0 +1,161 @@
+"""Check 1: the batch is what the task needs (shapes, ranges, non-finite values, labels)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check, rounded
+from .session import Session
+from .tensors import content_tensors, tensors_in
+
+CHECK = Check("batch_sanity", "Batch sanity", (
+    "karpathy-recipe/visualize-just-before-the-net", "unsloth/all-labels-masked", "slavv/verify-input-then-overfit-small"))
+
+IMBALANCE_WARN, IMBALANCE_FAIL = 10.0, 100.0  # our thresholds (refs/diagnostics.md, batch sanity)
+MIN_PER_CLASS = 5  # below this expected count per class, one batch cannot judge balance
+
+
+def run(s: Session) -> Any:
+    inputs, targets = s.batch
+    problems: list[tuple[str, str]] = []  # (status, sentence)
+    measured = {"tensors": [_describe(path, t) for path, t in tensors_in({"inputs": inputs, "targets": targets})]}
+    for row in measured["tensors"]:
+        if row.get("nonfinite"):
+            problems.append((FAIL, f"{row['path']} holds {row['nonfinite']} NaN/Inf values"))
+    problems += _input_problems(inputs)
+    problems += _target_problems(s, inputs, targets, measured)
+    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
+    summary = problems[0][1] if problems else "inputs and targets look consistent with the task"
+    return CHECK.result(
+        status, summary, measured=measured, details=[f"{st}: {text}" for st, text in problems],
+        expected={"nonfinite": 0, "class_ratio_warn": IMBALANCE_WARN, "class_ratio_fail": IMBALANCE_FAIL},
+        meaning="What enters the model is the only ground truth: a broken batch makes every later check meaningless.",
+        next_test="Fix the pipeline at the point the batch is built, then rerun; next check the loss at initialisation.")
+
+
+def _describe(path: str, t: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {"path": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+    if t.is_floating_point() and t.numel():
+        finite = t[t.isfinite()].double()
+        row["nonfinite"] = int(t.numel() - finite.numel())
+        if finite.numel():
+            row.update(min=rounded(finite.min().item()), max=rounded(finite.max().item()),
+                       mean=rounded(finite.mean().item()), std=rounded(finite.std().item()) if finite.numel() > 1 else 0.0)
+    elif t.numel() and t.dtype != _bool():
+        row.update(min=int(t.min()), max=int(t.max()))
+    return row
+
+
+def _input_problems(inputs: Any) -> list[tuple[str, str]]:
+    out = []
+    for path, t in content_tensors(inputs):
+        if t.ndim == 0 or t.shape[0] < 2:
+            continue
+        flat = t.reshape(t.shape[0], -1)
+        if bool((flat == flat[:1]).all()):
+            out.append((FAIL, f"every sample of inputs {path} is identical: the pipeline feeds a constant"))
+            continue
+        if t.is_floating_point():
+            finite = t[t.isfinite()]
+            if finite.numel() == 0:
+                continue
+            lo, hi = finite.min().item(), finite.max().item()
+            integral = bool((finite == finite.round()).float().mean() > 0.99)
+            if lo >= 0 and 10 < hi <= 255 and integral:
+                out.append((FAIL, f"inputs {path} are integers in [{lo:g}, {hi:g}]: raw 0-255 pixels, normalise them"))
+            elif max(abs(lo), abs(hi)) > 1e3:
+                out.append((WARN, f"inputs {path} reach {max(abs(lo), abs(hi)):.3g}: standardise features to about unit scale"))
+    return out
+
+
+def _target_problems(s: Session, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:
+    import torch
+
+    task, spec = s.spec.task, s.spec
+    if not isinstance(targets, torch.Tensor) or task == "custom":
+        return []
+    if task in ("classification", "lm"):
+        k = spec.num_classes if task == "classification" else spec.vocab_size
+        return _label_problems(targets, k, spec.ignore_index, measured, "vocab_size" if task == "lm" else "num_classes") + (
+            _shift_problems(s, inputs, targets) if task == "lm" else [])
+    if task == "binary":
+        if not targets.is_floating_point():
+            return [(WARN, "binary targets are integers: BCEWithLogitsLoss needs float targets in [0, 1]")]
+        if targets.min() < 0 or targets.max() > 1:
+            return [(FAIL, f"binary targets span [{targets.min().item():g}, {targets.max().item():g}], outside [0, 1]")]
+        positive = float((targets > 0.5).float().mean())
+        measured["positive_rate"] = rounded(positive)
+        return _balance([positive * targets.numel(), (1 - positive) * targets.numel()], measured)
+    if task == "regression" and not targets.is_floating_point():
+        return [(WARN, f"regression targets have dtype {targets.dtype}: MSE needs float targets")]
+    return []
+
+
+def _label_problems(targets: Any, k: int, ignore: int, measured: dict, k_name: str) -> list[tuple[str, str]]:
+    import torch
+
+    if targets.is_floating_point():
+        return [(WARN, f"targets are float {tuple(targets.shape)}: cross-entropy reads float targets as class "
+                       "probabilities; pass int64 class indices")]
+    kept = targets[targets != ignore]
+    measured["ignored_fraction"] = rounded(1 - kept.numel() / max(1, targets.numel()))
+    if kept.numel() == 0:
+        return [(FAIL, f"every target equals the ignore index {ignore}: the loss is 0 or NaN and nothing is learnt")]
+    lo, hi = int(kept.min()), int(kept.max())
+    if lo < 0 or hi >= k:
+        return [(FAIL, f"labels span [{lo}, {hi}] but {k_name} is {k}: labels must lie in [0, {k - 1}]")]
+    out = []
+    if measured["ignored_fraction"] > 0.9:
+        out.append((WARN, f"{measured['ignored_fraction']:.0%} of targets are ignored: check the label mask"))
+    counts = torch.bincount(kept.flatten(), minlength=k)
+    if kept.numel() >= 8 and int((counts > 0).sum()) == 1 and k > 1:
+        out.append((FAIL, f"all {kept.numel()} labels in the batch are class {int(counts.argmax())}: unshuffled or broken labels"))
+    elif k_name == "num_classes" and kept.numel() >= MIN_PER_CLASS * k:
+        out += _balance(counts.tolist(), measured)
+    return out
+
+
+def _balance(counts: list[float], measured: dict) -> list[tuple[str, str]]:
+    present = [c for c in counts if c > 0]
+    if len(present) < 2:
+        return []
+    ratio = max(present) / min(present)
+    measured["class_ratio"] = rounded(ratio)
+    if ratio >= IMBALANCE_FAIL:
+        return [(FAIL, f"largest to smallest class is {ratio:.0f}:1 in this batch")]
+    if ratio >= IMBALANCE_WARN:
+        return [(WARN, f"largest to smallest class is {ratio:.0f}:1 in this batch: report per-class metrics")]
+    return []
+
+
+def _shift_problems(s: Session, inputs: Any, targets: Any) -> list[tuple[str, str]]:
+    """Probe the loss with fake logits: one that copies the current token must not score well."""
+    import torch
+
+    tokens = next((t for _, t in content_tensors(inputs) if not t.is_floating_point()), None)
+    if tokens is None or tokens.shape != targets.shape or tokens.ndim != 2:
+        return []
+    k = s.spec.vocab_size
+    if int(tokens.max()) >= k or int(tokens.min()) < 0:
+        return [(FAIL, f"input token ids reach {int(tokens.max())} but vocab_size is {k}")]
+    nxt = torch.cat([tokens[:, 1:], tokens[:, -1:]], dim=1)
+    with torch.no_grad():
+        copy_loss = float(s.spec.loss_fn(_confident(tokens, k), targets))
+        next_loss = float(s.spec.loss_fn(_confident(nxt, k), targets))
+    if math.isfinite(copy_loss) and copy_loss < 0.1 * math.log(k) and not next_loss < copy_loss:
+        return [(FAIL, "the loss rewards predicting the current input token: LM targets are not shifted by one "
+                       f"(loss {copy_loss:.3g} for copying the input, {next_loss:.3g} for predicting the next token)")]
+    return []
+
+
+def _confident(tokens: Any, k: int) -> Any:
+    import torch
+
+    return torch.nn.functional.one_hot(tokens, k).float() * 30.0
+
+
+def _bool() -> Any:
+    import torch
+
+    return torch.bool

@@ -1,0 +1,72 @@
+"""Check 4: every trainable parameter gets a finite, non-zero gradient and sits in the optimizer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check, rounded
+from .session import Session
+
+CHECK = Check("gradient_flow", "Gradient flow and optimizer coverage", (
+    "karpathy-recipe/fails-silently", "goodfellow/broken-parts-adapt"))
+
+LISTED = 8  # names shown per problem before "and N more"
+
+
+def run(s: Session) -> Any:
+    s.seeded()
+    model = s.fresh_model(train=True)
+    optimizer = s.make_optimizer(model)
+    model.zero_grad(set_to_none=True)
+    s.loss(model, s.batch).backward()
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    groups: dict[str, list[str]] = {"no gradient": [], "all-zero gradient": [], "non-finite gradient": [],
+                                    "not in optimizer": [], "frozen but in optimizer": []}
+    norms: dict[str, float] = {}
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            if id(p) in held:
+                groups["frozen but in optimizer"].append(name)
+            continue
+        if id(p) not in held:
+            groups["not in optimizer"].append(name)
+        if p.grad is None:
+            groups["no gradient"].append(name)
+        elif not bool(p.grad.isfinite().all()):
+            groups["non-finite gradient"].append(name)
+        elif not bool(p.grad.any()):
+            groups["all-zero gradient"].append(name)
+        else:
+            norms[name] = rounded(float(p.grad.norm()))
+    frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+    trainable = sum(1 for p in model.parameters() if p.requires_grad)
+    failing = [k for k in ("no gradient", "all-zero gradient", "non-finite gradient", "not in optimizer") if groups[k]]
+    details = [f"{'fail' if k in failing else 'warn'}: {k}: {_names(v)}" for k, v in groups.items() if v]
+    if frozen:
+        details.append(f"info: frozen parameters: {_names(frozen)}")
+    if failing:
+        status = FAIL
+        summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({_names(groups[k], 3)})" for k in failing)
+    elif groups["frozen but in optimizer"]:
+        status = WARN
+        summary = (f"{len(groups['frozen but in optimizer'])} frozen tensors are held by the optimizer: "
+                   "weight decay still moves them")
+    else:
+        status, summary = PASS, f"all {trainable} trainable tensors get finite non-zero gradients and are optimised"
+    if trainable == 0:
+        status, summary = FAIL, "the model has no trainable parameters"
+    return CHECK.result(
+        status, summary, details=details,
+        measured={"trainable_tensors": trainable, "frozen_tensors": len(frozen),
+                  **{k.replace(" ", "_"): len(v) for k, v in groups.items()}},
+        expected={"every trainable tensor": "finite non-zero gradient and held by the optimizer"},
+        series={"grad_norm": norms},
+        meaning="A tensor without a gradient is off the loss path (a detach, .item(), no_grad or an unused module); "
+                "one missing from the optimizer never changes although its gradient is computed.",
+        next_test="Search the forward pass for .detach(), .item(), .numpy() and torch.no_grad between the layer and "
+                  "the loss; build the optimizer after the model is final.")
+
+
+def _names(names: list[str], limit: int = LISTED) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

@@ -1,0 +1,100 @@
+"""Check 2: the loss of the untrained model matches an uninformed predictor."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check, rounded
+from .session import Session
+from .tensors import call_model, primary
+
+CHECK = Check("loss_at_init", "Loss at initialisation", ("karpathy-recipe/verify-loss-at-init", "cs231n/loss-at-chance"))
+
+# Our thresholds (refs/diagnostics.md): within 25% passes, up to 2x above or down to half warns.
+PASS_LOW, PASS_HIGH, WARN_LOW, WARN_HIGH = 0.75, 1.25, 0.5, 2.0
+
+
+def expected_loss(s: Session) -> tuple[float | None, str]:
+    """The loss of a predictor that knows nothing, and why."""
+    task, targets = s.spec.task, s.batch[1]
+    if task == "classification":
+        return math.log(s.spec.num_classes), f"ln({s.spec.num_classes}) for {s.spec.num_classes}-way cross-entropy"
+    if task == "lm":
+        return math.log(s.spec.vocab_size), f"ln({s.spec.vocab_size}) for a {s.spec.vocab_size}-token vocabulary"
+    if task == "binary":
+        return math.log(2), "ln 2 for binary cross-entropy with logits near 0"
+    if task == "regression" and hasattr(targets, "is_floating_point") and targets.is_floating_point():
+        value = float((targets.double() ** 2).mean())
+        return value, "mean(y^2) = Var(y) + mean(y)^2 for MSE with predictions near 0"
+    return None, "no expected value for a custom task"
+
+
+def run(s: Session) -> Any:
+    import torch
+
+    s.seeded()
+    model = s.fresh_model(train=True)
+    with torch.no_grad():
+        output = call_model(model, s.batch[0])
+        loss = float(s.spec.loss_fn(output, s.batch[1]))
+    expected, why = expected_loss(s)
+    measured: dict[str, Any] = {"loss": rounded(loss)}
+    details = []
+    squashed = _squashed_output(s, primary(output))
+    if not math.isfinite(loss):
+        return _result(FAIL, f"the loss at initialisation is {loss}", measured, expected, why, details)
+    if loss < 0:
+        return _result(FAIL, f"the loss is negative ({loss:.3g}): log-probabilities where logits belong, or a sign error",
+                       measured, expected, why, details)
+    if expected is None or expected <= 0:
+        if squashed:
+            return _result(FAIL, squashed, measured, expected, why, details)
+        return CHECK.skip(f"loss at init is {loss:.4g}; {why}, so there is nothing to compare with")
+    ratio = loss / expected
+    measured["ratio_to_expected"] = rounded(ratio)
+    if PASS_LOW <= ratio <= PASS_HIGH:
+        status = PASS
+    elif WARN_LOW <= ratio <= WARN_HIGH:
+        status = WARN
+    else:
+        status = FAIL
+    summary = f"loss {loss:.4g} vs expected {expected:.4g} ({why}): {ratio:.2f}x"
+    if squashed:
+        status, summary = FAIL, squashed
+    elif ratio > PASS_HIGH:
+        summary += "; too high: logits too large at init, a summed reduction, or unscaled targets"
+    elif ratio < PASS_LOW:
+        summary += "; too low for an untrained model: pretrained weights, masked targets, or a leak"
+    return _result(status, summary, measured, expected, why, details)
+
+
+def _result(status: str, summary: str, measured: dict, expected: float | None, why: str, details: list) -> Any:
+    return CHECK.result(
+        status, summary, measured=measured, details=details,
+        expected={"loss": rounded(expected) if expected is not None else None, "why": why,
+                  "pass_band": [PASS_LOW, PASS_HIGH]},
+        meaning="An untrained model knows nothing, so its loss must equal that of a uniform guess; "
+                "a different value means the loss, the labels and the output layer are not wired as assumed.",
+        next_test="If it passes, train on real vs zeroed inputs; if too high, print the logits' scale at init.")
+
+
+def _squashed_output(s: Session, logits: Any) -> str | None:
+    """Probabilities where a logit loss expects logits: softmax/sigmoid applied twice."""
+    import torch
+
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point() or logits.numel() < 16:
+        return None
+    task = s.spec.task
+    finite = bool(logits.isfinite().all())
+    if not finite:
+        return None
+    if task in ("classification", "lm") and logits.ndim >= 2 and logits.shape[-1] > 1:
+        rows = logits.sum(dim=-1)
+        if bool((logits >= 0).all()) and bool(torch.allclose(rows, torch.ones_like(rows), atol=1e-3)):
+            return ("the model outputs probabilities (non-negative rows summing to 1): a softmax before a loss "
+                    "that applies its own softmax caps how far the loss can fall")
+    if task == "binary" and bool((logits > 0).all()) and bool((logits < 1).all()):
+        return ("every output lies in (0, 1): a sigmoid before BCEWithLogitsLoss squashes twice; "
+                "feed raw logits to the loss")
+    return None

@@ -1,0 +1,126 @@
+"""Check 12: shapes agree, and the loss still makes sense at prime batch and sequence sizes."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check, rounded
+from .session import Session
+from .tensors import batch_size, call_model, map_tensors, primary, take
+
+CHECK = Check("odd_shapes", "Odd and prime-size dimensions", (
+    "karpathy-recipe/fails-silently", "jones/unit-test-the-tricky-bits"))
+
+PRIMES = (7, 5, 3, 2)
+TOLERANCE = 1e-4  # relative gap between the batch loss and the mean of per-sample losses
+PER_SAMPLE_TASKS = ("classification", "binary", "regression")
+
+
+def run(s: Session) -> Any:
+    import torch
+
+    inputs, targets = s.batch
+    n = batch_size(inputs)
+    s.seeded()
+    model = s.fresh_model(train=False)
+    problems: list[tuple[str, str]] = []
+    measured: dict[str, Any] = {}
+    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        logits = primary(call_model(model, inputs))
+        measured["output_shape"], measured["target_shape"] = list(logits.shape), _shape(targets)
+        problems += _shape_problems(s.spec.task, logits, targets)
+        p = next((q for q in PRIMES if q < n), 1)
+        sub = (take(inputs, slice(0, p)), take(targets, slice(0, p)))
+        measured["prime_batch"] = p
+        sub_logits = primary(call_model(model, sub[0]))
+        if sub_logits.shape[:1] != (p,):
+            problems.append((FAIL, f"a batch of {p} gives output shape {tuple(sub_logits.shape)}: the batch size is baked in"))
+        elif s.spec.task in PER_SAMPLE_TASKS:
+            problems += _decomposition(s, model, sub, p, measured)
+        one = primary(call_model(model, take(inputs, slice(0, 1))))
+        if one.shape[:1] != (1,):
+            problems.append((FAIL, f"a batch of 1 gives output shape {tuple(one.shape)}: an unqualified squeeze() drops the batch axis"))
+        if s.spec.seq_dim is not None:
+            problems += _sequence(s, model, inputs, targets, measured)
+    for w in caught:
+        if "size" in str(w.message) and "target" in str(w.message).lower():
+            problems.append((FAIL, f"PyTorch warned: {w.message}"))
+    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
+    summary = problems[0][1] if problems else f"shapes agree, and batches of {measured['prime_batch']} and 1 behave"
+    return CHECK.result(
+        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+        expected={"batch_loss_equals_mean_of_sample_losses": True, "output_batch_dim": "follows the input"},
+        meaning="When every dimension has the same size, swapped axes and broadcasting pass silently; "
+                "prime sizes and per-sample losses expose them.",
+        next_test="Add an assert on output and target shapes right before the loss call in the training code.")
+
+
+def _shape(value: Any) -> Any:
+    return list(value.shape) if hasattr(value, "shape") else None
+
+
+def _shape_problems(task: str, logits: Any, targets: Any) -> list[tuple[str, str]]:
+    if not hasattr(targets, "shape"):
+        return []
+    out, tgt = tuple(logits.shape), tuple(targets.shape)
+    if task in ("binary", "regression") and out != tgt:
+        if logits.numel() == targets.numel():
+            return [(FAIL, f"output {out} and target {tgt} differ in shape: an elementwise loss broadcasts them "
+                           f"to {tuple(_broadcast(out, tgt))}, comparing every prediction with every target")]
+        return [(FAIL, f"output {out} and target {tgt} do not match")]
+    if task == "classification" and out[:1] + out[2:] != tgt:
+        return [(FAIL, f"logits {out} and labels {tgt}: cross-entropy wants logits (N, C, ...) and labels (N, ...)")]
+    if task == "lm" and out[:-1] != tgt:
+        return [(FAIL, f"logits {out} and targets {tgt}: an LM wants logits (B, T, V) and targets (B, T)")]
+    return []
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple:
+    import torch
+
+    try:
+        return tuple(torch.broadcast_shapes(a, b))
+    except RuntimeError:
+        return a
+
+
+def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -> list[tuple[str, str]]:
+    whole = float(s.spec.loss_fn(call_model(model, sub[0]), sub[1]))
+    parts = [float(s.spec.loss_fn(call_model(model, take(sub[0], slice(j, j + 1))), take(sub[1], slice(j, j + 1))))
+             for j in range(p)]
+    mean = sum(parts) / p
+    gap = abs(whole - mean) / max(abs(mean), 1e-12)
+    measured.update(batch_loss=rounded(whole), mean_sample_loss=rounded(mean), relative_gap=rounded(gap))
+    if gap <= TOLERANCE:
+        return []
+    if abs(whole - sum(parts)) <= TOLERANCE * max(abs(whole), 1e-12):
+        return [(WARN, f"the batch loss is the sum of per-sample losses ({whole:.4g}): reduction='sum' scales "
+                       "the gradient with the batch size")]
+    return [(FAIL, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}): "
+                   "the loss mixes samples, usually by broadcasting (N, 1) against (N,)")]
+
+
+def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:
+    seq_dim = s.spec.seq_dim
+    lengths = [t.shape[seq_dim] for _, t in _seq_tensors(inputs, seq_dim)]
+    if not lengths:
+        return []
+    length = lengths[0]
+    prime = next((q for q in (13, 11, 7, 5, 3) if q < length), None)
+    if prime is None:
+        return []
+    cut = (slice(None),) * seq_dim + (slice(0, prime),)
+    short = map_tensors(inputs, lambda _, t: t[cut] if t.ndim > seq_dim and t.shape[seq_dim] == length else t)
+    out = primary(call_model(model, short))
+    measured["prime_sequence"] = prime
+    if out.ndim > seq_dim and out.shape[seq_dim] != prime and s.spec.task == "lm":
+        return [(FAIL, f"a sequence of {prime} gives output shape {tuple(out.shape)}: the sequence length is baked in")]
+    return []
+
+
+def _seq_tensors(inputs: Any, seq_dim: int) -> list:
+    from .tensors import content_tensors
+
+    return [(k, t) for k, t in content_tensors(inputs) if t.ndim > seq_dim]

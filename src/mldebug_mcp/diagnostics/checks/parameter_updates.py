@@ -1,0 +1,91 @@
+"""Check 6: a step moves every trainable tensor, leaves frozen ones alone, and uses fresh gradients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check
+from .gradient_flow import _names
+from .session import Session
+
+CHECK = Check("parameter_updates", "Parameters change after a step", (
+    "slavv/verify-input-then-overfit-small", "karpathy-recipe/fails-silently"))
+
+SENTINEL = 1.0  # planted in .grad before the user's step: a step that keeps it never zeroed the gradients
+
+
+def run(s: Session) -> Any:
+    s.seeded()
+    model = s.fresh_model(train=True)
+    optimizer = s.make_optimizer(model)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    s.step(model, s.batch, optimizer)
+    stuck, moved_frozen = [], []
+    for name, p in model.named_parameters():
+        changed = not bool((p.detach() == before[name]).all())
+        if p.requires_grad and not changed:
+            stuck.append(name)
+        if not p.requires_grad and changed:
+            moved_frozen.append(name)
+    frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+    problems: list[tuple[str, str]] = []
+    if stuck:
+        problems.append((FAIL, f"{len(stuck)} trainable tensors did not change after a step: {_names(stuck, 4)}"))
+    if moved_frozen:
+        problems.append((FAIL, f"{len(moved_frozen)} frozen tensors changed: {_names(moved_frozen, 4)} "
+                               "(weight decay on frozen tensors, or an in-place edit in forward)"))
+    if frozen and not moved_frozen:
+        problems.append((WARN, f"{len(frozen)} tensors are frozen (requires_grad=False): {_names(frozen, 4)}; "
+                               "make sure that is intended"))
+    measured: dict[str, Any] = {"trainable_unchanged": len(stuck), "frozen_changed": len(moved_frozen),
+                                "frozen": len(frozen)}
+    if s.spec.train_step is not None:
+        problems += _zero_grad_probe(s, measured)
+    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
+    summary = problems[0][1] if problems else "one step changed every trainable tensor and no frozen one"
+    return CHECK.result(
+        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+        expected={"trainable_unchanged": 0, "frozen_changed": 0},
+        meaning="An unchanged trainable tensor is never learnt; a step that reuses old gradients (no zero_grad) "
+                "or sees zeroed ones (zero_grad between backward and step) trains on the wrong signal.",
+        next_test="Check the optimizer's param groups and learning rates, and the order zero_grad, backward, step.")
+
+
+def _zero_grad_probe(s: Session, measured: dict) -> list[tuple[str, str]]:
+    """Run the user's train_step twice from the same state, with .grad preset to 0 and to a sentinel."""
+    seen = [_grads_at_step(s, preset) for preset in (0.0, SENTINEL)]
+    if seen[0] is None:
+        return [(WARN, "train_step never called optimizer.step() on the optimizer it was given, "
+                       "so its gradient handling could not be probed")]
+    clean, planted = seen
+    names = [n for n in clean if clean[n] is not None]
+    if not names or all(not bool(clean[n].any()) for n in names):
+        measured["zero_grad_probe"] = "zeroed"
+        return [(FAIL, "optimizer.step() saw no gradients: zero_grad runs between backward and step")]
+    kept = [n for n in names if planted[n] is not None and bool(((planted[n] - clean[n]) - SENTINEL).abs().max() < 1e-4)]
+    if len(kept) == len(names):
+        measured["zero_grad_probe"] = "accumulating"
+        return [(FAIL, "gradients from before the step survive into it: train_step never calls zero_grad, "
+                       "so every step uses the sum of all past gradients")]
+    measured["zero_grad_probe"] = "fresh"
+    return []
+
+
+def _grads_at_step(s: Session, preset: float) -> dict[str, Any] | None:
+    import torch
+
+    model = s.fresh_model(train=True)
+    optimizer = s.make_optimizer(model)
+    for p in model.parameters():
+        if p.requires_grad:
+            p.grad = torch.full_like(p, preset)
+    captured: dict[str, Any] = {}
+
+    def capture(*_: Any, **__: Any) -> None:  # replaces step: record what it would use, change nothing
+        captured.update({n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()})
+
+    optimizer.step = capture
+    with torch.random.fork_rng(devices=[]):
+        s.seeded(1)
+        s.spec.train_step(model, s.batch, optimizer)
+    return captured or None

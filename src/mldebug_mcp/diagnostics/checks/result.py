@@ -1,0 +1,64 @@
+"""The result of one check, as plain data that survives a JSON round trip.
+
+This package runs inside the user's interpreter, which may have only torch installed:
+it uses the standard library and torch, and only relative imports.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
+STATUS_ORDER = {SKIPPED: 0, PASS: 1, WARN: 2, FAIL: 3}
+
+
+@dataclass
+class CheckResult:
+    """Verdict of one check: what was measured, what was expected, and what to do next."""
+
+    id: str
+    title: str
+    status: str
+    summary: str
+    measured: dict[str, Any] = field(default_factory=dict)
+    expected: dict[str, Any] = field(default_factory=dict)
+    meaning: str = ""
+    next_test: str = ""
+    quotes: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    series: dict[str, Any] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return _finite(asdict(self))
+
+
+def worst(statuses: list[str]) -> str:
+    """The overall status: the most severe one, or pass when every check was skipped."""
+    top = max(statuses, key=STATUS_ORDER.__getitem__, default=PASS)
+    return PASS if top == SKIPPED else top
+
+
+def user_traceback(exc: BaseException, own_dir: str) -> dict[str, Any]:
+    """The exception with only the frames outside this package: the user's code."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(own_dir)]
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc),
+        "frames": [f"{f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames],
+    }
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or Infinity: spell them as strings so the report stays valid JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

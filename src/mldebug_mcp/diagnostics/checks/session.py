@@ -1,0 +1,108 @@
+"""The shared state of one diagnose run: pristine model copies, the step, cached training curves."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Callable
+
+from .spec import DebugSpec
+from .tensors import call_model, primary, to_device
+
+DEFAULT_LR = 3e-4  # Karpathy's "Adam is safe" default [karpathy-recipe/adam-is-safe]
+
+
+class Session:
+    """Everything a check needs, built once: never mutates the user's model."""
+
+    def __init__(self, spec: DebugSpec, *, seed: int = 0, steps: int = 200, device: str | None = None,
+                 baseline_steps: int = 50) -> None:
+        import torch
+
+        self.torch = torch
+        self.spec = spec
+        self.seed = seed
+        self.steps = steps
+        self.baseline_steps = min(baseline_steps, steps)
+        self.device = torch.device(device or spec.device or _model_device(spec.model))
+        self._pristine = {k: v.detach().clone() for k, v in spec.model.state_dict().items()}
+        self.batch = to_device(tuple(spec.batch), self.device)
+        self.val_batch = to_device(tuple(spec.val_batch), self.device) if spec.val_batch is not None else None
+        self._curves: dict[str, list[float]] = {}
+
+    # --- models -------------------------------------------------------------------------------
+    def fresh_model(self, train: bool = True) -> Any:
+        """A copy of the model as the user built it, on the session's device."""
+        try:
+            model = copy.deepcopy(self.spec.model)
+        except Exception:  # some modules refuse deepcopy; then reuse the original, restored
+            model = self.spec.model
+        model.load_state_dict(self._pristine)
+        model.to(self.device)
+        model.train(train)
+        return model
+
+    def seeded(self, offset: int = 0) -> None:
+        self.torch.manual_seed(self.seed + offset)
+
+    def logits(self, model: Any, inputs: Any) -> Any:
+        return primary(call_model(model, inputs))
+
+    def loss(self, model: Any, batch: tuple) -> Any:
+        return self.spec.loss_fn(call_model(model, batch[0]), batch[1])
+
+    # --- optimisation ---------------------------------------------------------------------------
+    def make_optimizer(self, model: Any) -> Any:
+        """The spec's optimizer over this model copy's parameters (default Adam, lr 3e-4)."""
+        factory = self.spec.optimizer
+        if factory is None:
+            return self.torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
+        if isinstance(factory, self.torch.optim.Optimizer):
+            # An instance is tied to the user's tensors: rebuild its class over this copy.
+            return type(factory)(model.parameters(), **factory.defaults)
+        return factory(model.parameters())
+
+    def step(self, model: Any, batch: tuple, optimizer: Any) -> float:
+        """One training step: the user's own train_step when given, else the textbook one."""
+        if self.spec.train_step is not None:
+            loss = self.spec.train_step(model, batch, optimizer)
+        else:
+            optimizer.zero_grad(set_to_none=True)
+            loss = self.loss(model, batch)
+            loss.backward()
+            optimizer.step()
+        return float(loss.detach() if hasattr(loss, "detach") else loss)
+
+    def train_curve(self, name: str, batch: tuple, steps: int, stop_below: float | None = None,
+                    on_step: Callable[[int, float], None] | None = None) -> list[float]:
+        """Losses of up to `steps` steps on one batch from the pristine model, cached by name.
+
+        Stops early at a non-finite loss or once the loss is below stop_below x the first one.
+        """
+        cached = self._curves.get(name)
+        if cached is not None and (len(cached) >= steps or _stopped(cached, stop_below)):
+            return cached[:steps]
+        self.seeded()
+        model = self.fresh_model(train=True)
+        optimizer = self.make_optimizer(model)
+        curve: list[float] = []
+        for i in range(steps):
+            value = self.step(model, batch, optimizer)
+            curve.append(value)
+            if on_step is not None:
+                on_step(i, value)
+            if not math.isfinite(value) or (stop_below is not None and value <= stop_below * curve[0]):
+                break
+        self._curves[name] = curve
+        return curve
+
+
+def _model_device(model: Any) -> str:
+    for tensor in list(model.parameters()) + list(model.buffers()):
+        return str(tensor.device)
+    return "cpu"
+
+
+def _stopped(curve: list[float], stop_below: float | None) -> bool:
+    last = curve[-1]
+    return not math.isfinite(last) or (stop_below is not None and last <= stop_below * curve[0])

@@ -1,0 +1,62 @@
+"""Check 13: eval is deterministic, and train/eval differ only where dropout or BatchNorm explain it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import FAIL, PASS, WARN, Check, rounded
+from .session import Session
+
+CHECK = Check("train_eval_modes", "Train/eval behaviour and determinism", (
+    "karpathy-mistakes/overfit-single-batch-first", "karpathy-recipe/fix-random-seed"))
+
+MODE_DEPENDENT = ("Dropout", "BatchNorm", "AlphaDropout", "FeatureAlphaDropout", "InstanceNorm", "SyncBatchNorm")
+
+
+def run(s: Session) -> Any:
+    import torch
+
+    inputs = s.batch[0]
+    model = s.fresh_model(train=False)
+    with torch.no_grad():
+        s.seeded(3)
+        eval_a = s.logits(model, inputs).detach().clone()
+        s.seeded(4)
+        eval_b = s.logits(model, inputs).detach().clone()
+        model.train()
+        s.seeded(5)
+        train_a = s.logits(model, inputs).detach().clone()
+        s.seeded(5)
+        train_b = s.logits(model, inputs).detach().clone()
+    explainers = sorted({type(m).__name__ for m in model.modules() if _explains(m)})
+    measured = {"eval_max_diff": rounded(_diff(eval_a, eval_b)), "train_eval_max_diff": rounded(_diff(eval_a, train_a)),
+                "train_same_seed_max_diff": rounded(_diff(train_a, train_b)), "mode_dependent_modules": explainers}
+    problems: list[tuple[str, str]] = []
+    if not torch.equal(eval_a, eval_b):
+        problems.append((FAIL, "two eval-mode passes on the same batch differ: randomness survives model.eval() "
+                               "(F.dropout without training=self.training, or sampling in forward)"))
+    if not torch.equal(train_a, train_b):
+        problems.append((WARN, "two train-mode passes under the same torch seed differ: randomness outside torch's "
+                               "generator (numpy/random) or nondeterministic kernels; results will not reproduce"))
+    if not explainers and not torch.equal(eval_a, train_a) and not problems:
+        problems.append((WARN, "train and eval outputs differ but the model has no dropout or BatchNorm module: "
+                               "a self.training branch or functional dropout changes behaviour"))
+    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
+    summary = problems[0][1] if problems else "eval is deterministic and train/eval differences are explained"
+    return CHECK.result(
+        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+        expected={"eval_max_diff": 0.0, "train_same_seed_max_diff": 0.0},
+        meaning="Evaluation must be repeatable; otherwise validation numbers move between identical runs and "
+                "comparisons between checkpoints are noise.",
+        next_test="grep the forward pass for F.dropout and self.training; check model.eval() before every evaluation.")
+
+
+def _explains(module: Any) -> bool:
+    name = type(module).__name__
+    if not name.startswith(MODE_DEPENDENT):
+        return False
+    return not ("Dropout" in name and getattr(module, "p", 1.0) == 0)
+
+
+def _diff(a: Any, b: Any) -> float:
+    return float((a.float() - b.float()).abs().max()) if a.shape == b.shape else float("inf")
