@@ -11,17 +11,20 @@ from contextlib import contextmanager
 from typing import Annotated, Literal
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from mcp.types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from . import __version__, prompts, references, render, services
 from .citations.store import load_store
 from .errors import MldebugError
-from .models import LintReport, QuoteResult, ReferenceSection, RuleInfo, SourceList
+from .models import DiagnosticReport, LintReport, QuoteResult, ReferenceSection, RuleInfo, SourceList
 from .paths import AllowedDirs
 
+# diagnose executes the user's code (in a subprocess): not read-only, and we cannot vouch for it.
+RUNS_USER_CODE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 MARKDOWN = "text/markdown"
 
@@ -84,6 +87,7 @@ def build_server(allowed: AllowedDirs | None = None) -> MCPServer:
     server.allowed_dirs = allowed or AllowedDirs.from_config()  # read by tools that take paths
     _add_tools(server)
     _add_lint_tools(server, server.allowed_dirs)
+    _add_diagnose_tool(server, server.allowed_dirs)
     _add_resources(server)
     _add_prompts(server)
     return server
@@ -239,3 +243,64 @@ def _add_prompts(server: MCPServer) -> None:
         factors: Annotated[str, Field(description="Candidate factors to vary.", max_length=2000)] = "",
     ) -> str:
         return prompts.design_sweep(question, factors)
+
+
+def _add_diagnose_tool(server: MCPServer, allowed: AllowedDirs) -> None:
+    from .diagnostics.checks import CHECK_IDS
+
+    @server.tool(
+        name="diagnose",
+        title="Run runtime diagnostics on a training setup",
+        description=(
+            "Runs 15 PyTorch checks on a small training setup and returns a verdict per check (pass, warn, fail, "
+            "skipped) with measured vs expected values, what it means, the next cheapest test and the evidence "
+            "id. target is FILE.py:FUNCTION (inside the allowed directories) or package.module:FUNCTION; the "
+            "function returns a dict with model, batch=(inputs, targets), loss_fn, task ('classification' with "
+            "num_classes, 'binary', 'regression', 'lm' with vocab_size, 'custom') and optional optimizer, "
+            "val_batch, seq_dim, preprocess, train_step, gradcheck. EXECUTES that code in a separate process "
+            "with a timeout and memory limit; cancelling the request kills it. Checks: " + ", ".join(CHECK_IDS) + "."
+        ),
+        annotations=RUNS_USER_CODE,
+    )
+    async def diagnose(
+        target: Annotated[str, Field(description="FILE.py:FUNCTION or package.module:FUNCTION returning the debug spec.", min_length=3, max_length=500)],
+        ctx: Context,
+        checks: Annotated[list[str] | None, Field(description="Subset of check ids to run (default all).", max_length=20)] = None,
+        steps: Annotated[int, Field(description="Step budget of the overfit check.", ge=10, le=5000)] = 200,
+        device: Annotated[str | None, Field(description="cpu, cuda, cuda:N or mps (default: where the model is).", max_length=20)] = None,
+        timeout_s: Annotated[float, Field(description="Wall-clock limit in seconds.", gt=0, le=3600)] = 120.0,
+        memory_mb: Annotated[int, Field(description="Resident memory limit of the child process.", ge=256, le=1_000_000)] = 8192,
+        python: Annotated[str | None, Field(description="Interpreter with torch installed (default: the server's).", max_length=500)] = None,
+        seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
+        plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
+    ) -> Annotated[CallToolResult, DiagnosticReport]:
+        import sys
+        import tempfile
+        from pathlib import Path
+
+        from .diagnostics import Limits, diagnose_target
+        from .diagnostics.render import report_text
+
+        async def progress(index: int, total: int, check: str) -> None:
+            await ctx.report_progress(index, total, f"{check}" if check != "done" else "done")
+
+        limits = Limits(timeout_s=timeout_s, memory_mb=memory_mb, python=python or sys.executable)
+        with _as_tool_error():
+            report = await diagnose_target(target, allowed=allowed, limits=limits, device=device, steps=steps,
+                                           seed=seed, checks=checks, on_progress=progress)
+        images: list[ImageContent] = []
+        if plots:
+            from .diagnostics.plots import write_plots
+
+            with tempfile.TemporaryDirectory(prefix="mldebug-plots-") as tmp, _as_tool_error():
+                for path in write_plots(report, Path(tmp)):
+                    images.append(ImageContent(type="image", data=_base64(path), mime_type="image/png"))
+        result = _result(report, report_text(report))
+        result.content.extend(images)
+        return result
+
+
+def _base64(path) -> str:
+    import base64
+
+    return base64.b64encode(path.read_bytes()).decode("ascii")

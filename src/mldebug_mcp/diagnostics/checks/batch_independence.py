@@ -28,7 +28,7 @@ def run(s: Session) -> Any:
     for mode in ("eval", "train"):
         s.seeded()
         model = s.fresh_model(train=mode == "train")
-        generator = torch.Generator().manual_seed(s.seed)
+        generator = torch.Generator().manual_seed(s.probe_seed)
 
         def logits_of(x: Any, model: Any = model) -> Any:
             s.seeded(2)  # same dropout mask on every call

@@ -25,7 +25,7 @@ def run(s: Session) -> Any:
         return CHECK.skip("the real-data run diverged; see overfit_one_batch and first_nonfinite")
     n = min(s.baseline_steps, len(real))
     inputs, targets = s.batch
-    generator = torch.Generator().manual_seed(s.seed)
+    generator = torch.Generator().manual_seed(s.probe_seed)
     variants = {
         "zeroed inputs": ((replace_content(inputs, lambda _, t: torch.zeros_like(t)), targets)),
         "random inputs": ((replace_content(inputs, lambda _, t: _noise_like(t, generator)), targets)),

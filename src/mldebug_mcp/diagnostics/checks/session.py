@@ -22,6 +22,8 @@ class Session:
         self.torch = torch
         self.spec = spec
         self.seed = seed
+        # Noise and permutations must not replay the user's own data generator (often seeded 0 too).
+        self.probe_seed = seed * 1_000_003 + 424_242
         self.steps = steps
         self.baseline_steps = min(baseline_steps, steps)
         self.device = torch.device(device or spec.device or _model_device(spec.model))
