@@ -53,3 +53,37 @@ def test_content_location_is_known_only_to_content_module():
             continue
         text = path.read_text(encoding="utf-8")
         assert "\"_content\"" not in text and "parents[2]" not in text, path
+
+
+def test_runtime_checks_are_self_contained_for_the_users_interpreter():
+    """checks/ runs in another interpreter by path: stdlib, torch and relative imports only."""
+    import sys as _sys
+
+    allowed = set(_sys.stdlib_module_names) | {"torch", "__future__"}
+    for path in (SRC / "diagnostics" / "checks").glob("*.py"):
+        for module in _imports(path):
+            if module.startswith("."):
+                continue
+            assert module.split(".")[0] in allowed, f"{path.name} imports {module}"
+
+
+def test_runtime_checks_import_torch_only_inside_functions():
+    for path in (SRC / "diagnostics" / "checks").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert not any(n.split(".")[0] == "torch" for n in names), f"{path.name}: module-level torch import"
+
+
+def test_package_import_and_server_build_stay_free_of_torch():
+    code = (
+        "import sys, mldebug_mcp\n"
+        "from mldebug_mcp.server import build_server\n"
+        "build_server()\n"
+        "from mldebug_mcp import DebugSpec, diagnose\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
+        "print('HEAVY', bad, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "HEAVY []" in proc.stderr, proc.stderr

@@ -13,8 +13,10 @@ from .citations.argdown import ArgdownMap, parse_argdown
 from .citations.lookup import match_claims, quotes_for_key, search_quotes
 from .citations.store import EvidenceStore, load_store
 from .content import content_root
-from .errors import ArgdownSyntaxError, ContentError, MldebugError, UnknownKeyError, UsageError
-from .models import ClaimMatch, Excerpt, Problem, Quote, Source
+from .diagnostics import diagnose
+from .diagnostics.checks.spec import DebugSpec
+from .errors import ArgdownSyntaxError, ContentError, DiagnoseError, MldebugError, UnknownKeyError, UsageError
+from .models import ClaimMatch, DiagnosticCheck, DiagnosticReport, Excerpt, Problem, Quote, Source
 from .skill_install import install_skill
 
 __all__ = [
@@ -22,6 +24,10 @@ __all__ = [
     "ArgdownSyntaxError",
     "ClaimMatch",
     "ContentError",
+    "DebugSpec",
+    "DiagnoseError",
+    "DiagnosticCheck",
+    "DiagnosticReport",
     "EvidenceStore",
     "Excerpt",
     "MldebugError",
@@ -33,6 +39,7 @@ __all__ = [
     "__version__",
     "audit_content",
     "content_root",
+    "diagnose",
     "install_skill",
     "load_store",
     "match_claims",
