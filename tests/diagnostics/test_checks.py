@@ -123,6 +123,24 @@ def test_batch_sanity_bad_inputs(corrupt, expected):
     assert result["status"] == "fail" and expected in result["summary"]
 
 
+def test_batch_sanity_head_width_must_match_num_classes():
+    spec = b.classifier()
+    spec["model"][2] = nn.Linear(32, 3)
+    result = verdict(spec, "batch_sanity")
+    assert result["status"] == "fail" and "outputs 3 scores" in result["summary"]
+
+
+def test_batch_sanity_non_integral_pixels_in_image_tensors():
+    images = torch.rand(16, 1, 6, 6) * 250  # resized/augmented pixels: not integers, still 0-255
+    model = nn.Sequential(nn.Flatten(), nn.Linear(36, 4))
+    spec = dict(model=model, batch=(images, torch.arange(16) % 4), loss_fn=F.cross_entropy,
+                task="classification", num_classes=4)
+    result = verdict(spec, "batch_sanity")
+    assert result["status"] == "fail" and "0-255" in result["summary"]
+    quiet = verdict({**spec, "batch": ((images - 125) / 72, torch.arange(16) % 4)}, "batch_sanity")
+    assert quiet["status"] == "pass"
+
+
 def test_batch_sanity_lm_targets_all_ignored_and_unshifted():
     spec = b.lm()
     inputs, targets = spec["batch"]

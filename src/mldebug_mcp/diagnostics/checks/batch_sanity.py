@@ -13,6 +13,7 @@ CHECK = Check("batch_sanity", "Batch sanity", (
     "karpathy-recipe/visualize-just-before-the-net", "unsloth/all-labels-masked", "slavv/verify-input-then-overfit-small"))
 
 IMBALANCE_WARN, IMBALANCE_FAIL = 10.0, 100.0  # our thresholds (refs/diagnostics.md, batch sanity)
+PIXEL_FLOOR, LARGE_INPUT = 10.0, 100.0  # our thresholds: standardised data rarely leaves [-10, 10]
 MIN_PER_CLASS = 5  # below this expected count per class, one batch cannot judge balance
 
 
@@ -25,6 +26,7 @@ def run(s: Session) -> Any:
             problems.append((FAIL, f"{row['path']} holds {row['nonfinite']} NaN/Inf values"))
     problems += _input_problems(inputs)
     problems += _target_problems(s, inputs, targets, measured)
+    problems += _output_width(s)
     status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
     summary = problems[0][1] if problems else "inputs and targets look consistent with the task"
     return CHECK.result(
@@ -62,9 +64,11 @@ def _input_problems(inputs: Any) -> list[tuple[str, str]]:
                 continue
             lo, hi = finite.min().item(), finite.max().item()
             integral = bool((finite == finite.round()).float().mean() > 0.99)
-            if lo >= 0 and 10 < hi <= 255 and integral:
-                out.append((FAIL, f"inputs {path} are integers in [{lo:g}, {hi:g}]: raw 0-255 pixels, normalise them"))
-            elif max(abs(lo), abs(hi)) > 1e3:
+            image_like = t.ndim >= 3
+            if lo >= 0 and PIXEL_FLOOR < hi <= 255 and (integral or image_like):
+                out.append((FAIL, f"inputs {path} lie in [{lo:.3g}, {hi:.3g}]: raw 0-255 pixel intensities; "
+                                  "scale to [0, 1] or standardise them"))
+            elif max(abs(lo), abs(hi)) > LARGE_INPUT:
                 out.append((WARN, f"inputs {path} reach {max(abs(lo), abs(hi)):.3g}: standardise features to about unit scale"))
     return out
 
@@ -89,6 +93,25 @@ def _target_problems(s: Session, inputs: Any, targets: Any, measured: dict) -> l
         return _balance([positive * targets.numel(), (1 - positive) * targets.numel()], measured)
     if task == "regression" and not targets.is_floating_point():
         return [(WARN, f"regression targets have dtype {targets.dtype}: MSE needs float targets")]
+    return []
+
+
+def _output_width(s: Session) -> list[tuple[str, str]]:
+    """The model's class axis must have num_classes (or vocab_size) entries."""
+    import torch
+
+    task = s.spec.task
+    if task not in ("classification", "lm"):
+        return []
+    k = s.spec.num_classes if task == "classification" else s.spec.vocab_size
+    model = s.fresh_model(train=False)
+    with torch.no_grad():
+        logits = s.logits(model, s.batch[0])
+    width = logits.shape[1] if task == "classification" and logits.ndim >= 2 else logits.shape[-1]
+    if width != k:
+        name = "num_classes" if task == "classification" else "vocab_size"
+        return [(FAIL, f"the model outputs {width} scores per {'sample' if task == 'classification' else 'position'} "
+                       f"but {name} is {k}: the head and the label set disagree")]
     return []
 
 

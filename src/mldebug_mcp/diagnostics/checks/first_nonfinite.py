@@ -81,7 +81,8 @@ def _one_step(s: Session, model: Any, tracer: Tracer) -> str | None:
         return _describe(tracer.hit)
     loss = s.spec.loss_fn(output, s.batch[1])
     if not bool(loss.isfinite().all()):
-        return f"every module output is finite but the loss is {float(loss)}: it is born inside loss_fn"
+        value = float(loss.detach().reshape(-1)[0])
+        return f"every module output is finite but the loss is {value}: it is born inside loss_fn"
     loss.backward()
     bad = [n for n, p in model.named_parameters() if p.grad is not None and not bool(p.grad.isfinite().all())]
     if bad:

@@ -1,0 +1,1 @@
+"""Clean training setups and one-line bug mutations of them, for benchmarking `mldebug-mcp diagnose`."""
