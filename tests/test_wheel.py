@@ -37,3 +37,7 @@ def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
     assert Path(where).is_relative_to(env_dir), f"content came from {where}, not the installed wheel"
     audit = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "audit"], cwd=workdir, capture_output=True, text=True)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+    demo = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "demo"], cwd=workdir, capture_output=True, text=True)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "MLD001" in demo.stdout and "FAIL  overfit_one_batch" in demo.stdout
+    assert str(env_dir) in demo.stdout.splitlines()[0], "demo ran an example outside the installed wheel"

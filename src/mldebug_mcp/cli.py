@@ -327,7 +327,7 @@ def _diagnose(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import demo_text, run_demo
 
-    print("linting and diagnosing a bundled buggy example (about half a minute)...", file=sys.stderr)
+    print("linting and diagnosing a bundled buggy example (a few seconds)...", file=sys.stderr)
     path, lint_report, report = run_demo(args.example, on_progress=_progress_printer(False))
     print(demo_text(path, lint_report, report))
     return EXIT_OK

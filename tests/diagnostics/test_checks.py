@@ -205,6 +205,15 @@ def test_parameter_updates_frozen_layer_and_zero_grad_mistakes():
     assert fine["status"] == "pass" and fine["measured"]["zero_grad_probe"] == "fresh"
 
 
+def test_a_train_step_that_returns_nothing_still_gives_a_curve():
+    def silent_step(model, batch, optimizer):
+        optimizer.zero_grad()
+        F.cross_entropy(model(batch[0]), batch[1]).backward()
+        optimizer.step()
+
+    assert status(b.classifier(train_step=silent_step), "overfit_one_batch") == "pass"
+
+
 def test_update_ratio_flags_huge_and_tiny_learning_rates():
     assert status(b.classifier(optimizer=lambda p: torch.optim.Adam(p, lr=1.0)), "update_ratio") == "fail"
     assert status(b.classifier(optimizer=lambda p: torch.optim.SGD(p, lr=1e-7)), "update_ratio") == "warn"
@@ -360,3 +369,41 @@ def test_the_users_model_is_never_modified():
     run_checks(spec)
     after = spec["model"].state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+class DictModel(nn.Module):
+    """Hugging Face style: keyword inputs with a mask and labels, output object with .logits."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+
+    def forward(self, features, attention_mask, labels=None):
+        logits = self.net(features * attention_mask)
+        return {"logits": logits, "loss": F.cross_entropy(logits, labels)}
+
+
+def test_dict_inputs_with_masks_and_labels_are_handled():
+    x, y = b.clusters()
+    inputs = {"features": x, "attention_mask": torch.ones_like(x), "labels": y}
+    spec = dict(model=DictModel(), batch=(inputs, y), loss_fn=lambda out, _: out["loss"], task="classification",
+                num_classes=4, optimizer=lambda p: torch.optim.Adam(p, lr=1e-2))
+    report = run_checks(spec)
+    bad = {c["id"]: c["summary"] for c in report["checks"] if c["status"] in ("warn", "fail")}
+    assert bad == {}
+
+
+class FunctionalDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(12, 32), nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.fc2(F.dropout(torch.relu(self.fc1(x)), 0.3, training=self.training))
+
+
+def test_functional_dropout_with_the_training_flag_is_not_flagged():
+    spec = b.classifier()
+    spec["model"] = FunctionalDropout()
+    result = verdict(spec, "train_eval_modes")
+    assert result["status"] == "pass" and result["measured"]["train_mode_stochastic"] is True

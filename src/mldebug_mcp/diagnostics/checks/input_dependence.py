@@ -8,7 +8,7 @@ from typing import Any
 from .base import FAIL, PASS, SKIPPED, WARN, Check, band, rounded
 from .overfit import real_curve
 from .session import Session
-from .tensors import replace_content
+from .tensors import map_tensors, replace_content
 
 CHECK = Check("input_dependence", "Real vs zeroed and random inputs, real vs shuffled targets", (
     "slavv/try-random-input", "slavv/shuffle-labels-with-inputs", "karpathy-recipe/overfit-one-batch"))
@@ -32,7 +32,9 @@ def run(s: Session) -> Any:
     }
     shuffled = _shuffled(targets, generator)
     if shuffled is not None:
-        variants["shuffled targets"] = (inputs, shuffled)
+        # Labels passed inside the inputs too (Hugging Face style) must move with the targets.
+        relabelled = map_tensors(inputs, lambda _, t: shuffled if t.shape == targets.shape and torch.equal(t, targets) else t)
+        variants["shuffled targets"] = (relabelled, shuffled)
     real_tail = _tail(real[:n])
     measured: dict[str, Any] = {"steps": n, "real_loss": rounded(real_tail)}
     series = {"real": [rounded(v) for v in real[:n]]}

@@ -70,13 +70,20 @@ def run(s: Session) -> Any:
 
 
 def _result(status: str, summary: str, measured: dict, expected: float | None, why: str, details: list) -> Any:
+    if "probabilities" in summary or "(0, 1)" in summary:
+        next_test = ("Return raw logits from the model, apply softmax/sigmoid only for predictions, then rerun "
+                     "overfit_one_batch: the loss floor should disappear.")
+    elif status == "pass":
+        next_test = "Train on real vs zeroed inputs (input_dependence)."
+    else:
+        next_test = ("Print the logits' mean and std at init and the loss's reduction; for regression, the "
+                     "targets' mean and std.")
     return CHECK.result(
         status, summary, measured=measured, details=details,
         expected={"loss": rounded(expected) if expected is not None else None, "why": why,
-                  "pass_band": [PASS_LOW, PASS_HIGH]},
+                  "pass_band": [PASS_LOW, PASS_HIGH]}, next_test=next_test,
         meaning="An untrained model knows nothing, so its loss must equal that of a uniform guess; "
-                "a different value means the loss, the labels and the output layer are not wired as assumed.",
-        next_test="If it passes, train on real vs zeroed inputs; if too high, print the logits' scale at init.")
+                "a different value means the loss, the labels and the output layer are not wired as assumed.")
 
 
 def _squashed_output(s: Session, logits: Any) -> str | None:

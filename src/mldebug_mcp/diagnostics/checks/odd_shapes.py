@@ -99,7 +99,8 @@ def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -
         return [(WARN, f"the batch loss is the sum of per-sample losses ({whole:.4g}): reduction='sum' scales "
                        "the gradient with the batch size")]
     return [(FAIL, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}): "
-                   "the loss mixes samples, usually by broadcasting (N, 1) against (N,)")]
+                   "samples interact in eval mode, through the loss (broadcasting (N, 1) against (N,)) or the model "
+                   "(mixing across the batch, randomness that survives eval); see batch_independence and train_eval_modes")]
 
 
 def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:

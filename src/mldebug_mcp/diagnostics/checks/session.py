@@ -68,6 +68,9 @@ class Session:
         """One training step: the user's own train_step when given, else the textbook one."""
         if self.spec.train_step is not None:
             loss = self.spec.train_step(model, batch, optimizer)
+            if loss is None:  # a step that returns nothing: measure the loss it left behind
+                with self.torch.no_grad():
+                    loss = self.loss(model, batch)
         else:
             optimizer.zero_grad(set_to_none=True)
             loss = self.loss(model, batch)

@@ -79,18 +79,19 @@ def to_device(value: Any, device: Any) -> Any:
 
 
 def is_mask_like(path: str) -> bool:
-    """Attention masks and position ids carry no content: zeroing or noising them breaks models."""
+    """Masks, position ids and labels passed as inputs (Hugging Face style) are not the data:
+    zeroing or noising them breaks models or hands them the answer."""
     lowered = path.lower()
-    return "mask" in lowered or "position" in lowered or "type_ids" in lowered
+    return any(word in lowered for word in ("mask", "position", "type_ids", "label"))
 
 
 def content_tensors(inputs: Any) -> list[tuple[str, Any]]:
     """The tensors that carry the data: float tensors, else the integer ones that are not masks."""
-    found = list(tensors_in(inputs))
+    found = [(k, t) for k, t in tensors_in(inputs) if not is_mask_like(k)]
     floats = [(k, t) for k, t in found if t.is_floating_point()]
     if floats:
         return floats
-    return [(k, t) for k, t in found if not is_mask_like(k) and t.dtype != _bool_dtype()]
+    return [(k, t) for k, t in found if t.dtype != _bool_dtype()]
 
 
 def replace_content(inputs: Any, fn: Callable[[str, Any], Any]) -> Any:
