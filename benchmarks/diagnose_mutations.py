@@ -93,12 +93,15 @@ def run(clean_seeds: int, mutation_seeds: int, rounds: int) -> dict:
             mutations.append({"name": m.name, "setup": m.setup, "seed": seed, "check": m.check,
                               "detected": m.check in hits, "intended_status": intended["status"],
                               "intended_summary": intended["summary"], "also_fired": sorted(set(hits) - {m.check}),
-                              "seconds": round(seconds, 2)})
+                              "seconds": seconds})
+    for r in mutations:  # buggy setups rarely stop early, so their suites run the whole step budget
+        r["ratio"] = r["seconds"] / costs[r["setup"]]["steps200_s"]
     detected = sum(r["detected"] for r in mutations)
     return {"mutations": mutations, "detection_rate": detected / len(mutations), "detected": detected,
             "mutation_runs": len(mutations), "false_alarms": false_alarms,
             "clean_runs": len(SETUPS) * clean_seeds, "costs": costs,
             "worst_ratio": max(c["ratio"] for c in costs.values()),
+            "worst_mutation_ratio": max(r["ratio"] for r in mutations),
             "torch": torch.__version__}
 
 
@@ -118,7 +121,8 @@ def print_report(result: dict) -> None:
     print("cost (median of rounds, one thread):")
     for setup, c in result["costs"].items():
         print(f"  {setup:15} suite {c['suite_s']:.2f} s / 200 steps {c['steps200_s']:.2f} s = {c['ratio']:.2f}x")
-    print(f"worst ratio {result['worst_ratio']:.2f}x (target <= {TARGET_RATIO:.0f}x)")
+    print(f"worst ratio {result['worst_ratio']:.2f}x on a clean setup (target <= {TARGET_RATIO:.0f}x); "
+          f"on a mutated setup, which runs the full step budget: {result['worst_mutation_ratio']:.2f}x")
 
 
 def main() -> int:
