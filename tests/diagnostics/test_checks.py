@@ -357,6 +357,14 @@ def test_malformed_specs_get_messages_that_name_the_fix(spec, message):
     assert message in str(caught.value)
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="tests the message on a machine without CUDA")
+def test_an_unavailable_device_is_refused_with_the_fix():
+    with pytest.raises(SpecError, match="use --device cpu"):
+        run_checks(b.classifier(), device="cuda")
+    with pytest.raises(SpecError, match="not a torch device name"):
+        run_checks(b.classifier(), device="gpu0")
+
+
 def test_check_ids_are_the_fifteen_documented_ones():
     assert len(CHECK_IDS) == 15 and len(set(CHECK_IDS)) == 15
     with pytest.raises(SpecError, match="unknown check"):

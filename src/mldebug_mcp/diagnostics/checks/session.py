@@ -26,7 +26,7 @@ class Session:
         self.probe_seed = seed * 1_000_003 + 424_242
         self.steps = steps
         self.baseline_steps = min(baseline_steps, steps)
-        self.device = torch.device(device or spec.device or _model_device(spec.model))
+        self.device = _usable_device(device or spec.device or _model_device(spec.model))
         self._pristine = {k: v.detach().clone() for k, v in spec.model.state_dict().items()}
         self.batch = to_device(tuple(spec.batch), self.device)
         self.val_batch = to_device(tuple(spec.val_batch), self.device) if spec.val_batch is not None else None
@@ -100,6 +100,23 @@ class Session:
                 break
         self._curves[name] = curve
         return curve
+
+
+def _usable_device(name: str) -> Any:
+    """The torch.device, or SpecError when this machine cannot run it (no silent CPU fallback)."""
+    import torch
+
+    from .spec import SpecError
+
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError) as exc:
+        raise SpecError(f"device {name!r} is not a torch device name ({exc}); use cpu, cuda, cuda:N or mps") from exc
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SpecError(f"device {name!r} asked for CUDA but torch.cuda.is_available() is False here; use --device cpu")
+    if device.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise SpecError(f"device {name!r} asked for MPS, which this machine lacks; use --device cpu")
+    return device
 
 
 def _model_device(model: Any) -> str:
