@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .result import FAIL, PASS, SKIPPED, WARN, CheckResult
+from .result import FAIL, PASS, SKIPPED, WARN, CheckResult, worst
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,12 @@ class Check:
     def result(self, status: str, summary: str, **fields: Any) -> CheckResult:
         return CheckResult(id=self.id, title=self.title, status=status, summary=summary,
                            quotes=list(self.quotes), **fields)
+
+    def verdict(self, problems: list[tuple[str, str]], healthy: str, **fields: Any) -> CheckResult:
+        """A result from (status, sentence) problems: the worst status leads; none found is a pass."""
+        status = worst([st for st, _ in problems])
+        summary = next((text for st, text in problems if st == status), healthy)
+        return self.result(status, summary, details=[f"{st}: {text}" for st, text in problems], **fields)
 
     def skip(self, reason: str) -> CheckResult:
         return self.result(SKIPPED, reason)

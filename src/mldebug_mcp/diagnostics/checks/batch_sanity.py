@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, rounded
+from .base import FAIL, WARN, Check, rounded
 from .session import Session
 from .tensors import content_tensors, tensors_in
 
@@ -27,10 +27,8 @@ def run(s: Session) -> Any:
     problems += _input_problems(inputs)
     problems += _target_problems(s, inputs, targets, measured)
     problems += _output_width(s)
-    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
-    summary = problems[0][1] if problems else "inputs and targets look consistent with the task"
-    return CHECK.result(
-        status, summary, measured=measured, details=[f"{st}: {text}" for st, text in problems],
+    return CHECK.verdict(
+        problems, "inputs and targets look consistent with the task", measured=measured,
         expected={"nonfinite": 0, "class_ratio_warn": IMBALANCE_WARN, "class_ratio_fail": IMBALANCE_FAIL},
         meaning="What enters the model is the only ground truth: a broken batch makes every later check meaningless.",
         next_test="Fix the pipeline at the point the batch is built, then rerun; next check the loss at initialisation.")

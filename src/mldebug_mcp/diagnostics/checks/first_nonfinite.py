@@ -46,8 +46,6 @@ class Tracer:
 
 
 def run(s: Session) -> Any:
-    import torch
-
     s.seeded()
     model = s.fresh_model(train=True)
     tracer = Tracer(model)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, rounded
+from .base import FAIL, WARN, Check, rounded
 from .session import Session
 
 CHECK = Check("gradcheck", "Numerical gradient check", (
@@ -27,10 +27,8 @@ def run(s: Session) -> Any:
             problems.append((FAIL, f"{name}: analytic and numerical gradients disagree (relative error {rel:.2g})"))
         elif rel > RELATIVE_OK:
             problems.append((WARN, f"{name}: relative error {rel:.2g} is uncomfortable for a smooth function"))
-    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
-    summary = problems[0][1] if problems else f"{len(rows)} custom function(s) match finite differences"
-    return CHECK.result(
-        status, summary, measured=rows, details=[f"{st}: {t}" for st, t in problems],
+    return CHECK.verdict(
+        problems, f"{len(rows)} custom function(s) match finite differences", measured=rows,
         expected={"relative_error_below": RELATIVE_OK},
         meaning="A wrong backward trains in a wrong direction without any error; only a numerical comparison shows it.",
         next_test="Derive the backward again for the failing function, term by term, and rerun on a tiny input.")

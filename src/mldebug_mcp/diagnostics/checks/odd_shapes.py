@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, rounded
+from .base import FAIL, WARN, Check, rounded
 from .session import Session
 from .tensors import batch_size, call_model, map_tensors, primary, take
 
@@ -47,10 +47,8 @@ def run(s: Session) -> Any:
     for w in caught:
         if "size" in str(w.message) and "target" in str(w.message).lower():
             problems.append((FAIL, f"PyTorch warned: {w.message}"))
-    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
-    summary = problems[0][1] if problems else f"shapes agree, and batches of {measured['prime_batch']} and 1 behave"
-    return CHECK.result(
-        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+    return CHECK.verdict(
+        problems, f"shapes agree, and batches of {measured['prime_batch']} and 1 behave", measured=measured,
         expected={"batch_loss_equals_mean_of_sample_losses": True, "output_batch_dim": "follows the input"},
         meaning="When every dimension has the same size, swapped axes and broadcasting pass silently; "
                 "prime sizes and per-sample losses expose them.",

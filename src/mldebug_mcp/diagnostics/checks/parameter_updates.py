@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check
+from .base import FAIL, WARN, Check
 from .gradient_flow import _names
 from .session import Session
 
@@ -41,10 +41,8 @@ def run(s: Session) -> Any:
                                 "frozen": len(frozen)}
     if s.spec.train_step is not None:
         problems += _zero_grad_probe(s, measured)
-    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
-    summary = problems[0][1] if problems else "one step changed every trainable tensor and no frozen one"
-    return CHECK.result(
-        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+    return CHECK.verdict(
+        problems, "one step changed every trainable tensor and no frozen one", measured=measured,
         expected={"trainable_unchanged": 0, "frozen_changed": 0},
         meaning="An unchanged trainable tensor is never learnt; a step that reuses old gradients (no zero_grad) "
                 "or sees zeroed ones (zero_grad between backward and step) trains on the wrong signal.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, rounded
+from .base import FAIL, WARN, Check, rounded
 from .session import Session
 
 CHECK = Check("train_eval_modes", "Train/eval behaviour and determinism", (
@@ -47,10 +47,8 @@ def run(s: Session) -> Any:
     if not explainers and not stochastic and not torch.equal(eval_a, train_a) and not problems:
         problems.append((WARN, "train and eval outputs differ but the model has no dropout or BatchNorm module: "
                                "a self.training branch changes behaviour deterministically; make sure that is intended"))
-    status = max((p[0] for p in problems), key=[PASS, WARN, FAIL].index, default=PASS)
-    summary = problems[0][1] if problems else "eval is deterministic and train/eval differences are explained"
-    return CHECK.result(
-        status, summary, measured=measured, details=[f"{st}: {t}" for st, t in problems],
+    return CHECK.verdict(
+        problems, "eval is deterministic and train/eval differences are explained", measured=measured,
         expected={"eval_max_diff": 0.0, "train_same_seed_max_diff": 0.0},
         meaning="Evaluation must be repeatable; otherwise validation numbers move between identical runs and "
                 "comparisons between checkpoints are noise.",
