@@ -25,12 +25,11 @@ def example_path(name: str = EXAMPLE) -> Path:
 
 def run_demo(name: str = EXAMPLE, on_progress=None) -> tuple[Path, LintReport, DiagnosticReport]:
     """Lint the example, then diagnose its debug_spec in a subprocess of this interpreter."""
-    from .lint.config import LintSettings
-    from .lint.engine import lint_paths
+    from .paths import AllowedDirs
+    from .services import lint
 
     path = example_path(name)
-    result = lint_paths([path], LintSettings())
-    lint_report = LintReport(findings=result.findings, files=result.files, counts={})
+    lint_report = lint(AllowedDirs((path.parent,)), [str(path)])
     report = anyio.run(lambda: diagnose_target(f"{path}:debug_spec", limits=Limits(python=sys.executable),
                                                cwd=path.parent, on_progress=on_progress))
     return path, lint_report, report

@@ -371,6 +371,19 @@ def test_check_ids_are_the_fifteen_documented_ones():
         run_checks(b.classifier(), only=["nope"])
 
 
+class NoCopy(nn.Sequential):
+    def __deepcopy__(self, memo):
+        raise TypeError("this module cannot be deep-copied")
+
+
+def test_a_model_that_refuses_deepcopy_is_restored_afterwards():
+    spec = b.classifier()
+    spec["model"] = NoCopy(*spec["model"])
+    before = {k: v.clone() for k, v in spec["model"].state_dict().items()}
+    run_checks(spec, only=["overfit_one_batch", "update_ratio"])
+    assert all(torch.equal(before[k], v) for k, v in spec["model"].state_dict().items())
+
+
 def test_the_users_model_is_never_modified():
     spec = b.classifier()
     before = {k: v.clone() for k, v in spec["model"].state_dict().items()}

@@ -41,10 +41,13 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
     session = Session(spec, seed=seed, steps=steps, device=device)
     selected = [m for m in CHECKS if not only or m.CHECK.id in only]
     results: list[CheckResult] = []
-    for index, module in enumerate(selected):
-        if progress is not None:
-            progress(index, len(selected), module.CHECK.id)
-        results.append(_run_one(module, session))
+    try:
+        for index, module in enumerate(selected):
+            if progress is not None:
+                progress(index, len(selected), module.CHECK.id)
+            results.append(_run_one(module, session))
+    finally:
+        session.restore()
     if progress is not None:
         progress(len(selected), len(selected), "done")
     return {

@@ -31,6 +31,12 @@ class Check:
         return self.result(SKIPPED, reason)
 
 
+def listed(names: list[str], limit: int = 8) -> str:
+    """Up to `limit` names, then "and N more"."""
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def band(value: float, pass_at: float, fail_at: float) -> str:
     """pass when value <= pass_at, fail when value > fail_at, warn between; NaN fails."""
     if not math.isfinite(value):
@@ -47,4 +53,4 @@ def rounded(value: float, digits: int = 4) -> float:
     return round(value, max(0, digits - 1 - int(math.floor(math.log10(abs(value))))))
 
 
-__all__ = ["FAIL", "PASS", "SKIPPED", "WARN", "Check", "band", "rounded"]
+__all__ = ["FAIL", "PASS", "SKIPPED", "WARN", "Check", "band", "listed", "rounded"]

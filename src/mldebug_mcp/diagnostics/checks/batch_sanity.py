@@ -35,6 +35,8 @@ def run(s: Session) -> Any:
 
 
 def _describe(path: str, t: Any) -> dict[str, Any]:
+    import torch
+
     row: dict[str, Any] = {"path": path, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
     if t.is_floating_point() and t.numel():
         finite = t[t.isfinite()].double()
@@ -42,7 +44,7 @@ def _describe(path: str, t: Any) -> dict[str, Any]:
         if finite.numel():
             row.update(min=rounded(finite.min().item()), max=rounded(finite.max().item()),
                        mean=rounded(finite.mean().item()), std=rounded(finite.std().item()) if finite.numel() > 1 else 0.0)
-    elif t.numel() and t.dtype != _bool():
+    elif t.numel() and t.dtype != torch.bool:
         row.update(min=int(t.min()), max=int(t.max()))
     return row
 
@@ -174,9 +176,3 @@ def _confident(tokens: Any, k: int) -> Any:
     import torch
 
     return torch.nn.functional.one_hot(tokens, k).float() * 30.0
-
-
-def _bool() -> Any:
-    import torch
-
-    return torch.bool

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, rounded
+from .base import FAIL, PASS, WARN, Check, listed, rounded
 from .session import Session
 
 CHECK = Check("gradient_flow", "Gradient flow and optimizer coverage", (
     "karpathy-recipe/fails-silently", "goodfellow/broken-parts-adapt"))
-
-LISTED = 8  # names shown per problem before "and N more"
-
 
 def run(s: Session) -> Any:
     s.seeded()
@@ -41,12 +38,12 @@ def run(s: Session) -> Any:
     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
     trainable = sum(1 for p in model.parameters() if p.requires_grad)
     failing = [k for k in ("no gradient", "all-zero gradient", "non-finite gradient", "not in optimizer") if groups[k]]
-    details = [f"{'fail' if k in failing else 'warn'}: {k}: {_names(v)}" for k, v in groups.items() if v]
+    details = [f"{'fail' if k in failing else 'warn'}: {k}: {listed(v)}" for k, v in groups.items() if v]
     if frozen:
-        details.append(f"info: frozen parameters: {_names(frozen)}")
+        details.append(f"info: frozen parameters: {listed(frozen)}")
     if failing:
         status = FAIL
-        summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({_names(groups[k], 3)})" for k in failing)
+        summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({listed(groups[k], 3)})" for k in failing)
     elif groups["frozen but in optimizer"]:
         status = WARN
         summary = (f"{len(groups['frozen but in optimizer'])} frozen tensors are held by the optimizer: "
@@ -65,8 +62,3 @@ def run(s: Session) -> Any:
                 "one missing from the optimizer never changes although its gradient is computed.",
         next_test="Search the forward pass for .detach(), .item(), .numpy() and torch.no_grad between the layer and "
                   "the loss; build the optimizer after the model is final.")
-
-
-def _names(names: list[str], limit: int = LISTED) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

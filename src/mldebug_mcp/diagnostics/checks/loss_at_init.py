@@ -40,16 +40,15 @@ def run(s: Session) -> Any:
         loss = float(s.spec.loss_fn(output, s.batch[1]))
     expected, why = expected_loss(s)
     measured: dict[str, Any] = {"loss": rounded(loss)}
-    details = []
     squashed = _squashed_output(s, primary(output))
     if not math.isfinite(loss):
-        return _result(FAIL, f"the loss at initialisation is {loss}", measured, expected, why, details)
+        return _result(FAIL, f"the loss at initialisation is {loss}", measured, expected, why)
     if loss < 0:
         return _result(FAIL, f"the loss is negative ({loss:.3g}): log-probabilities where logits belong, or a sign error",
-                       measured, expected, why, details)
+                       measured, expected, why)
     if expected is None or expected <= 0:
         if squashed:
-            return _result(FAIL, squashed, measured, expected, why, details)
+            return _result(FAIL, squashed, measured, expected, why, squashed=True)
         return CHECK.skip(f"loss at init is {loss:.4g}; {why}, so there is nothing to compare with")
     ratio = loss / expected
     measured["ratio_to_expected"] = rounded(ratio)
@@ -66,11 +65,12 @@ def run(s: Session) -> Any:
         summary += "; too high: logits too large at init, a summed reduction, or unscaled targets"
     elif ratio < PASS_LOW:
         summary += "; too low for an untrained model: pretrained weights, masked targets, or a leak"
-    return _result(status, summary, measured, expected, why, details)
+    return _result(status, summary, measured, expected, why, squashed=bool(squashed))
 
 
-def _result(status: str, summary: str, measured: dict, expected: float | None, why: str, details: list) -> Any:
-    if "probabilities" in summary or "(0, 1)" in summary:
+def _result(status: str, summary: str, measured: dict, expected: float | None, why: str,
+            squashed: bool = False) -> Any:
+    if squashed:
         next_test = ("Return raw logits from the model, apply softmax/sigmoid only for predictions, then rerun "
                      "overfit_one_batch: the loss floor should disappear.")
     elif status == "pass":
@@ -79,7 +79,7 @@ def _result(status: str, summary: str, measured: dict, expected: float | None, w
         next_test = ("Print the logits' mean and std at init and the loss's reduction; for regression, the "
                      "targets' mean and std.")
     return CHECK.result(
-        status, summary, measured=measured, details=details,
+        status, summary, measured=measured,
         expected={"loss": rounded(expected) if expected is not None else None, "why": why,
                   "pass_band": [PASS_LOW, PASS_HIGH]}, next_test=next_test,
         meaning="An untrained model knows nothing, so its loss must equal that of a uniform guess; "

@@ -7,7 +7,7 @@ from typing import Any
 
 from .base import FAIL, WARN, Check, rounded
 from .session import Session
-from .tensors import batch_size, call_model, map_tensors, primary, take
+from .tensors import batch_size, call_model, content_tensors, map_tensors, primary, take
 
 CHECK = Check("odd_shapes", "Odd and prime-size dimensions", (
     "karpathy-recipe/fails-silently", "jones/unit-test-the-tricky-bits"))
@@ -120,6 +120,4 @@ def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict)
 
 
 def _seq_tensors(inputs: Any, seq_dim: int) -> list:
-    from .tensors import content_tensors
-
     return [(k, t) for k, t in content_tensors(inputs) if t.ndim > seq_dim]

@@ -15,9 +15,9 @@ TARGET_FRACTION = 0.05  # our threshold: the loss must fall to 5% of its first v
 STALL_FRACTION = 0.5    # above half the first value, the loop is not learning
 
 
-def real_curve(s: Session, on_step: Any = None) -> list[float]:
+def real_curve(s: Session) -> list[float]:
     """The training curve on the real batch; shared with the input-dependence check."""
-    return s.train_curve("real", s.batch, s.steps, stop_below=TARGET_FRACTION, on_step=on_step)
+    return s.train_curve("real", s.batch, s.steps, stop_below=TARGET_FRACTION)
 
 
 def run(s: Session) -> Any:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, WARN, Check
-from .gradient_flow import _names
+from .base import FAIL, WARN, Check, listed
 from .session import Session
 
 CHECK = Check("parameter_updates", "Parameters change after a step", (
@@ -30,12 +29,12 @@ def run(s: Session) -> Any:
     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
     problems: list[tuple[str, str]] = []
     if stuck:
-        problems.append((FAIL, f"{len(stuck)} trainable tensors did not change after a step: {_names(stuck, 4)}"))
+        problems.append((FAIL, f"{len(stuck)} trainable tensors did not change after a step: {listed(stuck, 4)}"))
     if moved_frozen:
-        problems.append((FAIL, f"{len(moved_frozen)} frozen tensors changed: {_names(moved_frozen, 4)} "
+        problems.append((FAIL, f"{len(moved_frozen)} frozen tensors changed: {listed(moved_frozen, 4)} "
                                "(weight decay on frozen tensors, or an in-place edit in forward)"))
     if frozen and not moved_frozen:
-        problems.append((WARN, f"{len(frozen)} tensors are frozen (requires_grad=False): {_names(frozen, 4)}; "
+        problems.append((WARN, f"{len(frozen)} tensors are frozen (requires_grad=False): {listed(frozen, 4)}; "
                                "make sure that is intended"))
     measured: dict[str, Any] = {"trainable_unchanged": len(stuck), "frozen_changed": len(moved_frozen),
                                 "frozen": len(frozen)}

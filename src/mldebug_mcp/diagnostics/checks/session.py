@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any, Callable
+import itertools
+from typing import Any
 
 from .spec import DebugSpec
 from .tensors import call_model, primary, to_device
@@ -37,12 +38,16 @@ class Session:
         """A copy of the model as the user built it, on the session's device."""
         try:
             model = copy.deepcopy(self.spec.model)
-        except Exception:  # some modules refuse deepcopy; then reuse the original, restored
+        except Exception:  # some modules refuse deepcopy: reuse the original; restore() puts it back
             model = self.spec.model
         model.load_state_dict(self._pristine)
         model.to(self.device)
         model.train(train)
         return model
+
+    def restore(self) -> None:
+        """Put the user's model back as it was (it is trained in place when deepcopy fails)."""
+        self.spec.model.load_state_dict(self._pristine)
 
     def seeded(self, offset: int = 0) -> None:
         self.torch.manual_seed(self.seed + offset)
@@ -78,8 +83,7 @@ class Session:
             optimizer.step()
         return float(loss.detach() if hasattr(loss, "detach") else loss)
 
-    def train_curve(self, name: str, batch: tuple, steps: int, stop_below: float | None = None,
-                    on_step: Callable[[int, float], None] | None = None) -> list[float]:
+    def train_curve(self, name: str, batch: tuple, steps: int, stop_below: float | None = None) -> list[float]:
         """Losses of up to `steps` steps on one batch from the pristine model, cached by name.
 
         Stops early at a non-finite loss or once the loss is below stop_below x the first one.
@@ -91,12 +95,9 @@ class Session:
         model = self.fresh_model(train=True)
         optimizer = self.make_optimizer(model)
         curve: list[float] = []
-        for i in range(steps):
-            value = self.step(model, batch, optimizer)
-            curve.append(value)
-            if on_step is not None:
-                on_step(i, value)
-            if not math.isfinite(value) or (stop_below is not None and value <= stop_below * curve[0]):
+        for _ in range(steps):
+            curve.append(self.step(model, batch, optimizer))
+            if _stopped(curve, stop_below):
                 break
         self._curves[name] = curve
         return curve
@@ -120,9 +121,8 @@ def _usable_device(name: str) -> Any:
 
 
 def _model_device(model: Any) -> str:
-    for tensor in list(model.parameters()) + list(model.buffers()):
-        return str(tensor.device)
-    return "cpu"
+    first = next(itertools.chain(model.parameters(), model.buffers()), None)
+    return str(first.device) if first is not None else "cpu"
 
 
 def _stopped(curve: list[float], stop_below: float | None) -> bool:

@@ -91,16 +91,12 @@ def content_tensors(inputs: Any) -> list[tuple[str, Any]]:
     floats = [(k, t) for k, t in found if t.is_floating_point()]
     if floats:
         return floats
-    return [(k, t) for k, t in found if t.dtype != _bool_dtype()]
+    import torch
+
+    return [(k, t) for k, t in found if t.dtype != torch.bool]
 
 
 def replace_content(inputs: Any, fn: Callable[[str, Any], Any]) -> Any:
     """Apply fn to the content tensors only, leaving masks and ids untouched."""
     keys = {k for k, _ in content_tensors(inputs)}
     return map_tensors(inputs, lambda k, t: fn(k, t) if k in keys else t)
-
-
-def _bool_dtype() -> Any:
-    import torch
-
-    return torch.bool
