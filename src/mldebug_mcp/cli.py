@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__, render
+from . import __version__, cli_triage, render
 from .errors import MldebugError, UsageError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -25,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    cli_triage.add_commands(commands)
 
     quote = commands.add_parser(
         "quote", help="verbatim quotes from the primary sources",
@@ -124,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {
         "quote": _quote, "audit": _audit, "install-skill": _install, "serve": _serve, "config": _config,
         "lint": _lint, "rules": _rules, "explain": _explain, "diagnose": _diagnose, "demo": _demo,
+        "triage": lambda a: cli_triage.run_triage(a, _emit_json),
     }[args.command]
     try:
         return handler(args)

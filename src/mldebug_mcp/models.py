@@ -183,3 +183,63 @@ class DiagnosticReport(BaseModel):
         from .diagnostics.render import report_text
 
         return report_text(self)
+
+
+# --- triage ---
+
+
+class Hypothesis(BaseModel):
+    """One candidate root cause, ranked by how well it explains what was described."""
+
+    cause: str = Field(description="Cause id in the catalogue, e.g. 'double-softmax'.")
+    title: str
+    category: str = Field(description="data, loss, procedure, architecture, hyperparameters, numerics, "
+                                      "environment, evaluation, null, llm, rl or pinn.")
+    role: str = Field(description="likely (the front runner), alternative, subtle (leakage, sample size, "
+                                  "confound, seed variance) or null (noise, or another change).")
+    prior: float = Field(description="Base-rate probability before reading the description.")
+    weight: float = Field(description="Updated probability after the description, observations and lint, "
+                                      "normalised over the whole catalogue.")
+    why: str = Field(description="What in the description or the observations points here.")
+    test: str = Field(description="The cheapest test that separates this cause from the others.")
+    tool_call: str | None = Field(description="The mldebug-mcp call that runs the test, if one does.")
+    if_cause: str = Field(description="What the test shows if this is the cause.")
+    if_not: str = Field(description="What the test shows if it is not.")
+    fix: str = Field(description="What to do once the test confirms it.")
+    avoid: list[str] = Field(description="Ids of anti-patterns tempting here (see check_advice).")
+    evidence: list[Quote] = Field(description="Practitioner quotes behind the cause or its test.")
+
+
+class TriageResult(BaseModel):
+    """Ranked hypotheses for a described failure, with the test to run next."""
+
+    symptom: str
+    observations: list[str] = Field(description="Observation keys used: given, read from the text, or from lint.")
+    read_from_text: list[str] = Field(description="Observation keys recognised in the description.")
+    domains: list[str] = Field(description="Domains recognised in the description (llm, rl, pinn).")
+    lint_codes: list[str] = Field(description="Lint rules that fired on code found in the description.")
+    hypotheses: list[Hypothesis] = Field(description="Ordered, most probable first; always includes a "
+                                                     "subtle hypothesis and a null one.")
+    next_test: str = Field(description="The single most discriminating cheap test to run now.")
+
+
+class TreeAnswer(BaseModel):
+    label: str = Field(description="What to pass as the answer, e.g. 'yes'.")
+    meaning: str
+
+
+class TriageStep(BaseModel):
+    """One step of the decision tree: the next question, or a leaf with its hypotheses."""
+
+    path: list[str] = Field(description="Node ids answered so far, in order, as 'node=answer'.")
+    ignored: list[str] = Field(description="Answers given for nodes this path never reaches.")
+    node: str = Field(description="Id of the current node or leaf.")
+    done: bool = Field(description="True at a leaf.")
+    question: str | None = Field(description="The question to answer next (null at a leaf).")
+    how_to_answer: str | None = Field(description="The cheapest way to find the answer.")
+    tool_call: str | None = Field(description="The mldebug-mcp call that answers it, if one does.")
+    answers: list[TreeAnswer] = Field(description="Accepted answers (empty at a leaf).")
+    leaf_title: str | None = None
+    leaf_advice: str | None = Field(default=None, description="What the leaf means and what to do.")
+    observations: list[str] = Field(description="Observation keys the answers so far establish.")
+    triage: TriageResult | None = Field(default=None, description="Ranked hypotheses at a leaf.")

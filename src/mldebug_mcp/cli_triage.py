@@ -1,0 +1,99 @@
+"""CLI commands that reason about a failure rather than inspect code: triage, advice, curve.
+argv -> service call -> render -> exit code, like cli.py, which registers them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from .errors import UsageError
+
+EXIT_OK, EXIT_FINDINGS = 0, 1
+QUIT = {"q", "quit", "exit"}
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    triage = commands.add_parser(
+        "triage", help="ranked hypotheses for a training failure, or walk the decision tree",
+        description="With --symptom or --observe: ranked hypotheses at once. Without: the decision tree asks "
+                    "one cheap question at a time (type q to stop).",
+    )
+    triage.add_argument("--symptom", metavar="TEXT", help="the problem in your own words; '-' reads stdin")
+    triage.add_argument("--observe", action="append", default=[], metavar="KEY",
+                        help="an observation key (repeatable), e.g. nan, cannot_overfit; --observe list shows all")
+    triage.add_argument("--answer", action="append", default=[], metavar="NODE=ANSWER",
+                        help="pre-answer a tree question (repeatable), e.g. crash=no")
+    triage.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
+    triage.add_argument("--json", action="store_true", help="machine-readable output")
+    triage.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
+
+
+def _read_symptom(value: str | None) -> str:
+    if value == "-":
+        return sys.stdin.read()
+    return value or ""
+
+
+def _answers(pairs: list[str]) -> dict[str, str]:
+    answers = {}
+    for pair in pairs:
+        node, sep, answer = pair.partition("=")
+        if not sep or not node.strip() or not answer.strip():
+            raise UsageError(f"--answer {pair!r} must look like NODE=ANSWER, e.g. crash=no")
+        answers[node.strip()] = answer.strip()
+    return answers
+
+
+def run_triage(args: argparse.Namespace, emit_json: Callable[[object], None],
+               ask: Callable[[str], str] = input) -> int:
+    from .observations import OBSERVATIONS
+    from .triage_render import step_text, triage_text
+    from .triage_service import triage, triage_step
+
+    if args.observe == ["list"]:
+        for key, meaning in OBSERVATIONS.items():
+            print(f"{key:<22} {meaning}")
+        return EXIT_OK
+    symptom = _read_symptom(args.symptom)
+    if symptom.strip() or args.observe:
+        result = triage(symptom, args.observe, limit=args.limit)
+        if args.json:
+            emit_json(result.model_dump())
+        else:
+            print(triage_text(result, quotes=not args.no_quotes))
+        return EXIT_OK
+    answers = _answers(args.answer)
+    if args.json:
+        emit_json(triage_step(answers).model_dump())
+        return EXIT_OK
+    return _interactive(answers, ask, step_text, triage_step)
+
+
+def _interactive(answers: dict[str, str], ask: Callable[[str], str], step_text, triage_step) -> int:
+    print("Triage: one cheap question at a time. Answer with one of the words listed; q stops.\n")
+    while True:
+        step = triage_step(answers)
+        if step.done:
+            try:
+                described = ask("Describe the problem in a sentence or two (Enter to skip): ").strip()
+            except EOFError:
+                described = ""
+            print()
+            print(step_text(triage_step(answers, described)))
+            return EXIT_OK
+        print(step_text(step))
+        try:
+            reply = ask("> ").strip().lower()
+        except EOFError:
+            print("\nstopped before a leaf; rerun with --answer " + " --answer ".join(step.path or ["crash=..."]))
+            return EXIT_FINDINGS
+        if reply in QUIT:
+            return EXIT_FINDINGS
+        labels = [a.label for a in step.answers]
+        if reply not in labels:
+            print(f"please answer one of: {', '.join(labels)} (or q)\n")
+            continue
+        answers[step.node] = reply
+        print()
+

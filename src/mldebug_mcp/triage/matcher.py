@@ -1,0 +1,102 @@
+"""How well a description's words fit each cause: TF-IDF cosine against the cause as a whole and against
+its closest symptom phrasing, plus exact hits of the cause's keywords (API names, domain terms).
+
+Offline and deterministic: the index is built once from the catalogue."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+from .catalogue import Catalogue, Cause
+from .text import tokens
+
+# Field weights when a cause's text is folded into one document: keywords and the title are the
+# most specific words a cause has, so they count more than its long summary.
+TITLE_WEIGHT = 2.0
+KEYWORD_WEIGHT = 2.0
+# How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
+DOC_SHARE, SYMPTOM_SHARE, KEYWORD_SHARE = 0.45, 0.55, 0.35
+
+
+@dataclass(frozen=True)
+class TextFit:
+    score: float
+    matched_symptom: str | None
+    keywords: tuple[str, ...]
+
+
+Vector = dict[str, float]
+
+
+def _norm(vector: Vector) -> Vector:
+    length = math.sqrt(sum(v * v for v in vector.values())) or 1.0
+    return {k: v / length for k, v in vector.items()}
+
+
+def _cosine(a: Vector, b: Vector) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(v * b.get(k, 0.0) for k, v in a.items())
+
+
+def _keyword_pattern(keyword: str) -> re.Pattern[str]:
+    # Identifiers must stand alone: 'softmax' should not hit inside 'log_softmax'.
+    return re.compile(r"(?<![\w.])" + re.escape(keyword.lower()) + r"(?![\w])")
+
+
+class CauseIndex:
+    def __init__(self, catalogue: Catalogue):
+        self.causes = list(catalogue.causes.values())
+        bags = [self._bag(c) for c in self.causes]
+        documents = len(bags)
+        frequency = Counter(term for bag in bags for term in bag)
+        self.idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
+        self.doc_vectors = [_norm(self._weigh(bag)) for bag in bags]
+        self.symptom_vectors = [[(s, _norm(self._weigh(Counter(tokens(s))))) for s in c.symptoms] for c in self.causes]
+        owners = Counter(k.lower() for c in self.causes for k in set(c.keywords))
+        # A keyword shared by many causes says less about any one of them.
+        self.keywords = [[(k, _keyword_pattern(k), 1.0 / owners[k.lower()]) for k in c.keywords] for c in self.causes]
+
+    @staticmethod
+    def _bag(cause: Cause) -> Counter[str]:
+        bag: Counter[str] = Counter()
+        for term in tokens(cause.title):
+            bag[term] += TITLE_WEIGHT
+        for text in (cause.summary, *cause.symptoms):
+            bag.update(tokens(text))
+        for keyword in cause.keywords:
+            for term in tokens(keyword):
+                bag[term] += KEYWORD_WEIGHT
+        return bag
+
+    def _weigh(self, bag: Counter[str] | dict[str, float]) -> Vector:
+        return {t: (1 + math.log(n)) * self.idf.get(t, 0.0) for t, n in bag.items() if n > 0 and t in self.idf}
+
+    def fit(self, text: str) -> dict[str, TextFit]:
+        """Text fit of every cause, keyed by cause id."""
+        query = _norm(self._weigh(Counter(tokens(text))))
+        lowered = text.lower()
+        fits = {}
+        for cause, doc, symptoms, keywords in zip(self.causes, self.doc_vectors, self.symptom_vectors, self.keywords):
+            best_symptom, best = None, 0.0
+            for phrase, vector in symptoms:
+                similarity = _cosine(query, vector)
+                if similarity > best:
+                    best_symptom, best = phrase, similarity
+            hits = tuple(k for k, pattern, _ in keywords if pattern.search(lowered))
+            keyword_score = sum(w for k, _, w in keywords if k in hits)
+            score = DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + KEYWORD_SHARE * min(keyword_score, 2.0)
+            fits[cause.id] = TextFit(score, best_symptom if best > 0.2 else None, hits)
+        return fits
+
+
+@cache
+def bundled_index() -> CauseIndex:
+    """The index of the bundled catalogue, built once per process."""
+    from .catalogue import load_catalogue
+
+    return CauseIndex(load_catalogue())

@@ -1,0 +1,113 @@
+"""Prior times likelihood: each cause starts at its base rate and is moved by what the description says,
+the observations, lint findings in any code shown, and the domain. Naive-Bayes in spirit: the factors
+are treated as independent, which overstates confidence, so the weights are for ordering and a rough
+sense of spread, never a calibrated probability."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .catalogue import Catalogue, Cause
+from .matcher import CauseIndex, TextFit
+
+# Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
+TEXT_BETA = 9.0          # exp(TEXT_BETA * text score): how far wording alone can move a cause
+SIGNAL_FACTOR = 3.0      # an observation the cause predicts
+CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
+READ_STRENGTH = 0.6      # observations read from prose are hints: their factors are raised to this power
+MAX_SIGNALS = 2          # beyond two matching observations, more say little new
+LINT_FACTOR = 25.0       # a lint rule that fired on the user's code and tests this very cause
+DOMAIN_FACTOR = 15.0     # the description is about this cause's domain (LLM, RL, PINN)
+OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that domain
+
+
+@dataclass
+class Scored:
+    cause: Cause
+    prior: float
+    log_weight: float
+    fit: TextFit
+    signals: list[str] = field(default_factory=list)
+    against: list[str] = field(default_factory=list)
+    lint: list[str] = field(default_factory=list)
+    in_domain: bool = False
+    weight: float = 0.0
+
+
+def detect_domains(catalogue: Catalogue, text: str) -> list[str]:
+    """Domain categories whose context words appear in the text."""
+    import re
+
+    lowered = text.lower()
+    found = []
+    for name, category in catalogue.categories.items():
+        if category.domain and any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", lowered) for w in category.context):
+            found.append(name)
+    return found
+
+
+def score_causes(catalogue: Catalogue, index: CauseIndex, text: str, stated: list[str], read: list[str],
+                 lint_codes: list[str], domains: list[str]) -> list[Scored]:
+    """Every cause with its normalised weight, most probable first."""
+    fits = index.fit(text) if text.strip() else {}
+    empty = TextFit(0.0, None, ())
+    scored = []
+    for cause in catalogue.causes.values():
+        prior = catalogue.prior(cause)
+        fit = fits.get(cause.id, empty)
+        item = Scored(cause, prior, math.log(prior) + TEXT_BETA * fit.score, fit)
+        for keys, strength in ((stated, 1.0), (read, READ_STRENGTH)):
+            hits = [k for k in keys if k in cause.signals and k not in item.signals]
+            item.signals += hits
+            item.log_weight += strength * math.log(SIGNAL_FACTOR) * min(len(hits), MAX_SIGNALS)
+            against = [k for k in keys if k in cause.contradicts and k not in item.against]
+            item.against += against
+            item.log_weight += strength * math.log(CONTRADICT_FACTOR) * len(against)
+        item.lint = [code for code in lint_codes if code in cause.lint_rules]
+        item.log_weight += math.log(LINT_FACTOR) * len(item.lint)
+        if catalogue.categories[cause.category].domain:
+            item.in_domain = cause.category in domains
+            item.log_weight += math.log(DOMAIN_FACTOR if item.in_domain else OFF_DOMAIN_FACTOR)
+        scored.append(item)
+    top = max(s.log_weight for s in scored)
+    total = sum(math.exp(s.log_weight - top) for s in scored)
+    for s in scored:
+        s.weight = math.exp(s.log_weight - top) / total
+    return sorted(scored, key=lambda s: (-s.weight, s.cause.id))
+
+
+def choose(scored: list[Scored], limit: int) -> list[Scored]:
+    """The top `limit` causes, then the best subtle and the best null hypothesis if not already in."""
+    chosen = scored[:limit]
+    for wanted in (lambda s: s.cause.subtle, lambda s: s.cause.category == "null" and not s.cause.subtle):
+        if not any(wanted(s) for s in chosen):
+            chosen.append(next(s for s in scored if wanted(s)))
+    return chosen
+
+
+def role(item: Scored, first_plain: bool) -> str:
+    if item.cause.subtle:
+        return "subtle"
+    if item.cause.category == "null":
+        return "null"
+    return "likely" if first_plain else "alternative"
+
+
+def explain(item: Scored) -> str:
+    """Why this cause is on the list, in one or two sentences."""
+    parts = []
+    if item.fit.matched_symptom:
+        parts.append(f"the description reads like \u201c{item.fit.matched_symptom}\u201d")
+    if item.fit.keywords:
+        parts.append("it mentions " + ", ".join(item.fit.keywords[:4]))
+    if item.signals:
+        parts.append("this cause produces " + ", ".join(item.signals))
+    if item.lint:
+        parts.append("lint found " + ", ".join(item.lint) + " in the code shown")
+    if item.in_domain:
+        parts.append(f"the run is {item.cause.category.upper()} work")
+    text = "; ".join(parts) if parts else "a common cause of this kind of failure (base rate)"
+    if item.against:
+        text += "; but " + ", ".join(item.against) + " argues against it"
+    return text[0].upper() + text[1:] + "."

@@ -1,0 +1,84 @@
+"""Observations read from a free-text description: "nan after 300 iterations" -> `nan`.
+
+Each observation key has patterns over the lower-cased text. Matches are hints, weaker than an
+observation the user states explicitly (or a tool measures), and the ranking weighs them so."""
+
+from __future__ import annotations
+
+import re
+
+_LOSS = r"(?:loss|cost|error|objective|mse|perplexity|ppl)"
+_NEG = r"(?:not|n't|never|no longer|cannot|can't|won't|fails? to|unable to|barely|hardly)"
+_GAP = r"(?:(?!but\b|while\b|although\b|whereas\b|yet\b)\w+\s+)"  # filler words, never across a contrast
+_STUCK = (rf"{_NEG}\s+(?:\w+\s+){{0,3}}?(?:decreas|go(?:es|ing)? down|drop|improv|learn|chang|mov|converg|reduc|budg|fall)"
+          r"|\bstuck\b|plateau|\bflat\b|stagnat|\bconstant\b|same value|stays? (?:the same|at|around|about|near)"
+          r"|hover|doesn'?t budge|remains? (?:the same|at|around|constant)|stall")
+
+PATTERNS: dict[str, tuple[str, ...]] = {
+    "crash": (r"traceback|exception\b|\w+error:|raises? an? \w*error|\bcrash\w*|segfault|core dumped",),
+    "nan": (r"\bnans?\b|\binf\b|-inf\b|infinity|not a number|non-?finite",),
+    "loss_zero": (rf"{_LOSS}\s+(?:\w+\s+){{0,3}}?(?:is|was|becomes?|became|goes to|went to|drops? to|equals?|=|:|of|at)\s+"
+                  r"(?:exactly |always |just )?(?:0(?:\.0+)?|zero)(?![.\d])",
+                  rf"\bzero {_LOSS}|{_LOSS} (?:of )?0\.0+(?![1-9])|all (?:the )?labels? (?:are|were) -100"),
+    "init_loss_high": (rf"(?:initial|starting|first|start(?:ing)?) {_LOSS}\s+(?:\w+\s+){{0,3}}?(?:is |was )?(?:very |really |extremely )?"
+                       r"(?:high|huge|large|big)", rf"{_LOSS} (?:starts?|begins?) (?:very |really )?(?:high|huge|large)"),
+    "init_loss_low": (rf"(?:initial|starting|first) {_LOSS}\s+(?:\w+\s+){{0,3}}?(?:is |was )?(?:already |very |suspiciously )?(?:low|small|tiny)",
+                      rf"{_LOSS} (?:starts?|begins?) (?:already |very )?(?:low|small)"),
+    "cannot_overfit": (r"(?:can'?t|cannot|unable to|fails? to|doesn'?t|does not|won'?t|not able to) (?:even )?(?:over-?fit|memori[sz]e)",
+                       r"even on (?:a |one |the )?(?:single|small|tiny|one)? ?(?:batch|sample|example|subset)",
+                       r"even (?:on|with) (?:the )?train(?:ing)? (?:set|data)"),
+    "overfits_batch": (r"(?<!n't )(?<!not )(?<!cannot )(?:can|does|it) (?:over-?fit|memori[sz]e) (?:a|one|the|a single) (?:small |tiny |single )?batch",),
+    "flat_from_start": (rf"(?:{_STUCK})\w*\s+(?:\w+\s+){{0,4}}?(?:from the (?:start|beginning|first)|at all|since (?:the )?(?:start|beginning|epoch 1))",
+                        rf"(?:from the (?:start|beginning)|from (?:epoch|step|iteration) (?:0|1)\b)\s+(?:\w+\s+){{0,4}}?(?:{_STUCK})",
+                        r"(?:isn'?t|not|doesn'?t|does not|is not) (?:learning|training) (?:at all|anything)",
+                        r"doesn'?t learn anything|not learning anything|learns nothing|nothing is learn",
+                        r"weights? (?:are |is )?(?:not|never|don'?t|doesn'?t|didn'?t) (?:chang|updat|mov)",
+                        rf"{_LOSS}\s+{_GAP}{{0,3}}?(?:{_STUCK})"),
+    "plateau": (rf"{_LOSS}\s+{_GAP}{{0,3}}?(?:{_STUCK})", rf"(?:then|after (?:a few|some|that|\d+)) \w*\s*(?:\w+\s+){{0,3}}?(?:{_STUCK})",
+                r"plateau", r"stops? (?:decreasing|improving|learning|going down)"),
+    "plateau_at_chance": (r"\b(?:2\.30|2\.302\d*|2\.3\b|0\.69\d*|0\.693|1\.09\d*|1\.38\d*|1\.60\d*|4\.60\d*|6\.90\d*)",
+                          r"random (?:guess\w*|chance)|chance level|\bchance\b|coin flip|\b(?:10|50|33|25|20) ?%? ?(?:accuracy|acc)\b"
+                          r"|(?:accuracy|acc)\s+(?:\w+\s+){0,3}?(?:10|50|33|25|20) ?%|1 ?/ ?(?:num_classes|k|n_classes)"),
+    "explodes": (rf"(?<!val )(?<!validation )(?<!test )(?<!eval )(?<!dev ){_LOSS}\s+(?:\w+\s+){{0,4}}?(?:explod|blow\w* up|blew up|diverg|skyrocket|shoots? up|increas|goes up|going up|went up|rises|rising|grows)",
+                 r"explod\w+|diverg\w+|blow\w* up|blew up"),
+    "spike_fast_recovery": (r"spik\w*\s+(?:\w+\s+){0,6}?(?:recover|comes? back|goes? back|return)", r"occasional spikes?|periodic spikes?|spikes? every"),
+    "spike_slow_recovery": (r"spik\w*\s+(?:\w+\s+){0,6}?(?:slowly|takes? (?:a while|long|many))", r"\bspik\w+|sudden (?:jump|increase)"),
+    "spike_no_recovery": (r"(?:never|doesn'?t|does not|didn'?t|won'?t) recover|stays? (?:high|up) after|jumps? (?:up )?and stays",),
+    "oscillates": (r"oscillat|fluctuat|up and down|bounc\w* around|zig-?zag|jumps? around|all over the place|erratic|very noisy",),
+    "train_val_gap": (r"(?:val\w*|test\w*|dev|eval\w*) (?:loss|error)\s+(?:\w+\s+){0,4}?(?:much |way )?(?:higher|worse|increas\w*|goes up|going up"
+                      r"|rises|rising|doesn'?t (?:decrease|improve|go down)|stays|stuck)",
+                      r"(?:val\w*|test\w*|dev|eval\w*) (?:acc\w*|score|f1|auc|performance|results?|metrics?|predictions?|set)\s+(?:\w+\s+){0,4}?"
+                      r"(?:much |way |significantly )?(?:lower|worse|poor|bad|terrible|low|doesn'?t improve|stays|stuck|drops?)",
+                      r"(?:train\w*)\s+(?:\w+\s+){0,4}?(?:good|great|high|99|98|95|100|decreas\w*|goes down)\s+(?:\w+\s+){0,4}?(?:but|while|whereas)\s+"
+                      r"(?:\w+\s+){0,2}?(?:val\w*|test\w*|dev|eval\w*)",
+                      r"overfit\w*", r"\bgeneraliz\w*|\bgeneralis\w*", r"(?:works?|good|fine) on (?:the )?train\w*\s+(?:\w+\s+){0,3}?(?:but|not)"),
+    "val_too_good": (r"(?:val\w*|test\w*) (?:loss|error)\s+(?:\w+\s+){0,3}?(?:lower|smaller|less|better) than (?:the )?train",
+                     r"(?:val\w*|test\w*) (?:acc\w*|score|f1|auc|performance)\s+(?:\w+\s+){0,3}?(?:higher|better|greater) than (?:the )?train",
+                     r"too good to be true|suspicious\w*|(?:100|99\.\d) ?%|near(?:ly)? perfect|perfect (?:accuracy|score)"),
+    "loss_metric_mismatch": (rf"{_LOSS}\s+(?:\w+\s+){{0,4}}?(?:decreas\w*|goes down|improv\w*|drops?|fine|ok)\s*,?\s+(?:\w+\s+){{0,2}}?(?:but|while|yet)\s+(?:\w+\s+){{0,3}}?"
+                              r"(?:accuracy|acc|metric|f1|auc|score|iou|bleu|map|predictions?)",
+                              r"(?:accuracy|metric|f1|auc|score)\s+(?:\w+\s+){0,4}?(?:stays?|stuck|doesn'?t (?:change|improve)|not (?:changing|improving))\s+(?:\w+\s+){0,4}?(?:while|but|although|even though)\s+(?:\w+\s+){0,2}?loss"),
+    "constant_outputs": (r"always predict\w*|predicts? (?:only|the same|just one|one class|all)|same (?:class|output|prediction|label|value|result)s?\b"
+                         r"|all (?:the )?(?:predictions|outputs) (?:are|were) (?:the same|zero|identical|equal)|identical (?:outputs|predictions)"
+                         r"|outputs? (?:a )?constant|(?:mean|average) (?:value|target)|only (?:one|a single) class|all zeros?\b|all ones\b",),
+    "slow_healthy": (r"\bslow(?:ly)?\b|takes? (?:forever|ages|too long)|converges? slowly|could be (?:better|faster)",),
+    "seed_variance": (r"\bseeds?\b|run to run|between runs|different runs|every (?:time|run)|each (?:time|run)|non-?determinis\w*|not reproducible|can'?t reproduce|inconsistent results",),
+    "multi_gpu_only": (r"multi-?gpu|multiple gpus|\bddp\b|distributed|multi-?node|dataparallel|data parallel|\bfsdp\b|deepspeed|(?:2|4|8) gpus|single gpu",),
+    "bad_after_export": (r"(?:inference|deploy\w*|export\w*|onnx|torchscript|llama\.cpp|ollama|gguf|vllm|production|serving|after (?:saving|loading))",),
+    "worse_after_change": (r"after (?:i |we )?(?:changed|updated|upgraded|switched|moved|added|refactor\w*)|since (?:i |we )?(?:changed|updated|upgraded|switched)"
+                           r"|used to work|was working|worked (?:fine )?before|stopped working|new version|upgrad\w*",),
+    "memory_growth": (r"out of memory|\boom\b|memory (?:leak|grows|keeps|increas\w*|usage (?:grows|increas\w*|keeps))|cuda out of memory|ram (?:usage )?(?:grows|increas\w*)",),
+    "gradients_vanish": (r"grad\w* (?:are |is |become |becomes )?(?:none|zero|0\b|tiny|very small|vanish\w*)|vanishing|no grad\w*|\.grad is none",),
+    "gradients_explode": (r"grad\w* (?:norm )?(?:are |is )?(?:huge|large|explod\w*|very big|very large)|exploding grad",),
+    "bad_generation": (r"gibberish|garbage|nonsense|repeat\w*|repetit\w*|never stops?|doesn'?t stop|keeps? generating|endless\w*|ramble\w*|same token",),
+    "reward_flat": (r"(?:reward|return|score)s?\s+(?:\w+\s+){0,4}?(?:" + _STUCK + r"|doesn'?t (?:increase|improve|go up)|not (?:increasing|improving))",
+                    r"agent (?:doesn'?t|does not|isn'?t|is not|never) (?:learn|improv)"),
+}
+
+_COMPILED = {key: tuple(re.compile(p) for p in patterns) for key, patterns in PATTERNS.items()}
+
+
+def read_observations(text: str) -> list[str]:
+    """The observation keys a description mentions, in vocabulary order."""
+    lowered = " ".join(text.lower().replace("\u2019", "'").split())
+    return [key for key, patterns in _COMPILED.items() if any(p.search(lowered) for p in patterns)]

@@ -1,0 +1,102 @@
+"""Text normalisation for symptom matching: people say "stuck", "plateaus", "won't go down" and "stays at
+2.30" for one thing, so phrases are first mapped onto shared concept tokens, then words are stemmed.
+
+No language model: a fixed phrase table, a light suffix stemmer and a stop-word list. The concept tokens
+start with an underscore so they never collide with a real word."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_NEG = r"(?:not|n't|never|no longer|cannot|can't|won't|fails? to|failed to|unable to|barely|hardly|doesn't|does not|didn't|did not|isn't|is not|aren't|wasn't)"
+_MOVE = r"(?:decreas\w*|go(?:es|ing)? down|went down|drop\w*|improv\w*|learn\w*|chang\w*|mov\w*|converg\w*|reduc\w*|lower\w*|budg\w*|fall\w*|progress\w*|train\w*|updat\w*)"
+
+# (pattern, concept) pairs, applied in order to lower-cased text. Several may fire on one phrase.
+CONCEPTS: tuple[tuple[str, str], ...] = (
+    (r"\bnans?\b|\binf\b|\binfs\b|-inf\b|infinity|not a number|\bnan loss|non-?finite", "_nan"),
+    (rf"{_NEG}\s+(?:\w+\s+){{0,3}}?{_MOVE}", "_stuck"),
+    (r"\bstuck\b|plateau\w*|\bflat\w*|stagnat\w*|same value|\bconstant\b|stays? (?:the same|at|around|about|near)"
+     r"|stay(?:s|ed)? (?:flat|still)|hover\w*|doesn'?t budge|remain\w* (?:the same|at|around|constant)|stall\w*"
+     r"|saturat\w*|stopp?\w* (?:learn|improv|decreas)\w*", "_stuck"),
+    (r"always predict\w*|predicts? (?:only|the same|just one|one class|all)|same (?:class|output|prediction|label|value)s?"
+     r"(?: for (?:all|every|each))?|all (?:the )?(?:predictions|outputs) (?:are|were) (?:the same|zero|identical|equal)"
+     r"|identical (?:outputs|predictions)|outputs? (?:a )?constant|every (?:input|sample|image) gets", "_constant_output"),
+    (r"\bval\b|\bvalid\b|validation|\bdev set\b|held[- ]out|\btest(?:ing)? (?:set|data|loss|acc\w*|score|split)"
+     r"|\beval\w*|unseen data|new data", "_val"),
+    (r"\bacc\b|accuracy|\bf1\b|\bauc\b|precision|recall|\bmap\b|\biou\b|\bbleu\b|\bscore\b", "_metric"),
+    (r"\blr\b|learning[- ]rate|step size", "_lr"),
+    (r"explod\w*|blow\w* up|blew up|diverg\w*|skyrocket\w*|shoots? up|goes up|going up|went up|increas\w*"
+     r"|grows?\b|growing|rises?\b|rising|gets? (?:bigger|larger|worse)|huge|very large", "_rise"),
+    (r"spik\w*|sudden\w*|jumps?\b|jumped|bump\w*|shoots? up", "_spike"),
+    (r"oscillat\w*|fluctuat\w*|up and down|bounc\w*|zig-?zag\w*|jump\w* around|noisy|erratic|unstable|instabilit\w*", "_oscillate"),
+    (r"\bzero\b|\b0\.0+\b|\b0\b", "_zero"),
+    (r"overfit\w*|memori[sz]\w*", "_overfit"),
+    (r"too good|suspicious\w*|100 ?%|99(?:\.\d+)? ?%|perfect\w*|near(?:ly)? perfect|unrealistic\w*|too high to be true", "_too_good"),
+    (r"gibberish|garbage|nonsense|repeat\w*|repetit\w*|never stops?|doesn'?t stop|keeps? generating|endless\w*"
+     r"|rambl\w*|same token", "_bad_text"),
+    (r"\bgpus?\b|multi-?gpu|\bddp\b|distributed|multi-?node|data ?parallel|\branks?\b|deepspeed|\bfsdp\b", "_multi_gpu"),
+    (r"out of memory|\boom\b|memory (?:leak|grows|keeps|increas\w*)|cuda out|ram (?:usage )?(?:grows|increas\w*)", "_memory"),
+    (r"\bseeds?\b|random(?:ness)?|run to run|between runs|different runs|each run|every run|reproduc\w*|non-?determinis\w*", "_seed"),
+    (r"after (?:i |we )?(?:changed|updated|upgraded|switched|moved|added|refactor\w*)|since (?:i |we )?(?:changed|updated"
+     r"|upgraded|switched)|used to work|was working|worked before|stopped working|new version|upgrad\w*", "_changed"),
+    (r"infer\w*|deploy\w*|export\w*|onnx|torchscript|llama\.cpp|ollama|gguf|vllm|production|serving", "_deploy"),
+    (r"\bgrad(?:ient)?s? (?:are |is |become |becomes )?(?:none|zero|0|tiny|vanish\w*)|vanish\w*|no grad\w*", "_grad_zero"),
+    (r"\bgrad(?:ient)?s? (?:are |is )?(?:huge|large|explod\w*|very big)|grad(?:ient)? norm\w* (?:is |are )?(?:huge|large|high)", "_grad_big"),
+    (r"\bweights? (?:are |is )?(?:not|never|don'?t|doesn'?t|didn'?t) (?:chang|updat|mov)\w*|parameters? (?:are |is )?(?:not|never|don'?t|doesn'?t)"
+     r" (?:chang|updat|mov)\w*|weights stay the same", "_no_update"),
+)
+
+STOPWORDS = frozenset(
+    "a an the and or but if then so of to in on at by for with from as is are was were be been being it its this that "
+    "these those i im i'm my me we our you your he she they them their there here what which who whom when where why how "
+    "do does did doing done have has had having can could should would will shall may might must just very also too "
+    "about into over under after before again further once all any both each few more most other some such only own same "
+    "than up down out off no nor not now get got getting use used using like still even much many really quite "
+    "hi hello thanks thank please help anyone someone guys problem issue question trying tried try".split()
+)
+
+_SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "er", "ment")
+_TOKEN = re.compile(r"_[a-z_]+|-100|[a-z][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=4096)
+def stem(word: str) -> str:
+    """A light suffix stemmer: enough to make 'normalised', 'normalizing' and 'normalisation' meet."""
+    if word.startswith("_") or len(word) <= 4 or not word.isalpha():
+        return word
+    word = word.replace("is", "iz") if word.endswith(("ise", "ised", "ising", "isation", "iser")) else word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not (suffix == "s" and word.endswith("ss")):
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed", "er") and word[-1] == word[-2] and (word[-1] not in "lsz" or word.endswith("ell")):
+                word = word[:-1]  # 'overfitting' -> 'overfit', like 'overfit'
+            break
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+def concepts(text: str) -> list[str]:
+    """The concept tokens a text expresses, once each, in table order."""
+    lowered = text.lower()
+    found = [concept for pattern, concept in _COMPILED if pattern.search(lowered)]
+    return list(dict.fromkeys(found))
+
+
+def tokens(text: str) -> list[str]:
+    """Stemmed content words, dotted identifiers split into their parts too, plus concept tokens."""
+    lowered = text.lower().replace("\u2019", "'")
+    found: list[str] = []
+    for raw in _TOKEN.findall(lowered):
+        if raw in STOPWORDS:
+            continue
+        if "." in raw and not raw[0].isdigit():
+            found.append(raw)
+            found.extend(stem(part) for part in raw.split(".") if part not in STOPWORDS and len(part) > 1)
+        elif raw[0].isdigit():
+            continue  # bare numbers say little on their own; the concepts catch the telling ones (0, 100%)
+        elif len(raw) > 1:
+            found.append(stem(raw))
+    return found + concepts(lowered)
+
+
+_COMPILED = tuple((re.compile(pattern), concept) for pattern, concept in CONCEPTS)
