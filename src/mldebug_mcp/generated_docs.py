@@ -1,5 +1,6 @@
 """Generated documentation sections: the README's tools table (from the live server) and
-client snippets, and the lint rules table of refs/static-analysis.md (from the registry).
+client snippets, the lint rules table of refs/static-analysis.md (from the registry), and the
+triage tree of skill/PLAYBOOK.md (from triage/data/tree.yaml).
 
 `python -m mldebug_mcp.generated_docs` rewrites the marked sections in place (run it from
 the repository root); a test fails when a document and the code disagree.
@@ -17,7 +18,7 @@ from .client_config import CLIENTS, snippet
 
 MARKERS = {
     key: f"<!-- generated: {key} (python -m mldebug_mcp.generated_docs) -->"
-    for key in ("tools-table", "client-snippets", "lint-rules")
+    for key in ("tools-table", "client-snippets", "lint-rules", "triage-tree")
 }
 END = "<!-- end generated -->"
 _LANG = {"claude": "bash", "cursor": "json", "vscode": "json", "codex": "toml"}
@@ -54,8 +55,17 @@ def lint_rules() -> str:
     return markdown_table()
 
 
-GENERATORS = {"tools-table": tools_table, "client-snippets": client_snippets, "lint-rules": lint_rules}
-SECTIONS_OF = {"README.md": ("tools-table", "client-snippets"), "refs/static-analysis.md": ("lint-rules",)}
+def triage_tree() -> str:
+    from .triage.tree import load_tree, render_leaves, render_tree
+
+    tree = load_tree()
+    return f"```text\n{render_tree(tree)}\n```\n\n{render_leaves(tree)}"
+
+
+GENERATORS = {"tools-table": tools_table, "client-snippets": client_snippets, "lint-rules": lint_rules,
+              "triage-tree": triage_tree}
+SECTIONS_OF = {"README.md": ("tools-table", "client-snippets"), "refs/static-analysis.md": ("lint-rules",),
+               "skill/PLAYBOOK.md": ("triage-tree",)}
 
 
 def apply(text: str, keys: tuple[str, ...]) -> str:

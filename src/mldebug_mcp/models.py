@@ -243,3 +243,109 @@ class TriageStep(BaseModel):
     leaf_advice: str | None = Field(default=None, description="What the leaf means and what to do.")
     observations: list[str] = Field(description="Observation keys the answers so far establish.")
     triage: TriageResult | None = Field(default=None, description="Ranked hypotheses at a leaf.")
+
+
+# --- loss curves ---
+
+# NaN and Inf are findings here, so JSON spells them "NaN"/"Infinity" instead of null.
+_KEEP_NON_FINITE = {"ser_json_inf_nan": "strings"}
+
+
+class CurveSeries(BaseModel):
+    """One series of a loss log, summarised."""
+
+    model_config = _KEEP_NON_FINITE
+
+    name: str = Field(description="Series name: CSV column, JSON field or TensorBoard tag.")
+    points: int = Field(description="Points after sorting by step and keeping the last value of a repeated step.")
+    first_step: int | float | None = Field(description="First step logged; null for an empty series.")
+    last_step: int | float | None = Field(description="Last step logged; null for an empty series.")
+    first: float | None = Field(description="Value at the first step (NaN and Inf kept).")
+    last: float | None = Field(description="Value at the last step (NaN and Inf kept).")
+    min: float | None = Field(description="Smallest finite value; null when none is finite.")
+    non_finite: int = Field(description="Number of NaN or Inf values.")
+
+
+class CurveFinding(BaseModel):
+    """Why an observation key was given: where, the numbers measured, and what it usually means."""
+
+    model_config = _KEEP_NON_FINITE
+
+    observation: str = Field(description="Observation key from the shared vocabulary, e.g. 'nan' or 'plateau'.")
+    step: int | float | None = Field(description="Step where it starts or turns; null when it is about the whole run.")
+    summary: str = Field(description="One sentence with the measured numbers.")
+    meaning: str = Field(description="One plain sentence on what this usually means and what to check.")
+    values: dict[str, int | float] = Field(default_factory=dict, description="The numbers measured, by name.")
+
+
+class CurveSpike(BaseModel):
+    """One loss spike: a sudden jump above the local median, and how (or whether) it came back."""
+
+    model_config = _KEEP_NON_FINITE
+
+    step: int | float = Field(description="First step above the spike threshold.")
+    peak_step: int | float = Field(description="Step of the highest value of the spike.")
+    peak: float = Field(description="Highest loss value of the spike.")
+    local_median: float = Field(description="Median of the points just before the spike: the level it jumped from.")
+    height: float | None = Field(description="peak / local_median; null when the local median is not positive.")
+    recovery_steps: int | float | None = Field(
+        description="Steps from the spike until the loss is back within the noise band; null if it never is."
+    )
+    recovery_points: int | None = Field(description="The same in logged points; null if it never comes back.")
+    kind: str | None = Field(
+        description="spike_fast_recovery, spike_slow_recovery or spike_no_recovery; null when the log ends "
+        "too soon after the spike to tell."
+    )
+
+
+class CurveReport(BaseModel):
+    """What analyze_curve returns: the series read, the loss picked, and what its shape shows."""
+
+    model_config = _KEEP_NON_FINITE
+
+    source: str = Field(description="The log that was read (file or folder).")
+    format: str = Field(description="csv, tsv, jsonl, json, trainer_state or tfevents.")
+    series: list[CurveSeries] = Field(description="Every numeric series found, summarised.")
+    loss_series: str | None = Field(description="The series analysed as the training loss.")
+    val_series: str | None = Field(default=None, description="The series used as validation loss; null if none.")
+    num_classes: int | None = Field(default=None, description="Classes given for the chance level ln k; null if not.")
+    observations: list[str] = Field(
+        default_factory=list, description="Observation keys found, most important first; empty if too short to tell."
+    )
+    findings: list[CurveFinding] = Field(default_factory=list, description="One per observation, in the same order.")
+    spikes: list[CurveSpike] = Field(default_factory=list, description="Every spike found in the training loss.")
+    notes: list[str] = Field(
+        default_factory=list, description="What the reader skipped or could not decide (cut records, short logs)."
+    )
+    plot: str | None = Field(default=None, description="Path of the PNG written, or null.")
+
+    def __str__(self) -> str:
+        from .analysis.curve_render import curve_text
+
+        return curve_text(self)
+
+
+# --- advice ---
+
+
+class AdviceFinding(BaseModel):
+    """One anti-pattern found in a proposed fix, with why it misleads and what to do instead."""
+
+    id: str = Field(description="Anti-pattern id, e.g. 'tune-before-correct'.")
+    title: str = Field(description="The move, named in one line.")
+    why: str = Field(description="Why the move quiets the symptom and leaves the bug in place.")
+    instead: str = Field(description="What to do instead.")
+    evidence: list[str] = Field(description="Excerpt ids behind the judgement (render them with the quote tool).")
+    matched: str = Field(description="The text that triggered it, whitespace collapsed, at most 120 characters.")
+    line: int = Field(description="1-based line of the first occurrence in the checked text.")
+    further_occurrences: int = Field(
+        default=0, description="How many more sentences or code lines contain the same anti-pattern."
+    )
+
+
+class AdviceReport(BaseModel):
+    """What `check_advice` returns: the anti-patterns a draft answer or proposed fix contains."""
+
+    text_chars: int = Field(description="Length of the checked text in characters.")
+    findings: list[AdviceFinding] = Field(description="One per anti-pattern found, in order of first occurrence.")
+    clean: bool = Field(description="True when no anti-pattern was found.")

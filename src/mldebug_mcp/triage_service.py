@@ -15,6 +15,10 @@ from .triage.signals import read_observations
 from .triage.tree import load_tree, walk
 
 MAX_SYMPTOM_CHARS = 50_000
+# Snippets in posts usually omit their imports; the linter resolves names through imports, so the
+# conventional aliases are assumed (the snippet's own imports, coming later, still win).
+USUAL_IMPORTS = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+                 "import torch.optim as optim\nimport numpy as np\n")
 DEFAULT_LIMIT = 5
 
 
@@ -75,7 +79,7 @@ def _lint_codes(symptom: str) -> list[str]:
     codes: list[str] = []
     settings = LintSettings(select=("MLD",), ignore=("MLD000",))
     for snippet in extract_code(symptom):
-        codes += [f.code for f in lint_source(snippet, "<description>", settings)]
+        codes += [f.code for f in lint_source(USUAL_IMPORTS + snippet, "<description>", settings)]
     return list(dict.fromkeys(codes))
 
 

@@ -13,8 +13,10 @@ import textwrap
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _CODE_LINE = re.compile(
     r"^\s*(?:>>> |\.\.\. )?(?:import \w|from [\w.]+ import|def \w+\(|class \w+|for .+ in .+:|if .+:|elif .+:|else:|while .+:"
-    r"|with .+:|try:|except\b|return\b|@\w|#|[\w.\[\]]+\s*(?:=|\+=|-=)\s*\S|[\w.]+\(.*\)\s*$|print\()"
+    r"|with .+:|try:|except\b|return\b|@\w|#|[\w.\[\]]+(?:\s*,\s*[\w.\[\]]+)*\s*(?:=|\+=|-=)\s*\S|[\w.]+\(.*\)\s*$|print\()"
 )
+# Tracebacks and printed numbers: neither prose nor code, and full of words that would mislead matching.
+_LOG_LINE = re.compile(r'^\s*(?:File "|Traceback|\w+Error\b|[\w /:=,.\[\]{}()-]*\d[\d.e+-]*\s*$)')
 MAX_REPAIRS = 25  # lines dropped before giving up on a snippet
 MIN_LINES = 2     # one stray code-like line in prose is not worth linting
 
@@ -28,6 +30,15 @@ def extract_code(text: str) -> list[str]:
         if repaired:
             snippets.append(repaired)
     return snippets
+
+
+def prose_of(text: str) -> str:
+    """The text without fenced blocks and code-looking lines: what the person wrote in words."""
+    without_fences = _FENCE.sub("\n", text)
+    # Unclosed fences (a truncated post) are cut at the fence, since what follows is code.
+    without_fences = without_fences.split("```", 1)[0] if without_fences.count("```") % 2 else without_fences
+    kept = [line for line in without_fences.splitlines() if not _CODE_LINE.match(line) and not _LOG_LINE.match(line)]
+    return "\n".join(kept)
 
 
 def _code_runs(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .catalogue import Catalogue, Cause
+from .code_snippets import prose_of
 from .text import tokens
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
@@ -20,6 +21,8 @@ TITLE_WEIGHT = 2.0
 KEYWORD_WEIGHT = 2.0
 # How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
 DOC_SHARE, SYMPTOM_SHARE, KEYWORD_SHARE = 0.45, 0.55, 0.35
+MIN_PROSE_TOKENS = 4
+KEYWORD_CAP = 1.5  # several specific keywords are strong evidence, but never unbounded
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,16 @@ class CauseIndex:
         self.idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
         self.doc_vectors = [_norm(self._weigh(bag)) for bag in bags]
         self.symptom_vectors = [[(s, _norm(self._weigh(Counter(tokens(s))))) for s in c.symptoms] for c in self.causes]
-        owners = Counter(k.lower() for c in self.causes for k in set(c.keywords))
-        # A keyword shared by many causes says less about any one of them.
-        self.keywords = [[(k, _keyword_pattern(k), 1.0 / owners[k.lower()]) for k in c.keywords] for c in self.causes]
+        # A keyword that many causes use, as a keyword or in their symptoms, says less about any one of them.
+        texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in self.causes]
+        self.keywords = []
+        for cause in self.causes:
+            entries = []
+            for keyword in cause.keywords:
+                pattern = _keyword_pattern(keyword)
+                owners = max(1, sum(1 for text in texts if pattern.search(text)))
+                entries.append((keyword, pattern, 1.0 / owners))
+            self.keywords.append(entries)
 
     @staticmethod
     def _bag(cause: Cause) -> Counter[str]:
@@ -78,7 +88,9 @@ class CauseIndex:
 
     def fit(self, text: str) -> dict[str, TextFit]:
         """Text fit of every cause, keyed by cause id."""
-        query = _norm(self._weigh(Counter(tokens(text))))
+        prose = tokens(prose_of(text))
+        # Code and logs dilute the words a person chose; they still count through keywords and lint.
+        query = _norm(self._weigh(Counter(prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text))))
         lowered = text.lower()
         fits = {}
         for cause, doc, symptoms, keywords in zip(self.causes, self.doc_vectors, self.symptom_vectors, self.keywords):
@@ -89,7 +101,7 @@ class CauseIndex:
                     best_symptom, best = phrase, similarity
             hits = tuple(k for k, pattern, _ in keywords if pattern.search(lowered))
             keyword_score = sum(w for k, _, w in keywords if k in hits)
-            score = DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + KEYWORD_SHARE * min(keyword_score, 2.0)
+            score = DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP)
             fits[cause.id] = TextFit(score, best_symptom if best > 0.2 else None, hits)
         return fits
 

@@ -1,0 +1,94 @@
+"""How often the confirmed root cause of a real forum case is among triage's top hypotheses.
+
+The cases (benchmarks/triage_cases/collected_*.yaml) are real threads from public forums and issue
+trackers: the asker's description in their own words and the root cause the thread confirmed. They were
+collected by helpers who never saw the catalogue, and labelled with catalogue cause ids
+(labels_*.yaml) by helpers who never saw triage's output. Cases whose confirmed cause is not in the
+catalogue are labelled [] and count as misses.
+
+A fixed split keeps part of the set for development (looking at misses, tuning) and the rest held out:
+a case is in `dev` when the first hex digit of sha1(url) is below 5 (about 5/16 of the cases).
+
+    python benchmarks/triage_forum_cases.py              # hit rates for dev, held-out and all
+    python benchmarks/triage_forum_cases.py --show dev   # each dev case with its top three
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+import yaml
+
+from mldebug_mcp.triage_service import triage
+
+CASES = Path(__file__).parent / "triage_cases"
+DEV_DIGITS = "01234"
+TOP = (1, 3, 5)
+
+
+def split_of(url: str) -> str:
+    return "dev" if hashlib.sha1(url.encode()).hexdigest()[0] in DEV_DIGITS else "heldout"
+
+
+def load_cases() -> list[dict]:
+    cases = []
+    for collected in sorted(CASES.glob("collected_*.yaml")):
+        labels_path = collected.with_name(collected.name.replace("collected_", "labels_"))
+        if not labels_path.exists():
+            print(f"skipping {collected.name}: no {labels_path.name} yet", file=sys.stderr)
+            continue
+        labels = yaml.safe_load(labels_path.read_text(encoding="utf-8"))
+        for case in yaml.safe_load(collected.read_text(encoding="utf-8")):
+            label = labels.get(case["id"])
+            if label is None:
+                raise SystemExit(f"{labels_path.name} has no label for case {case['id']}")
+            cases.append({**case, "causes": label["causes"], "split": split_of(case["url"]), "file": collected.name})
+    return cases
+
+
+def evaluate(cases: list[dict]) -> list[dict]:
+    for case in cases:
+        result = triage(case["symptom"], limit=5)
+        ranked = [h.cause for h in result.hypotheses]
+        ranks = [ranked.index(c) + 1 for c in case["causes"] if c in ranked]
+        case["ranked"] = ranked
+        case["rank"] = min(ranks) if ranks else None
+    return cases
+
+
+def summary(cases: list[dict], name: str) -> str:
+    n = len(cases)
+    if not n:
+        return f"{name:>8}: no cases"
+    known = [c for c in cases if c["causes"]]
+    cells = []
+    for k in TOP:
+        hits = sum(1 for c in cases if c["rank"] is not None and c["rank"] <= k)
+        cells.append(f"top-{k} {hits}/{n} = {hits / n:.0%}")
+    in_catalogue = sum(1 for c in known if c["rank"] is not None and c["rank"] <= 3)
+    return (f"{name:>8}: " + "  ".join(cells)
+            + f"   (top-3 among the {len(known)} whose cause is in the catalogue: {in_catalogue / max(len(known), 1):.0%})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--show", choices=["dev", "heldout", "all"], help="print each case of a split")
+    args = parser.parse_args()
+    cases = evaluate(load_cases())
+    for split in ("dev", "heldout"):
+        print(summary([c for c in cases if c["split"] == split], split))
+    print(summary(cases, "all"))
+    if args.show:
+        for case in cases:
+            if args.show in (case["split"], "all"):
+                mark = "HIT " if case["rank"] is not None and case["rank"] <= 3 else "MISS"
+                print(f"\n{mark} {case['id']} ({case['split']}) expected {case['causes']} rank {case['rank']}")
+                print("     top:", ", ".join(case["ranked"][:5]))
+                print("     symptom:", " ".join(case["symptom"].split())[:300])
+
+
+if __name__ == "__main__":
+    main()

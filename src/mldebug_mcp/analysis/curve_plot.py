@@ -1,0 +1,75 @@
+"""write_curve_plot: training and validation loss as a PNG, with the findings marked.
+
+matplotlib is an optional dependency (`pip install "mldebug-mcp[plots]"`), imported only inside
+the function so that reading and classifying curves never pulls it in.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..errors import UsageError
+from ..models import CurveReport
+from .curve_io import LossLog
+
+SPIKE_COLOURS = {"spike_fast_recovery": "tab:olive", "spike_slow_recovery": "tab:orange",
+                 "spike_no_recovery": "tab:red", None: "tab:gray"}
+
+
+def write_curve_plot(log: LossLog, report: CurveReport, path: Path) -> Path:
+    """Draw the report's training and validation series on a log y axis; return the PNG path.
+
+    A log axis cannot show values <= 0 or NaN, so those points are left out of the lines, and the
+    NaN onset and the zero-loss region are drawn as vertical markers instead. Negative losses fall
+    back to a linear axis."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise UsageError('plots need matplotlib: pip install "mldebug-mcp[plots]"') from exc
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axes = plt.subplots(figsize=(9, 5))
+    drawn = {name: log.points(name) for name in (report.loss_series, report.val_series) if name}
+    values = [v for points in drawn.values() for _, v in points if math.isfinite(v)]
+    log_axis = any(v > 0 for v in values) and not any(v < 0 for v in values)
+    for name, points in drawn.items():
+        kept = [(s, v) for s, v in points if math.isfinite(v) and (v > 0 or not log_axis)]
+        style = "-" if name == report.loss_series else "o-"
+        axes.plot([s for s, _ in kept], [v for _, v in kept], style, label=name, linewidth=1, markersize=3)
+    if log_axis:
+        axes.set_yscale("log")
+    _mark_findings(axes, report)
+    for spike in report.spikes:
+        axes.plot([spike.peak_step], [spike.peak], "v", color=SPIKE_COLOURS[spike.kind], markersize=8)
+    title = ", ".join(report.observations) or "no observation"
+    axes.set_title(f"{Path(report.source).name}: {title}", fontsize=10)
+    axes.set_xlabel("step")
+    axes.set_ylabel("loss (log scale)" if log_axis else "loss")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def _mark_findings(axes, report: CurveReport) -> None:
+    last_step = next((s.last_step for s in report.series if s.name == report.loss_series), None)
+    for finding in report.findings:
+        if finding.step is None:
+            continue
+        if finding.observation == "nan":
+            axes.axvline(finding.step, color="tab:red", linestyle="--", linewidth=1.2)
+            axes.annotate(f"NaN from step {finding.step}", (finding.step, 0.95), xycoords=("data", "axes fraction"),
+                          color="tab:red", fontsize=8, ha="right")
+        elif finding.observation == "loss_zero" and last_step is not None:
+            axes.axvspan(finding.step, last_step, color="tab:purple", alpha=0.15)
+            axes.annotate("loss == 0", (finding.step, 0.05), xycoords=("data", "axes fraction"),
+                          color="tab:purple", fontsize=8)
+        elif finding.observation in ("explodes", "train_val_gap", "plateau", "plateau_at_chance"):
+            axes.axvline(finding.step, color="tab:gray", linestyle=":", linewidth=1)
+            axes.annotate(finding.observation, (finding.step, 0.9), xycoords=("data", "axes fraction"),
+                          color="tab:gray", fontsize=8, rotation=90, va="top")

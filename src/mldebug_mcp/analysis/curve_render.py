@@ -1,0 +1,57 @@
+"""Text rendering of a CurveReport: the series analysed, one line per observation, the evidence."""
+
+from __future__ import annotations
+
+import textwrap
+
+from ..models import CurveReport, CurveSeries
+
+WIDTH = 96
+MAX_SPIKES = 10
+
+
+def curve_text(report: CurveReport) -> str:
+    lines = [f"loss curve {report.source}  ({report.format}, {len(report.series)} series)"]
+    by_name = {s.name: s for s in report.series}
+    for label, name in (("training", report.loss_series), ("validation", report.val_series)):
+        if name:
+            lines.append(f"  {label:<10}  {_series_line(by_name[name])}")
+    if report.num_classes:
+        lines.append(f"  classes     {report.num_classes}")
+    lines.append("")
+    if report.observations:
+        lines.append("observations: " + ", ".join(report.observations))
+    elif not any("too" in note for note in report.notes):
+        lines.append("observations: none recognised (the loss does not fall, but no known pattern matches)")
+    for finding in report.findings:
+        at = f"step {finding.step}" if finding.step is not None else "whole run"
+        lines.append(f"  {finding.observation:<20} {at}")
+        lines += _wrapped(finding.summary, "      ")
+        lines += _wrapped("why it matters: " + finding.meaning, "      ")
+    if report.spikes:
+        lines += ["", f"spikes ({len(report.spikes)}):", "  step        peak        x median  recovery"]
+        for spike in report.spikes[:MAX_SPIKES]:
+            height = f"{spike.height:.1f}x" if spike.height is not None else "-"
+            back = f"{spike.recovery_steps} steps" if spike.recovery_steps is not None else "never"
+            kind = spike.kind or "log ends too soon to tell"
+            lines.append(f"  {spike.step!s:<11} {spike.peak:<11.4g} {height:<9} {back}  ({kind})")
+        if len(report.spikes) > MAX_SPIKES:
+            lines.append(f"  ... {len(report.spikes) - MAX_SPIKES} more")
+    if report.notes:
+        lines.append("")
+        for note in report.notes:
+            lines += _wrapped(note, "note: ")
+    if report.plot:
+        lines.append(f"plot: {report.plot}")
+    return "\n".join(lines)
+
+
+def _series_line(series: CurveSeries) -> str:
+    low = f", min {series.min:.4g}" if series.min is not None else ""
+    bad = f", {series.non_finite} NaN/Inf" if series.non_finite else ""
+    return (f"{series.name}: {series.points} points, steps {series.first_step}-{series.last_step}, "
+            f"{series.first:.4g} -> {series.last:.4g}{low}{bad}")
+
+
+def _wrapped(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent)) or [indent]

@@ -1,0 +1,148 @@
+"""Detectors of levels on the training loss alone: NaN, zero, flat from the start, plateaus.
+
+Each takes the finite `Trace` (or the raw points, for NaN) and returns a CurveFinding or None.
+Levels are medians of windows, so one bad batch never decides a verdict (spikes have their own
+module); relative thresholds make the verdicts independent of the loss's units.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..models import CurveFinding
+from .curve_stats import MEDIAN_SE, NOISE_MADS, Trace, chunk_medians, median, scale
+
+ZERO_ABS = 1e-12  # float32 losses print as 0 below this; an exact zero is a bug, not convergence
+ZERO_TAIL_POINTS = 3  # one zero can be a logging artefact; three in a row at the end are not
+ZERO_MOST = 0.5  # ...or zero for more than half of the run
+FLAT_REL_CHANGE = 0.05  # a loss that never moves 5% from where it started has not learned
+FLAT_CHUNKS = 10  # the run is cut into 10 pieces whose medians must all stay near the start
+PLATEAU_TAIL = 0.3  # a plateau is judged on the last 30% of the run
+PLATEAU_TAIL_DROP = 0.03  # less than 3% progress over that 30%: another run as long gains ~10%
+PLATEAU_MIN_LEVEL = 0.3  # stalled above 30% of its start: learnable tasks usually end far lower
+CHANCE_TOLERANCE_GIVEN = 0.05  # with num_classes known, within 5% of ln k
+CHANCE_TOLERANCE_GUESSED = 0.01  # guessing k, only a close match (1%) is worth saying
+CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000, 32000, 32768, 50257, 50304, 128256, 151936)
+
+
+def find_nan(points: list[tuple[int | float, float]]) -> CurveFinding | None:
+    """`nan`: the first step whose training loss is NaN or Inf, and how many are."""
+    bad = [i for i, (_, value) in enumerate(points) if not math.isfinite(value)]
+    if not bad:
+        return None
+    first = bad[0]
+    stays = len(bad) == len(points) - first
+    values = {"first_step": points[first][0], "non_finite": len(bad), "points": len(points)}
+    before = ""
+    if first:
+        values |= {"last_finite_step": points[first - 1][0], "last_finite": points[first - 1][1]}
+        before = f"; the last finite value was {points[first - 1][1]:.4g} at step {points[first - 1][0]}"
+    return CurveFinding(
+        observation="nan",
+        step=points[first][0],
+        summary=f"the training loss is {points[first][1]} at step {points[first][0]} "
+        f"({len(bad)} of {len(points)} points are NaN or Inf{', every one from there on' if stays else ''}){before}.",
+        meaning="Something overflowed, divided by zero or took a log of zero at or just before that step, "
+        "and once a weight is NaN every later update is too.",
+        values=values,
+    )
+
+
+def find_zero(trace: Trace) -> CurveFinding | None:
+    """`loss_zero`: |loss| <= 1e-12 for the last 3+ points, or for more than half of the run."""
+    zero = [abs(v) <= ZERO_ABS for v in trace.values]
+    tail = next((i for i, z in enumerate(reversed(zero)) if not z), len(zero))
+    if tail >= ZERO_TAIL_POINTS:
+        onset = trace.n - tail
+    elif sum(zero) > ZERO_MOST * trace.n:
+        onset = zero.index(True)
+    else:
+        return None
+    return CurveFinding(
+        observation="loss_zero",
+        step=trace.steps[onset],
+        summary=f"the training loss is exactly zero from step {trace.steps[onset]} "
+        f"({sum(zero)} of {trace.n} points).",
+        meaning="A loss of exactly zero means it is not measuring the task: every target is ignored or masked, "
+        "the labels leak into the inputs, or the loss is multiplied by zero.",
+        values={"first_zero_step": trace.steps[onset], "zero_points": sum(zero), "fraction": sum(zero) / trace.n},
+    )
+
+
+def find_flat(trace: Trace) -> CurveFinding | None:
+    """`flat_from_start`: the medians of ten equal pieces of the run all stay within 5% of the start
+    level (or within 3 standard errors of the noise, when that is wider)."""
+    chunks = max(2, min(FLAT_CHUNKS, trace.n // 5))
+    medians = chunk_medians(trace.values, chunks)
+    noise = NOISE_MADS * MEDIAN_SE * trace.sigma / math.sqrt(trace.n / chunks)
+    moved = max(abs(m - trace.start) for m in medians)
+    if moved > max(FLAT_REL_CHANGE * abs(trace.start), noise):
+        return None
+    return CurveFinding(
+        observation="flat_from_start",
+        step=trace.steps[0],
+        summary=f"the training loss stays at {trace.start:.4g} from step {trace.steps[0]} to {trace.steps[-1]} "
+        f"(it never moves more than {moved / scale(trace.start):.1%}).",
+        meaning="The weights are not learning: check that the optimizer holds the model's parameters, that "
+        "gradients reach them (nothing detached or frozen) and that the learning rate is not zero.",
+        values={"start": trace.start, "end": trace.end, "max_change": moved / scale(trace.start)},
+    )
+
+
+def tail_plateau(trace: Trace) -> tuple[bool, float, int | float]:
+    """(flat, level, onset step) of the last 30%: flat when the medians of its first and last thirds
+    differ by less than 3% of its level or by less than 3 standard errors of the noise."""
+    tail = trace.values[-max(6, round(PLATEAU_TAIL * trace.n)) :]
+    third = len(tail) // 3
+    drop = median(tail[:third]) - median(tail[-third:])
+    level = median(tail)
+    noise = NOISE_MADS * MEDIAN_SE * trace.sigma * math.sqrt(2 / third)
+    flat = abs(drop) <= max(PLATEAU_TAIL_DROP * abs(level), noise)
+    band = max(FLAT_REL_CHANGE * abs(level), NOISE_MADS * trace.smooth_sigma())
+    onset = trace.n - 1
+    while onset > 0 and abs(trace.smooth[onset - 1] - level) <= band:
+        onset -= 1
+    return flat, level, trace.steps[onset]
+
+
+def find_chance(trace: Trace, num_classes: int | None) -> CurveFinding | None:
+    """`plateau_at_chance`: a flat tail (see tail_plateau) within 5% of ln(num_classes); without
+    num_classes, within 1% of ln k for a common class count or tokenizer vocabulary size k."""
+    flat, level, onset = tail_plateau(trace)
+    if not flat or level <= 0:
+        return None
+    candidates = (num_classes,) if num_classes else CHANCE_CLASSES
+    k = min(candidates, key=lambda c: abs(level - math.log(c)) / math.log(c))
+    off = abs(level - math.log(k)) / math.log(k)
+    if off > (CHANCE_TOLERANCE_GIVEN if num_classes else CHANCE_TOLERANCE_GUESSED):
+        return None
+    guess = "" if num_classes else " (k guessed from the level: pass num_classes to confirm)"
+    return CurveFinding(
+        observation="plateau_at_chance",
+        step=onset,
+        summary=f"the training loss settles at {level:.4g} from step {onset} on, {off:.1%} from "
+        f"ln({k}) = {math.log(k):.4g}, the loss of a uniform guess over {k} classes{guess}.",
+        meaning="The model predicts the same distribution whatever the input: labels may be shuffled or "
+        "misaligned with inputs, the inputs may not reach the model, or the output layer is dead.",
+        values={"level": level, "k": k, "ln_k": math.log(k), "relative_distance": off},
+    )
+
+
+def find_plateau(trace: Trace) -> CurveFinding | None:
+    """`plateau`: the loss fell at least 5% from its start level, then its last 30% is flat (see
+    tail_plateau) at a level still above 30% of the start. Positive losses only."""
+    flat, level, onset = tail_plateau(trace)
+    if not flat or level <= 0 or trace.start <= 0:
+        return None
+    fell = (trace.start - level) / trace.start
+    if fell < FLAT_REL_CHANGE or level < PLATEAU_MIN_LEVEL * trace.start:
+        return None
+    return CurveFinding(
+        observation="plateau",
+        step=onset,
+        summary=f"the training loss fell from {trace.start:.4g} to {level:.4g} ({fell:.0%} lower), then stalled "
+        f"from step {onset} on at {level / trace.start:.0%} of where it started.",
+        meaning="Learning stopped early: the learning rate may be too low (or decayed too soon), the model too "
+        "small, or part of the network saturated or dead.",
+        values={"start": trace.start, "level": level, "level_fraction": level / trace.start},
+    )

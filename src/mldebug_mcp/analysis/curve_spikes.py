@@ -1,0 +1,107 @@
+"""Loss spikes: sudden jumps far above the local level, classified by how they recover.
+
+A point is a spike when it stands above the median of the points just before it by at least
+6 robust standard deviations of those points AND by at least 25% of that median, AND at least half
+of that excess arrived at once (a steady climb is divergence, left to `explodes`). The spike has
+recovered at the first point from which the median of the next three is back within the band of
+the pre-spike median (3 standard deviations or 10%, whichever is wider).
+"""
+
+from __future__ import annotations
+
+from ..models import CurveFinding, CurveSpike
+from .curve_stats import Trace, mad_sigma, median
+
+SPIKE_WINDOW = 25  # trailing points that set the local level: a stable median that still follows the trend
+SPIKE_MIN_HISTORY = 8  # no verdict before 8 points of history
+SPIKE_MADS = 6.0  # minibatch noise almost never reaches 6 robust standard deviations
+SPIKE_REL = 0.25  # ...and a quarter above the median, so near-constant curves (MAD ~ 0) keep tiny blips
+SPIKE_SUDDEN = 0.5  # half the excess must arrive within one point of the previous three's median
+RECOVERY_MADS = 3.0  # back within 3 standard deviations of the pre-spike level...
+RECOVERY_REL = 0.1  # ...or within 10% of it, whichever band is wider
+RECOVERY_CONFIRM = 3  # the median of three points must be back, so one low point does not end a spike
+FAST_RECOVERY_POINTS = 10  # Adam's first moment forgets a batch in ~1/(1 - beta1) = 10 steps
+
+MEANINGS = {
+    "spike_fast_recovery": "Short spikes that heal by themselves usually come from a few unusual batches "
+    "(outliers, mislabelled or very long examples) and are harmless unless they become frequent.",
+    "spike_slow_recovery": "A spike that takes many steps to heal has moved the weights or the optimizer state: "
+    "the learning rate is near its stability limit, so clip gradients or lower the rate.",
+    "spike_no_recovery": "The run lost what it had learned at that jump (an unstable update from a high learning "
+    "rate, an fp16 overflow or a bad batch): restart from an earlier checkpoint with a lower rate or clipping.",
+}
+
+
+def find_spikes(trace: Trace) -> list[CurveSpike]:
+    values, spikes = trace.values, []
+    resume = SPIKE_MIN_HISTORY  # no new spike starts inside one still being followed
+    for i in range(SPIKE_MIN_HISTORY, trace.n):
+        if i < resume:
+            continue
+        window = values[max(0, i - SPIKE_WINDOW) : i]
+        local = median(window)
+        if abs(local) <= 1e-12 or values[i] <= local + SPIKE_REL * abs(local):
+            continue  # the cheap test first: most points stop here
+        sigma = mad_sigma(window)
+        excess = values[i] - local
+        if excess <= SPIKE_MADS * sigma or values[i] - median(values[i - 3 : i]) < SPIKE_SUDDEN * excess:
+            continue
+        spike, recovered_at = _follow(trace, i, local, sigma)
+        spikes.append(spike)
+        resume = recovered_at if recovered_at is not None else i + SPIKE_WINDOW
+    return spikes
+
+
+def _follow(trace: Trace, start: int, local: float, sigma: float) -> tuple[CurveSpike, int | None]:
+    values, steps = trace.values, trace.steps
+    band = local + max(RECOVERY_MADS * sigma, RECOVERY_REL * abs(local))
+    back = next(
+        (j for j in range(start + 1, trace.n) if median(values[j : j + RECOVERY_CONFIRM]) <= band), None
+    )
+    last = back if back is not None else min(trace.n, start + SPIKE_WINDOW)
+    peak = max(range(start, last), key=values.__getitem__)
+    if back is not None:
+        kind = "spike_fast_recovery" if back - start <= FAST_RECOVERY_POINTS else "spike_slow_recovery"
+    else:
+        kind = "spike_no_recovery" if trace.n - 1 - start >= FAST_RECOVERY_POINTS else None
+    spike = CurveSpike(
+        step=steps[start],
+        peak_step=steps[peak],
+        peak=values[peak],
+        local_median=local,
+        height=values[peak] / local if local > 0 else None,
+        recovery_steps=steps[back] - steps[start] if back is not None else None,
+        recovery_points=back - start if back is not None else None,
+        kind=kind,
+    )
+    return spike, back
+
+
+def spike_findings(spikes: list[CurveSpike]) -> list[CurveFinding]:
+    """One finding per kind of recovery, listing where its spikes are."""
+    findings = []
+    for kind, meaning in MEANINGS.items():
+        group = [s for s in spikes if s.kind == kind]
+        if not group:
+            continue
+        tallest = max(group, key=lambda s: s.height or 0.0)
+        where = ", ".join(str(s.step) for s in group[:8]) + (", ..." if len(group) > 8 else "")
+        height = f"{tallest.height:.1f}x" if tallest.height else f"{tallest.peak:.4g} over {tallest.local_median:.4g},"
+        values: dict[str, int | float] = {"count": len(group), "first_step": group[0].step}
+        if tallest.height:
+            values["max_height"] = tallest.height
+        if kind == "spike_no_recovery":
+            after = f"the loss never came back to {group[0].local_median:.4g}"
+        else:
+            slowest = max(s.recovery_steps or 0 for s in group)
+            values["max_recovery_steps"] = slowest
+            after = f"each back within the noise band after at most {slowest} steps"
+        findings.append(CurveFinding(
+            observation=kind,
+            step=group[0].step,
+            summary=f"{len(group)} spike(s) at step {where}; the tallest is {height} the local median at step "
+            f"{tallest.peak_step}, and {after}.",
+            meaning=meaning,
+            values=values,
+        ))
+    return findings

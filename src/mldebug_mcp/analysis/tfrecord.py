@@ -1,0 +1,76 @@
+"""TFRecord framing, the container of TensorBoard event files, with its CRC32C checksums.
+
+Each record is: uint64 length (little-endian), uint32 masked CRC32C of those 8 bytes, the data,
+uint32 masked CRC32C of the data. Pure Python: a table-driven CRC32C reads about 5 MB/s, so
+100k scalar records (~40 bytes each) are checked in under a second.
+"""
+
+from __future__ import annotations
+
+import struct
+
+_CASTAGNOLI = 0x82F63B78  # CRC32C polynomial, bit-reversed
+_MASK_DELTA = 0xA282EAD8  # TFRecord's mask constant
+
+
+def _table() -> list[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ _CASTAGNOLI if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_TABLE = _table()
+
+
+def crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli) of `data`; crc32c(b"123456789") == 0xE3069283."""
+    crc = 0xFFFFFFFF
+    table = _TABLE
+    for byte in data:
+        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked_crc32c(data: bytes) -> int:
+    """The checksum as TFRecord stores it: rotated right by 15 bits plus a constant."""
+    crc = crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def read_records(data: bytes, check_data: bool = True) -> tuple[list[bytes], list[str]]:
+    """Split `data` into record payloads; return them with notes on what was skipped or cut.
+
+    A length whose checksum fails cannot be trusted, so reading stops there. A payload whose
+    checksum fails is skipped (its length was verified, so the next record is still found);
+    `check_data=False` skips that check for speed. A record cut short at the end of the file
+    (a run still writing) ends the reading with a note, not an error.
+    """
+    records: list[bytes] = []
+    notes: list[str] = []
+    bad_payloads = 0
+    pos, size = 0, len(data)
+    while pos < size:
+        if size - pos < 12:
+            notes.append(f"the last record is cut short at byte {pos} (the run may still be writing): read up to there")
+            break
+        if masked_crc32c(data[pos : pos + 8]) != struct.unpack_from("<I", data, pos + 8)[0]:
+            notes.append(f"corrupt record length at byte {pos}: stopped reading there")
+            break
+        (length,) = struct.unpack_from("<Q", data, pos)
+        start, end = pos + 12, pos + 12 + length
+        if end + 4 > size:
+            notes.append(f"the last record is cut short at byte {pos} (the run may still be writing): read up to there")
+            break
+        payload = data[start:end]
+        if check_data and masked_crc32c(payload) != struct.unpack_from("<I", data, end)[0]:
+            bad_payloads += 1
+        else:
+            records.append(payload)
+        pos = end + 4
+    if bad_payloads:
+        notes.append(f"{bad_payloads} record(s) failed their data checksum and were skipped")
+    return records, notes
