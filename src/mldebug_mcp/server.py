@@ -12,32 +12,20 @@ from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from mcp.types import INVALID_PARAMS, CallToolResult, ImageContent
+from pydantic import Field, ValidationError
 
 from . import __version__, prompts, references, render, services
 from .citations.store import load_store
 from .errors import MldebugError
 from .models import DiagnosticReport, LintReport, QuoteResult, ReferenceSection, RuleInfo, SourceList
 from .paths import AllowedDirs
-
-# diagnose executes the user's code (in a subprocess): not read-only, and we cannot vouch for it.
-RUNS_USER_CODE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-MARKDOWN = "text/markdown"
-
-
-@contextmanager
-def _as_tool_error() -> Iterator[None]:
-    """Our errors carry actionable messages: hand them to the agent as ToolError."""
-    try:
-        yield
-    except MldebugError as exc:
-        raise ToolError(str(exc)) from exc
-    except OSError as exc:
-        raise ToolError(f"cannot read bundled content ({exc}); reinstall mldebug-mcp") from exc
+from .server_common import MARKDOWN, READ_ONLY, RUNS_USER_CODE
+from .server_common import as_tool_error as _as_tool_error
+from .server_common import tool_result as _result
+from .server_triage import add_triage_tools
 
 
 @contextmanager
@@ -71,11 +59,6 @@ def _innermost_validation_message(exc: BaseException) -> str | None:
     return None
 
 
-def _result(model: BaseModel, text: str) -> CallToolResult:
-    """Structured content for programs plus readable text for the model."""
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json"))
-
-
 def build_server(allowed: AllowedDirs | None = None) -> MCPServer:
     """A configured server; `allowed` bounds every path argument of every tool."""
     server = _Server(
@@ -88,6 +71,7 @@ def build_server(allowed: AllowedDirs | None = None) -> MCPServer:
     _add_tools(server)
     _add_lint_tools(server, server.allowed_dirs)
     _add_diagnose_tool(server, server.allowed_dirs)
+    add_triage_tools(server, server.allowed_dirs)
     _add_resources(server)
     _add_prompts(server)
     return server

@@ -1,21 +1,24 @@
 """Loss spikes: sudden jumps far above the local level, classified by how they recover.
 
-A point is a spike when it stands above the median of the points just before it by at least
-6 robust standard deviations of those points AND by at least 25% of that median, AND at least half
-of that excess arrived at once (a steady climb is divergence, left to `explodes`). The spike has
+Positive losses are judged in log space, where minibatch noise is about the same size at every
+level. A point is a spike when it stands above the median of the points just before it by at least
+6 robust standard deviations of the noise AND by at least 25% of that median, AND at least half of
+that excess arrived at once (a steady climb is divergence, left to `explodes`). The spike has
 recovered at the first point from which the median of the next three is back within the band of
 the pre-spike median (3 standard deviations or 10%, whichever is wider).
 """
 
 from __future__ import annotations
 
+import math
+
 from ..models import CurveFinding, CurveSpike
-from .curve_stats import Trace, mad_sigma, median
+from .curve_stats import Trace, mad_sigma, median, noise_sigma
 
 SPIKE_WINDOW = 25  # trailing points that set the local level: a stable median that still follows the trend
 SPIKE_MIN_HISTORY = 8  # no verdict before 8 points of history
-SPIKE_MADS = 6.0  # minibatch noise almost never reaches 6 robust standard deviations
-SPIKE_REL = 0.25  # ...and a quarter above the median, so near-constant curves (MAD ~ 0) keep tiny blips
+SPIKE_MADS = 6.0  # skewed minibatch noise reaches 4-5 standard deviations in 100k steps, not 6
+SPIKE_REL = 0.25  # ...and a quarter above the median, so near-constant curves (noise ~ 0) keep tiny blips
 SPIKE_SUDDEN = 0.5  # half the excess must arrive within one point of the previous three's median
 RECOVERY_MADS = 3.0  # back within 3 standard deviations of the pre-spike level...
 RECOVERY_REL = 0.1  # ...or within 10% of it, whichever band is wider
@@ -33,38 +36,39 @@ MEANINGS = {
 
 
 def find_spikes(trace: Trace) -> list[CurveSpike]:
-    values, spikes = trace.values, []
+    positive = min(trace.values, default=0.0) > 0
+    z = [math.log(v) for v in trace.values] if positive else trace.values
+    floor = noise_sigma(z)  # the run's typical noise: a quiet window must not make its noise look tiny
+    spikes: list[CurveSpike] = []
     resume = SPIKE_MIN_HISTORY  # no new spike starts inside one still being followed
     for i in range(SPIKE_MIN_HISTORY, trace.n):
         if i < resume:
             continue
-        window = values[max(0, i - SPIKE_WINDOW) : i]
+        window = z[max(0, i - SPIKE_WINDOW) : i]
         local = median(window)
-        if abs(local) <= 1e-12 or values[i] <= local + SPIKE_REL * abs(local):
+        relative = math.log1p(SPIKE_REL) if positive else SPIKE_REL * abs(local)
+        if relative <= 1e-12 or z[i] - local <= relative:
             continue  # the cheap test first: most points stop here
-        sigma = mad_sigma(window)
-        excess = values[i] - local
-        if excess <= SPIKE_MADS * sigma or values[i] - median(values[i - 3 : i]) < SPIKE_SUDDEN * excess:
+        sigma = max(mad_sigma(window), floor)
+        excess = z[i] - local
+        if excess <= SPIKE_MADS * sigma or z[i] - median(z[i - 3 : i]) < SPIKE_SUDDEN * excess:
             continue
-        spike, recovered_at = _follow(trace, i, local, sigma)
-        spikes.append(spike)
-        resume = recovered_at if recovered_at is not None else i + SPIKE_WINDOW
+        band = local + max(RECOVERY_MADS * sigma, math.log1p(RECOVERY_REL) if positive else RECOVERY_REL * abs(local))
+        back = next((j for j in range(i + 1, trace.n) if median(z[j : j + RECOVERY_CONFIRM]) <= band), None)
+        spikes.append(_spike(trace, i, back, math.exp(local) if positive else local))
+        resume = back if back is not None else i + SPIKE_WINDOW
     return spikes
 
 
-def _follow(trace: Trace, start: int, local: float, sigma: float) -> tuple[CurveSpike, int | None]:
+def _spike(trace: Trace, start: int, back: int | None, local: float) -> CurveSpike:
     values, steps = trace.values, trace.steps
-    band = local + max(RECOVERY_MADS * sigma, RECOVERY_REL * abs(local))
-    back = next(
-        (j for j in range(start + 1, trace.n) if median(values[j : j + RECOVERY_CONFIRM]) <= band), None
-    )
     last = back if back is not None else min(trace.n, start + SPIKE_WINDOW)
     peak = max(range(start, last), key=values.__getitem__)
     if back is not None:
         kind = "spike_fast_recovery" if back - start <= FAST_RECOVERY_POINTS else "spike_slow_recovery"
     else:
         kind = "spike_no_recovery" if trace.n - 1 - start >= FAST_RECOVERY_POINTS else None
-    spike = CurveSpike(
+    return CurveSpike(
         step=steps[start],
         peak_step=steps[peak],
         peak=values[peak],
@@ -74,7 +78,6 @@ def _follow(trace: Trace, start: int, local: float, sigma: float) -> tuple[Curve
         recovery_points=back - start if back is not None else None,
         kind=kind,
     )
-    return spike, back
 
 
 def spike_findings(spikes: list[CurveSpike]) -> list[CurveFinding]:

@@ -79,7 +79,8 @@ def find_oscillation(trace: Trace) -> CurveFinding | None:
     else:
         swing, net = OSC_SWING * median([abs(v) for v in trace.values]), abs(trace.start - trace.end)
         noise = trace.sigma
-    swing = max(swing, NOISE_MADS * MEDIAN_SE * noise / math.sqrt(smooth_window(trace.n)))
+    # a reversal compares two extremes of the smoothed curve, and noise can push each one 3 standard errors
+    swing = max(swing, 2 * NOISE_MADS * MEDIAN_SE * noise / math.sqrt(smooth_window(trace.n)))
     turns = turning_points(curve, swing)
     reversals = max(0, len(turns) - 2)
     travel = sum(abs(curve[b] - curve[a]) for a, b in zip(turns, turns[1:]))

@@ -41,7 +41,7 @@ FRAGMENTS: dict[str, str] = {
     "verified": r"(?:\b(?:after|once|only (?:then|after|once|when|if)|as soon as|when)\b"
                 r"(?:(?!\b(?:not|cannot|fails?|never|unable)\b|n['’]t\b)[^.!?]){0,60}?"
                 r"\b(?:overfit\w*|memori[sz]\w*|fits? (?:a|one|the|that|this) (?:single |small |tiny )?batch"
-                r"|verif\w*|confirm\w*|checked|sanity[\s-]*check\w*|init(?:ial(?:i[sz]ation)?)? loss"
+                r"|verif\w*|confirm\w*|checked|pass(?:es|ed)?\b|sanity[\s-]*check\w*|init(?:ial(?:i[sz]ation)?)? loss"
                 r"|beats? (?:a |the )?baseline|(?:shown|known|proven) (?:to be )?correct"
                 r"|(?:those|these|that|this|they|it) (?:all )?(?:pass\w*|work\w*|check\w* out"
                 r"|look\w* (?:right|fine|good|healthy)))|\bonly then\b"
@@ -50,7 +50,7 @@ FRAGMENTS: dict[str, str] = {
              r"|(?:tun\w*|touch\w*|adjust\w*|do) (?:\w+ ){0,3}last)\b",
     "describes": r"(?:\b(?:we|they|the (?:paper|authors|original(?: \w+)?|reference(?: \w+)?|baseline|config"
                  r"|recipe|repo)|i|my (?:config|setup|run))\s+(?:(?:also|originally|currently|already)\s+)?"
-                 r"(?:use[sd]?|trained|trains?\s+with|set|ran|chose|picked|had|employ\w*)\b"
+                 r"(?:use[sd]?|trained|trains?\s+with|set|ran|chose|picked|has|have|had|employ\w*)\b"
                  r"|\b(?:i['’]?m|we['’]?re|i am|we are|currently|already)\s+(?:using|running|training with)\b"
                  r"|\b(?:as )?in the (?:paper|original|reference)\b)",
 }

@@ -1,0 +1,69 @@
+"""MCP tools that reason about a failure: triage, triage_step, check_advice, analyze_curve.
+A few lines each over the services; registered by server.build_server."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server import MCPServer
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from .models import TriageResult, TriageStep
+from .observations import OBSERVATIONS
+from .paths import AllowedDirs
+from .server_common import READ_ONLY, as_tool_error, tool_result
+
+OBSERVATION_HELP = "Observation keys: " + ", ".join(OBSERVATIONS) + "."
+
+
+def add_triage_tools(server: MCPServer, allowed: AllowedDirs) -> None:
+    @server.tool(
+        name="triage",
+        title="Rank hypotheses for a training failure",
+        description=(
+            "A training problem in the user's own words (code and log lines may be included) and/or observation "
+            "keys in; ranked root-cause hypotheses out, each with prior and updated weight, why it fits, the "
+            "cheapest test that separates it from the others (with the tool call), what that test shows if it is "
+            "or is not the cause, the fix, anti-patterns to avoid, and practitioner quotes. Always includes a "
+            "subtle hypothesis (leakage, sample size, seed variance) and the null (noise, or another change). "
+            "Code in the description is linted (never run). Offline, deterministic. " + OBSERVATION_HELP
+        ),
+        annotations=READ_ONLY,
+    )
+    def triage(
+        symptom: Annotated[str, Field(description="What goes wrong, in the user's words: the symptom, numbers, what "
+                                                  "changed, what was tried; relevant code may be pasted.", max_length=50_000)] = "",
+        observations: Annotated[list[str] | None, Field(description="Observation keys already established, e.g. "
+                                                                    "['nan'] or ['cannot_overfit'] (see analyze_curve, diagnose).", max_length=30)] = None,
+        limit: Annotated[int, Field(description="Hypotheses before the subtle and null ones are added.", ge=1, le=20)] = 5,
+    ) -> Annotated[CallToolResult, TriageResult]:
+        from .triage_render import triage_text
+        from .triage_service import triage as run
+
+        with as_tool_error():
+            result = run(symptom, observations, limit)
+        return tool_result(result, triage_text(result, quotes=True))
+
+    @server.tool(
+        name="triage_step",
+        title="Walk the triage decision tree",
+        description=(
+            "Stateless walk of the triage decision tree: pass every answer so far as {node: answer}; get the next "
+            "question with the cheapest way to answer it (often a tool call) and the accepted answers, or, at a "
+            "leaf, what it means and the ranked hypotheses. Start with answers={}. Optionally add the symptom "
+            "text to sharpen the ranking at the leaf."
+        ),
+        annotations=READ_ONLY,
+    )
+    def triage_step(
+        answers: Annotated[dict[str, str] | None, Field(description="Answers so far, e.g. {'crash': 'no', 'nan': 'yes'}.",
+                                                        max_length=50)] = None,
+        symptom: Annotated[str, Field(description="Optional description to rank the leaf's hypotheses with.", max_length=50_000)] = "",
+    ) -> Annotated[CallToolResult, TriageStep]:
+        from .triage_render import step_text
+        from .triage_service import triage_step as run
+
+        with as_tool_error():
+            step = run(answers or {}, symptom)
+        return tool_result(step, step_text(step))

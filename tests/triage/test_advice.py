@@ -1,0 +1,320 @@
+"""check_advice: every anti-pattern fires on its paraphrases and stays quiet on correct advice."""
+
+import pytest
+
+from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.errors import ContentError, UsageError
+from mldebug_mcp.triage.advice import check_advice, load_antipatterns, parse_antipatterns
+
+FIRES: dict[str, list[str]] = {
+    "tune-before-correct": [
+        "Try lowering the learning rate to 1e-5 and rerun.",
+        "I'd cut the LR by a factor of ten; 3e-3 is aggressive for this model.",
+        "Your learning rate looks too high for a transformer this size.",
+        "Bump the batch size to 512 so the gradient is less noisy.",
+        "Do a quick hyperparameter sweep over weight decay and dropout.",
+        "A smaller step size would probably fix the oscillation.",
+        "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-5)  # was 1e-3\n```",
+        "```python\nfor group in optimizer.param_groups:\n    group['lr'] = 1e-5\n```",
+    ],
+    "try-except-training": [
+        "Wrap the training loop in try/except so a single bad batch cannot kill the run.",
+        "Put the forward and backward pass inside a try-catch and move on when it throws.",
+        "Catch the RuntimeError and skip that batch.",
+        "Just skip any batches that raise a CUDA error.",
+        "```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
+        "        optimizer.step()\n    except RuntimeError:\n        continue\n```",
+        "try:\n    loss = criterion(net(inputs), targets)\n    loss.backward()\nexcept Exception:\n    pass",
+    ],
+    "swap-optimizer": [
+        "Switch to SGD with momentum 0.9.",
+        "Use AdamW instead; plain Adam handles weight decay badly.",
+        "Try a different optimiser, maybe RMSprop.",
+        "Swap Adam for Lion and compare the curves.",
+        "```python\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\n```",
+    ],
+    "detach-to-silence": [
+        "Add .detach() to the encoder output and the error goes away.",
+        "Call .item() on the tensor before you add it to the loss.",
+        "Wrap that part in torch.no_grad() and the in-place error disappears.",
+        "Detach it before the second backward call.",
+        "```python\nfeatures = encoder(x).detach()\nloss = criterion(head(features), y)\n```",
+        "```python\nloss = criterion(logits.detach(), y)\n```",
+    ],
+    "scheduler-as-fix": [
+        "Add a ReduceLROnPlateau scheduler so the rate drops when the loss stalls.",
+        "Use cosine decay to help it converge.",
+        "A one-cycle schedule should get it unstuck.",
+        "Decay the learning rate by 10x every 30 epochs.",
+        "```python\nscheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma=0.1)\n```",
+    ],
+    "bigger-model-first": [
+        "Add more layers; the network is too shallow to fit this.",
+        "Use a bigger model, say ResNet-50 rather than ResNet-18.",
+        "Double the hidden size to 1024.",
+        "Make the network deeper and wider.",
+        "```python\nmodel = MLP(hidden_dim=1024, n_layers=8)  # was 256 and 2\n```",
+    ],
+    "normalise-unchecked": [
+        "Normalize your inputs to zero mean and unit variance.",
+        "Add BatchNorm after every conv layer.",
+        "Standardise the features with a StandardScaler before training.",
+        "Divide the pixel values by 255.",
+        "```python\nx = (x - x.mean()) / x.std()\n```",
+        "```python\ntfm = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])\n```",
+    ],
+    "cast-to-silence": [
+        "Cast the inputs to float32 and the warning goes away.",
+        "Just call .double() on the targets.",
+        "Convert everything to float64 so the types agree.",
+        "Use .astype(np.float32) on the array before making the tensor.",
+        "```python\nx = x.to(torch.float32)\n```",
+        "```python\ny = y.float()\n```",
+    ],
+    "clip-without-logging": [
+        "Clip the gradients to norm 1.0.",
+        "Add gradient clipping; the spikes will stop.",
+        "Use clip_grad_norm_ with max_norm=1.",
+        "```python\nloss.backward()\ntorch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\noptimizer.step()\n```",
+        "```python\ntrainer = pl.Trainer(max_epochs=10, gradient_clip_val=0.5)\n```",
+    ],
+    "one-seed-victory": [
+        "It worked with seed 42, so the bug is fixed.",
+        "One run shows the new loss is better.",
+        "With seed 0 the accuracy is 2 points higher, so keep the change.",
+        "In a single run the fix improved validation loss by 5%.",
+        "```python\ntorch.manual_seed(1234)  # this seed works\n```",
+    ],
+    "many-changes-at-once": [
+        "I changed the lr, the batch size and the optimizer.",
+        "Lower the learning rate, double the batch size and add dropout, then retrain.",
+        "Change the learning rate and the warmup together in the next run.",
+        "Apply all of these fixes at once and rerun.",
+        "Switch to AdamW, turn on augmentation and increase the weight decay.",
+    ],
+}
+
+QUIET: dict[str, list[str]] = {
+    "tune-before-correct": [
+        "Don't lower the learning rate yet: overfit one batch of eight examples first.",
+        "Once the model can memorise a single batch and the initial loss is near ln(10), tune the learning rate.",
+        "The paper trains with a learning rate of 3e-4 and a batch size of 256.",
+        "Lowering the learning rate won't repair a sign error in the loss.",
+        "Tune the learning rate last, after the model beats the constant-prediction baseline.",
+        "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n```",
+    ],
+    "try-except-training": [
+        "Don't wrap the step in try/except; let it crash and read the traceback.",
+        "Remove the try/except around loss.backward() so the real error surfaces.",
+        "A try/except that catches KeyboardInterrupt, saves a checkpoint and re-raises is fine.",
+        "```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
+        "    except KeyboardInterrupt:\n        save_checkpoint(model)\n        raise\n```",
+        "```python\ntry:\n    import wandb\nexcept ImportError:\n    wandb = None\n```",
+    ],
+    "swap-optimizer": [
+        "Instead of switching optimiser, find out why Adam cannot fit one batch.",
+        "Don't swap the optimizer while you are still debugging.",
+        "The reference implementation used SGD with momentum, and we match it.",
+        "Keep Adam at 3e-4 rather than moving to SGD.",
+        "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n```",
+    ],
+    "detach-to-silence": [
+        "Remove the .detach() on the logits; it cuts the gradient to the encoder.",
+        "Use torch.no_grad() in the evaluation loop.",
+        "For logging, use loss.item() so the graph is not kept alive.",
+        "Detach the hidden state between chunks, as truncated BPTT requires.",
+        "```python\nrunning_loss += loss.item()\n```",
+        "```python\ntarget = reward + gamma * next_q.detach()\n```",
+    ],
+    "scheduler-as-fix": [
+        "The learning rate schedule in the paper is cosine.",
+        "The fix is a constant LR, not a scheduler.",
+        "Once it learns at a constant rate, add cosine annealing for the last few points.",
+        "Don't add a scheduler to a run that cannot learn at a constant rate.",
+        "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n# add an lr scheduler later, once it learns\n```",
+    ],
+    "bigger-model-first": [
+        "Don't add more layers until one batch overfits.",
+        "I would not reach for a bigger model here.",
+        "It can already overfit a single batch, so a wider network is a fair thing to try on the full set.",
+        "The baseline has a deeper encoder than ours, which explains part of the gap.",
+        "After you have confirmed it memorises 16 examples, try increasing the width.",
+    ],
+    "normalise-unchecked": [
+        "Print the per-feature mean and std of a batch; if the std is far from 1, normalise the inputs.",
+        "The data is already normalised by the dataset class, so normalising again would scale it twice.",
+        "Don't add normalisation blindly; look at a batch first.",
+        "We normalise the images with the ImageNet statistics, as in the paper.",
+        "```python\nprint(x.mean(0), x.std(0))  # look before changing anything\n"
+        "tfm = transforms.Normalize(mean, std)\n```",
+    ],
+    "cast-to-silence": [
+        "Trace where the float64 comes from (probably np.load) and fix the dtype at the source.",
+        "Print x.dtype at each stage of the pipeline to see where it turns into float64.",
+        "Don't cast to float32 to make the error disappear; find which stage produces float64.",
+        "Use mixed precision with autocast rather than casting by hand.",
+        "```python\nimages = images.float() / 255.0\n```",
+    ],
+    "clip-without-logging": [
+        "Clip gradients at 1.0 and log the pre-clip norm every step.",
+        "Gradient clipping won't fix this; find what drives the norm up.",
+        "Log the gradient norm before clipping so you can see whether clipping fires on every step.",
+        "PPO clips the probability ratio at 0.2; that is part of the algorithm.",
+        "```python\nloss.backward()\nnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "logger.log({'grad_norm': norm.item()})\noptimizer.step()\n```",
+    ],
+    "one-seed-victory": [
+        "Run five seeds of each arm before you believe the gain.",
+        "Set the seed to 0 for reproducibility.",
+        "One run shows nothing; the difference could be seed noise.",
+        "Compare several seeds of the old and the new config in pairs.",
+        "```python\ntorch.manual_seed(0)  # reproducible debugging\n```",
+    ],
+    "many-changes-at-once": [
+        "Change one thing per run: first the learning rate, then, separately, the batch size.",
+        "Run an ablation that changes the lr, the batch size and the optimizer one at a time.",
+        "Check the data, the loss and the learning rate before changing anything.",
+        "Don't change the lr, the batch size and the optimizer in one run.",
+        "We use lr 3e-4, batch size 64 and AdamW, as in the reference.",
+    ],
+}
+
+AGENT_ANSWER = """\
+Your loss is stuck at 2.30, which usually means the learning rate is too high for this setup.
+
+Here is what I would do:
+
+1. Lower the learning rate to 1e-4 and switch the optimiser to SGD with momentum, which tends to
+   generalise better.
+2. Add BatchNorm after each linear layer so the activations stay well scaled.
+3. Wrap the step in a try/except so the occasional NaN batch does not crash the run:
+
+```python
+for xb, yb in loader:
+    try:
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+    except RuntimeError:
+        continue
+```
+
+After these changes my last run reached 91% with seed 42, so this should work for you as well.
+"""
+
+GOOD_ANSWER = """\
+Before changing any hyperparameter, find out whether the code is correct.
+
+1. Overfit one small batch: take 8 examples and train on them alone for a few hundred steps. The loss
+   should go to nearly zero; if it does not, there is a bug in the model, the loss or the data path.
+2. Check the loss at initialisation. With 10 balanced classes it should be close to ln(10) = 2.30; a
+   very different value points at the output layer or the loss function.
+3. Look at a batch right before it enters the model: print its shape, dtype, per-feature mean and
+   standard deviation, and a few labels.
+4. Only once those checks pass, tune the learning rate, one change per run, over three seeds.
+
+```python
+xb, yb = next(iter(train_loader))
+print(xb.shape, xb.dtype, xb.mean(0), xb.std(0), yb[:8])
+for step in range(300):
+    optimizer.zero_grad()
+    loss = loss_fn(model(xb), yb)
+    loss.backward()
+    optimizer.step()
+print(loss.item())
+```
+"""
+
+
+def _ids(text: str) -> list[str]:
+    return [finding.id for finding in check_advice(text).findings]
+
+
+@pytest.mark.parametrize(("pattern_id", "text"), [(k, t) for k, texts in FIRES.items() for t in texts])
+def test_fires(pattern_id, text):
+    assert pattern_id in _ids(text)
+
+
+@pytest.mark.parametrize(("pattern_id", "text"), [(k, t) for k, texts in QUIET.items() for t in texts])
+def test_stays_quiet(pattern_id, text):
+    assert pattern_id not in _ids(text)
+
+
+def test_every_antipattern_has_three_firing_and_three_quiet_texts():
+    for item in load_antipatterns():
+        assert len(FIRES.get(item.id, [])) >= 3, item.id
+        assert len(QUIET.get(item.id, [])) >= 3, item.id
+
+
+def test_agent_answer_gives_exactly_its_antipatterns():
+    report = check_advice(AGENT_ANSWER)
+    assert [f.id for f in report.findings] == [
+        "tune-before-correct", "swap-optimizer", "normalise-unchecked", "try-except-training", "one-seed-victory",
+    ]
+    assert not report.clean and report.text_chars == len(AGENT_ANSWER)
+    first = report.findings[0]
+    assert first.matched == "learning rate is too high" and first.line == 1 and first.further_occurrences == 1
+    try_except = next(f for f in report.findings if f.id == "try-except-training")
+    assert try_except.further_occurrences == 1  # the prose line and the code block
+    assert try_except.evidence == ["karpathy-recipe/fails-silently", "spinningup/broken-rl-code-fails-silently"]
+
+
+def test_good_debugging_answer_is_clean():
+    report = check_advice(GOOD_ANSWER)
+    assert report.findings == [] and report.clean
+
+
+def test_matched_is_the_input_snippet_with_its_line():
+    text = "The loss is flat.\nMaybe   it helps to\nswitch to   SGD here."
+    finding = check_advice(text).findings[0]
+    assert (finding.id, finding.matched, finding.line) == ("swap-optimizer", "switch to SGD", 3)
+
+
+def test_long_match_is_trimmed():
+    text = "loss = criterion(" + "scale * " * 30 + "logits.detach(), y)"
+    matched = next(f.matched for f in check_advice(text).findings if f.id == "detach-to-silence")
+    assert len(matched) <= 120 and matched.endswith("…")
+
+
+def test_removed_diff_lines_are_not_advice():
+    diff = "```diff\n-    features = encoder(x).detach()\n+    features = encoder(x)\n```"
+    assert _ids(diff) == []
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_text_is_a_usage_error(text):
+    with pytest.raises(UsageError, match="proposed fix"):
+        check_advice(text)
+
+
+def test_bundled_antipatterns_validate_and_cite_existing_excerpts():
+    excerpts = load_store().excerpts
+    items = load_antipatterns()
+    assert len({item.id for item in items}) == len(items) >= 11
+    for item in items:
+        assert item.patterns, item.id
+        assert [e for e in item.evidence if e not in excerpts] == [], item.id
+
+
+ENTRY = "- id: tiny\n  title: A move for the tests\n  why: It hides the cause and leaves the bug in place.\n" \
+        "  instead: Find the cause first.\n  evidence: [a/b]\n"
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ("", "patterns"),
+    ("  patterns: ['(unclosed']\n", "not a valid regular expression"),
+    ("  patterns: ['{nosuch} x']\n", "unknown fragment"),
+    ("  patterns: [x]\n  colour: red\n", "colour"),
+])
+def test_malformed_entries_raise_content_error(extra, message):
+    with pytest.raises(ContentError, match=message):
+        parse_antipatterns(ENTRY + extra)
+
+
+def test_duplicate_ids_and_non_lists_raise_content_error():
+    entry = ENTRY + "  patterns: [x]\n"
+    with pytest.raises(ContentError, match="defined twice"):
+        parse_antipatterns(entry + entry)
+    with pytest.raises(ContentError, match="must be a list"):
+        parse_antipatterns("id: tiny\n")
+    assert parse_antipatterns(entry)[0].patterns[0].search("X")
