@@ -12,6 +12,7 @@ from .triage.catalogue import Cause, load_catalogue
 from .triage.code_snippets import extract_code
 from .triage.matcher import bundled_index
 from .triage.signals import read_observations
+from .triage.text import split_tried
 from .triage.tree import load_tree, walk
 
 MAX_SYMPTOM_CHARS = 50_000
@@ -37,7 +38,8 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     if not 1 <= limit <= 20:
         raise UsageError("limit must be between 1 and 20")
     catalogue = load_catalogue()
-    read = [k for k in read_observations(symptom) if k not in stated]
+    # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
+    read = [k for k in read_observations(split_tried(symptom)[0]) if k not in stated]
     lint_codes = _lint_codes(symptom)
     domains = ranking.detect_domains(catalogue, symptom)
     scored = ranking.score_causes(catalogue, bundled_index(), symptom, stated, read, lint_codes, domains)

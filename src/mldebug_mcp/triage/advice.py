@@ -17,15 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..errors import ContentError, UsageError
 from ..models import AdviceFinding, AdviceReport
+from .advice_text import Unit, split_units
 
 DATA_PACKAGE = "mldebug_mcp.triage"
 SNIPPET_CHARS = 120
 _WORD = r"\w+(?:['’.-]\w+)*"
+_SEP = r"[^\w\n,;:|!?()\[\]]+"  # a gap between words never crosses a clause or a table cell
 # Shared pieces, written {name} in the YAML, so that each paraphrase family is spelled once.
 FRAGMENTS: dict[str, str] = {
     "lr": r"(?:learning[\s_-]*rates?|\blrs?\b|step[\s_-]*sizes?)",
-    "gap": rf"(?:[^\w\n]+{_WORD}){{0,4}}?[^\w\n]+",
-    "gap2": rf"(?:[^\w\n]+{_WORD}){{0,2}}?[^\w\n]+",
+    "gap": rf"(?:{_SEP}{_WORD}){{0,4}}?{_SEP}",
+    "gap2": rf"(?:{_SEP}{_WORD}){{0,2}}?{_SEP}",
     "num": r"(?:\d*\.?\d+(?:e[-+]?\d+)?)",
     "opt": r"(?:optimi[sz]ers?|optimi[sz]ation (?:algorithm|method)s?)",
     "optname": r"(?:sgd|adam\w*|rmsprop|adagrad|adadelta|lion|lamb|lars|sophia|shampoo|adafactor|nadam|radam"
@@ -75,7 +77,7 @@ def _fragment(name: str, source: str) -> str:
 
 
 class AntiPattern(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     title: str = Field(min_length=10)
@@ -121,115 +123,6 @@ def load_antipatterns() -> tuple[AntiPattern, ...]:
     return parse_antipatterns(path.read_text(encoding="utf-8"))
 
 
-_FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
-# Unfenced code: case-sensitive, so a prose sentence (capitalised) is not taken for a statement.
-_CODE_LINE = re.compile(
-    r"^\s*(?:(?:try|else|finally)\s*:|(?:except|def|class|async)\b.*:\s*(?:#.*)?$"
-    r"|(?:if|elif|while)\b.*[()=<>.\[].*:\s*(?:#.*)?$|for\b.+\bin\b.+:\s*(?:#.*)?$"
-    r"|with\b.+(?:\(|\bas\b).*:\s*(?:#.*)?$|(?:return|raise|assert|yield|del)\b(?:\s*$|.*[(.\[=])"
-    r"|(?:pass|continue|break)\s*(?:#.*)?$|import\s+[\w.]+|from\s+[\w.]+\s+import\b|@\w"
-    r"|[A-Za-z_][\w.\[\]'\"]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*[-+*/%]?=(?!=)\s*\S|[A-Za-z_][\w.]*\(.*\)\s*(?:#.*)?$)")
-_HEADER = re.compile(r"^\s*(?:try|else|finally|except|elif|if|for|while|with|def|class|async)\b[^#]*:\s*(?:#.*)?$")
-_CONTINUATION = re.compile(r"^\s*(?:except|else|elif|finally)\b")
-_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>)")
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*(?=\s|$)")
-_CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-{1,2}\s|\b(?:but|so|then|because|since|while|whereas|although|though"
-                           r"|however|if|when|unless|until|otherwise)\b", re.I)
-_NEG_BEFORE = re.compile(
-    r"(?:\b(?:don['’]?t|do not|never|avoid\w*|instead of|rather than|no need to|resist\w*|refrain\w*|against"
-    r"|stop|(?:should|would|could|must|need|will|shall|might|may)(?:n['’]?t| not)|won['’]?t|cannot|can['’]?t)\b"
-    r"(?:\W+\w+){0,6}?|^\W*not\b.*?|\bnot(?:\s+(?:a|an|the|to|by|just|simply|merely|yet|with|via|through|for"
-    r"|any|more|even|use|using))?)\W*$", re.I | re.S)
-_NEG_AFTER = re.compile(
-    r"^\W*(?:(?!(?:if|when|because|since|as|until|while|so|unless|that|which)\b)\w+\W+){0,4}?(?:won['’]?t"
-    r"|will not|wouldn['’]?t|would not|doesn['’]?t|does not|isn['’]?t|is not|can['’]?t|cannot|rarely|never"
-    r"|is unlikely to|is no)\b", re.I)
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A sentence of prose, or a line of code (a block header: its whole statement), with its context."""
-
-    start: int  # offset of `text` in the input
-    text: str
-    scope: str  # where `unless` is read: the sentence, or the enclosing code block
-    code: bool
-
-    def negated(self, start: int, end: int) -> bool:
-        if not self.code:
-            return _negated_in(self.text, start, end)
-        line_end = self.text.find("\n") % (len(self.text) + 1)
-        comment = self.text.find("#", 0, start)  # in code, only a comment can say "don't"
-        return comment >= 0 and _negated_in(self.text[comment + 1:line_end], start - comment - 1, end - comment - 1)
-
-
-def _negated_in(sentence: str, start: int, end: int) -> bool:
-    cut = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, start)), default=0)
-    after = _CLAUSE_BREAK.search(sentence, end)
-    post = sentence[end:after.start() if after else len(sentence)]
-    return bool(_NEG_BEFORE.search(sentence[cut:start]) or _NEG_AFTER.match(post))
-
-
-def split_units(text: str) -> list[Unit]:
-    """Prose paragraphs cut into sentences, code (fenced, or lines that parse as Python) into lines."""
-    lines = text.splitlines(keepends=True)
-    kinds, masked, fence, diff = [], [], False, False
-    for line in lines:
-        kind, out = ("prose" if line.strip() else "blank"), line
-        if fence_match := _FENCE.match(line):
-            diff = not fence and fence_match.group(2).lower() in ("diff", "patch")
-            fence, kind, out = not fence, "skip", re.sub(r"[^\r\n]", " ", line)
-        elif fence and diff and line.startswith(("-", "@@")):  # removed lines are not advice
-            kind, out = "skip", re.sub(r"[^\r\n]", " ", line)
-        elif fence:
-            kind, out = "code", (" " + line[1:] if diff and line[:1] == "+" else line)
-        elif kind == "prose" and _CODE_LINE.match(line):
-            kind = "code"
-        kinds.append(kind)
-        masked.append(out)
-    clean, offsets = "".join(masked), [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    units, i = [], 0
-    while i < len(lines):
-        j = i + 1
-        while j < len(lines) and kinds[j] == kinds[i] and not (kinds[i] == "prose" and _BLOCK_START.match(lines[j])):
-            j += 1
-        if kinds[i] == "code":
-            units += _code_units(clean, offsets, i, j)
-        elif kinds[i] == "prose":
-            units += _sentences(clean, offsets[i], offsets[j])
-        i = j
-    return units
-
-
-def _sentences(clean: str, start: int, end: int) -> list[Unit]:
-    cuts = [start] + [start + m.end() for m in _SENTENCE_END.finditer(clean[start:end])] + [end]
-    units = []
-    for a, b in zip(cuts, cuts[1:]):
-        a += len(clean[a:b]) - len(clean[a:b].lstrip())
-        if a < b:
-            units.append(Unit(a, clean[a:b], clean[a:b], False))
-    return units
-
-
-def _code_units(clean: str, offsets: list[int], first: int, stop: int) -> list[Unit]:
-    line = [clean[offsets[k]:offsets[k + 1]] for k in range(len(offsets) - 1)]
-    rows = [(k, len(line[k]) - len(line[k].lstrip())) for k in range(first, stop) if line[k].strip()]
-    indent, ends = dict(rows), {}
-    for n, (k, ind) in enumerate(rows):
-        if _HEADER.match(line[k]):
-            later = (r for r, i in rows[n + 1:] if i < ind or (i == ind and not _CONTINUATION.match(line[r])))
-            ends[k] = next(later, stop)
-    units = []
-    for k, ind in rows:
-        parent = max((h for h, e in ends.items() if h < k < e and indent[h] < ind), default=None)
-        lo, hi = (first, stop) if parent is None else (parent, ends[parent])
-        units.append(Unit(offsets[k], clean[offsets[k]:offsets[ends.get(k, k + 1)]],
-                          clean[offsets[lo]:offsets[hi]], True))
-    return units
-
-
 @dataclass(frozen=True)
 class _Hit:
     start: int
@@ -260,9 +153,7 @@ def _first_hit(item: AntiPattern, unit: Unit) -> _Hit | None:
     """The earliest reported match of one anti-pattern in one unit, or None (negated, excused, absent)."""
     best: _Hit | None = None
     for pattern in item.patterns:
-        for match in pattern.finditer(unit.text):
-            if unit.code and "\n" in unit.text[:match.start()]:
-                break  # a header only reports on its own line; body lines are units of their own
+        for match in unit.matches(pattern):
             if unit.negated(match.start(), match.end()):
                 continue
             if best is None or match.start() < best.start - unit.start:

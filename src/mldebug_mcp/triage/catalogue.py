@@ -62,11 +62,20 @@ class Cause(Strict):
     subtle: bool = False
 
 
+class Case(Strict):
+    """A real forum thread with a confirmed cause, kept as our paraphrase of how the asker described it."""
+
+    url: str
+    cause: str
+    symptom: str = Field(min_length=20)
+
+
 class Catalogue(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     categories: dict[str, Category]
     causes: dict[str, Cause]
+    cases: tuple[Case, ...] = ()
 
     def prior(self, cause: Cause) -> float:
         """Category base rate split between its causes by their stated frequency."""
@@ -91,7 +100,17 @@ def _data_files(folder: str) -> list[str]:
     return sorted(f"{folder}/{entry.name}" for entry in root.iterdir() if entry.name.endswith(".yaml"))
 
 
-def parse_catalogue(categories_text: str, cause_texts: dict[str, str]) -> Catalogue:
+def parse_cases(case_texts: dict[str, str]) -> tuple[Case, ...]:
+    cases = []
+    for name, text in case_texts.items():
+        try:
+            cases += [Case(**entry) for entry in yaml.safe_load(text) or []]
+        except (yaml.YAMLError, ValidationError, TypeError) as exc:
+            raise ContentError(f"triage {name} is malformed: {describe(exc)}") from exc
+    return tuple(cases)
+
+
+def parse_catalogue(categories_text: str, cause_texts: dict[str, str], case_texts: dict[str, str] | None = None) -> Catalogue:
     """Build a catalogue from YAML texts (file name -> text); ContentError names the bad file and field."""
     try:
         categories = {k: Category(**v) for k, v in (yaml.safe_load(categories_text) or {}).items()}
@@ -112,10 +131,11 @@ def parse_catalogue(categories_text: str, cause_texts: dict[str, str]) -> Catalo
             if cause.id in causes:
                 raise ContentError(f"triage {name}: cause id {cause.id!r} is defined twice")
             causes[cause.id] = cause
-    return Catalogue(categories=categories, causes=causes)
+    return Catalogue(categories=categories, causes=causes, cases=parse_cases(case_texts or {}))
 
 
 @cache
 def load_catalogue() -> Catalogue:
     """The bundled catalogue, parsed once per process."""
-    return parse_catalogue(_read("categories.yaml"), {name: _read(name) for name in _data_files("causes")})
+    return parse_catalogue(_read("categories.yaml"), {name: _read(name) for name in _data_files("causes")},
+                           {name: _read(name) for name in _data_files("cases")})

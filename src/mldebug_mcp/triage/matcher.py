@@ -13,14 +13,15 @@ from functools import cache
 
 from .catalogue import Catalogue, Cause
 from .code_snippets import prose_of
-from .text import tokens
+from .text import sentences, split_tried, tokens
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
 # most specific words a cause has, so they count more than its long summary.
 TITLE_WEIGHT = 2.0
 KEYWORD_WEIGHT = 2.0
 # How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
-DOC_SHARE, SYMPTOM_SHARE, KEYWORD_SHARE = 0.45, 0.55, 0.35
+DOC_SHARE, SYMPTOM_SHARE, SENTENCE_SHARE, KEYWORD_SHARE = 0.45, 0.3, 0.35, 0.35
+CASE_SHARE = 0.5
 MIN_PROSE_TOKENS = 4
 KEYWORD_CAP = 1.5  # several specific keywords are strong evidence, but never unbounded
 
@@ -55,11 +56,20 @@ class CauseIndex:
     def __init__(self, catalogue: Catalogue):
         self.causes = list(catalogue.causes.values())
         bags = [self._bag(c) for c in self.causes]
+        position = {c.id: i for i, c in enumerate(self.causes)}
+        for case in catalogue.cases:  # real wording joins its cause's vocabulary
+            if case.cause in position:
+                bags[position[case.cause]].update(tokens(case.symptom))
         documents = len(bags)
         frequency = Counter(term for bag in bags for term in bag)
         self.idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
         self.doc_vectors = [_norm(self._weigh(bag)) for bag in bags]
         self.symptom_vectors = [[(s, _norm(self._weigh(Counter(tokens(s))))) for s in c.symptoms] for c in self.causes]
+        # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
+        by_cause: dict[str, list[Vector]] = {}
+        for case in catalogue.cases:
+            by_cause.setdefault(case.cause, []).append(_norm(self._weigh(Counter(tokens(case.symptom)))))
+        self.case_vectors = [by_cause.get(c.id, []) for c in self.causes]
         # A keyword that many causes use, as a keyword or in their symptoms, says less about any one of them.
         texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in self.causes]
         self.keywords = []
@@ -88,21 +98,32 @@ class CauseIndex:
 
     def fit(self, text: str) -> dict[str, TextFit]:
         """Text fit of every cause, keyed by cause id."""
-        prose = tokens(prose_of(text))
+        told, tried = split_tried(prose_of(text))
+        prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
         query = _norm(self._weigh(Counter(prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text))))
+        # In a long post one sentence often carries the symptom; matched alone it is not drowned out.
+        parts = [v for v in (_norm(self._weigh(Counter(tokens(s)))) for s in sentences(told)) if v]
         lowered = text.lower()
+        for sentence in tried:  # what was already tried is not evidence for the cause it targets
+            lowered = lowered.replace(sentence.lower(), " ")
         fits = {}
-        for cause, doc, symptoms, keywords in zip(self.causes, self.doc_vectors, self.symptom_vectors, self.keywords):
-            best_symptom, best = None, 0.0
+        for cause, doc, symptoms, keywords, cases in zip(self.causes, self.doc_vectors, self.symptom_vectors,
+                                                         self.keywords, self.case_vectors):
+            best_symptom, best, best_part = None, 0.0, 0.0
             for phrase, vector in symptoms:
                 similarity = _cosine(query, vector)
-                if similarity > best:
-                    best_symptom, best = phrase, similarity
+                part = max((_cosine(p, vector) for p in parts), default=0.0)
+                if max(similarity, part) > max(best, best_part):
+                    best_symptom = phrase
+                best, best_part = max(best, similarity), max(best_part, part)
             hits = tuple(k for k, pattern, _ in keywords if pattern.search(lowered))
             keyword_score = sum(w for k, _, w in keywords if k in hits)
-            score = DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP)
-            fits[cause.id] = TextFit(score, best_symptom if best > 0.2 else None, hits)
+            case_fit = max((_cosine(query, v) for v in cases), default=0.0)
+            score = (DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + SENTENCE_SHARE * best_part
+                     + CASE_SHARE * case_fit
+                     + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
+            fits[cause.id] = TextFit(score, best_symptom if max(best, best_part) > 0.3 else None, hits)
         return fits
 
 

@@ -12,6 +12,7 @@ from .catalogue import Catalogue, Cause
 from .matcher import CauseIndex, TextFit
 
 # Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
+PRIOR_POWER = 1.0        # below 1 flattens the base rates (they are a synthesis, not a measurement)
 TEXT_BETA = 9.0          # exp(TEXT_BETA * text score): how far wording alone can move a cause
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
@@ -20,6 +21,7 @@ MAX_SIGNALS = 2          # beyond two matching observations, more say little new
 LINT_FACTOR = 25.0       # a lint rule that fired on the user's code and tests this very cause
 DOMAIN_FACTOR = 15.0     # the description is about this cause's domain (LLM, RL, PINN)
 OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that domain
+MIN_DOMAIN_WORDS = 2     # distinct context words needed to call a description LLM, RL or PINN work
 
 
 @dataclass
@@ -42,7 +44,9 @@ def detect_domains(catalogue: Catalogue, text: str) -> list[str]:
     lowered = text.lower()
     found = []
     for name, category in catalogue.categories.items():
-        if category.domain and any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", lowered) for w in category.context):
+        hits = [w for w in category.context if re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", lowered)]
+        # One domain word in passing ("1700 tokens long", "the env var") is weak; two make it the setting.
+        if category.domain and len(hits) >= MIN_DOMAIN_WORDS:
             found.append(name)
     return found
 
@@ -56,7 +60,7 @@ def score_causes(catalogue: Catalogue, index: CauseIndex, text: str, stated: lis
     for cause in catalogue.causes.values():
         prior = catalogue.prior(cause)
         fit = fits.get(cause.id, empty)
-        item = Scored(cause, prior, math.log(prior) + TEXT_BETA * fit.score, fit)
+        item = Scored(cause, prior, PRIOR_POWER * math.log(prior) + TEXT_BETA * fit.score, fit)
         for keys, strength in ((stated, 1.0), (read, READ_STRENGTH)):
             hits = [k for k in keys if k in cause.signals and k not in item.signals]
             item.signals += hits
@@ -83,7 +87,7 @@ def choose(scored: list[Scored], limit: int) -> list[Scored]:
     for wanted in (lambda s: s.cause.subtle, lambda s: s.cause.category == "null" and not s.cause.subtle):
         if not any(wanted(s) for s in chosen):
             chosen.append(next(s for s in scored if wanted(s)))
-    return chosen
+    return sorted(chosen, key=lambda s: (-s.weight, s.cause.id))
 
 
 def role(item: Scored, first_plain: bool) -> str:

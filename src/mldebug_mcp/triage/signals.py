@@ -52,7 +52,9 @@ PATTERNS: dict[str, tuple[str, ...]] = {
                       r"(?:train\w*)\s+(?:\w+\s+){0,4}?(?:good|great|high|9\d(?:\.\d+)?|100|decreas\w*|goes down) ?%?,?\s+(?:\w+\s+){0,4}?(?:but|while|whereas)\s+"
                       r"(?:\w+\s+){0,2}?(?:val\w*|test\w*|dev|eval\w*)",
                       r"overfit\w*", r"\bgeneraliz\w*|\bgeneralis\w*", r"(?:works?|good|fine) on (?:the )?train\w*\s+(?:\w+\s+){0,3}?(?:but|not)"),
-    "val_too_good": (r"(?:val\w*|test\w*) (?:loss|error)\s+(?:\w+\s+){0,3}?(?:lower|smaller|less|better) than (?:the )?train",
+    "val_too_good": (r"(?:val\w*|test\w*)[^.]{0,80}?(?:better|higher acc\w*|lower loss|lower error|outperform\w*)[^.]{0,40}?than (?:\w+ )?train",
+                     r"train\w*[^.]{0,60}?(?:worse|lower acc\w*|higher loss|higher error) than (?:\w+ )?(?:val|test)",
+                     r"(?:val\w*|test\w*) (?:loss|error)\s+(?:\w+\s+){0,3}?(?:lower|smaller|less|better) than (?:the )?train",
                      r"(?:val\w*|test\w*) (?:acc\w*|score|f1|auc|performance)\s+(?:\w+\s+){0,3}?(?:higher|better|greater) than (?:the )?train",
                      r"too good to be true|suspicious\w*|(?:100|99\.\d) ?%|near(?:ly)? perfect|perfect (?:accuracy|score)"),
     "loss_metric_mismatch": (rf"{_LOSS}\s+(?:\w+\s+){{0,4}}?(?:decreas\w*|goes down|improv\w*|drops?|fine|ok)\s*,?\s+(?:\w+\s+){{0,2}}?(?:but|while|yet)\s+(?:\w+\s+){{0,3}}?"

@@ -99,4 +99,31 @@ def tokens(text: str) -> list[str]:
     return found + concepts(lowered)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_TRIED = re.compile(
+    r"\b(?:i(?:'ve| have)? (?:already )?(?:tried|tested|experimented|played (?:around )?with|attempted|varied)"
+    r"|(?:tried|tested) (?:different|several|various|other|a (?:lower|higher|smaller|larger|bigger|different))"
+    r"|(?:didn'?t|did not|doesn'?t|does not|don'?t) (?:seem to )?(?:help|work|change anything|make (?:a|any) difference|fix it)"
+    r"|no (?:luck|effect|difference|improvement))\b")
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if len(s.split()) >= 3]
+
+
+def split_tried(text: str) -> tuple[str, list[str]]:
+    """The text without sentences about fixes already tried (and the list items under 'I tried:'), and those."""
+    kept, tried, in_list = [], [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if in_list and stripped.startswith(("-", "*", "\u2022")) or in_list and re.match(r"\d+[.)]", stripped):
+            tried.append(stripped)
+            continue
+        in_list = bool(_TRIED.search(stripped.lower())) and stripped.endswith(":")
+        parts = re.split(r"(?<=[.!?])\s+", line)
+        for part in parts:
+            (tried if _TRIED.search(part.lower()) else kept).append(part)
+    return "\n".join(kept), tried
+
+
 _COMPILED = tuple((re.compile(pattern), concept) for pattern, concept in CONCEPTS)

@@ -43,6 +43,13 @@ def catalogue_problems(catalogue: Catalogue, excerpt_ids: set[str], lint_codes: 
         problems.extend(_test_problems(where, cause.test.tool, cause.test.ref, lint_codes, check_ids))
         if len(set(s.lower() for s in cause.symptoms)) != len(cause.symptoms):
             problems.append(f"{where}: repeated symptom phrasing")
+    seen: set[str] = set()
+    for case in catalogue.cases:
+        if case.cause not in catalogue.causes:
+            problems.append(f"case {case.url}: unknown cause {case.cause!r}")
+        if case.url in seen:
+            problems.append(f"case {case.url} appears twice")
+        seen.add(case.url)
     return problems
 
 
