@@ -46,7 +46,7 @@ def _answers(pairs: list[str]) -> dict[str, str]:
 
 
 def run_triage(args: argparse.Namespace, emit_json: Callable[[object], None],
-               ask: Callable[[str], str] = input) -> int:
+               ask: Callable[[str], str] | None = None) -> int:
     from .observations import OBSERVATIONS
     from .triage_render import step_text, triage_text
     from .triage_service import triage, triage_step
@@ -67,7 +67,7 @@ def run_triage(args: argparse.Namespace, emit_json: Callable[[object], None],
     if args.json:
         emit_json(triage_step(answers).model_dump())
         return EXIT_OK
-    return _interactive(answers, ask, step_text, triage_step)
+    return _interactive(answers, ask or input, step_text, triage_step)
 
 
 def _interactive(answers: dict[str, str], ask: Callable[[str], str], step_text, triage_step) -> int:

@@ -48,7 +48,7 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "train_val_gap": (r"(?:val\w*|test\w*|dev|eval\w*) (?:loss|error)\s+(?:\w+\s+){0,4}?(?:much |way )?(?:higher|worse|increas\w*|goes up|going up"
                       r"|rises|rising|doesn'?t (?:decrease|improve|go down)|stays|stuck)",
                       r"(?:val\w*|test\w*|dev|eval\w*) (?:acc\w*|score|f1|auc|performance|results?|metrics?|predictions?|set)\s+(?:\w+\s+){0,4}?"
-                      r"(?:much |way |significantly )?(?:lower|worse|poor|bad|terrible|low|doesn'?t improve|stays|stuck|drops?)",
+                      r"(?:much |way |far |significantly |a lot )?(?:lower|below|worse|poor|bad|terrible|low|doesn'?t improve|stays|stuck|drops?)",
                       r"(?:train\w*)\s+(?:\w+\s+){0,4}?(?:good|great|high|9\d(?:\.\d+)?|100|decreas\w*|goes down) ?%?,?\s+(?:\w+\s+){0,4}?(?:but|while|whereas)\s+"
                       r"(?:\w+\s+){0,2}?(?:val\w*|test\w*|dev|eval\w*)",
                       r"overfit\w*", r"\bgeneraliz\w*|\bgeneralis\w*", r"(?:works?|good|fine) on (?:the )?train\w*\s+(?:\w+\s+){0,3}?(?:but|not)"),

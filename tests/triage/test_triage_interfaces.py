@@ -1,0 +1,111 @@
+"""triage and triage_step through the MCP protocol and the CLI."""
+
+import io
+import json
+
+import pytest
+from mcp import Client
+
+from mldebug_mcp.cli import main
+from mldebug_mcp.paths import AllowedDirs
+from mldebug_mcp.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def _text(result) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+async def test_triage_tool_returns_ranked_hypotheses_with_tests_and_quotes(tmp_path):
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+        result = await client.call_tool("triage", {"symptom": "loss becomes nan after 2000 steps with fp16"})
+    assert not result.is_error
+    data = result.structured_content
+    assert "nan" in data["observations"]
+    first = data["hypotheses"][0]
+    for key in ("cause", "title", "why", "test", "prior", "weight", "evidence"):
+        assert key in first
+    assert first["evidence"][0]["author"] and "Run next:" in _text(result)
+
+
+async def test_triage_tool_rejects_an_empty_request_and_unknown_observations(tmp_path):
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+        empty = await client.call_tool("triage", {})
+        unknown = await client.call_tool("triage", {"observations": ["sad"]})
+    assert empty.is_error and "describe the problem" in _text(empty)
+    assert unknown.is_error and "unknown observation(s) sad" in _text(unknown)
+
+
+async def test_triage_step_tool_walks_to_a_leaf(tmp_path):
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+        first = await client.call_tool("triage_step", {})
+        leaf = await client.call_tool("triage_step", {"answers": {"crash": "no", "nan": "no", "loss-zero": "yes"}})
+        bad = await client.call_tool("triage_step", {"answers": {"crash": "perhaps"}})
+    assert first.structured_content["node"] == "crash" and not first.structured_content["done"]
+    assert leaf.structured_content["done"] and leaf.structured_content["observations"] == ["loss_zero"]
+    assert leaf.structured_content["triage"]["hypotheses"]
+    assert bad.is_error and "is not one of: yes, no" in _text(bad)
+
+
+def test_cli_triage_symptom_json_has_the_documented_shape(capsys):
+    assert main(["triage", "--symptom", "validation accuracy far below training accuracy", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    hypotheses = data["hypotheses"]
+    assert len(hypotheses) >= 3
+    assert {"cause", "title", "why", "test", "prior", "weight", "evidence"} <= set(hypotheses[0])
+    assert "train_val_gap" in data["observations"]
+
+
+def test_cli_triage_reads_the_symptom_from_stdin(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("the model always predicts the same class\n"))
+    assert main(["triage", "--symptom", "-", "--no-quotes"]) == 0
+    out = capsys.readouterr().out
+    assert "constant_outputs (read from the text)" in out and "evidence: " in out
+
+
+def test_cli_triage_lists_observation_keys(capsys):
+    assert main(["triage", "--observe", "list"]) == 0
+    assert "cannot_overfit" in capsys.readouterr().out
+
+
+def test_cli_triage_interactive_walk_reaches_a_leaf(capsys, monkeypatch):
+    replies = iter(["no", "maybe", "yes", "the loss turns into nan after a while"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(replies))
+    assert main(["triage"]) == 0
+    out = capsys.readouterr().out
+    assert "Does the run stop with an exception" in out
+    assert "please answer one of: yes, no" in out
+    assert "== Non-finite values ==" in out and "Run next:" in out
+
+
+def test_cli_triage_interactive_stops_on_q_and_on_end_of_input(capsys, monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    assert main(["triage"]) == 1
+
+    def closed(prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", closed)
+    assert main(["triage", "--answer", "crash=no"]) == 1
+    assert "rerun with --answer crash=no" in capsys.readouterr().out
+
+
+def test_cli_triage_answer_json_gives_the_next_question(capsys):
+    assert main(["triage", "--answer", "crash=no", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["node"] == "nan"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["triage", "--answer", "crash"], "must look like NODE=ANSWER"),
+    (["triage", "--observe", "sad"], "unknown observation"),
+    (["triage", "--answer", "crash=perhaps", "--json"], "is not one of"),
+])
+def test_cli_triage_errors_exit_2_with_the_fix(capsys, argv, message):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
