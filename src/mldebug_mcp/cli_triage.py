@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from .errors import UsageError
 
@@ -27,6 +28,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     triage.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
     triage.add_argument("--json", action="store_true", help="machine-readable output")
     triage.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
+
+
+    advice = commands.add_parser(
+        "advice", help="flag anti-patterns in a proposed fix or a draft answer",
+        description="Exit codes: 0 clean, 1 anti-patterns found, 2 usage error.",
+    )
+    advice.add_argument("text", nargs="?", help="the proposed fix; '-' reads stdin")
+    advice.add_argument("--file", type=Path, help="read the text (prose, code or both) from a file")
+    advice.add_argument("--json", action="store_true", help="machine-readable output")
+    advice.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
 
 
 def _read_symptom(value: str | None) -> str:
@@ -68,6 +79,21 @@ def run_triage(args: argparse.Namespace, emit_json: Callable[[object], None],
         emit_json(triage_step(answers).model_dump())
         return EXIT_OK
     return _interactive(answers, ask or input, step_text, triage_step)
+
+
+def run_advice(args: argparse.Namespace, emit_json: Callable[[object], None]) -> int:
+    from .triage.advice import check_advice
+    from .triage_render import advice_text
+
+    if (args.text is None) == (args.file is None):
+        raise UsageError("give the text to check (or '-' for stdin), or --file PATH, but not both")
+    text = args.file.read_text(encoding="utf-8") if args.file is not None else _read_symptom(args.text)
+    report = check_advice(text)
+    if args.json:
+        emit_json(report.model_dump())
+    else:
+        print(advice_text(report, quotes=not args.no_quotes))
+    return EXIT_OK if report.clean else EXIT_FINDINGS
 
 
 def _interactive(answers: dict[str, str], ask: Callable[[str], str], step_text, triage_step) -> int:

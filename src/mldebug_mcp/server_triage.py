@@ -9,7 +9,7 @@ from mcp.server import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from .models import TriageResult, TriageStep
+from .models import AdviceReport, TriageResult, TriageStep
 from .observations import OBSERVATIONS
 from .paths import AllowedDirs
 from .server_common import READ_ONLY, as_tool_error, tool_result
@@ -67,3 +67,26 @@ def add_triage_tools(server: MCPServer, allowed: AllowedDirs) -> None:
         with as_tool_error():
             step = run(answers or {}, symptom)
         return tool_result(step, step_text(step))
+
+    @server.tool(
+        name="check_advice",
+        title="Check a proposed fix for anti-patterns",
+        description=(
+            "A proposed fix or a draft answer (prose, code or both) in; the debugging anti-patterns it contains "
+            "out: tuning hyperparameters before correctness is shown, try/except around training, swapping the "
+            "optimiser, .detach()/.item() to silence autograd, a scheduler as the cure for non-convergence, a "
+            "bigger model before one batch overfits, normalising without checking, casting dtypes to silence "
+            "errors, clipping without logging the norm, declaring victory on one seed, several changes at once. "
+            "Each with the reason, what to do instead and the practitioner quote. Call it before answering."
+        ),
+        annotations=READ_ONLY,
+    )
+    def check_advice(
+        text: Annotated[str, Field(description="The fix or answer to check.", min_length=1, max_length=200_000)],
+    ) -> Annotated[CallToolResult, AdviceReport]:
+        from .triage.advice import check_advice as run
+        from .triage_render import advice_text
+
+        with as_tool_error():
+            report = run(text)
+        return tool_result(report, advice_text(report, quotes=True))

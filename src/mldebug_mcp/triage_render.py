@@ -59,3 +59,23 @@ def step_text(step: TriageStep, quotes: bool = True) -> str:
     if step.triage is not None:
         lines += ["", triage_text(step.triage, quotes)]
     return "\n".join(lines)
+
+
+def advice_text(report, quotes: bool = True) -> str:
+    """Each anti-pattern found: what matched, why it is wrong, what to do, and the quote behind it."""
+    if report.clean:
+        return "No anti-pattern found. Still: test before you fix, and confirm any gain across seeds."
+    blocks = []
+    for f in report.findings:
+        more = f"  (+{f.further_occurrences} more)" if f.further_occurrences else ""
+        lines = [f"line {f.line}: {f.title} [{f.id}]{more}", f"     matched: \u201c{f.matched}\u201d"]
+        lines += _wrap("why: ", f.why)
+        lines += _wrap("instead: ", f.instead)
+        if quotes:
+            for key in f.evidence[:1]:
+                lines += evidence_lines(key, limit=240)
+        else:
+            lines += _wrap("evidence: ", ", ".join(f.evidence))
+        blocks.append("\n".join(lines))
+    count = len(report.findings)
+    return "\n\n".join(blocks) + f"\n\n{count} anti-pattern{'s' if count != 1 else ''} found"

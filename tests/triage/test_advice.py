@@ -4,7 +4,11 @@ import pytest
 
 from mldebug_mcp.citations.store import load_store
 from mldebug_mcp.errors import ContentError, UsageError
-from mldebug_mcp.triage.advice import check_advice, load_antipatterns, parse_antipatterns
+from mldebug_mcp.triage.advice import (
+    check_advice,
+    load_antipatterns,
+    parse_antipatterns,
+)
 
 FIRES: dict[str, list[str]] = {
     "tune-before-correct": [
@@ -14,6 +18,7 @@ FIRES: dict[str, list[str]] = {
         "Bump the batch size to 512 so the gradient is less noisy.",
         "Do a quick hyperparameter sweep over weight decay and dropout.",
         "A smaller step size would probably fix the oscillation.",
+        "It could be the learning rate: try 1e-4 and compare.",
         "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=1e-5)  # was 1e-3\n```",
         "```python\nfor group in optimizer.param_groups:\n    group['lr'] = 1e-5\n```",
     ],
@@ -22,8 +27,8 @@ FIRES: dict[str, list[str]] = {
         "Put the forward and backward pass inside a try-catch and move on when it throws.",
         "Catch the RuntimeError and skip that batch.",
         "Just skip any batches that raise a CUDA error.",
-        "```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
-        "        optimizer.step()\n    except RuntimeError:\n        continue\n```",
+        ("```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
+         "        optimizer.step()\n    except RuntimeError:\n        continue\n```"),
         "try:\n    loss = criterion(net(inputs), targets)\n    loss.backward()\nexcept Exception:\n    pass",
     ],
     "swap-optimizer": [
@@ -53,6 +58,7 @@ FIRES: dict[str, list[str]] = {
         "Use a bigger model, say ResNet-50 rather than ResNet-18.",
         "Double the hidden size to 1024.",
         "Make the network deeper and wider.",
+        "The network is probably too shallow for data like this.",
         "```python\nmodel = MLP(hidden_dim=1024, n_layers=8)  # was 256 and 2\n```",
     ],
     "normalise-unchecked": [
@@ -101,14 +107,15 @@ QUIET: dict[str, list[str]] = {
         "The paper trains with a learning rate of 3e-4 and a batch size of 256.",
         "Lowering the learning rate won't repair a sign error in the loss.",
         "Tune the learning rate last, after the model beats the constant-prediction baseline.",
+        "The model already overfits one batch, so a larger batch size is a fair next experiment.",
         "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n```",
     ],
     "try-except-training": [
         "Don't wrap the step in try/except; let it crash and read the traceback.",
         "Remove the try/except around loss.backward() so the real error surfaces.",
         "A try/except that catches KeyboardInterrupt, saves a checkpoint and re-raises is fine.",
-        "```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
-        "    except KeyboardInterrupt:\n        save_checkpoint(model)\n        raise\n```",
+        ("```python\nfor xb, yb in loader:\n    try:\n        loss = loss_fn(model(xb), yb)\n        loss.backward()\n"
+         "    except KeyboardInterrupt:\n        save_checkpoint(model)\n        raise\n```"),
         "```python\ntry:\n    import wandb\nexcept ImportError:\n    wandb = None\n```",
     ],
     "swap-optimizer": [
@@ -125,13 +132,16 @@ QUIET: dict[str, list[str]] = {
         "Detach the hidden state between chunks, as truncated BPTT requires.",
         "```python\nrunning_loss += loss.item()\n```",
         "```python\ntarget = reward + gamma * next_q.detach()\n```",
+        ("```python\nwith torch.no_grad():  # frozen pretrained backbone\n    feats = backbone(xb)\n"
+         "loss = loss_fn(head(feats), yb)\n```"),
     ],
     "scheduler-as-fix": [
         "The learning rate schedule in the paper is cosine.",
         "The fix is a constant LR, not a scheduler.",
         "Once it learns at a constant rate, add cosine annealing for the last few points.",
         "Don't add a scheduler to a run that cannot learn at a constant rate.",
-        "```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n# add an lr scheduler later, once it learns\n```",
+        ("```python\noptimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n"
+         "# add an lr scheduler later, once it learns\n```"),
     ],
     "bigger-model-first": [
         "Don't add more layers until one batch overfits.",
@@ -145,8 +155,8 @@ QUIET: dict[str, list[str]] = {
         "The data is already normalised by the dataset class, so normalising again would scale it twice.",
         "Don't add normalisation blindly; look at a batch first.",
         "We normalise the images with the ImageNet statistics, as in the paper.",
-        "```python\nprint(x.mean(0), x.std(0))  # look before changing anything\n"
-        "tfm = transforms.Normalize(mean, std)\n```",
+        ("```python\nprint(x.mean(0), x.std(0))  # look before changing anything\n"
+         "tfm = transforms.Normalize(mean, std)\n```"),
     ],
     "cast-to-silence": [
         "Trace where the float64 comes from (probably np.load) and fix the dtype at the source.",
@@ -160,8 +170,8 @@ QUIET: dict[str, list[str]] = {
         "Gradient clipping won't fix this; find what drives the norm up.",
         "Log the gradient norm before clipping so you can see whether clipping fires on every step.",
         "PPO clips the probability ratio at 0.2; that is part of the algorithm.",
-        "```python\nloss.backward()\nnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
-        "logger.log({'grad_norm': norm.item()})\noptimizer.step()\n```",
+        ("```python\nloss.backward()\nnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+         "logger.log({'grad_norm': norm.item()})\noptimizer.step()\n```"),
     ],
     "one-seed-victory": [
         "Run five seeds of each arm before you believe the gain.",

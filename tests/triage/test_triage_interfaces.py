@@ -109,3 +109,46 @@ def test_cli_triage_answer_json_gives_the_next_question(capsys):
 def test_cli_triage_errors_exit_2_with_the_fix(capsys, argv, message):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+BAD_ADVICE = "Lower the learning rate to 1e-5, and if it still fails switch to SGD."
+GOOD_ADVICE = "Overfit one batch and check the loss at initialisation before touching any hyperparameter."
+
+
+def test_cli_advice_flags_anti_patterns_with_quotes_and_exit_1(capsys):
+    assert main(["advice", BAD_ADVICE]) == 1
+    out = capsys.readouterr().out
+    assert "[tune-before-correct]" in out and "[swap-optimizer]" in out and "Karpathy" in out
+
+
+def test_cli_advice_is_quiet_on_good_advice(capsys):
+    assert main(["advice", GOOD_ADVICE, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["clean"] is True
+
+
+def test_cli_advice_reads_a_file(tmp_path, capsys):
+    draft = tmp_path / "answer.md"
+    draft.write_text("Wrap the training step in try/except so the run survives.\n", encoding="utf-8")
+    assert main(["advice", "--file", str(draft), "--no-quotes"]) == 1
+    assert "evidence: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["advice"], "give the text to check"),
+    (["advice", "x", "--file", "y.md"], "but not both"),
+    (["advice", "   "], "got nothing"),
+])
+def test_cli_advice_usage_errors(capsys, argv, message):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+async def test_check_advice_tool(tmp_path):
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+        bad = await client.call_tool("check_advice", {"text": BAD_ADVICE})
+        good = await client.call_tool("check_advice", {"text": GOOD_ADVICE})
+        empty = await client.call_tool("check_advice", {"text": " "})
+    ids = [f["id"] for f in bad.structured_content["findings"]]
+    assert ids == ["tune-before-correct", "swap-optimizer"] and "Karpathy" in _text(bad)
+    assert good.structured_content["clean"] is True
+    assert empty.is_error

@@ -47,7 +47,9 @@ FRAGMENTS: dict[str, str] = {
                 r"|beats? (?:a |the )?baseline|(?:shown|known|proven) (?:to be )?correct"
                 r"|(?:those|these|that|this|they|it) (?:all )?(?:pass\w*|work\w*|check\w* out"
                 r"|look\w* (?:right|fine|good|healthy)))|\bonly then\b"
-                r"|\bbefore (?:you |we |i )?(?:touch|tun|chang|lower|adjust|reach|add|switch|swap)\w*)",
+                r"|\bbefore (?:you |we |i )?(?:touch|tun|chang|lower|adjust|reach|add|switch|swap)\w*"
+                r"|\b(?:it|the (?:model|network|net))\s+(?:already |now )?(?:overfits|memori[sz]es|fits)\s+(?:a|one|the)"
+                r"\s+(?:single |small |tiny )?batch)",
     "later": r"\b(?:later(?: on)?|at the (?:very )?end|afterwards|as a (?:final|last) step|eventually"
              r"|(?:tun\w*|touch\w*|adjust\w*|do) (?:\w+ ){0,3}last)\b",
     "describes": r"(?:\b(?:we|they|the (?:paper|authors|original(?: \w+)?|reference(?: \w+)?|baseline|config"

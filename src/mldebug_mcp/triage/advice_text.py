@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+HEADER_BODY_LINES = 40  # how much of its body a block header's rules may read (bounds the cost of lookaheads)
 _FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
 # Unfenced code: case-sensitive, so a prose sentence (capitalised) is not taken for a statement.
 _CODE_LINE = re.compile(
@@ -53,7 +54,10 @@ class Unit:
         if not self.code or head_end < 0:
             yield from pattern.finditer(self.text)
             return
-        for pos in range(head_end):  # match() at each start keeps lookaheads free to read the body
+        if "(?=" not in pattern.pattern:
+            yield from pattern.finditer(self.text, 0, head_end)
+            return
+        for pos in range(head_end):  # match() at each start lets a lookahead read the body
             if found := pattern.match(self.text, pos):
                 yield found
 
@@ -75,7 +79,9 @@ def _negated_in(sentence: str, start: int, end: int) -> bool:
 def split_units(text: str) -> list[Unit]:
     """Prose paragraphs cut into sentences, code (fenced, or lines that parse as Python) into lines."""
     lines = re.findall(r"[^\n]*\n|[^\n]+\Z", text)  # "\n" only, so offsets agree with line numbers
-    kinds, masked, fence, diff = [], [], False, False
+    kinds: list[str] = []  # prose, code, blank, or skip (fence markers, removed diff lines)
+    masked: list[str] = []  # the lines as matched: same lengths, markers and quote ids blanked
+    fence = diff = False
     for line in lines:
         kind, out = ("prose" if line.strip() else "blank"), line
         if fence_match := _FENCE.match(line):
@@ -92,7 +98,8 @@ def split_units(text: str) -> list[Unit]:
     clean, offsets = "".join(masked), [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
-    units, i = [], 0
+    units: list[Unit] = []
+    i = 0
     while i < len(lines):
         j = i + 1
         while j < len(lines) and kinds[j] == kinds[i] and not (kinds[i] == "prose" and _BLOCK_START.match(lines[j])):
@@ -107,7 +114,7 @@ def split_units(text: str) -> list[Unit]:
 
 def _sentences(clean: str, start: int, end: int) -> list[Unit]:
     cuts = [start] + [start + m.end() for m in _SENTENCE_END.finditer(clean[start:end])] + [end]
-    units = []
+    units: list[Unit] = []
     for a, b in itertools.pairwise(cuts):
         a += len(clean[a:b]) - len(clean[a:b].lstrip())
         if a < b:
@@ -123,13 +130,14 @@ def _code_units(clean: str, offsets: list[int], first: int, stop: int) -> list[U
         if _HEADER.match(line[k]):
             later = (r for r, i in rows[n + 1:] if i < ind or (i == ind and not _CONTINUATION.match(line[r])))
             ends[k] = next(later, stop)
-    units, open_blocks = [], []  # open_blocks: the headers enclosing the current line, innermost last
+    units: list[Unit] = []
+    open_blocks: list[tuple[int, int]] = []  # (line, indent) of the headers around the line, innermost last
     for k, ind in rows:
         while open_blocks and (ends[open_blocks[-1][0]] <= k or open_blocks[-1][1] >= ind):
             open_blocks.pop()
         lo, hi = (open_blocks[-1][0], ends[open_blocks[-1][0]]) if open_blocks else (first, stop)
-        units.append(Unit(offsets[k], clean[offsets[k]:offsets[ends.get(k, k + 1)]],
-                          clean[offsets[lo]:offsets[hi]], True))
+        statement_end = min(ends.get(k, k + 1), k + 1 + HEADER_BODY_LINES)
+        units.append(Unit(offsets[k], clean[offsets[k]:offsets[statement_end]], clean[offsets[lo]:offsets[hi]], True))
         if k in ends:
             open_blocks.append((k, ind))
     return units

@@ -22,6 +22,7 @@ KEYWORD_WEIGHT = 2.0
 # How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
 DOC_SHARE, SYMPTOM_SHARE, SENTENCE_SHARE, KEYWORD_SHARE = 0.45, 0.3, 0.35, 0.35
 CASE_SHARE = 0.5
+CODE_KEYWORD_WEIGHT = 0.4
 MIN_PROSE_TOKENS = 4
 KEYWORD_CAP = 1.5  # several specific keywords are strong evidence, but never unbounded
 
@@ -104,7 +105,7 @@ class CauseIndex:
         query = _norm(self._weigh(Counter(prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text))))
         # In a long post one sentence often carries the symptom; matched alone it is not drowned out.
         parts = [v for v in (_norm(self._weigh(Counter(tokens(s)))) for s in sentences(told)) if v]
-        lowered = text.lower()
+        lowered, told_lower = text.lower(), told.lower()
         for sentence in tried:  # what was already tried is not evidence for the cause it targets
             lowered = lowered.replace(sentence.lower(), " ")
         fits = {}
@@ -118,7 +119,9 @@ class CauseIndex:
                     best_symptom = phrase
                 best, best_part = max(best, similarity), max(best_part, part)
             hits = tuple(k for k, pattern, _ in keywords if pattern.search(lowered))
-            keyword_score = sum(w for k, _, w in keywords if k in hits)
+            # An API name the person writes about says more than one that merely occurs in pasted code.
+            keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
+                                for k, pattern, w in keywords if k in hits)
             case_fit = max((_cosine(query, v) for v in cases), default=0.0)
             score = (DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + SENTENCE_SHARE * best_part
                      + CASE_SHARE * case_fit
