@@ -127,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "lint": _lint, "rules": _rules, "explain": _explain, "diagnose": _diagnose, "demo": _demo,
         "triage": lambda a: cli_triage.run_triage(a, _emit_json),
         "advice": lambda a: cli_triage.run_advice(a, _emit_json),
+        "curve": lambda a: cli_triage.run_curve(a, _emit_json),
     }[args.command]
     try:
         return handler(args)

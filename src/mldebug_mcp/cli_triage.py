@@ -4,6 +4,7 @@ argv -> service call -> render -> exit code, like cli.py, which registers them."
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     advice.add_argument("--file", type=Path, help="read the text (prose, code or both) from a file")
     advice.add_argument("--json", action="store_true", help="machine-readable output")
     advice.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
+
+
+    curve = commands.add_parser(
+        "curve", help="classify a loss log: NaN onset, plateaus at ln k, divergence, spikes, train/val gap",
+        description="Reads CSV/TSV, JSON lines, JSON (HF trainer_state.json) or TensorBoard event files (a file or "
+                    "a folder). Exit codes: 0 read and classified, 2 usage or I/O error.",
+    )
+    curve.add_argument("path", type=Path, help="the log file, or a folder of TensorBoard event files")
+    curve.add_argument("--loss", metavar="NAME", help="series to treat as the training loss (default: guessed)")
+    curve.add_argument("--val", metavar="NAME", help="series to treat as the validation loss (default: guessed)")
+    curve.add_argument("--classes", type=int, metavar="K", help="number of classes, to recognise a plateau at ln K")
+    curve.add_argument("--plot", type=Path, metavar="PNG", help="write the curve with a log-scaled loss axis")
+    curve.add_argument("--triage", action="store_true", help="also rank hypotheses from the observations")
+    curve.add_argument("--symptom", metavar="TEXT", help="with --triage: your description, to sharpen the ranking")
+    curve.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _read_symptom(value: str | None) -> str:
@@ -94,6 +110,28 @@ def run_advice(args: argparse.Namespace, emit_json: Callable[[object], None]) ->
     else:
         print(advice_text(report, quotes=not args.no_quotes))
     return EXIT_OK if report.clean else EXIT_FINDINGS
+
+
+def run_curve(args: argparse.Namespace, emit_json: Callable[[object], None]) -> int:
+    from .analysis.curve_render import curve_text
+    from .curve_service import curve_report, triage_hint
+    from .triage_render import triage_text
+    from .triage_service import triage
+
+    if not args.path.exists():
+        raise UsageError(f"no such file or folder: {args.path}")
+    report = curve_report(args.path, args.loss, args.val, args.classes, args.plot)
+    ranked = None
+    if args.triage and (report.observations or args.symptom):
+        ranked = triage(args.symptom or "", report.observations)
+    if args.json:
+        # model_dump_json keeps NaN/Inf as "NaN"/"Infinity": json.dumps would write bare NaN, which is not JSON.
+        emit_json({"curve": json.loads(report.model_dump_json()), "triage": ranked.model_dump() if ranked else None})
+        return EXIT_OK
+    print(curve_text(report))
+    print()
+    print(triage_text(ranked) if ranked else triage_hint(report))
+    return EXIT_OK
 
 
 def _interactive(answers: dict[str, str], ask: Callable[[str], str], step_text, triage_step) -> int:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 
 class Source(BaseModel):
@@ -247,8 +247,11 @@ class TriageStep(BaseModel):
 
 # --- loss curves ---
 
-# NaN and Inf are findings here, so JSON spells them "NaN"/"Infinity" instead of null.
+# NaN and Inf are findings here, so JSON spells them "NaN"/"Infinity" instead of null, and the schema says
+# so: MCP clients validate structured content against it, and bare NaN is not JSON.
 _KEEP_NON_FINITE = {"ser_json_inf_nan": "strings"}
+LogValue = Annotated[float, WithJsonSchema({"anyOf": [
+    {"type": "number"}, {"type": "string", "enum": ["NaN", "Infinity", "-Infinity"]}]})]
 
 
 class CurveSeries(BaseModel):
@@ -260,8 +263,8 @@ class CurveSeries(BaseModel):
     points: int = Field(description="Points after sorting by step and keeping the last value of a repeated step.")
     first_step: int | float | None = Field(description="First step logged; null for an empty series.")
     last_step: int | float | None = Field(description="Last step logged; null for an empty series.")
-    first: float | None = Field(description="Value at the first step (NaN and Inf kept).")
-    last: float | None = Field(description="Value at the last step (NaN and Inf kept).")
+    first: LogValue | None = Field(description="Value at the first step (NaN and Inf kept).")
+    last: LogValue | None = Field(description="Value at the last step (NaN and Inf kept).")
     min: float | None = Field(description="Smallest finite value; null when none is finite.")
     non_finite: int = Field(description="Number of NaN or Inf values.")
 
@@ -275,7 +278,7 @@ class CurveFinding(BaseModel):
     step: int | float | None = Field(description="Step where it starts or turns; null when it is about the whole run.")
     summary: str = Field(description="One sentence with the measured numbers.")
     meaning: str = Field(description="One plain sentence on what this usually means and what to check.")
-    values: dict[str, int | float] = Field(default_factory=dict, description="The numbers measured, by name.")
+    values: dict[str, int | LogValue] = Field(default_factory=dict, description="The numbers measured, by name.")
 
 
 class CurveSpike(BaseModel):
@@ -285,7 +288,7 @@ class CurveSpike(BaseModel):
 
     step: int | float = Field(description="First step above the spike threshold.")
     peak_step: int | float = Field(description="Step of the highest value of the spike.")
-    peak: float = Field(description="Highest loss value of the spike.")
+    peak: LogValue = Field(description="Highest loss value of the spike.")
     local_median: float = Field(description="Median of the points just before the spike: the level it jumped from.")
     height: float | None = Field(description="peak / local_median; null when the local median is not positive.")
     recovery_steps: int | float | None = Field(

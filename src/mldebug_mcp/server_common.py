@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -30,4 +31,6 @@ def as_tool_error() -> Iterator[None]:
 
 def tool_result(model: BaseModel, text: str) -> CallToolResult:
     """Structured content for programs plus readable text for the model."""
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.model_dump(mode="json"))
+    # Through JSON text, so a model's own serialisation settings (NaN written as "NaN") hold on the wire.
+    structured = json.loads(model.model_dump_json())
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)

@@ -3,13 +3,14 @@ A few lines each over the services; registered by server.build_server."""
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated
 
 from mcp.server import MCPServer
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, ImageContent
 from pydantic import Field
 
-from .models import AdviceReport, TriageResult, TriageStep
+from .models import AdviceReport, CurveReport, TriageResult, TriageStep
 from .observations import OBSERVATIONS
 from .paths import AllowedDirs
 from .server_common import READ_ONLY, as_tool_error, tool_result
@@ -90,3 +91,41 @@ def add_triage_tools(server: MCPServer, allowed: AllowedDirs) -> None:
         with as_tool_error():
             report = run(text)
         return tool_result(report, advice_text(report, quotes=True))
+
+    @server.tool(
+        name="analyze_curve",
+        title="Classify a loss curve",
+        description=(
+            "Reads a loss log (CSV/TSV, JSON lines, JSON such as HF trainer_state.json, or TensorBoard event files; "
+            "a file or a folder inside the allowed directories) and reports, as observation keys for triage: NaN "
+            "onset, divergence, a plateau at ln k (give num_classes) or another level, loss exactly zero, spikes "
+            "classified as fast-, slow- or non-recovering, oscillation, a train/validation gap, validation better "
+            "than training, or slow but healthy; each with the step and the numbers. plot=true attaches a PNG with "
+            "a log-scaled loss axis (needs matplotlib). Reads the file; changes nothing."
+        ),
+        annotations=READ_ONLY,
+    )
+    def analyze_curve(
+        path: Annotated[str, Field(description="Log file or folder of event files, inside the allowed directories.",
+                                   min_length=1, max_length=1000)],
+        loss: Annotated[str | None, Field(description="Series to analyse as the training loss (default: guessed).", max_length=200)] = None,
+        val: Annotated[str | None, Field(description="Series to use as the validation loss (default: guessed).", max_length=200)] = None,
+        num_classes: Annotated[int | None, Field(description="Number of classes, to recognise a plateau at ln k.", ge=2, le=10_000_000)] = None,
+        plot: Annotated[bool, Field(description="Attach a PNG of the curve (needs matplotlib).")] = False,
+    ) -> Annotated[CallToolResult, CurveReport]:
+        import tempfile
+        from pathlib import Path
+
+        from .analysis.curve_render import curve_text
+        from .curve_service import curve_report, triage_hint
+
+        with as_tool_error(), tempfile.TemporaryDirectory(prefix="mldebug-curve-") as tmp:
+            target = allowed.check(path)
+            png = Path(tmp) / "curve.png" if plot else None
+            report = curve_report(target, loss, val, num_classes, png)
+            image = png.read_bytes() if png is not None else None
+            report.plot = "attached" if image is not None else None
+        result = tool_result(report, curve_text(report) + "\n\n" + triage_hint(report))
+        if image is not None:
+            result.content.append(ImageContent(type="image", data=base64.b64encode(image).decode("ascii"), mime_type="image/png"))
+        return result

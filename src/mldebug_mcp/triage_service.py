@@ -10,7 +10,7 @@ from .observations import OBSERVATIONS, unknown_observations
 from .triage import ranking
 from .triage.catalogue import Cause, load_catalogue
 from .triage.code_snippets import extract_code
-from .triage.matcher import bundled_index
+from .triage.matcher import CauseIndex, bundled_index
 from .triage.signals import read_observations
 from .triage.text import split_tried
 from .triage.tree import load_tree, walk
@@ -23,8 +23,11 @@ USUAL_IMPORTS = ("import torch\nimport torch.nn as nn\nimport torch.nn.functiona
 DEFAULT_LIMIT = 5
 
 
-def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT) -> TriageResult:
-    """Ranked hypotheses for a description in the user's words and/or observation keys."""
+def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
+           index: CauseIndex | None = None) -> TriageResult:
+    """Ranked hypotheses for a description in the user's words and/or observation keys.
+
+    `index` replaces the bundled matcher index (benchmarks use it to hold cases out of the case base)."""
     stated = list(dict.fromkeys(observations or []))
     unknown = unknown_observations(stated)
     if unknown:
@@ -42,7 +45,7 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     read = [k for k in read_observations(split_tried(symptom)[0]) if k not in stated]
     lint_codes = _lint_codes(symptom)
     domains = ranking.detect_domains(catalogue, symptom)
-    scored = ranking.score_causes(catalogue, bundled_index(), symptom, stated, read, lint_codes, domains)
+    scored = ranking.score_causes(catalogue, index or bundled_index(), symptom, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
     first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
     hypotheses = [_hypothesis(s, s is first_plain) for s in chosen]

@@ -152,3 +152,55 @@ async def test_check_advice_tool(tmp_path):
     assert ids == ["tune-before-correct", "swap-optimizer"] and "Karpathy" in _text(bad)
     assert good.structured_content["clean"] is True
     assert empty.is_error
+
+
+def _write_log(path, nan_at=None, rows=120):
+    lines = ["step,train_loss,val_loss"]
+    for step in range(rows):
+        train = 2.3 * 0.97 ** step + 0.05
+        value = "nan" if nan_at is not None and step >= nan_at else f"{train:.5f}"
+        lines.append(f"{step},{value},{train + 0.2 + max(0, step - 60) * 0.02:.5f}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_cli_curve_classifies_plots_and_feeds_triage(tmp_path, capsys):
+    log = _write_log(tmp_path / "log.csv", nan_at=100)
+    png = tmp_path / "curve.png"
+    assert main(["curve", str(log), "--plot", str(png), "--triage"]) == 0
+    out = capsys.readouterr().out
+    assert "observations: nan" in out and "Run next:" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_curve_json_keeps_non_finite_values_readable(tmp_path, capsys):
+    log = _write_log(tmp_path / "log.csv", nan_at=100)
+    assert main(["curve", str(log), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["curve"]["observations"][0] == "nan" and data["triage"] is None
+    train = next(s for s in data["curve"]["series"] if s["name"] == "train_loss")
+    assert train["last"] == "NaN"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["curve", "no-such.csv"], "no such file or folder"),
+    (["curve", "LOG", "--classes", "1"], "num_classes must be 2 or more"),
+    (["curve", "LOG", "--loss", "nope"], "nope"),
+])
+def test_cli_curve_errors_name_the_problem(tmp_path, capsys, argv, message):
+    log = _write_log(tmp_path / "log.csv")
+    argv = [str(log) if a == "LOG" else a for a in argv]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+async def test_analyze_curve_tool_returns_observations_and_an_image(tmp_path):
+    log = _write_log(tmp_path / "log.csv", nan_at=100)
+    async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+        result = await client.call_tool("analyze_curve", {"path": str(log), "plot": True})
+        outside = await client.call_tool("analyze_curve", {"path": "/etc/hostname"})
+    assert not result.is_error
+    assert result.structured_content["observations"][0] == "nan"
+    assert [block.type for block in result.content] == ["text", "image"]
+    assert "triage with observations=['nan'" in _text(result)
+    assert outside.is_error and "outside the allowed directories" in _text(outside)

@@ -83,7 +83,15 @@ def detect_format(path: Path) -> str:
         head = handle.read(SNIFF_BYTES)
     if len(head) >= 12 and masked_crc32c(head[:8]) == struct.unpack_from("<I", head, 8)[0]:
         return "tfevents"  # a TFRecord length with a valid checksum
-    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    binary = UsageError(f"{path}: unknown log format (binary data). Supported: {SUPPORTED}.")
+    if b"\0" in head:
+        raise binary
+    try:
+        text = head.decode("utf-8-sig").lstrip()
+    except UnicodeDecodeError as exc:  # a character cut by the 4 KB window is fine; other bytes are not
+        if exc.start < len(head) - 3:
+            raise binary from exc
+        text = head[: exc.start].decode("utf-8-sig").lstrip()
     first_line = text.split("\n", 1)[0]
     if text[:1] in ("{", "["):
         return "json"
@@ -108,7 +116,9 @@ def _read_event_files(path: Path, check_crc: bool) -> tuple[Series, list[str], l
         (p for p in path.rglob("*tfevents*") if p.is_file()), key=lambda p: _event_order(p, path)
     )
     if not files:
-        raise UsageError(f"{path}: no TensorBoard event files (events.out.tfevents.*) in this folder. Supported: {SUPPORTED}.")
+        raise UsageError(
+            f"{path}: no TensorBoard event files (events.out.tfevents.*) in this folder. Supported: {SUPPORTED}."
+        )
     series: Series = {}
     notes: list[str] = []
     for file in files:

@@ -42,7 +42,7 @@ def write_curve_plot(log: LossLog, report: CurveReport, path: Path) -> Path:
         axes.plot([s for s, _ in kept], [v for _, v in kept], style, label=name, linewidth=1, markersize=3)
     if log_axis:
         axes.set_yscale("log")
-    _mark_findings(axes, report)
+    _mark_findings(axes, report, drawn.get(report.loss_series, []))
     for spike in report.spikes:
         axes.plot([spike.peak_step], [spike.peak], "v", color=SPIKE_COLOURS[spike.kind], markersize=8)
     title = ", ".join(report.observations) or "no observation"
@@ -56,17 +56,17 @@ def write_curve_plot(log: LossLog, report: CurveReport, path: Path) -> Path:
     return path
 
 
-def _mark_findings(axes, report: CurveReport) -> None:
-    last_step = next((s.last_step for s in report.series if s.name == report.loss_series), None)
+def _mark_findings(axes, report: CurveReport, loss: list[tuple[int | float, float]]) -> None:
+    last_zero = max((s for s, v in loss if abs(v) <= 1e-12), default=None)
     for finding in report.findings:
         if finding.step is None:
             continue
         if finding.observation == "nan":
             axes.axvline(finding.step, color="tab:red", linestyle="--", linewidth=1.2)
-            axes.annotate(f"NaN from step {finding.step}", (finding.step, 0.95), xycoords=("data", "axes fraction"),
-                          color="tab:red", fontsize=8, ha="right")
-        elif finding.observation == "loss_zero" and last_step is not None:
-            axes.axvspan(finding.step, last_step, color="tab:purple", alpha=0.15)
+            axes.annotate(f"first NaN/Inf: step {finding.step}", (finding.step, 0.95),
+                          xycoords=("data", "axes fraction"), color="tab:red", fontsize=8, ha="right")
+        elif finding.observation == "loss_zero" and last_zero is not None:
+            axes.axvspan(finding.step, last_zero, color="tab:purple", alpha=0.15)
             axes.annotate("loss == 0", (finding.step, 0.05), xycoords=("data", "axes fraction"),
                           color="tab:purple", fontsize=8)
         elif finding.observation in ("explodes", "train_val_gap", "plateau", "plateau_at_chance"):

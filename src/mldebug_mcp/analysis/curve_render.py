@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 from ..models import CurveReport, CurveSeries
@@ -32,9 +33,10 @@ def curve_text(report: CurveReport) -> str:
         lines += ["", f"spikes ({len(report.spikes)}):", "  step        peak        x median  recovery"]
         for spike in report.spikes[:MAX_SPIKES]:
             height = f"{spike.height:.1f}x" if spike.height is not None else "-"
-            back = f"{spike.recovery_steps} steps" if spike.recovery_steps is not None else "never"
+            steps = spike.recovery_steps
+            back = "never" if steps is None else f"{steps} step{'' if steps == 1 else 's'}"
             kind = spike.kind or "log ends too soon to tell"
-            lines.append(f"  {spike.step!s:<11} {spike.peak:<11.4g} {height:<9} {back}  ({kind})")
+            lines.append(f"  {spike.step!s:<11} {_number(spike.peak):<11} {height:<9} {back}  ({kind})")
         if len(report.spikes) > MAX_SPIKES:
             lines.append(f"  ... {len(report.spikes) - MAX_SPIKES} more")
     if report.notes:
@@ -47,10 +49,18 @@ def curve_text(report: CurveReport) -> str:
 
 
 def _series_line(series: CurveSeries) -> str:
-    low = f", min {series.min:.4g}" if series.min is not None else ""
+    low = f", min {_number(series.min)}" if series.min is not None else ""
     bad = f", {series.non_finite} NaN/Inf" if series.non_finite else ""
     return (f"{series.name}: {series.points} points, steps {series.first_step}-{series.last_step}, "
-            f"{series.first:.4g} -> {series.last:.4g}{low}{bad}")
+            f"{_number(series.first)} -> {_number(series.last)}{low}{bad}")
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.4g}" if math.isfinite(value) else ("Inf" if value > 0 else "-Inf")
 
 
 def _wrapped(text: str, indent: str) -> list[str]:

@@ -12,16 +12,17 @@ import math
 from ..models import CurveFinding
 from .curve_stats import MEDIAN_SE, NOISE_MADS, Trace, chunk_medians, median, scale
 
-ZERO_ABS = 1e-12  # float32 losses print as 0 below this; an exact zero is a bug, not convergence
+ZERO_ABS = 1e-12  # no real loss converges this low; an exact zero is a bug, not convergence
 ZERO_TAIL_POINTS = 3  # one zero can be a logging artefact; three in a row at the end are not
 ZERO_MOST = 0.5  # ...or zero for more than half of the run
 FLAT_REL_CHANGE = 0.05  # a loss that never moves 5% from where it started has not learned
-FLAT_CHUNKS = 10  # the run is cut into 10 pieces whose medians must all stay near the start
+FLAT_CHUNKS = 5  # the run is cut into fifths whose medians must all stay near the start
 PLATEAU_TAIL = 0.3  # a plateau is judged on the last 30% of the run
 PLATEAU_TAIL_DROP = 0.03  # less than 3% progress over that 30%: another run as long gains ~10%
+PLATEAU_PACE = 0.2  # ...and under a fifth of the pace before it: the descent has stopped, not slowed
 PLATEAU_MIN_LEVEL = 0.3  # stalled above 30% of its start: learnable tasks usually end far lower
-CHANCE_TOLERANCE_GIVEN = 0.05  # with num_classes known, within 5% of ln k
-CHANCE_TOLERANCE_GUESSED = 0.01  # guessing k, only a close match (1%) is worth saying
+CHANCE_TOLERANCE_GIVEN = 0.05  # k known: label smoothing or imbalance move a guesser's loss a few % off ln k
+CHANCE_TOLERANCE_GUESSED = 0.01  # k guessed among 13: a wider window would match ordinary plateaus by luck
 CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000, 32000, 32768, 50257, 50304, 128256, 151936)
 
 
@@ -37,10 +38,11 @@ def find_nan(points: list[tuple[int | float, float]]) -> CurveFinding | None:
     if first:
         values |= {"last_finite_step": points[first - 1][0], "last_finite": points[first - 1][1]}
         before = f"; the last finite value was {points[first - 1][1]:.4g} at step {points[first - 1][0]}"
+    spelled = "NaN" if math.isnan(points[first][1]) else ("Inf" if points[first][1] > 0 else "-Inf")
     return CurveFinding(
         observation="nan",
         step=points[first][0],
-        summary=f"the training loss is {points[first][1]} at step {points[first][0]} "
+        summary=f"the training loss is {spelled} at step {points[first][0]} "
         f"({len(bad)} of {len(points)} points are NaN or Inf{', every one from there on' if stays else ''}){before}.",
         meaning="Something overflowed, divided by zero or took a log of zero at or just before that step, "
         "and once a weight is NaN every later update is too.",
@@ -52,10 +54,10 @@ def find_zero(trace: Trace) -> CurveFinding | None:
     """`loss_zero`: |loss| <= 1e-12 for the last 3+ points, or for more than half of the run."""
     zero = [abs(v) <= ZERO_ABS for v in trace.values]
     tail = next((i for i, z in enumerate(reversed(zero)) if not z), len(zero))
-    if tail >= ZERO_TAIL_POINTS:
-        onset = trace.n - tail
-    elif sum(zero) > ZERO_MOST * trace.n:
+    if sum(zero) > ZERO_MOST * trace.n:
         onset = zero.index(True)
+    elif tail >= ZERO_TAIL_POINTS:
+        onset = trace.n - tail
     else:
         return None
     return CurveFinding(
@@ -70,11 +72,11 @@ def find_zero(trace: Trace) -> CurveFinding | None:
 
 
 def find_flat(trace: Trace) -> CurveFinding | None:
-    """`flat_from_start`: the medians of ten equal pieces of the run all stay within 5% of the start
+    """`flat_from_start`: the medians of the five fifths of the run all stay within 5% of the start
     level (or within 3 standard errors of the noise, when that is wider)."""
     chunks = max(2, min(FLAT_CHUNKS, trace.n // 5))
     medians = chunk_medians(trace.values, chunks)
-    noise = NOISE_MADS * MEDIAN_SE * trace.sigma / math.sqrt(trace.n / chunks)
+    noise = NOISE_MADS * MEDIAN_SE * trace.sigma * math.sqrt(2 * chunks / trace.n)  # a difference of two medians
     moved = max(abs(m - trace.start) for m in medians)
     if moved > max(FLAT_REL_CHANGE * abs(trace.start), noise):
         return None
@@ -90,19 +92,24 @@ def find_flat(trace: Trace) -> CurveFinding | None:
 
 
 def tail_plateau(trace: Trace) -> tuple[bool, float, int | float]:
-    """(flat, level, onset step) of the last 30%: flat when the medians of its first and last thirds
-    differ by less than 3% of its level or by less than 3 standard errors of the noise."""
-    tail = trace.values[-max(6, round(PLATEAU_TAIL * trace.n)) :]
-    third = len(tail) // 3
-    drop = median(tail[:third]) - median(tail[-third:])
-    level = median(tail)
+    """(flat, level, onset step) of the last 30% of the run; the onset is where the smoothed loss
+    first comes within 5% (or 3 standard errors) of that level. Its progress is the drop between the
+    medians of its first and last thirds. Flat when that progress is under 3% of the tail's level
+    or under 3 standard errors of the noise, AND under a fifth of what the pace of the run before
+    the tail would have given over the same steps (or under 3% of the level): a slow but steady
+    descent is not a plateau, however noisy."""
+    size = max(6, round(PLATEAU_TAIL * trace.n))
+    tail, third = trace.values[-size:], size // 3
+    first, last, level = median(tail[:third]), median(tail[-third:]), median(tail)
+    small = PLATEAU_TAIL_DROP * abs(level)
     noise = NOISE_MADS * MEDIAN_SE * trace.sigma * math.sqrt(2 / third)
-    flat = abs(drop) <= max(PLATEAU_TAIL_DROP * abs(level), noise)
+    steps = trace.steps[-size:]
+    first_at, last_at = steps[third // 2], steps[-1 - third // 2]
+    pace = (trace.start - first) / max(first_at - trace.steps[0], 1e-12) * (last_at - first_at)
+    flat = abs(first - last) <= max(small, noise) and first - last <= max(PLATEAU_PACE * pace, small)
     band = max(FLAT_REL_CHANGE * abs(level), NOISE_MADS * trace.smooth_sigma())
-    onset = trace.n - 1
-    while onset > 0 and abs(trace.smooth[onset - 1] - level) <= band:
-        onset -= 1
-    return flat, level, trace.steps[onset]
+    onset = next(i for i, v in enumerate(trace.smooth) if abs(v - level) <= band or i == trace.n - 1)
+    return flat, level, trace.steps[onset]  # where the smoothed loss first reaches the plateau
 
 
 def find_chance(trace: Trace, num_classes: int | None) -> CurveFinding | None:
@@ -142,7 +149,7 @@ def find_plateau(trace: Trace) -> CurveFinding | None:
         step=onset,
         summary=f"the training loss fell from {trace.start:.4g} to {level:.4g} ({fell:.0%} lower), then stalled "
         f"from step {onset} on at {level / trace.start:.0%} of where it started.",
-        meaning="Learning stopped early: the learning rate may be too low (or decayed too soon), the model too "
-        "small, or part of the network saturated or dead.",
+        meaning="Learning stopped early (learning rate too low or decayed too soon, model too small, units "
+        "saturated or dead), unless this is the floor of the task, as when fine-tuning a pretrained model.",
         values={"start": trace.start, "level": level, "level_fraction": level / trace.start},
     )

@@ -4,8 +4,8 @@ Positive losses are judged in log space, where minibatch noise is about the same
 level. A point is a spike when it stands above the median of the points just before it by at least
 6 robust standard deviations of the noise AND by at least 25% of that median, AND at least half of
 that excess arrived at once (a steady climb is divergence, left to `explodes`). The spike has
-recovered at the first point from which the median of the next three is back within the band of
-the pre-spike median (3 standard deviations or 10%, whichever is wider).
+recovered at the first point from which the median of the next five is back within the band of
+the pre-spike median (2 standard deviations or 10%, whichever is wider).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ SPIKE_MIN_HISTORY = 8  # no verdict before 8 points of history
 SPIKE_MADS = 6.0  # skewed minibatch noise reaches 4-5 standard deviations in 100k steps, not 6
 SPIKE_REL = 0.25  # ...and a quarter above the median, so near-constant curves (noise ~ 0) keep tiny blips
 SPIKE_SUDDEN = 0.5  # half the excess must arrive within one point of the previous three's median
-RECOVERY_MADS = 3.0  # back within 3 standard deviations of the pre-spike level...
+RECOVERY_MADS = 2.0  # back within 2 standard deviations of the pre-spike level (the median of five
+#   points has a standard error of ~0.56 of one, so every true return lands inside)...
 RECOVERY_REL = 0.1  # ...or within 10% of it, whichever band is wider
-RECOVERY_CONFIRM = 3  # the median of three points must be back, so one low point does not end a spike
+RECOVERY_CONFIRM = 5  # the median of five points must be back: noise alone cannot fake a recovery
 FAST_RECOVERY_POINTS = 10  # Adam's first moment forgets a batch in ~1/(1 - beta1) = 10 steps
 
 MEANINGS = {
@@ -36,9 +37,15 @@ MEANINGS = {
 
 
 def find_spikes(trace: Trace) -> list[CurveSpike]:
+    """Every spike of the training loss in step order (criterion in the module docstring); each is
+    `spike_fast_recovery` when back within 10 points, `spike_slow_recovery` when back later,
+    `spike_no_recovery` when never back although 10 or more points follow, and unclassified (kind
+    None) when the log ends sooner."""
     positive = min(trace.values, default=0.0) > 0
     z = [math.log(v) for v in trace.values] if positive else trace.values
-    floor = noise_sigma(z)  # the run's typical noise: a quiet window must not make its noise look tiny
+    # the run's typical noise, so that a quiet window cannot make its noise look tiny (exact zeros,
+    # a loss_zero stretch, would make it zero)
+    floor = noise_sigma([x for x in z if abs(x) > 1e-12] if not positive else z)
     spikes: list[CurveSpike] = []
     resume = SPIKE_MIN_HISTORY  # no new spike starts inside one still being followed
     for i in range(SPIKE_MIN_HISTORY, trace.n):
@@ -89,7 +96,9 @@ def spike_findings(spikes: list[CurveSpike]) -> list[CurveFinding]:
             continue
         tallest = max(group, key=lambda s: s.height or 0.0)
         where = ", ".join(str(s.step) for s in group[:8]) + (", ..." if len(group) > 8 else "")
-        height = f"{tallest.height:.1f}x" if tallest.height else f"{tallest.peak:.4g} over {tallest.local_median:.4g},"
+        count = f"{len(group)} spikes at steps {where}" if len(group) > 1 else f"1 spike at step {where}"
+        height = (f"{tallest.height:.1f}x the local median" if tallest.height
+                  else f"{tallest.peak:.4g} from {tallest.local_median:.4g}")
         values: dict[str, int | float] = {"count": len(group), "first_step": group[0].step}
         if tallest.height:
             values["max_height"] = tallest.height
@@ -98,12 +107,12 @@ def spike_findings(spikes: list[CurveSpike]) -> list[CurveFinding]:
         else:
             slowest = max(s.recovery_steps or 0 for s in group)
             values["max_recovery_steps"] = slowest
-            after = f"each back within the noise band after at most {slowest} steps"
+            after = f"{'each was' if len(group) > 1 else 'it was'} back within the noise band after " \
+                    f"{'at most ' if len(group) > 1 else ''}{slowest} step{'s' if slowest != 1 else ''}"
         findings.append(CurveFinding(
             observation=kind,
             step=group[0].step,
-            summary=f"{len(group)} spike(s) at step {where}; the tallest is {height} the local median at step "
-            f"{tallest.peak_step}, and {after}.",
+            summary=f"{count}; the tallest reaches {height} at step {tallest.peak_step}, and {after}.",
             meaning=meaning,
             values=values,
         ))

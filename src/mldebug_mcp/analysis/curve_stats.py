@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from dataclasses import dataclass
+from itertools import pairwise
 
 MAD_TO_SIGMA = 1.4826  # MAD x this = standard deviation, for normal noise
 MEDIAN_SE = 1.2533  # standard error of a median of m points = 1.2533 * sigma / sqrt(m)
@@ -35,7 +36,7 @@ def noise_sigma(values: list[float]) -> float:
     """Per-point noise from first differences: a slow trend cancels, independent noise adds twice."""
     if len(values) < 3:
         return 0.0
-    return mad_sigma([b - a for a, b in zip(values, values[1:])]) / math.sqrt(2)
+    return mad_sigma([b - a for a, b in pairwise(values)]) / math.sqrt(2)
 
 
 def edge_size(n: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 from ..models import CurveFinding
 from .curve_shape import FLAT_REL_CHANGE
@@ -83,19 +84,23 @@ def find_oscillation(trace: Trace) -> CurveFinding | None:
     swing = max(swing, 2 * NOISE_MADS * MEDIAN_SE * noise / math.sqrt(smooth_window(trace.n)))
     turns = turning_points(curve, swing)
     reversals = max(0, len(turns) - 2)
-    travel = sum(abs(curve[b] - curve[a]) for a, b in zip(turns, turns[1:]))
+    travel = sum(abs(curve[b] - curve[a]) for a, b in pairwise(turns))
     if reversals < OSC_MIN_REVERSALS or travel < OSC_SWING_TO_NET * max(net, swing):
         return None
-    legs = len(turns) - 1
-    mean_swing = math.expm1(travel / legs) if positive else travel / legs / scale(median(trace.values))
+    mean_leg = travel / (len(turns) - 1)
+    if positive:
+        size, swings = math.exp(mean_leg), f"by a factor of {math.exp(mean_leg):.2f}"
+    else:
+        size = mean_leg / scale(median([abs(v) for v in trace.values]))
+        swings = f"by {size:.0%} of its typical size"
     return CurveFinding(
         observation="oscillates",
         step=None,
-        summary=f"the smoothed training loss reverses direction {reversals} times, swinging {mean_swing:.0%} of "
-        f"its level on average, while it travels {travel / max(net, 1e-12):.1f}x its net change.",
+        summary=f"the smoothed training loss reverses direction {reversals} times, swinging {swings} on average, "
+        f"and travels {travel / max(net, 1e-12):.1f}x its net change.",
         meaning="Large swings without a trend usually mean the learning rate is too high for the curvature, or the "
         "data arrive in an order that is not shuffled.",
-        values={"reversals": reversals, "mean_swing": mean_swing, "travel_to_net": travel / max(net, 1e-12)},
+        values={"reversals": reversals, "mean_swing": size, "travel_to_net": travel / max(net, 1e-12)},
     )
 
 

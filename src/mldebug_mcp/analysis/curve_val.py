@@ -25,37 +25,41 @@ def _train_half_width(trace: Trace) -> int:
 
 
 def find_gap(trace: Trace, val_points: list[tuple[int | float, float]]) -> CurveFinding | None:
-    """`train_val_gap`: the validation loss (rolling median of 3) reaches its best at least two
-    evaluations before the end and ends 10% above it while the training loss ends no higher than it
-    was at that step; or the final validation loss is 2x the final training loss or more."""
+    """`train_val_gap`: the validation loss (rolling median of 3) is best at least two evaluations
+    before the end and ends 10% above that best while the training loss ends no higher than it was
+    at that step; or, at the last evaluation, the validation loss is 2x the training loss or more.
+    "Ends" is the last evaluation (a mean over the whole validation set, far steadier than a training
+    batch), and the training level is taken around the same step, so both are compared at one time."""
     steps, values = _finite(val_points)
     if len(values) < VAL_MIN_POINTS:
         return None
     smooth = rolling_median(values, 3)
-    best = min(range(len(values)), key=smooth.__getitem__)
-    final = median(values[-3:])
-    train_at_best = level_near(trace.steps, trace.values, steps[best], _train_half_width(trace))
+    best, final = min(range(len(values)), key=smooth.__getitem__), values[-1]
+    half = _train_half_width(trace)
+    train_at_best = level_near(trace.steps, trace.values, steps[best], half)
+    train_final = level_near(trace.steps, trace.values, steps[-1], half)
     turned = (
         best <= len(values) - 1 - VAL_AFTER_BEST
         and final - smooth[best] >= VAL_RISE * scale(smooth[best])
-        and trace.end <= train_at_best
+        and train_final <= train_at_best
     )
-    ratio = final / trace.end if trace.end > 0 and final > 0 else 0.0
+    ratio = final / train_final if train_final > 0 and final > 0 else 0.0
     if not (turned or ratio >= GAP_RATIO):
         return None
     if turned:
         summary = (f"the validation loss was best ({smooth[best]:.4g}) at step {steps[best]} and rose to {final:.4g} "
-                   f"while the training loss went on from {train_at_best:.4g} to {trace.end:.4g}.")
+                   f"while the training loss went on from {train_at_best:.4g} to {train_final:.4g}.")
     else:
-        summary = f"at the end the validation loss ({final:.4g}) is {ratio:.1f}x the training loss ({trace.end:.4g})."
+        summary = (f"at step {steps[-1]} the validation loss ({final:.4g}) is {ratio:.1f}x the training loss "
+                   f"({train_final:.4g}).")
     return CurveFinding(
         observation="train_val_gap",
-        step=steps[best] if turned else None,
+        step=steps[best] if turned else steps[-1],
         summary=summary,
         meaning="The model fits the training set without generalising: keep the checkpoint at the validation "
         "minimum, regularise or add data, and check that both splits get the same preprocessing.",
         values={"val_best": smooth[best], "val_best_step": steps[best], "val_final": final,
-                "train_at_val_best": train_at_best, "train_final": trace.end, "val_to_train": ratio},
+                "train_at_val_best": train_at_best, "train_final": train_final, "val_to_train": ratio},
     )
 
 

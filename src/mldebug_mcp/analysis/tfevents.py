@@ -44,17 +44,19 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """Yield (field number, wire type, value): an int for varints, bytes for everything else."""
     pos, end = 0, len(buf)
     while pos < end:
-        key, pos = _varint(buf, pos)
+        key = buf[pos]  # one-byte keys and lengths are the common case: skip the call
+        key, pos = (key, pos + 1) if key < 0x80 else _varint(buf, pos)
         number, wire = key >> 3, key & 7
         value: int | bytes
-        if wire == 0:
+        if wire == 2:
+            length = buf[pos] if pos < end else 0x80
+            length, pos = (length, pos + 1) if length < 0x80 else _varint(buf, pos)
+            value, pos = buf[pos : pos + length], pos + length
+        elif wire == 0:
             value, pos = _varint(buf, pos)
         elif wire in (1, 5):
             width = 8 if wire == 1 else 4
             value, pos = buf[pos : pos + width], pos + width
-        elif wire == 2:
-            length, pos = _varint(buf, pos)
-            value, pos = buf[pos : pos + length], pos + length
         else:  # groups (3, 4) are not used by these messages
             raise ProtobufError(f"unexpected wire type {wire} in field {number}")
         if pos > end:

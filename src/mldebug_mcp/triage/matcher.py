@@ -78,7 +78,8 @@ class CauseIndex:
             entries = []
             for keyword in cause.keywords:
                 pattern = _keyword_pattern(keyword)
-                owners = max(1, sum(1 for text in texts if pattern.search(text)))
+                needle = keyword.lower()  # a plain substring test first: most texts lack most keywords
+                owners = max(1, sum(1 for text in texts if needle in text and pattern.search(text)))
                 entries.append((keyword, pattern, 1.0 / owners))
             self.keywords.append(entries)
 
@@ -118,7 +119,7 @@ class CauseIndex:
                 if max(similarity, part) > max(best, best_part):
                     best_symptom = phrase
                 best, best_part = max(best, similarity), max(best_part, part)
-            hits = tuple(k for k, pattern, _ in keywords if pattern.search(lowered))
+            hits = tuple(k for k, pattern, _ in keywords if k.lower() in lowered and pattern.search(lowered))
             # An API name the person writes about says more than one that merely occurs in pasted code.
             keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
                                 for k, pattern, w in keywords if k in hits)
