@@ -12,7 +12,6 @@ import functools
 import importlib.util
 import math
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -378,17 +377,14 @@ def test_activations_at_init_are_healthy(setup, seed):
         assert any(isinstance(m, nn.Tanh) for m in model.modules())
 
 
+# Small enough that the mutation benchmark's 200-step baselines take a second or two on one CPU core. Sizes,
+# not timings, are what a unit test can check on a shared machine; benchmarks/ measures the time.
+MAX_PARAMETERS = 50_000
+MAX_BATCH_ELEMENTS = 50_000
+
+
 @pytest.mark.parametrize("setup", SETUPS)
-def test_training_is_fast(setup):
-    """200 steps well under 2 s (median step time, so a busy machine does not fail it)."""
+def test_setups_stay_small(setup):
     spec = fresh(setup, 0)
-    model, batch = spec["model"], spec["batch"]
-    model.train()
-    optimizer = spec["optimizer"](model.parameters())
-    times = []
-    for _ in range(30):
-        start = time.perf_counter()
-        spec["train_step"](model, batch, optimizer)
-        times.append(time.perf_counter() - start)
-    median = sorted(times[5:])[len(times[5:]) // 2]
-    assert 200 * median < 1.0, f"{1e3 * median:.2f} ms per step"
+    assert sum(p.numel() for p in spec["model"].parameters()) < MAX_PARAMETERS
+    assert spec["batch"][0].numel() < MAX_BATCH_ELEMENTS
