@@ -11,11 +11,15 @@ SRC = Path(mldebug_mcp.__file__).parent
 HEAVY = ("torch", "matplotlib", "numpy")
 
 
-def test_cli_and_quotes_never_import_heavy_packages():
+def test_cli_quotes_lint_triage_advice_and_curves_never_import_heavy_packages():
     code = (
         "import sys, mldebug_mcp.cli as c\n"
         "c.main(['quote', 'jones/assume-a-bug'])\n"
         "c.main(['audit'])\n"
+        "c.main(['triage', '--symptom', 'loss is nan after a while\\nloss = criterion(out, y)\\nloss.backward()'])\n"
+        "c.main(['triage', '--answer', 'crash=no', '--json'])\n"
+        "c.main(['advice', 'lower the learning rate'])\n"
+        f"c.main(['curve', {str(Path(__file__).parent / 'analysis' / 'fixtures' / 'tfevents')!r}])\n"
         f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})\n"
         "print('HEAVY', bad, file=sys.stderr)\n"
     )
@@ -41,7 +45,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_pure_cores_do_not_import_the_cli_or_server():
-    for folder in ("citations", "audit"):
+    for folder in ("citations", "audit", "triage", "analysis"):
         for path in (SRC / folder).glob("*.py"):
             for module in _imports(path):
                 assert not module.lstrip(".").startswith(("cli", "server", "mldebug_mcp.cli")), f"{path.name}: {module}"

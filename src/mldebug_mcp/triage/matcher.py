@@ -1,5 +1,6 @@
-"""How well a description's words fit each cause: TF-IDF cosine against the cause as a whole and against
-its closest symptom phrasing, plus exact hits of the cause's keywords (API names, domain terms).
+"""How well a description's words fit each cause: TF-IDF cosine against the cause as a whole, against its
+closest symptom phrasing and against its closest real case; a naive-Bayes log-likelihood over the same
+words; and exact hits of the cause's keywords (API names, domain terms).
 
 Offline and deterministic: the index is built once from the catalogue."""
 
@@ -13,15 +14,17 @@ from functools import cache
 
 from .catalogue import Catalogue, Cause
 from .code_snippets import prose_of
-from .text import sentences, split_tried, tokens
+from .text import split_tried, tokens
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
 # most specific words a cause has, so they count more than its long summary.
 TITLE_WEIGHT = 2.0
 KEYWORD_WEIGHT = 2.0
 # How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
-DOC_SHARE, SYMPTOM_SHARE, SENTENCE_SHARE, KEYWORD_SHARE = 0.45, 0.3, 0.35, 0.35
-CASE_SHARE = 0.5
+DOC_SHARE, SYMPTOM_SHARE, KEYWORD_SHARE = 0.45, 0.3, 0.35
+CASE_SHARE = 0.6
+NB_SHARE = 0.25  # weight of the naive-Bayes mean log-likelihood (relative to the best cause)
+NB_ALPHA = 0.5   # additive smoothing
 CODE_KEYWORD_WEIGHT = 0.4
 MIN_PROSE_TOKENS = 4
 KEYWORD_CAP = 1.5  # several specific keywords are strong evidence, but never unbounded
@@ -65,6 +68,13 @@ class CauseIndex:
         frequency = Counter(term for bag in bags for term in bag)
         self.idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
         self.doc_vectors = [_norm(self._weigh(bag)) for bag in bags]
+        # Multinomial naive Bayes over the same bags: a second, differently biased view of word evidence.
+        vocabulary = len(frequency)
+        self.log_likelihood = []
+        for bag in bags:
+            total = sum(bag.values()) + NB_ALPHA * vocabulary
+            self.log_likelihood.append(({t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
+                                        math.log(NB_ALPHA / total)))
         self.symptom_vectors = [[(s, _norm(self._weigh(Counter(tokens(s))))) for s in c.symptoms] for c in self.causes]
         # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
         by_cause: dict[str, list[Vector]] = {}
@@ -103,31 +113,31 @@ class CauseIndex:
         told, tried = split_tried(prose_of(text))
         prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
-        query = _norm(self._weigh(Counter(prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text))))
-        # In a long post one sentence often carries the symptom; matched alone it is not drowned out.
-        parts = [v for v in (_norm(self._weigh(Counter(tokens(s)))) for s in sentences(told)) if v]
+        words = prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text)
+        query = _norm(self._weigh(Counter(words)))
         lowered, told_lower = text.lower(), told.lower()
         for sentence in tried:  # what was already tried is not evidence for the cause it targets
             lowered = lowered.replace(sentence.lower(), " ")
+        known = [t for t in words if t in self.idf]
+        likelihoods = [sum(seen.get(t, unseen) for t in known) / max(len(known), 1)
+                       for seen, unseen in self.log_likelihood]
+        top_likelihood = max(likelihoods, default=0.0)
         fits = {}
-        for cause, doc, symptoms, keywords, cases in zip(self.causes, self.doc_vectors, self.symptom_vectors,
-                                                         self.keywords, self.case_vectors):
-            best_symptom, best, best_part = None, 0.0, 0.0
+        for cause, doc, symptoms, keywords, cases, likelihood in zip(
+                self.causes, self.doc_vectors, self.symptom_vectors, self.keywords, self.case_vectors, likelihoods):
+            best_symptom, best = None, 0.0
             for phrase, vector in symptoms:
                 similarity = _cosine(query, vector)
-                part = max((_cosine(p, vector) for p in parts), default=0.0)
-                if max(similarity, part) > max(best, best_part):
-                    best_symptom = phrase
-                best, best_part = max(best, similarity), max(best_part, part)
+                if similarity > best:
+                    best_symptom, best = phrase, similarity
             hits = tuple(k for k, pattern, _ in keywords if k.lower() in lowered and pattern.search(lowered))
             # An API name the person writes about says more than one that merely occurs in pasted code.
             keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
                                 for k, pattern, w in keywords if k in hits)
             case_fit = max((_cosine(query, v) for v in cases), default=0.0)
-            score = (DOC_SHARE * _cosine(query, doc) + SYMPTOM_SHARE * best + SENTENCE_SHARE * best_part
-                     + CASE_SHARE * case_fit
-                     + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
-            fits[cause.id] = TextFit(score, best_symptom if max(best, best_part) > 0.3 else None, hits)
+            score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * _cosine(query, doc)
+                     + SYMPTOM_SHARE * best + CASE_SHARE * case_fit + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
+            fits[cause.id] = TextFit(score, best_symptom if best > 0.3 else None, hits)
         return fits
 
 

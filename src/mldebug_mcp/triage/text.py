@@ -99,16 +99,11 @@ def tokens(text: str) -> list[str]:
     return found + concepts(lowered)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _TRIED = re.compile(
     r"\b(?:i(?:'ve| have)? (?:already )?(?:tried|tested|experimented|played (?:around )?with|attempted|varied)"
     r"|(?:tried|tested) (?:different|several|various|other|a (?:lower|higher|smaller|larger|bigger|different))"
     r"|(?:didn'?t|did not|doesn'?t|does not|don'?t) (?:seem to )?(?:help|work|change anything|make (?:a|any) difference|fix it)"
     r"|no (?:luck|effect|difference|improvement))\b")
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if len(s.split()) >= 3]
 
 
 def split_tried(text: str) -> tuple[str, list[str]]:
