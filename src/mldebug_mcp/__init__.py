@@ -8,6 +8,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .analysis.curve import analyze_curve
+from .analysis.curve_io import read_curve
 from .audit import audit_content
 from .citations.argdown import ArgdownMap, parse_argdown
 from .citations.lookup import match_claims, quotes_for_key, search_quotes
@@ -16,28 +18,50 @@ from .content import content_root
 from .diagnostics import diagnose
 from .diagnostics.checks.spec import DebugSpec
 from .errors import ArgdownSyntaxError, ContentError, DiagnoseError, MldebugError, UnknownKeyError, UsageError
-from .models import ClaimMatch, DiagnosticCheck, DiagnosticReport, Excerpt, Problem, Quote, Source
+from .models import (
+    AdviceReport,
+    ClaimMatch,
+    CurveReport,
+    DiagnosticCheck,
+    DiagnosticReport,
+    Excerpt,
+    Hypothesis,
+    Problem,
+    Quote,
+    Source,
+    TriageResult,
+    TriageStep,
+)
 from .skill_install import install_skill
+from .triage.advice import check_advice
+from .triage_service import triage, triage_step
 
 __all__ = [
+    "AdviceReport",
     "ArgdownMap",
     "ArgdownSyntaxError",
     "ClaimMatch",
     "ContentError",
+    "CurveReport",
     "DebugSpec",
     "DiagnoseError",
     "DiagnosticCheck",
     "DiagnosticReport",
     "EvidenceStore",
     "Excerpt",
+    "Hypothesis",
     "MldebugError",
     "Problem",
     "Quote",
     "Source",
+    "TriageResult",
+    "TriageStep",
     "UnknownKeyError",
     "UsageError",
     "__version__",
+    "analyze_curve",
     "audit_content",
+    "check_advice",
     "content_root",
     "diagnose",
     "install_skill",
@@ -45,5 +69,8 @@ __all__ = [
     "match_claims",
     "parse_argdown",
     "quotes_for_key",
+    "read_curve",
     "search_quotes",
+    "triage",
+    "triage_step",
 ]
