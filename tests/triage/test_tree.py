@@ -120,3 +120,31 @@ def test_playbook_tree_section_is_current():
     playbook = (ROOT / "skill" / "PLAYBOOK.md").read_text(encoding="utf-8")
     keys = generated_docs.SECTIONS_OF["skill/PLAYBOOK.md"]
     assert generated_docs.apply(playbook, keys) == playbook, "run: python -m mldebug_mcp.generated_docs"
+
+
+def _path_to(tree, target):
+    """Answers that reach `target` from the start (depth-first over the answers)."""
+    def search(node, answers):
+        if node == target:
+            return answers
+        if node not in tree.nodes:
+            return None
+        for label, answer in tree.nodes[node].answers.items():
+            found = search(answer.next, {**answers, node: label})
+            if found is not None:
+                return found
+        return None
+    return search(tree.start, {})
+
+
+@pytest.mark.parametrize("node", sorted(load_tree().nodes))
+def test_each_node_fires_its_observation_and_stays_quiet_otherwise(node):
+    tree = load_tree()
+    before = _path_to(tree, node)
+    assert before is not None
+    baseline = walk(tree, before).observations
+    for label, answer in tree.nodes[node].answers.items():
+        state = walk(tree, {**before, node: label})
+        added = state.observations[len(baseline):]
+        assert added == ([answer.observation] if answer.observation else []), (node, label)  # fires, or stays quiet
+        assert state.path[len(before)] == (node, label)

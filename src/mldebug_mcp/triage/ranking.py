@@ -14,7 +14,8 @@ from .matcher import CauseIndex, TextFit
 # Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
 PRIOR_POWER = 1.0        # below 1 flattens the base rates (they are a synthesis, not a measurement)
 TEXT_BETA = 12.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
-SIGNAL_FACTOR = 3.0      # an observation the cause predicts
+SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
+SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
 READ_STRENGTH = 1.0      # observations read from prose are hints: their factors are raised to this power
 MAX_SIGNALS = 2          # beyond two matching observations, more say little new
@@ -55,23 +56,37 @@ def detect_domains(catalogue: Catalogue, text: str) -> list[str]:
     return found
 
 
+def signal_strengths(catalogue: Catalogue) -> dict[str, float]:
+    """Log-factor of each observation for a cause that predicts it. An observation few causes produce
+    (multi_gpu_only) separates them better than one that many produce (plateau): the factor grows with
+    (causes / causes producing it) ** SIGNAL_POWER, from SIGNAL_FACTOR for the commonest."""
+    producers: dict[str, int] = {}
+    for cause in catalogue.causes.values():
+        for key in cause.signals:
+            producers[key] = producers.get(key, 0) + 1
+    most = max(producers.values(), default=1)
+    return {key: math.log(SIGNAL_FACTOR) + SIGNAL_POWER * math.log(most / n) for key, n in producers.items()}
+
+
 def score_causes(catalogue: Catalogue, index: CauseIndex, text: str, stated: list[str], read: list[str],
                  lint_codes: list[str], domains: list[str]) -> list[Scored]:
     """Every cause with its normalised weight, most probable first."""
     fits = index.fit(text) if text.strip() else {}
     empty = TextFit(0.0, None, ())
+    strength = signal_strengths(catalogue)
     scored = []
     for cause in catalogue.causes.values():
         prior = catalogue.prior(cause)
         fit = fits.get(cause.id, empty)
         item = Scored(cause, prior, PRIOR_POWER * math.log(prior) + TEXT_BETA * fit.score, fit)
-        for keys, strength in ((stated, 1.0), (read, READ_STRENGTH)):
+        for keys, weight in ((stated, 1.0), (read, READ_STRENGTH)):
             hits = [k for k in keys if k in cause.signals and k not in item.signals]
             item.signals += hits
-            item.log_weight += strength * math.log(SIGNAL_FACTOR) * min(len(hits), MAX_SIGNALS)
+            strongest = sorted((strength[k] for k in hits), reverse=True)[:MAX_SIGNALS]
+            item.log_weight += weight * sum(strongest)
             against = [k for k in keys if k in cause.contradicts and k not in item.against]
             item.against += against
-            item.log_weight += strength * math.log(CONTRADICT_FACTOR) * len(against)
+            item.log_weight += weight * math.log(CONTRADICT_FACTOR) * len(against)
         item.lint = [code for code in lint_codes if code in cause.lint_rules]
         item.log_weight += math.log(LINT_FACTOR) * len(item.lint)
         if catalogue.categories[cause.category].domain:
