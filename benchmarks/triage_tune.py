@@ -18,10 +18,10 @@ from mldebug_mcp.triage.catalogue import load_catalogue
 from mldebug_mcp.triage.matcher import CauseIndex
 from mldebug_mcp.triage_service import triage
 
-GRID = {
-    (ranking, "SIGNAL_POWER"): (0.0, 0.5, 0.8),
-    (ranking, "SIGNAL_FACTOR"): (2.0, 3.0),
-    (ranking, "TEXT_BETA"): (12.0, 16.0),
+GRID = {  # the factors that moved the scores in earlier sweeps; others (domain, signal) were flat
+    (ranking, "TEXT_BETA"): (9.0, 12.0, 16.0),
+    (matcher, "NB_SHARE"): (0.0, 0.25, 0.4),
+    (matcher, "CASE_SHARE"): (0.3, 0.6),
 }
 
 
