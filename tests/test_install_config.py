@@ -77,3 +77,10 @@ def test_static_analysis_rules_table_is_current():
     sheet = (ROOT / "refs" / "static-analysis.md").read_text(encoding="utf-8")
     keys = generated_docs.SECTIONS_OF["refs/static-analysis.md"]
     assert generated_docs.apply(sheet, keys) == sheet, "run: python -m mldebug_mcp.generated_docs"
+
+
+def test_cause_catalogue_sheet_is_current():
+    sheet = (ROOT / "refs" / "causes.md").read_text(encoding="utf-8")
+    keys = generated_docs.SECTIONS_OF["refs/causes.md"]
+    assert generated_docs.apply(sheet, keys) == sheet, "run: python -m mldebug_mcp.generated_docs"
+    assert sheet.count("\n### ") >= 40

@@ -1,6 +1,7 @@
 """Generated documentation sections: the README's tools table (from the live server) and
-client snippets, the lint rules table of refs/static-analysis.md (from the registry), and the
-triage tree of skill/PLAYBOOK.md (from triage/data/tree.yaml).
+client snippets, the lint rules table of refs/static-analysis.md (from the registry), the
+triage tree of skill/PLAYBOOK.md (from triage/data/tree.yaml), and the cause catalogue of
+refs/causes.md (from triage/data/causes/).
 
 `python -m mldebug_mcp.generated_docs` rewrites the marked sections in place (run it from
 the repository root); a test fails when a document and the code disagree.
@@ -18,7 +19,7 @@ from .client_config import CLIENTS, snippet
 
 MARKERS = {
     key: f"<!-- generated: {key} (python -m mldebug_mcp.generated_docs) -->"
-    for key in ("tools-table", "client-snippets", "lint-rules", "triage-tree")
+    for key in ("tools-table", "client-snippets", "lint-rules", "triage-tree", "cause-catalogue")
 }
 END = "<!-- end generated -->"
 _LANG = {"claude": "bash", "cursor": "json", "vscode": "json", "codex": "toml"}
@@ -62,10 +63,17 @@ def triage_tree() -> str:
     return f"```text\n{render_tree(tree)}\n```\n\n{render_leaves(tree)}"
 
 
+def cause_catalogue() -> str:
+    from .triage.catalogue import load_catalogue
+    from .triage.render import catalogue_markdown
+
+    return catalogue_markdown(load_catalogue())
+
+
 GENERATORS = {"tools-table": tools_table, "client-snippets": client_snippets, "lint-rules": lint_rules,
-              "triage-tree": triage_tree}
+              "triage-tree": triage_tree, "cause-catalogue": cause_catalogue}
 SECTIONS_OF = {"README.md": ("tools-table", "client-snippets"), "refs/static-analysis.md": ("lint-rules",),
-               "skill/PLAYBOOK.md": ("triage-tree",)}
+               "skill/PLAYBOOK.md": ("triage-tree",), "refs/causes.md": ("cause-catalogue",)}
 
 
 def apply(text: str, keys: tuple[str, ...]) -> str:

@@ -117,7 +117,7 @@ def _add_tools(server: MCPServer) -> None:
         title="Read one section of the skill or a reference sheet",
         description=(
             "Read one section of the debugging skill ('skill'), the long-form playbook ('playbook') or a "
-            "reference sheet (diagnostics, static-analysis, pitfalls, loss-surface, stuck-metric, sweeps, "
+            "reference sheet (causes, diagnostics, static-analysis, pitfalls, loss-surface, stuck-metric, sweeps, "
             "transformers-llm, rl, pinns, llm-judges). Without a section it returns the document's "
             "introduction and the list of its sections."
         ),
