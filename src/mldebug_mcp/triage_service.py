@@ -18,8 +18,7 @@ from .triage.tree import load_tree, walk
 MAX_SYMPTOM_CHARS = 50_000
 # Snippets in posts usually omit their imports; the linter resolves names through imports, so the
 # conventional aliases are assumed (the snippet's own imports, coming later, still win).
-USUAL_IMPORTS = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-                 "import torch.optim as optim\nimport numpy as np\n")
+USUAL_IMPORTS = "import numpy as np; import torch; import torch.nn as nn; import torch.nn.functional as F; import torch.optim as optim\n"
 DEFAULT_LIMIT = 5
 
 
@@ -113,7 +112,7 @@ def _hypothesis(item: ranking.Scored, first_plain: bool) -> Hypothesis:
 def _next_test(chosen: list[ranking.Scored]) -> str:
     """A test shared by two of the three front runners separates them from the rest at once; otherwise
     the front runner's own test, preferring one a tool runs over a manual one when the weights are close."""
-    front = [s for s in chosen[:3]]
+    front = chosen[:3]
     refs = [(s.cause.test.tool, s.cause.test.ref) for s in front if s.cause.test.ref]
     shared = next((r for r in refs if refs.count(r) > 1), None)
     if shared:
