@@ -6,18 +6,18 @@ sense of spread, never a calibrated probability."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from .catalogue import Catalogue, Cause
 from .matcher import CauseIndex, TextFit
 
 # Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
-PRIOR_POWER = 1.0        # below 1 flattens the base rates (they are a synthesis, not a measurement)
 TEXT_BETA = 12.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
 SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
-READ_STRENGTH = 1.0      # observations read from prose are hints: their factors are raised to this power
+READ_STRENGTH = 1.0      # power on the factors of observations read from prose (weaker settings scored worse)
 MAX_SIGNALS = 2          # beyond two matching observations, more say little new
 LINT_FACTOR = 25.0       # a lint rule that fired on the user's code and tests this very cause
 DOMAIN_FACTOR = 15.0     # the description is about this cause's domain (LLM, RL, PINN)
@@ -44,8 +44,6 @@ class Scored:
 
 def detect_domains(catalogue: Catalogue, text: str) -> list[str]:
     """Domain categories whose context words appear in the text."""
-    import re
-
     lowered = text.lower()
     found = []
     for name, category in catalogue.categories.items():
@@ -78,7 +76,7 @@ def score_causes(catalogue: Catalogue, index: CauseIndex, text: str, stated: lis
     for cause in catalogue.causes.values():
         prior = catalogue.prior(cause)
         fit = fits.get(cause.id, empty)
-        item = Scored(cause, prior, PRIOR_POWER * math.log(prior) + TEXT_BETA * fit.score, fit)
+        item = Scored(cause, prior, math.log(prior) + TEXT_BETA * fit.score, fit)
         for keys, weight in ((stated, 1.0), (read, READ_STRENGTH)):
             hits = [k for k in keys if k in cause.signals and k not in item.signals]
             item.signals += hits
