@@ -7,15 +7,12 @@ from pathlib import Path
 
 from .analysis.curve import analyze_curve
 from .analysis.curve_io import read_curve
-from .errors import UsageError
 from .models import CurveReport
 
 
 def curve_report(path: Path, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
                  plot: Path | None = None) -> CurveReport:
     """The classified curve of a CSV, JSONL/JSON or TensorBoard log; with `plot`, a PNG written there."""
-    if num_classes is not None and num_classes < 2:
-        raise UsageError(f"num_classes must be 2 or more (got {num_classes}); omit it if the task is not classification")
     log = read_curve(path)
     report = analyze_curve(log, loss=loss, val=val, num_classes=num_classes)
     if plot is not None:
