@@ -1,5 +1,6 @@
 """The wheel carries the content: build it, install it in a fresh venv, run the CLI from elsewhere."""
 
+import json
 import subprocess
 import sys
 import venv
@@ -41,3 +42,11 @@ def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "MLD001" in demo.stdout and "FAIL  overfit_one_batch" in demo.stdout
     assert str(env_dir) in demo.stdout.splitlines()[0], "demo ran an example outside the installed wheel"
+    # The triage knowledge (catalogue, tree, anti-patterns, case base) is package data: it must ship too.
+    ranked = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "triage", "--symptom",
+                             "loss is nan after 300 steps with fp16", "--json"], cwd=workdir, capture_output=True, text=True)
+    assert ranked.returncode == 0, ranked.stderr
+    assert len(json.loads(ranked.stdout)["hypotheses"]) >= 3
+    advice = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "advice", "switch to SGD"],
+                            cwd=workdir, capture_output=True, text=True)
+    assert advice.returncode == 1 and "swap-optimizer" in advice.stdout
