@@ -7,8 +7,10 @@ INSTRUCTIONS = (
     "bug; collect cheap clues before theorising; hold at least three different hypotheses (a likely one, a "
     "subtle one such as leakage or seed variance, and the null); run the cheapest test whose outcome they "
     "disagree on; change one thing at a time. Start with read_reference(document='skill') for the loop, "
-    "then read_reference on the playbook or a reference sheet section as needed. Use quote to cite the "
-    "practitioner behind a claim. Do not propose hyperparameter changes before the cheap checks pass."
+    "then read_reference on the playbook or a reference sheet section as needed. triage ranks hypotheses for "
+    "a symptom in the user's words, analyze_curve reads a loss log, lint and diagnose test the code, and "
+    "check_advice flags anti-patterns in a fix before you propose it. Use quote to cite the practitioner "
+    "behind a claim. Do not propose hyperparameter changes before the cheap checks pass."
 )
 
 
@@ -23,7 +25,9 @@ schedule or the model size until the checks below have run.
 2. Collect clues before theorising: read the full traceback and logs; read the training code around the
    loss, the optimiser step, the data loading and the train/eval switches. Note observations apart from
    interpretations.
-3. Hypotheses: write at least three genuinely different explanations, each with a rough prior:
+3. Hypotheses: write at least three genuinely different explanations, each with a rough prior. Start from
+   triage(symptom="<the report in the user's words, with any code and log lines>"); if a loss log exists,
+   analyze_curve(path=...) first and pass its observations to triage. Keep, or replace with better ones:
    - the likely one (consult read_reference(document="playbook", section="Symptoms and likely causes")),
    - a subtle one (leakage, a confound in the data, too few samples, seed variance, a stale cache),
    - the null (noise, or another change made at the same time).
@@ -31,8 +35,9 @@ schedule or the model size until the checks below have run.
 4. Pick the cheapest test whose predictions differ across the hypotheses. The usual order is: print one
    batch as the model sees it; loss at initialisation against ln(number of classes); overfit one small
    batch; gradient flow per layer. How to run each: read_reference(document="diagnostics", section=...).
-5. Walk the triage tree if unsure where to start: read_reference(document="playbook", section="The triage tree").
-6. Fix only what an observation pointed to, then confirm the symptom is gone and the checks still pass.
+5. Walk the triage tree if unsure where to start: triage_step(answers={{}}) asks one cheap question at a time.
+6. Fix only what an observation pointed to; run check_advice(text=<your proposed fix>) before proposing it;
+   then confirm the symptom is gone and the checks still pass.
    If two cycles fail to localise the bug, compare against a trusted working implementation.
 7. Back each recommendation with its source: quote(claim="...") returns the verbatim evidence.
 """

@@ -204,3 +204,12 @@ async def test_analyze_curve_tool_returns_observations_and_an_image(tmp_path):
     assert [block.type for block in result.content] == ["text", "image"]
     assert "triage with observations=['nan'" in _text(result)
     assert outside.is_error and "outside the allowed directories" in _text(outside)
+
+
+def test_the_debugging_prompt_and_instructions_route_through_the_triage_tools():
+    from mldebug_mcp import prompts
+
+    text = prompts.debug_training("loss is stuck")
+    for call in ("triage(symptom=", "analyze_curve(path=", "triage_step(answers={})", "check_advice(text="):
+        assert call in text
+    assert "check_advice" in prompts.INSTRUCTIONS and "triage" in prompts.INSTRUCTIONS
