@@ -118,8 +118,6 @@ def run_curve(args: argparse.Namespace, emit_json: Callable[[object], None]) -> 
     from .triage_render import triage_text
     from .triage_service import triage
 
-    if not args.path.exists():
-        raise UsageError(f"no such file or folder: {args.path}")
     report = curve_report(args.path, args.loss, args.val, args.classes, args.plot)
     ranked = None
     if args.triage and (report.observations or args.symptom):

@@ -22,7 +22,7 @@ from .citations.store import load_store
 from .errors import MldebugError
 from .models import DiagnosticReport, LintReport, QuoteResult, ReferenceSection, RuleInfo, SourceList
 from .paths import AllowedDirs
-from .server_common import MARKDOWN, READ_ONLY, RUNS_USER_CODE
+from .server_common import MARKDOWN, READ_ONLY, RUNS_USER_CODE, png_image
 from .server_common import as_tool_error as _as_tool_error
 from .server_common import tool_result as _result
 from .server_triage import add_triage_tools
@@ -278,13 +278,7 @@ def _add_diagnose_tool(server: MCPServer, allowed: AllowedDirs) -> None:
 
             with tempfile.TemporaryDirectory(prefix="mldebug-plots-") as tmp, _as_tool_error():
                 for path in write_plots(report, Path(tmp)):
-                    images.append(ImageContent(type="image", data=_base64(path), mime_type="image/png"))
+                    images.append(png_image(path.read_bytes()))
         result = _result(report, report_text(report))
         result.content.extend(images)
         return result
-
-
-def _base64(path) -> str:
-    import base64
-
-    return base64.b64encode(path.read_bytes()).decode("ascii")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from .errors import MldebugError
@@ -34,3 +35,8 @@ def tool_result(model: BaseModel, text: str) -> CallToolResult:
     # Through JSON text, so a model's own serialisation settings (NaN written as "NaN") hold on the wire.
     structured = json.loads(model.model_dump_json())
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def png_image(data: bytes) -> ImageContent:
+    """A PNG as MCP image content."""
+    return ImageContent(type="image", data=base64.b64encode(data).decode("ascii"), mime_type="image/png")

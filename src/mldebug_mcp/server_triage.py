@@ -3,17 +3,16 @@ A few lines each over the services; registered by server.build_server."""
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated
 
 from mcp.server import MCPServer
-from mcp.types import CallToolResult, ImageContent
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from .models import AdviceReport, CurveReport, TriageResult, TriageStep
 from .observations import OBSERVATIONS
 from .paths import AllowedDirs
-from .server_common import READ_ONLY, as_tool_error, tool_result
+from .server_common import READ_ONLY, as_tool_error, png_image, tool_result
 
 OBSERVATION_HELP = "Observation keys: " + ", ".join(OBSERVATIONS) + "."
 
@@ -127,5 +126,5 @@ def add_triage_tools(server: MCPServer, allowed: AllowedDirs) -> None:
             report.plot = "attached" if image is not None else None
         result = tool_result(report, curve_text(report) + "\n\n" + triage_hint(report))
         if image is not None:
-            result.content.append(ImageContent(type="image", data=base64.b64encode(image).decode("ascii"), mime_type="image/png"))
+            result.content.append(png_image(image))
         return result
