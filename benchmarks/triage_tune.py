@@ -1,5 +1,5 @@
 """Coarse grid over the ranking's likelihood factors, scored on the DEVELOPMENT cases only, and on the
-bundled case base with each case left out of the index it is scored against.
+bundled case base by 5-fold cross-validation (each case scored against an index built without its fold).
 
 The held-out cases are never scored here, so the factors cannot be fitted to them. Prints the best
 settings by dev top-3 (ties broken by top-1) next to the current ones.
@@ -9,6 +9,7 @@ settings by dev top-3 (ties broken by top-1) next to the current ones.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 
 from triage_forum_cases import load_cases
@@ -21,50 +22,53 @@ from mldebug_mcp.triage_service import triage
 GRID = {  # the factors that moved the scores in earlier sweeps; others (domain, signal) were flat
     (ranking, "TEXT_BETA"): (9.0, 12.0, 16.0),
     (matcher, "NB_SHARE"): (0.0, 0.25, 0.4),
-    (matcher, "CASE_SHARE"): (0.3, 0.6),
+    (matcher, "CASE_SHARE"): (0.3, 0.6, 0.9),
 }
+FOLDS = 5
+
+
+def fold_of(url: str) -> int:
+    return int(hashlib.sha1(url.encode()).hexdigest(), 16) % FOLDS
 
 
 def held_out_indexes() -> list[tuple[dict, CauseIndex]]:
-    """Each case of the bundled case base with an index built without it (leave one out)."""
+    """Each case of the bundled case base with an index built without its fold (cross-validation)."""
     catalogue = load_catalogue()
-    pairs = []
-    for i, case in enumerate(catalogue.cases):
-        rest = catalogue.model_copy(update={"cases": catalogue.cases[:i] + catalogue.cases[i + 1:]})
-        pairs.append(({"symptom": case.symptom, "causes": [case.cause]}, CauseIndex(rest)))
-    return pairs
+    indexes = [CauseIndex(catalogue.model_copy(update={"cases": tuple(c for c in catalogue.cases if fold_of(c.url) != k)}))
+               for k in range(FOLDS)]
+    return [({"symptom": case.symptom, "causes": [case.cause]}, indexes[fold_of(case.url)]) for case in catalogue.cases]
 
 
-def score(cases: list[dict], loo: list[tuple[dict, CauseIndex]]) -> tuple[int, int, int]:
-    """Dev top-3, dev top-1, and top-3 over the case base with each case left out of its own index."""
-    top3 = top1 = loo3 = 0
+def score(cases: list[dict], held_out: list[tuple[dict, CauseIndex]]) -> tuple[int, int, int]:
+    """Dev top-3, dev top-1, and cross-validated top-3 over the case base."""
+    top3 = top1 = cv3 = 0
     for case in cases:
         ranked = [h.cause for h in triage(case["symptom"], limit=5).hypotheses]
         top3 += any(c in ranked[:3] for c in case["causes"])
         top1 += any(c in ranked[:1] for c in case["causes"])
-    for case, index in loo:
+    for case, index in held_out:
         ranked = [h.cause for h in triage(case["symptom"], limit=5, index=index).hypotheses]
-        loo3 += any(c in ranked[:3] for c in case["causes"])
-    return top3, top1, loo3
+        cv3 += any(c in ranked[:3] for c in case["causes"])
+    return top3, top1, cv3
 
 
 def main() -> None:
     dev = [c for c in load_cases() if c["split"] == "dev"]
-    loo = held_out_indexes()
+    held_out = held_out_indexes()
     current = {key: getattr(*key) for key in GRID}
-    print(f"{len(dev)} dev cases, {len(loo)} case-base cases; current settings: dev top-3, dev top-1, "
-          f"case-base top-3 = {score(dev, loo)}")
+    print(f"{len(dev)} dev cases, {len(held_out)} case-base cases; current settings: dev top-3, dev top-1, "
+          f"case-base top-3 = {score(dev, held_out)}")
     results = []
     for values in itertools.product(*GRID.values()):
         for (module, name), value in zip(GRID, values):
             setattr(module, name, value)
-        results.append((score(dev, loo), values))
+        results.append((score(dev, held_out), values))
     for (module, name), value in current.items():
         setattr(module, name, value)
     # Rank by the sum of the two top-3 rates, so neither the small dev set nor the paraphrases dominate.
-    for (top3, top1, loo3), values in sorted(results, key=lambda r: -(r[0][0] / len(dev) + r[0][2] / len(loo)))[:8]:
+    for (top3, top1, cv3), values in sorted(results, key=lambda r: -(r[0][0] / len(dev) + r[0][2] / len(held_out)))[:8]:
         settings = ", ".join(f"{name}={v}" for (_, name), v in zip(GRID, values))
-        print(f"dev top-3 {top3}/{len(dev)}  top-1 {top1}  case-base top-3 {loo3}/{len(loo)}  {settings}")
+        print(f"dev top-3 {top3}/{len(dev)}  top-1 {top1}  case-base top-3 {cv3}/{len(held_out)}  {settings}")
 
 
 if __name__ == "__main__":

@@ -108,6 +108,10 @@ class CauseIndex:
     def _weigh(self, bag: Counter[str] | dict[str, float]) -> Vector:
         return {t: (1 + math.log(n)) * self.idf.get(t, 0.0) for t, n in bag.items() if n > 0 and t in self.idf}
 
+    def case_fits(self, query: Vector) -> list[float]:
+        """Per cause, the similarity of its closest real case."""
+        return [max((_cosine(query, v) for v in cases), default=0.0) for cases in self.case_vectors]
+
     def fit(self, text: str) -> dict[str, TextFit]:
         """Text fit of every cause, keyed by cause id."""
         told, tried = split_tried(prose_of(text))
@@ -122,9 +126,10 @@ class CauseIndex:
         likelihoods = [sum(seen.get(t, unseen) for t in known) / max(len(known), 1)
                        for seen, unseen in self.log_likelihood]
         top_likelihood = max(likelihoods, default=0.0)
+        case_fits = self.case_fits(query)
         fits = {}
-        for cause, doc, symptoms, keywords, cases, likelihood in zip(
-                self.causes, self.doc_vectors, self.symptom_vectors, self.keywords, self.case_vectors, likelihoods):
+        for cause, doc, symptoms, keywords, case_fit, likelihood in zip(
+                self.causes, self.doc_vectors, self.symptom_vectors, self.keywords, case_fits, likelihoods):
             best_symptom, best = None, 0.0
             for phrase, vector in symptoms:
                 similarity = _cosine(query, vector)
@@ -134,7 +139,6 @@ class CauseIndex:
             # An API name the person writes about says more than one that merely occurs in pasted code.
             keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
                                 for k, pattern, w in keywords if k in hits)
-            case_fit = max((_cosine(query, v) for v in cases), default=0.0)
             score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * _cosine(query, doc)
                      + SYMPTOM_SHARE * best + CASE_SHARE * case_fit + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
             fits[cause.id] = TextFit(score, best_symptom if best > 0.3 else None, hits)
