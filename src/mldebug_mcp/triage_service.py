@@ -10,6 +10,7 @@ from .observations import OBSERVATIONS, unknown_observations
 from .triage import ranking
 from .triage.catalogue import Cause, load_catalogue
 from .triage.code_snippets import extract_code
+from .triage.glossary import gloss
 from .triage.matcher import CauseIndex, bundled_index
 from .triage.signals import read_observations
 from .triage.text import split_tried
@@ -40,11 +41,12 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     if not 1 <= limit <= 20:
         raise UsageError("limit must be between 1 and 20")
     catalogue = load_catalogue()
+    text = gloss(symptom)
     # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
-    read = [k for k in read_observations(split_tried(symptom)[0]) if k not in stated]
+    read = [k for k in read_observations(split_tried(text)[0]) if k not in stated]
     lint_codes = _lint_codes(symptom)
-    domains = ranking.detect_domains(catalogue, symptom)
-    scored = ranking.score_causes(catalogue, index or bundled_index(), symptom, stated, read, lint_codes, domains)
+    domains = ranking.detect_domains(catalogue, text)
+    scored = ranking.score_causes(catalogue, index or bundled_index(), text, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
     first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
     hypotheses = [_hypothesis(s, s is first_plain) for s in chosen]
