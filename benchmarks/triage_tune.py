@@ -20,8 +20,8 @@ from mldebug_mcp.triage.matcher import CauseIndex
 from mldebug_mcp.triage_service import triage
 
 GRID = {  # the factors that moved the scores in earlier sweeps; others (domain, signal) were flat
-    (ranking, "TEXT_BETA"): (9.0, 12.0, 16.0),
-    (matcher, "NB_SHARE"): (0.0, 0.25, 0.4),
+    (ranking, "TEXT_BETA"): (12.0, 16.0, 20.0, 24.0),
+    (matcher, "NB_SHARE"): (0.25, 0.4, 0.6),
     (matcher, "CASE_SHARE"): (0.3, 0.6, 0.9),
 }
 FOLDS = 5
@@ -52,6 +52,17 @@ def score(cases: list[dict], held_out: list[tuple[dict, CauseIndex]]) -> tuple[i
     return top3, top1, cv3
 
 
+def calibration(cases: list[dict], held_out: list[tuple[dict, CauseIndex]]) -> tuple[float, float]:
+    """Mean weight of the front runner and how often it is right, over dev and the cross-validated case base
+    (TEMPERATURE is set so the two are close)."""
+    weights, hits = [], []
+    for case, index in [(c, None) for c in cases] + held_out:
+        first = triage(case["symptom"], limit=1, index=index).hypotheses[0]
+        weights.append(first.weight)
+        hits.append(first.cause in case["causes"])
+    return sum(weights) / len(weights), sum(hits) / len(hits)
+
+
 def main() -> None:
     dev = [c for c in load_cases() if c["split"] == "dev"]
     held_out = held_out_indexes()
@@ -65,6 +76,9 @@ def main() -> None:
         results.append((score(dev, held_out), values))
     for (module, name), value in current.items():
         setattr(module, name, value)
+    mean_weight, top1_rate = calibration(dev, held_out)
+    print(f"calibration at the current settings: front runner's mean weight {mean_weight:.2f}, "
+          f"right {top1_rate:.0%} of the time (TEMPERATURE={ranking.TEMPERATURE})")
     # Rank by the sum of the two top-3 rates, so neither the small dev set nor the paraphrases dominate.
     for (top3, top1, cv3), values in sorted(results, key=lambda r: -(r[0][0] / len(dev) + r[0][2] / len(held_out)))[:8]:
         settings = ", ".join(f"{name}={v}" for (_, name), v in zip(GRID, values))

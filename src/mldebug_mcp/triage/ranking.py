@@ -13,7 +13,7 @@ from .catalogue import Catalogue, Cause
 from .matcher import CauseIndex, TextFit
 
 # Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
-TEXT_BETA = 12.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
+TEXT_BETA = 20.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
 SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
@@ -25,7 +25,7 @@ OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that d
 # The factors are treated as independent though they are not (the same wording moves several of them), which
 # makes raw weights overconfident; dividing the log-weights by this brings the mean weight of the front
 # runner close to how often it is right on the development and case-base checks (benchmarks/).
-TEMPERATURE = 1.5
+TEMPERATURE = 2.0
 MIN_DOMAIN_WORDS = 2     # distinct context words needed to call a description LLM, RL or PINN work
 
 
