@@ -55,6 +55,23 @@ def test_observation_stays_quiet_on_a_near_miss(key):
     assert key not in read_observations(PHRASES[key][1])
 
 
+@pytest.mark.parametrize("text", [
+    "the model is about 3% worse on torch 1.11 than on torch 1.10",
+    "transformers 4.29.2 reaches the accuracy, 4.30.0 does not",
+    "downgrading bitsandbytes brought the old curve back",
+])
+def test_two_library_versions_read_as_a_change(text):
+    assert "worse_after_change" in read_observations(text)
+
+
+@pytest.mark.parametrize("text", [
+    "with torch 2.1 the loss stays at 0.69 and then 0.7",
+    "loss is 0.56 with torch and 0.75 later",
+])
+def test_a_version_next_to_loss_values_is_no_change(text):
+    assert "worse_after_change" not in read_observations(text)
+
+
 def test_contrast_words_keep_loss_and_metric_apart():
     found = read_observations("loss decreases but accuracy stays the same")
     assert "loss_metric_mismatch" in found and "flat_from_start" not in found and "plateau" not in found

@@ -9,6 +9,9 @@ import re
 
 _LOSS = r"(?:loss|cost|error|objective|mse|perplexity|ppl)"
 _NEG = r"(?:not|n't|never|no longer|cannot|can't|won't|fails? to|unable to|barely|hardly)"
+_LIBRARY = (r"(?:torch|pytorch|transformers|tensorflow|tf|keras|jax|jaxlib|flax|numpy|cuda|cudnn|rocm|peft|trl|accelerate"
+            r"|deepspeed|bitsandbytes|lightning|pytorch-lightning|xformers|timm|diffusers|datasets|gym|gymnasium|sklearn|scikit-learn"
+            r"|python|mxnet|paddle|onnxruntime|triton|vllm|unsloth|stable-baselines3|sb3|ray|rllib)")
 _GAP = r"(?:(?!but\b|while\b|although\b|whereas\b|yet\b)\w+\s+)"  # filler words, never across a contrast
 _STUCK = (rf"{_NEG}\s+(?:\w+\s+){{0,3}}?(?:decreas|go(?:es|ing)? down|drop|improv|learn|chang|mov|converg|reduc|budg|fall)"
           r"|\bstuck\b|plateau|\bflat\b|stagnat|\bconstant\b|same value|stays? (?:the same|at|around|about|near)"
@@ -68,7 +71,10 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "multi_gpu_only": (r"multi-?gpu|multiple gpus|\bddp\b|distributed|multi-?node|dataparallel|data parallel|\bfsdp\b|deepspeed|(?:2|4|8) gpus|single gpu",),
     "bad_after_export": (r"(?:inference|deploy\w*|export\w*|onnx|torchscript|llama\.cpp|ollama|gguf|vllm|production|serving|after (?:saving|loading))",),
     "worse_after_change": (r"after (?:i |we )?(?:changed|updated|upgraded|switched|moved|added|refactor\w*)|since (?:i |we )?(?:changed|updated|upgraded|switched)"
-                           r"|used to work|was working|worked (?:fine )?before|stopped working|new version|upgrad\w*",),
+                           r"|used to work|was working|worked (?:fine )?before|stopped working|new version|upgrad\w*"
+                           r"|downgrad\w*|roll(?:ing|ed)? back|(?:older|newer|latest|previous|earlier) (?:version|release)",
+                           # two versions of one library side by side: "torch 1.10 ... than on torch 1.11", "4.29.2 vs 4.30.0"
+                           rf"\b{_LIBRARY}\s*(?:==|=|v)?\s*\d+\.\d+[\w.]*[^\n]{{0,120}}?\b(?:{_LIBRARY}\s*(?:==|=|v)?\s*\d+\.\d+|version\s*\d+\.\d+|v?\d+\.\d+\.\d+)"),
     "memory_growth": (r"out of memory|\boom\b|memory (?:leak|grows|keeps|increas\w*|usage (?:grows|increas\w*|keeps))|cuda out of memory|ram (?:usage )?(?:grows|increas\w*)",),
     "gradients_vanish": (r"grad\w* (?:are |is |become |becomes )?(?:none|zero|0\b|tiny|very small|vanish\w*)|vanishing|no grad\w*|\.grad is none",),
     "gradients_explode": (r"grad\w* (?:norm )?(?:are |is )?(?:huge|large|explod\w*|very big|very large)|exploding grad",),
