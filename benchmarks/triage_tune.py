@@ -1,19 +1,24 @@
-"""Coarse grid over the ranking's likelihood factors, scored by 5-fold cross-validation on the bundled case
-base: each case is scored against an index built without its fold.
+"""Coarse grid over the ranking's likelihood factors, scored on two sets the held-out test never enters:
 
-The forum benchmark's development cases used to be scored here as well; since paraphrases of every
-collected_a/b/c thread joined the case base they would only measure recall, so the grid now uses the
-case base alone. The held-out cases (collected_d.yaml) are never scored here, so the factors cannot be
-fitted to them. Prints the best settings by top-3 (then top-1), the current ones, and the calibration
-check behind TEMPERATURE.
+- forum: the real threads of collected_a/b/c.yaml in the askers' own words, each scored against an index
+  without the case-base paraphrases of its fold of threads (so never against our paraphrase of itself);
+- case base: 5-fold cross-validation over the bundled case base (each case scored against an index built
+  without its fold).
+
+Settings are ranked by the forum score first. The case base is larger but deliberately spread evenly over
+the causes and written by people who knew each cause, so it rewards what real wording does not: a
+discount for causes with many cases raised it from 64% to 67% and lowered the forum score from 51% to 46%.
+The held-out cases (collected_d.yaml) are never scored here. Also prints the calibration check behind
+TEMPERATURE.
 
     python benchmarks/triage_tune.py
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
+
+from triage_forum_cases import evaluate, fold_of, index_without_fold, load_cases
 
 from mldebug_mcp.triage import matcher, ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
@@ -21,23 +26,21 @@ from mldebug_mcp.triage.matcher import CauseIndex
 from mldebug_mcp.triage_service import triage
 
 GRID = {  # the factors that moved the scores in earlier sweeps; others (domain, signal) were flat
-    (ranking, "TEXT_BETA"): (16.0, 20.0, 24.0, 30.0),
-    (matcher, "NB_SHARE"): (0.15, 0.25, 0.4),
+    (ranking, "TEXT_BETA"): (12.0, 16.0, 20.0, 24.0),
+    (matcher, "NB_SHARE"): (0.25, 0.4, 0.6),
     (matcher, "CASE_SHARE"): (0.3, 0.6, 0.9),
 }
-FOLDS = 5
-
-
-def fold_of(url: str) -> int:
-    return int(hashlib.sha1(url.encode()).hexdigest(), 16) % FOLDS
 
 
 def held_out_indexes() -> list[tuple[dict, CauseIndex]]:
     """Each case of the bundled case base with an index built without its fold (cross-validation)."""
-    catalogue = load_catalogue()
-    indexes = [CauseIndex(catalogue.model_copy(update={"cases": tuple(c for c in catalogue.cases if fold_of(c.url) != k)}))
-               for k in range(FOLDS)]
-    return [({"symptom": case.symptom, "causes": [case.cause]}, indexes[fold_of(case.url)]) for case in catalogue.cases]
+    return [({"symptom": case.symptom, "causes": [case.cause]}, index_without_fold(fold_of(case.url)))
+            for case in load_catalogue().cases]
+
+
+def forum_score(forum: list[dict]) -> int:
+    """Top-3 hits over the real a/b/c threads (see triage_forum_cases.evaluate for the fold exclusion)."""
+    return sum(1 for case in evaluate(forum) if case["rank"] is not None and case["rank"] <= 3)
 
 
 def score(held_out: list[tuple[dict, CauseIndex]]) -> tuple[int, int]:
@@ -50,10 +53,10 @@ def score(held_out: list[tuple[dict, CauseIndex]]) -> tuple[int, int]:
     return top3, top1
 
 
-def calibration(held_out: list[tuple[dict, CauseIndex]]) -> tuple[float, float]:
+def calibration(cases: list[tuple[dict, CauseIndex | None]]) -> tuple[float, float]:
     """Mean weight of the front runner and how often it is right (TEMPERATURE is set so the two are close)."""
     weights, hits = [], []
-    for case, index in held_out:
+    for case, index in cases:
         first = triage(case["symptom"], limit=1, index=index).hypotheses[0]
         weights.append(first.weight)
         hits.append(first.cause in case["causes"])
@@ -61,24 +64,24 @@ def calibration(held_out: list[tuple[dict, CauseIndex]]) -> tuple[float, float]:
 
 
 def main() -> None:
+    forum = [c for c in load_cases() if c["split"] != "heldout"]
     held_out = held_out_indexes()
-    n = len(held_out)
+    n, m = len(forum), len(held_out)
     current = {key: getattr(*key) for key in GRID}
-    top3, top1 = score(held_out)
-    print(f"{n} case-base cases; current settings: top-3 {top3}/{n} = {top3 / n:.0%}, top-1 {top1}/{n}")
+    print(f"current settings: forum top-3 {forum_score(forum)}/{n}, case-base top-3 and top-1 {score(held_out)} of {m}")
     results = []
     for values in itertools.product(*GRID.values()):
         for (module, name), value in zip(GRID, values):
             setattr(module, name, value)
-        results.append((score(held_out), values))
+        results.append(((forum_score(forum), *score(held_out)), values))
     for (module, name), value in current.items():
         setattr(module, name, value)
-    mean_weight, top1_rate = calibration(held_out)
-    print(f"calibration at the current settings: front runner's mean weight {mean_weight:.2f}, "
+    mean_weight, top1_rate = calibration([(c, index_without_fold(fold_of(c["url"]))) for c in forum])
+    print(f"calibration at the current settings (forum): front runner's mean weight {mean_weight:.2f}, "
           f"right {top1_rate:.0%} of the time (TEMPERATURE={ranking.TEMPERATURE})")
-    for (top3, top1), values in sorted(results, key=lambda r: (-r[0][0], -r[0][1]))[:8]:
+    for (forum3, cv3, cv1), values in sorted(results, key=lambda r: (-r[0][0], -r[0][1]))[:8]:
         settings = ", ".join(f"{name}={v}" for (_, name), v in zip(GRID, values))
-        print(f"top-3 {top3}/{n} = {top3 / n:.0%}  top-1 {top1}  {settings}")
+        print(f"forum top-3 {forum3}/{n} = {forum3 / n:.0%}  case-base top-3 {cv3}/{m} = {cv3 / m:.0%}  {settings}")
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ from .text import split_tried, tokens
 # most specific words a cause has, so they count more than its long summary.
 TITLE_WEIGHT = 2.0
 KEYWORD_WEIGHT = 2.0
-# How the three fits combine into one text score (tuned on the development cases, see benchmarks/).
+# How the fits combine into one text score (tuned on real forum threads and the case base, benchmarks/triage_tune.py).
 DOC_SHARE, SYMPTOM_SHARE, KEYWORD_SHARE = 0.45, 0.3, 0.35
 CASE_SHARE = 0.6
-NB_SHARE = 0.25  # weight of the naive-Bayes mean log-likelihood (relative to the best cause)
+NB_SHARE = 0.4  # weight of the naive-Bayes mean log-likelihood (relative to the best cause)
 NB_ALPHA = 0.5   # additive smoothing
 CODE_KEYWORD_WEIGHT = 0.4
 MIN_PROSE_TOKENS = 4
@@ -109,7 +109,11 @@ class CauseIndex:
         return {t: (1 + math.log(n)) * self.idf.get(t, 0.0) for t, n in bag.items() if n > 0 and t in self.idf}
 
     def case_fits(self, query: Vector) -> list[float]:
-        """Per cause, the similarity of its closest real case."""
+        """Per cause, the similarity of its closest real case.
+
+        A cause with many cases has more chances of a close one. Discounting that (by log of the count) raised
+        the cross-validated case-base score but lowered the score on real forum wording: how many threads a
+        cause has follows how often it happens, so the raw maximum stays."""
         return [max((_cosine(query, v) for v in cases), default=0.0) for cases in self.case_vectors]
 
     def fit(self, text: str) -> dict[str, TextFit]:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from .catalogue import Catalogue, Cause
 from .matcher import CauseIndex, TextFit
 
-# Likelihood factors (our judgement, tuned on the development cases in benchmarks/triage_cases/).
-TEXT_BETA = 20.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
+# Likelihood factors (our judgement, then tuned on real forum threads and the case base: benchmarks/triage_tune.py).
+TEXT_BETA = 24.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
 SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
@@ -24,8 +24,8 @@ DOMAIN_FACTOR = 15.0     # the description is about this cause's domain (LLM, RL
 OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that domain
 # The factors are treated as independent though they are not (the same wording moves several of them), which
 # makes raw weights overconfident; dividing the log-weights by this brings the mean weight of the front
-# runner close to how often it is right on the development and case-base checks (benchmarks/).
-TEMPERATURE = 2.0
+# runner close to how often it is right on real forum wording (benchmarks/triage_tune.py).
+TEMPERATURE = 4.0
 MIN_DOMAIN_WORDS = 2     # distinct context words needed to call a description LLM, RL or PINN work
 
 
