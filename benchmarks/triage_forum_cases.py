@@ -7,10 +7,11 @@ collected by helpers who never saw the catalogue, and labelled with catalogue ca
 catalogue are labelled [] and count as misses.
 
 Splits:
-- `heldout`: collected_d.yaml, collected and labelled after the last change to the catalogue, the case
-  base and the ranking, and scored once; no case of it is in the case base. This is the test.
+- `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
+  setting was chosen on it, and only its aggregate is read. This is the test.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
-  were read and the ranking factors tuned on them (triage_tune.py).
+  may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
+  (triage_tune.py).
 - `earlier`: the rest of collected_a/b/c.yaml. They were held out until paraphrases of all a/b/c threads
   joined the case base (data/cases/c_forum_*.yaml). Each a/b/c case is now scored against an index built
   without the paraphrases of its fold of threads (5 folds by sha1 of the URL), so it is never matched
