@@ -1,6 +1,6 @@
-from mldebug_mcp.triage import matcher
 from mldebug_mcp.triage.catalogue import Case, load_catalogue
 from mldebug_mcp.triage.matcher import CauseIndex
+from mldebug_mcp.triage.text import tokens
 
 SHARED = "the validation accuracy of my convolutional network drops sharply after the third epoch"
 
@@ -11,7 +11,7 @@ def _index_with(cases: list[Case]) -> CauseIndex:
 
 
 def _fits(index: CauseIndex, text: str) -> dict[str, float]:
-    query = matcher._norm(index._weigh(matcher.Counter(matcher.tokens(text))))
+    query = index.vector(tokens(text))
     return {cause.id: fit for cause, fit in zip(index.causes, index.case_fits(query))}
 
 

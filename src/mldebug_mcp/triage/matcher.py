@@ -75,11 +75,11 @@ class CauseIndex:
             total = sum(bag.values()) + NB_ALPHA * vocabulary
             self.log_likelihood.append(({t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
                                         math.log(NB_ALPHA / total)))
-        self.symptom_vectors = [[(s, _norm(self._weigh(Counter(tokens(s))))) for s in c.symptoms] for c in self.causes]
+        self.symptom_vectors = [[(s, self.vector(tokens(s))) for s in c.symptoms] for c in self.causes]
         # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
         by_cause: dict[str, list[Vector]] = {}
         for case in catalogue.cases:
-            by_cause.setdefault(case.cause, []).append(_norm(self._weigh(Counter(tokens(case.symptom)))))
+            by_cause.setdefault(case.cause, []).append(self.vector(tokens(case.symptom)))
         self.case_vectors = [by_cause.get(c.id, []) for c in self.causes]
         # A keyword that many causes use, as a keyword or in their symptoms, says less about any one of them.
         texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in self.causes]
@@ -108,6 +108,10 @@ class CauseIndex:
     def _weigh(self, bag: Counter[str] | dict[str, float]) -> Vector:
         return {t: (1 + math.log(n)) * self.idf.get(t, 0.0) for t, n in bag.items() if n > 0 and t in self.idf}
 
+    def vector(self, words: list[str]) -> Vector:
+        """The unit TF-IDF vector of a list of tokens, in this index's vocabulary."""
+        return _norm(self._weigh(Counter(words)))
+
     def case_fits(self, query: Vector) -> list[float]:
         """Per cause, the similarity of its closest real case.
 
@@ -122,7 +126,7 @@ class CauseIndex:
         prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
         words = prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text)
-        query = _norm(self._weigh(Counter(words)))
+        query = self.vector(words)
         lowered, told_lower = text.lower(), told.lower()
         for sentence in tried:  # what was already tried is not evidence for the cause it targets
             lowered = lowered.replace(sentence.lower(), " ")
