@@ -123,3 +123,12 @@ def test_prose_keeps_the_words_and_drops_code_and_log_lines():
     prose = prose_of(FORUM_POST)
     assert "does not learn" in prose and "Any ideas?" in prose
     assert "softmax" not in prose and "epoch 1 loss" not in prose
+
+
+def test_markdown_marks_do_not_hide_an_observation():
+    text = "With a single `GPU` the loss is fine, but on 4 `gpus` it gets `nan`; the model **always** predicts one class."
+    assert {"multi_gpu_only", "nan", "constant_outputs"} <= set(read_observations(text))
+
+
+def test_removing_markdown_marks_invents_no_observation():
+    assert read_observations("The `loss` goes down **steadily** and `val_acc` follows it.") == []

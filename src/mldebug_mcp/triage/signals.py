@@ -88,5 +88,7 @@ _COMPILED = {key: tuple(re.compile(p) for p in patterns) for key, patterns in PA
 
 def read_observations(text: str) -> list[str]:
     """The observation keys a description mentions, in vocabulary order."""
-    lowered = " ".join(text.lower().replace("\u2019", "'").split())
+    # Markdown marks split phrases the patterns look for: "trained on 4 `gpus`", "**always** predicts".
+    unmarked = re.sub(r"`+|\*\*|__", "", text.replace("\u2019", "'"))
+    lowered = " ".join(unmarked.lower().split())
     return [key for key, patterns in _COMPILED.items() if any(p.search(lowered) for p in patterns)]
