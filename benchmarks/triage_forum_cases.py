@@ -6,6 +6,9 @@ collected by helpers who never saw the catalogue, and labelled with catalogue ca
 (labels_*.yaml) by helpers who never saw triage's output. Cases whose confirmed cause is not in the
 catalogue are labelled [] and count as misses.
 
+Beside triage's own rates it prints those of an expert reader (expert_ranked.yaml: LLM helpers that ranked
+five catalogue causes per case from the description alone, under neutral ids): what the words support.
+
 Splits:
 - `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
   setting was chosen on it, and only its aggregate is read. This is the test.
@@ -38,6 +41,7 @@ from mldebug_mcp.triage_service import triage
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
 HELD_OUT = ("collected_d.yaml",)
+EXPERT = CASES / "expert_ranked.yaml"
 FOLDS = 5
 TOP = (1, 3, 5)
 
@@ -82,35 +86,50 @@ def evaluate(cases: list[dict]) -> list[dict]:
         # index without their fold (the held-out set has no paraphrase in the case base at all).
         index = None if case["split"] == "heldout" else index_without_fold(fold_of(case["url"]))
         result = triage(case["symptom"], limit=5, index=index)
-        ranked = [h.cause for h in result.hypotheses]
-        ranks = [ranked.index(c) + 1 for c in case["causes"] if c in ranked]
-        case["ranked"] = ranked
-        case["rank"] = min(ranks) if ranks else None
+        case["ranked"] = [h.cause for h in result.hypotheses]
+        case["rank"] = rank_in(case["ranked"], case["causes"])
     return cases
 
 
-def summary(cases: list[dict], name: str) -> str:
+def rank_in(ranked: list[str], causes: list[str]) -> int | None:
+    ranks = [ranked.index(c) + 1 for c in causes if c in ranked]
+    return min(ranks) if ranks else None
+
+
+def summary(cases: list[dict], name: str, rank_key: str = "rank") -> str:
     n = len(cases)
     if not n:
         return f"{name:>8}: no cases"
     known = [c for c in cases if c["causes"]]
     cells = []
     for k in TOP:
-        hits = sum(1 for c in cases if c["rank"] is not None and c["rank"] <= k)
+        hits = sum(1 for c in cases if c[rank_key] is not None and c[rank_key] <= k)
         cells.append(f"top-{k} {hits}/{n} = {hits / n:.0%}")
-    in_catalogue = sum(1 for c in known if c["rank"] is not None and c["rank"] <= 3)
+    in_catalogue = sum(1 for c in known if c[rank_key] is not None and c[rank_key] <= 3)
     return (f"{name:>8}: " + "  ".join(cells)
             + f"   (top-3 among the {len(known)} whose cause is in the catalogue: {in_catalogue / max(len(known), 1):.0%})")
+
+
+def add_expert_ranks(cases: list[dict]) -> list[dict]:
+    """The expert reader's rank of the labelled cause, for the cases it ranked."""
+    expert = yaml.safe_load(EXPERT.read_text(encoding="utf-8")) if EXPERT.exists() else {}
+    for case in cases:
+        case["expert_rank"] = rank_in(expert[case["id"]], case["causes"]) if case["id"] in expert else None
+        case["expert_ranked"] = case["id"] in expert
+    return cases
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=["dev", "earlier", "heldout", "all"], help="print each case of a split")
     args = parser.parse_args()
-    cases = evaluate(load_cases())
-    for split in ("dev", "earlier", "heldout"):
-        print(summary([c for c in cases if c["split"] == split], split))
-    print(summary(cases, "all"))
+    cases = add_expert_ranks(evaluate(load_cases()))
+    for split in ("dev", "earlier", "heldout", "all"):
+        chosen = [c for c in cases if split in (c["split"], "all")]
+        print(summary(chosen, split))
+        expert = [c for c in chosen if c["expert_ranked"]]
+        if expert:
+            print(summary(expert, "expert", "expert_rank"))
     if args.show:
         for case in cases:
             if args.show in (case["split"], "all"):

@@ -1,0 +1,38 @@
+"""The forum benchmark's data stays consistent with the catalogue: a renamed or removed cause id would
+otherwise turn hits into silent misses."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mldebug_mcp.triage.catalogue import load_catalogue
+
+CASES = Path(__file__).resolve().parents[2] / "benchmarks" / "triage_cases"
+COLLECTED = sorted(CASES.glob("collected_*.yaml"))
+
+
+def _ids(path: Path) -> set[str]:
+    return {case["id"] for case in yaml.safe_load(path.read_text(encoding="utf-8"))}
+
+
+def test_there_are_collected_sets():
+    assert len(COLLECTED) >= 4
+
+
+@pytest.mark.parametrize("collected", COLLECTED, ids=lambda p: p.name)
+def test_every_collected_case_has_a_label_of_catalogue_causes(collected):
+    labels = yaml.safe_load(collected.with_name(collected.name.replace("collected_", "labels_")).read_text(encoding="utf-8"))
+    causes = set(load_catalogue().causes)
+    assert _ids(collected) == set(labels)
+    unknown = {case: entry["causes"] for case, entry in labels.items() if set(entry["causes"]) - causes}
+    assert not unknown
+
+
+def test_expert_rankings_are_five_distinct_catalogue_causes_for_known_cases():
+    expert = yaml.safe_load((CASES / "expert_ranked.yaml").read_text(encoding="utf-8"))
+    known = set().union(*(_ids(path) for path in COLLECTED))
+    causes = set(load_catalogue().causes)
+    assert set(expert) <= known and len(expert) >= 150
+    bad = {case: ranked for case, ranked in expert.items() if len(set(ranked)) != 5 or set(ranked) - causes}
+    assert not bad
