@@ -69,9 +69,20 @@ def test_domain_words_bring_domain_causes_forward_and_their_absence_holds_them_b
     ("test accuracy is 99.9%, too good to be true, I scaled with StandardScaler before train_test_split", "train-test-leakage"),
     ("NaN loss with fp16 autocast after 2000 steps, fine in fp32", "fp16-range"),
     ("the model always predicts the majority class, 95% of my labels are 0", "class-imbalance"),
+    ("my validation set uses the training transform with RandomResizedCrop and flips, and val accuracy is noisy and "
+     "below training", "validation-data-augmented"),
+    ("my PPO agent learns on PongNoFrameskip-v4 but not on Pong-v0 with the same hyperparameters", "env-setup-differs"),
 ])
 def test_textbook_descriptions_put_their_cause_in_the_top_three(symptom, expected):
     assert expected in _ids(triage(symptom)), _ids(triage(symptom), 5)
+
+
+@pytest.mark.parametrize("symptom, absent", [
+    ("the validation accuracy is 99.9% while training is 80%; the same patients are in both splits", "validation-data-augmented"),
+    ("my PPO agent's value loss goes to NaN after an hour; the reward is huge, in the thousands", "env-setup-differs"),
+])
+def test_a_cause_stays_out_of_the_top_five_for_another_failure(symptom, absent):
+    assert absent not in _ids(triage(symptom, limit=5), 5)
 
 
 def test_weights_are_a_distribution_over_the_catalogue():
