@@ -6,12 +6,17 @@ collected by helpers who never saw the catalogue, and labelled with catalogue ca
 (labels_*.yaml) by helpers who never saw triage's output. Cases whose confirmed cause is not in the
 catalogue are labelled [] and count as misses.
 
-Beside triage's own rates it prints those of an expert reader (expert_ranked.yaml: LLM helpers that ranked
-five catalogue causes per case from the description alone, under neutral ids): what the words support.
+Beside triage's own rates it prints two reference readers, both LLM helpers working under neutral case ids:
+- `expert` (expert_ranked.yaml): five catalogue causes ranked from the description and the catalogue alone,
+  i.e. what the words support for a reader that understands them;
+- `agent` (agent_reranked.yaml): three causes chosen from triage's own top ten, as an agent calling the tool
+  would; a snapshot of triage's candidates at the time it was made (the file says when).
 
 Splits:
 - `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
   setting was chosen on it, and only its aggregate is read. This is the test.
+- `fresh`: collected_e.yaml, collected and labelled blind in the same way on 2026-11-25, after that day's
+  catalogue changes; scored once, aggregate only.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
   (triage_tune.py).
@@ -40,15 +45,16 @@ from mldebug_mcp.triage_service import triage
 
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
-HELD_OUT = ("collected_d.yaml",)
-EXPERT = CASES / "expert_ranked.yaml"
+HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh"}
+READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml"}
+SPLITS = ("dev", "earlier", "heldout", "fresh")
 FOLDS = 5
 TOP = (1, 3, 5)
 
 
 def split_of(file_name: str, url: str) -> str:
     if file_name in HELD_OUT:
-        return "heldout"
+        return HELD_OUT[file_name]
     return "dev" if hashlib.sha1(url.encode()).hexdigest()[0] in DEV_DIGITS else "earlier"
 
 
@@ -84,7 +90,7 @@ def evaluate(cases: list[dict]) -> list[dict]:
     for case in cases:
         # A thread must not be matched against our own paraphrase of it: earlier sets are scored against an
         # index without their fold (the held-out set has no paraphrase in the case base at all).
-        index = None if case["split"] == "heldout" else index_without_fold(fold_of(case["url"]))
+        index = None if case["file"] in HELD_OUT else index_without_fold(fold_of(case["url"]))
         result = triage(case["symptom"], limit=5, index=index)
         case["ranked"] = [h.cause for h in result.hypotheses]
         case["rank"] = rank_in(case["ranked"], case["causes"])
@@ -110,29 +116,31 @@ def summary(cases: list[dict], name: str, rank_key: str = "rank") -> str:
             + f"   (top-3 among the {len(known)} whose cause is in the catalogue: {in_catalogue / max(len(known), 1):.0%})")
 
 
-def add_expert_ranks(cases: list[dict]) -> list[dict]:
-    """The expert reader's rank of the labelled cause, for the cases it ranked."""
-    expert = yaml.safe_load(EXPERT.read_text(encoding="utf-8")) if EXPERT.exists() else {}
-    for case in cases:
-        case["expert_rank"] = rank_in(expert[case["id"]], case["causes"]) if case["id"] in expert else None
-        case["expert_ranked"] = case["id"] in expert
+def add_reader_ranks(cases: list[dict]) -> list[dict]:
+    """Each reference reader's rank of the labelled cause (key "<reader>_rank"), for the cases it ranked."""
+    for reader, path in READERS.items():
+        ranked = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+        for case in cases:
+            case[f"{reader}_rank"] = rank_in(ranked[case["id"]], case["causes"]) if case["id"] in ranked else None
+            case[f"{reader}_ranked"] = case["id"] in ranked
     return cases
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--show", choices=["dev", "earlier", "heldout", "all"], help="print each case of a split")
+    parser.add_argument("--show", choices=["dev", "earlier", "all"], help="print each case of a split (never a held-out one)")
     args = parser.parse_args()
-    cases = add_expert_ranks(evaluate(load_cases()))
-    for split in ("dev", "earlier", "heldout", "all"):
+    cases = add_reader_ranks(evaluate(load_cases()))
+    for split in (*SPLITS, "all"):
         chosen = [c for c in cases if split in (c["split"], "all")]
         print(summary(chosen, split))
-        expert = [c for c in chosen if c["expert_ranked"]]
-        if expert:
-            print(summary(expert, "expert", "expert_rank"))
+        for reader in READERS:
+            read = [c for c in chosen if c[f"{reader}_ranked"]]
+            if read:
+                print(summary(read, reader, f"{reader}_rank"))
     if args.show:
         for case in cases:
-            if args.show in (case["split"], "all"):
+            if case["file"] not in HELD_OUT and args.show in (case["split"], "all"):
                 mark = "HIT " if case["rank"] is not None and case["rank"] <= 3 else "MISS"
                 print(f"\n{mark} {case['id']} ({case['split']}) expected {case['causes']} rank {case['rank']}")
                 print("     top:", ", ".join(case["ranked"][:5]))

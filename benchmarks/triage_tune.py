@@ -9,8 +9,8 @@ Settings are ranked by the forum score first. The case base is larger but delibe
 the causes and written by people who knew each cause, so it rewards what real wording does not: a
 discount for causes with many cases raised it from 64% to 67% and lowered the forum score from 51% to 46%
 (measured before ten a/b/c labels were updated).
-The held-out cases (collected_d.yaml) are never scored here. Also prints the calibration check behind
-TEMPERATURE.
+The held-out cases (collected_d.yaml, collected_e.yaml) are never scored here. Also prints the
+calibration check behind TEMPERATURE.
 
     python benchmarks/triage_tune.py
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 
-from triage_forum_cases import evaluate, fold_of, index_without_fold, load_cases
+from triage_forum_cases import HELD_OUT, evaluate, fold_of, index_without_fold, load_cases
 
 from mldebug_mcp.triage import matcher, ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
@@ -65,7 +65,7 @@ def calibration(cases: list[tuple[dict, CauseIndex | None]]) -> tuple[float, flo
 
 
 def main() -> None:
-    forum = [c for c in load_cases() if c["split"] != "heldout"]
+    forum = [c for c in load_cases() if c["file"] not in HELD_OUT]
     held_out = held_out_indexes()
     n, m = len(forum), len(held_out)
     current = {key: getattr(*key) for key in GRID}
