@@ -27,7 +27,10 @@ def add_triage_tools(server: MCPServer, allowed: AllowedDirs) -> None:
             "cheapest test that separates it from the others (with the tool call), what that test shows if it is "
             "or is not the cause, the fix, anti-patterns to avoid, and practitioner quotes. Always includes a "
             "subtle hypothesis (leakage, sample size, seed variance) and the null (noise, or another change). "
-            "Code in the description is linted (never run). Offline, deterministic. " + OBSERVATION_HELP
+            "Code in the description is linted (never run). Offline, deterministic, and it matches words, not "
+            "meaning: on real forum reports the cause is in its top three about a third of the time and in its top "
+            "ten about half, so ask for limit=10, reorder the candidates by what the description really says, and "
+            "let the tests decide. " + OBSERVATION_HELP
         ),
         annotations=READ_ONLY,
     )
