@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from triage_forum_cases import HELD_OUT, evaluate, fold_of, load_cases
+from triage_forum_cases import HELD_OUT, evaluate, fold_of, index_without_fold, load_cases
 
 from mldebug_mcp.triage import matcher
 from mldebug_mcp.triage.catalogue import load_catalogue
@@ -119,8 +119,6 @@ def with_embeddings(forum: list[dict], share: float, embed: StaticEmbeddings) ->
 
     matcher.CauseIndex.__init__, matcher.CauseIndex.fit = init, fit
     try:
-        from triage_forum_cases import index_without_fold
-
         index_without_fold.cache_clear()  # indexes built without the extra term must not be reused
         return evaluate(forum)
     finally:
