@@ -90,6 +90,13 @@ def test_concepts_map_paraphrases_onto_one_token():
     assert "_nan" in tokens("loss becomes NaN")
 
 
+def test_field_specific_metric_names_read_as_a_metric():
+    for text in ("the Dice stays at 0", "WER goes up", "NDCG@10 is below the paper", "mIoU is 0.2", "MAPE is 4000%"):
+        assert "_metric" in concepts(text), text
+    for text in ("the error is high", "the loss went down", "my dataloader is slow"):
+        assert "_metric" not in concepts(text), text
+
+
 FORUM_POST = """My classifier does not learn. Code:
 
 class Net(nn.Module):

@@ -24,7 +24,9 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
      r"|identical (?:outputs|predictions)|outputs? (?:a )?constant|every (?:input|sample|image) gets", "_constant_output"),
     (r"\bval\b|\bvalid\b|validation|\bdev set\b|held[- ]out|\btest(?:ing)? (?:set|data|loss|acc\w*|score|split)"
      r"|\beval\w*|unseen data|new data", "_val"),
-    (r"\bacc\b|accuracy|\bf1\b|\bauc\b|precision|recall|\bmap\b|\biou\b|\bbleu\b|\bscore\b", "_metric"),
+    # Each field names its scores differently (dice in segmentation, WER in speech, NDCG in recommenders).
+    (r"\bacc\b|accuracy|\bf1\b|\bauc\b|precision|recall|\bmap\b|\bm?iou\b|\bbleu\b|\bscore\b|\bdice\b|\bmape\b"
+     r"|\bwer\b|\bcer\b|\bndcg|\bhit ?rate|@\d+\b|\bpsnr\b|\bssim\b|\bfid\b|\brouge|\bexact match", "_metric"),
     (r"\blr\b|learning[- ]rate|step size", "_lr"),
     (r"explod\w*|blow\w* up|blew up|diverg\w*|skyrocket\w*|shoots? up|goes up|going up|went up|increas\w*"
      r"|grows?\b|growing|rises?\b|rising|gets? (?:bigger|larger|worse)|huge|very large", "_rise"),
