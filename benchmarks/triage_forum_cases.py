@@ -16,7 +16,7 @@ Splits:
 - `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
   setting was chosen on it, and only its aggregate is read. This is the test.
 - `fresh`: collected_e.yaml, collected and labelled blind in the same way on 2026-11-25, after that day's
-  catalogue changes; scored once, aggregate only.
+  catalogue changes; aggregate only.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
   (triage_tune.py).
