@@ -89,7 +89,7 @@ def index_without_fold(fold: int) -> CauseIndex:
 def evaluate(cases: list[dict]) -> list[dict]:
     for case in cases:
         # A thread must not be matched against our own paraphrase of it: earlier sets are scored against an
-        # index without their fold (the held-out set has no paraphrase in the case base at all).
+        # index without their fold (the held-out sets have no paraphrase in the case base at all).
         index = None if case["file"] in HELD_OUT else index_without_fold(fold_of(case["url"]))
         result = triage(case["symptom"], limit=5, index=index)
         case["ranked"] = [h.cause for h in result.hypotheses]
