@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from triage_forum_cases import HELD_OUT, evaluate, fold_of, index_without_fold, load_cases
+from triage_forum_cases import HELD_OUT, evaluate, fold_of, index_without_fold, load_cases, rank_in, summary
 
 from mldebug_mcp.triage import matcher
 from mldebug_mcp.triage.catalogue import load_catalogue
@@ -28,11 +28,6 @@ from mldebug_mcp.triage.text import tokens
 
 FOLDS = 5
 EMBEDDING_SHARES = (0.3, 1.0)
-
-
-def top3_rate(cases: list[dict]) -> str:
-    hits = sum(1 for c in cases if c["rank"] is not None and c["rank"] <= 3)
-    return f"top-3 {hits}/{len(cases)} = {hits / len(cases):.0%}"
 
 
 def training_texts(fold: int) -> tuple[list[str], list[str]]:
@@ -64,9 +59,7 @@ def logistic_regression(forum: list[dict], analyzer: str) -> list[dict]:
         texts, labels = training_texts(fold)
         model = LogisticRegression(C=3.0, max_iter=3000).fit(vectoriser.fit_transform(texts), labels)
         for case, probabilities in zip(test, model.predict_proba(vectoriser.transform([c["symptom"] for c in test]))):
-            ranked = [model.classes_[i] for i in probabilities.argsort()[::-1]]
-            ranks = [ranked.index(c) + 1 for c in case["causes"] if c in ranked]
-            case["rank"] = min(ranks) if ranks else None
+            case["rank"] = rank_in([model.classes_[i] for i in probabilities.argsort()[::-1]], case["causes"])
     return forum
 
 
@@ -130,10 +123,10 @@ def main() -> None:
     def forum() -> list[dict]:
         return [c for c in load_cases() if c["file"] not in HELD_OUT]
 
-    print(f"{'shipped':>24}: {top3_rate(evaluate(forum()))}")
+    print(summary(evaluate(forum()), "shipped"))
     try:
         for analyzer in ("word", "char"):
-            print(f"{'logreg-' + analyzer + 's':>24}: {top3_rate(logistic_regression(forum(), analyzer))}")
+            print(summary(logistic_regression(forum(), analyzer), f"logreg-{analyzer}s"))
     except ImportError as exc:
         print(f"logistic regression skipped: {exc} (pip install scikit-learn)", file=sys.stderr)
     try:
@@ -142,7 +135,7 @@ def main() -> None:
         print(f"embeddings skipped: {exc} (pip install wordllama)", file=sys.stderr)
         return
     for share in EMBEDDING_SHARES:
-        print(f"{f'shipped+embeddings@{share}':>24}: {top3_rate(with_embeddings(forum(), share, embed))}")
+        print(summary(with_embeddings(forum(), share, embed), f"shipped+embeddings@{share}"))
 
 
 if __name__ == "__main__":
