@@ -41,7 +41,7 @@ import yaml
 
 from mldebug_mcp.triage.catalogue import load_catalogue
 from mldebug_mcp.triage.matcher import CauseIndex
-from mldebug_mcp.triage_service import triage
+from mldebug_mcp.services.triage import triage
 
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"

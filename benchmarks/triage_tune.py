@@ -24,7 +24,7 @@ from triage_forum_cases import HELD_OUT, evaluate, fold_of, index_without_fold, 
 from mldebug_mcp.triage import matcher, ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
 from mldebug_mcp.triage.matcher import CauseIndex
-from mldebug_mcp.triage_service import triage
+from mldebug_mcp.services.triage import triage
 
 GRID = {  # the factors that moved the scores in earlier sweeps; others (domain, signal) were flat
     (ranking, "TEXT_BETA"): (12.0, 16.0, 20.0, 24.0),

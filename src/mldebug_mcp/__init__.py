@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 from .analysis.curve import analyze_curve
 from .analysis.curve_io import read_curve
-from .audit import audit_content
+from .content.audit import audit_content
 from .citations.argdown import ArgdownMap, parse_argdown
 from .citations.lookup import match_claims, quotes_for_key, search_quotes
 from .citations.store import EvidenceStore, load_store
@@ -32,9 +32,9 @@ from .models import (
     TriageResult,
     TriageStep,
 )
-from .skill_install import install_skill
+from .content.skill_install import install_skill
 from .triage.advice import check_advice
-from .triage_service import triage, triage_step
+from .services.triage import triage, triage_step
 
 __all__ = [
     "AdviceReport",

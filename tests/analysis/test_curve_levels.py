@@ -14,7 +14,7 @@ import pytest
 
 from mldebug_mcp.analysis.curve import analyze_curve
 from mldebug_mcp.errors import UsageError
-from mldebug_mcp.observations import OBSERVATIONS
+from mldebug_mcp.models.observations import OBSERVATIONS
 
 from .curves import SEEDS, finding, healthy, healthy_shape, log_of, noisy, observations
 

@@ -13,7 +13,7 @@ import pytest
 from mldebug_mcp.analysis.curve import analyze_curve
 from mldebug_mcp.analysis.curve_io import read_curve
 from mldebug_mcp.analysis.curve_plot import write_curve_plot
-from mldebug_mcp.analysis.curve_render import curve_text
+from mldebug_mcp.render.curves import curve_text
 from mldebug_mcp.errors import UsageError
 
 from .curves import healthy, healthy_shape, log_of

@@ -15,7 +15,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from mldebug_mcp.paths import AllowedDirs
+from mldebug_mcp.services.paths import AllowedDirs
 from mldebug_mcp.server import build_server
 
 HEALTHY = """

@@ -8,7 +8,7 @@ from mldebug_mcp.errors import UsageError
 from mldebug_mcp.triage import ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
 from mldebug_mcp.triage.matcher import bundled_index
-from mldebug_mcp.triage_service import triage
+from mldebug_mcp.services.triage import triage
 
 
 def _ids(result, n=3):

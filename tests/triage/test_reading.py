@@ -2,7 +2,7 @@
 
 import pytest
 
-from mldebug_mcp.observations import OBSERVATIONS
+from mldebug_mcp.models.observations import OBSERVATIONS
 from mldebug_mcp.triage.code_snippets import extract_code, prose_of
 from mldebug_mcp.triage.signals import PATTERNS, read_observations
 from mldebug_mcp.triage.text import concepts, stem, tokens

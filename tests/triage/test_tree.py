@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from mldebug_mcp import generated_docs
+from mldebug_mcp.cli import docs as generated_docs
 from mldebug_mcp.errors import ContentError, UsageError
 from mldebug_mcp.triage.tree import load_tree, parse_tree, render_tree, tree_problems, walk
-from mldebug_mcp.triage_service import triage_step
+from mldebug_mcp.services.triage import triage_step
 
 ROOT = Path(__file__).resolve().parents[2]
 # The list of situations the tree must cover, as observation keys its answers establish.
@@ -119,7 +119,7 @@ def test_rendering_lists_every_node_once():
 def test_playbook_tree_section_is_current():
     playbook = (ROOT / "skill" / "PLAYBOOK.md").read_text(encoding="utf-8")
     keys = generated_docs.SECTIONS_OF["skill/PLAYBOOK.md"]
-    assert generated_docs.apply(playbook, keys) == playbook, "run: python -m mldebug_mcp.generated_docs"
+    assert generated_docs.apply(playbook, keys) == playbook, "run: python -m mldebug_mcp.cli.docs"
 
 
 def _path_to(tree, target):

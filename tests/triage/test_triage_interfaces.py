@@ -7,7 +7,7 @@ import pytest
 from mcp import Client
 
 from mldebug_mcp.cli import main
-from mldebug_mcp.paths import AllowedDirs
+from mldebug_mcp.services.paths import AllowedDirs
 from mldebug_mcp.server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -207,7 +207,7 @@ async def test_analyze_curve_tool_returns_observations_and_an_image(tmp_path):
 
 
 def test_the_debugging_prompt_and_instructions_route_through_the_triage_tools():
-    from mldebug_mcp import prompts
+    from mldebug_mcp.server import prompts
 
     text = prompts.debug_training("loss is stuck")
     for call in ("triage(symptom=", "analyze_curve(path=", "triage_step(answers={})", "check_advice(text="):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import DiagnosticReport
-from ..paths import AllowedDirs
+from ..services.paths import AllowedDirs
 from .launch import Limits, ProgressCallback, run_in_subprocess
 from .target import parse_target
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from ..paths import AllowedDirs
+from ..services.paths import AllowedDirs
 
 HINT = "give FILE.py:FUNCTION (e.g. train.py:debug_spec) or package.module:FUNCTION"
 

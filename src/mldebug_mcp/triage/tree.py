@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ContentError, UsageError
-from ..observations import OBSERVATIONS
+from ..models.observations import OBSERVATIONS
 from .catalogue import describe
 
 

@@ -5,7 +5,7 @@ module stays independent of the lint and diagnostics packages."""
 
 from __future__ import annotations
 
-from ..observations import OBSERVATIONS
+from ..models.observations import OBSERVATIONS
 from .catalogue import Catalogue
 
 MIN_CAUSES = 40

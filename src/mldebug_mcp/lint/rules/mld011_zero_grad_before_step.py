@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step, is_zero_grad
 from ..rule import Hit, Rule
 
 

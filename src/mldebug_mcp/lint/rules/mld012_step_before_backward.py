@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import CORRECT_TRAINING_LOOP, LOOPS, is_backward, is_optimizer_step
+from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
 

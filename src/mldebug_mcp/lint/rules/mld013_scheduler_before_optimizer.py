@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
+from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
 from ..rule import Hit, Rule
 
 # statements whose body always runs once reached; an `if` is a different branch

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, is_backward
+from ..helpers.loops import LOOPS, is_backward
 from ..rule import Hit, Rule
 
 GRAD = "torch.autograd.grad_mode."

@@ -3,7 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, calls_in_order, is_backward
+from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..rule import Hit, Rule
 
 # Shared with MLD021/MLD022 (the registry test allows one Rule class per module, not helper modules).

@@ -3,7 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
+from ..helpers.loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 from .mld020_evaluation_without_eval_mode import _ident, _mode_helper, is_eval_call, is_train_call, tokens, uses_torch
 

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import is_backward, is_optimizer_step
+from ..helpers.loops import is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 from .mld020_evaluation_without_eval_mode import (
     _ident, is_eval_call, is_eval_loader, is_train_call, memo, model_call, no_grad_expr, own_nodes, scope_calls,

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..loops import calls_in_order, is_backward, is_optimizer_step
+from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
 BROAD = {"Exception", "BaseException"}

@@ -1,0 +1,1 @@
+"""Predicates shared by the lint rules. A rule imports helpers, never another rule."""

@@ -1,0 +1,92 @@
+"""Helpers for rules about the order of calls in a training step."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+# The canonical correct step, the GOOD example of several optimiser-loop rules.
+CORRECT_TRAINING_LOOP = (
+    "def train(model, opt, loader, loss_fn):\n"
+    "    for x, y in loader:\n"
+    "        opt.zero_grad()\n"
+    "        loss = loss_fn(model(x), y)\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+)
+ZERO_GRAD = {"zero_grad"}
+
+
+def calls_in_order(body: list[ast.stmt]) -> Iterator[ast.Call]:
+    """Calls in a block in execution order (source order), not entering nested defs or classes."""
+    for stmt in body:
+        yield from _calls(stmt)
+
+
+def _calls(node: ast.AST) -> Iterator[ast.Call]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        return
+    children = list(ast.iter_child_nodes(node))
+    # arguments are evaluated before the call itself
+    for child in children:
+        yield from _calls(child)
+    if isinstance(node, ast.Call):
+        yield node
+
+
+def is_backward(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
+
+
+def is_optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`opt.step()` / `scaler.step(opt)` with no arguments other than an optimiser or closure."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return False
+    receiver = call.func.value
+    name = _receiver_name(receiver).lower()
+    if "sched" in name or "lr" == name or name.endswith("_lr"):
+        return False
+    built = ctx.constructed(receiver) or ""
+    if "lr_scheduler" in built:
+        return False
+    if "scaler" in name or built.endswith("GradScaler"):
+        return True
+    return "opt" in name or built.startswith("torch.optim.") or "optim" in built.lower() or name in {"solver"}
+
+
+def is_scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return False
+    receiver = call.func.value
+    name = _receiver_name(receiver).lower()
+    built = ctx.constructed(receiver) or ""
+    return "sched" in name or "lr_scheduler" in built
+
+
+def is_zero_grad(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in ZERO_GRAD
+
+
+def _receiver_name(expr: ast.AST) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return ""
+
+
+def sets_grad_to_none(body: list[ast.stmt]) -> bool:
+    """`p.grad = None` or `p.grad.zero_()` anywhere in the block: a manual zero_grad."""
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets
+        ):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"zero_", "detach_"}:
+            if isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "grad":
+                return True
+    return False

@@ -1,0 +1,129 @@
+"""Service functions for triage: read a description, lint any code in it, rank the catalogue, walk the
+tree. Shared by the CLI and the MCP server; the pure work happens in triage/."""
+
+from __future__ import annotations
+
+from ..citations.store import load_store
+from ..errors import UsageError
+from ..models import Hypothesis, TreeAnswer, TriageResult, TriageStep
+from ..models.observations import OBSERVATIONS, unknown_observations
+from ..triage import ranking
+from ..triage.catalogue import Cause, load_catalogue
+from ..triage.code_snippets import extract_code
+from ..triage.glossary import gloss
+from ..triage.matcher import CauseIndex, bundled_index
+from ..triage.signals import read_observations
+from ..triage.text import split_tried
+from ..triage.tree import load_tree, walk
+
+MAX_SYMPTOM_CHARS = 50_000
+# Snippets in posts usually omit their imports; the linter resolves names through imports, so the
+# conventional aliases are assumed (the snippet's own imports, coming later, still win).
+USUAL_IMPORTS = "import numpy as np; import torch; import torch.nn as nn; import torch.nn.functional as F; import torch.optim as optim\n"
+DEFAULT_LIMIT = 5
+
+
+def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
+           index: CauseIndex | None = None) -> TriageResult:
+    """Ranked hypotheses for a description in the user's words and/or observation keys.
+
+    `index` replaces the bundled matcher index (benchmarks use it to hold cases out of the case base)."""
+    stated = list(dict.fromkeys(observations or []))
+    unknown = unknown_observations(stated)
+    if unknown:
+        raise UsageError(f"unknown observation(s) {', '.join(unknown)}; use keys from: {', '.join(OBSERVATIONS)}")
+    if not symptom.strip() and not stated:
+        raise UsageError("describe the problem (symptom text) or give observation keys; "
+                         "e.g. symptom='loss stuck at 2.30 from the first epoch'")
+    if len(symptom) > MAX_SYMPTOM_CHARS:
+        raise UsageError(f"symptom is {len(symptom)} characters; keep it under {MAX_SYMPTOM_CHARS} "
+                         "(the description and the relevant code, not whole logs)")
+    if not 1 <= limit <= 20:
+        raise UsageError("limit must be between 1 and 20")
+    catalogue = load_catalogue()
+    text = gloss(symptom)
+    # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
+    read = [k for k in read_observations(split_tried(text)[0]) if k not in stated]
+    lint_codes = _lint_codes(symptom)
+    domains = ranking.detect_domains(catalogue, text)
+    scored = ranking.score_causes(catalogue, index or bundled_index(), text, stated, read, lint_codes, domains)
+    chosen = ranking.choose(scored, limit)
+    first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
+    hypotheses = [_hypothesis(s, s is first_plain) for s in chosen]
+    return TriageResult(
+        symptom=symptom, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
+        hypotheses=hypotheses, next_test=_next_test(chosen),
+    )
+
+
+def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> TriageStep:
+    """One step of the decision tree from the answers so far; at a leaf, the ranked hypotheses."""
+    tree = load_tree()
+    state = walk(tree, {k: str(v) for k, v in (answers or {}).items()})
+    path = [f"{node}={answer}" for node, answer in state.path]
+    if state.position in tree.leaves:
+        leaf = tree.leaves[state.position]
+        observations = list(dict.fromkeys(state.observations))
+        result = triage(symptom, observations) if (symptom.strip() or observations) else None
+        return TriageStep(path=path, ignored=state.ignored, node=state.position, done=True, question=None,
+                          how_to_answer=None, tool_call=None, answers=[], leaf_title=leaf.title,
+                          leaf_advice=leaf.advice, observations=observations, triage=result)
+    node = tree.nodes[state.position]
+    return TriageStep(
+        path=path, ignored=state.ignored, node=state.position, done=False, question=node.question,
+        how_to_answer=node.how, tool_call=node.tool_call,
+        answers=[TreeAnswer(label=label, meaning=a.meaning) for label, a in node.answers.items()],
+        observations=list(dict.fromkeys(state.observations)),
+    )
+
+
+def _lint_codes(symptom: str) -> list[str]:
+    """Rule codes that fire on code pasted into the description (lint never runs the code)."""
+    from ..lint.config import LintSettings
+    from ..lint.engine import lint_source
+
+    codes: list[str] = []
+    settings = LintSettings(select=("MLD",), ignore=("MLD000",))
+    for snippet in extract_code(symptom):
+        codes += [f.code for f in lint_source(USUAL_IMPORTS + snippet, "<description>", settings)]
+    return list(dict.fromkeys(codes))
+
+
+def tool_call(cause: Cause) -> str | None:
+    test = cause.test
+    if test.tool == "lint":
+        return f"mldebug-mcp lint FILE --select {test.ref} (MCP lint)"
+    if test.tool == "diagnose":
+        return f"mldebug-mcp diagnose FILE:FUNC --checks {test.ref} (MCP diagnose)"
+    if test.tool == "curve":
+        return "mldebug-mcp curve LOG (MCP analyze_curve)"
+    return None
+
+
+def _hypothesis(item: ranking.Scored, first_plain: bool) -> Hypothesis:
+    cause, store = item.cause, load_store()
+    return Hypothesis(
+        cause=cause.id, title=cause.title, category=cause.category, role=ranking.role(item, first_plain),
+        prior=round(item.prior, 4), weight=round(item.weight, 4), why=ranking.explain(item),
+        test=cause.test.description, tool_call=tool_call(cause), if_cause=cause.predicts.if_cause,
+        if_not=cause.predicts.if_not, fix=cause.fix, avoid=list(cause.anti_patterns),
+        evidence=[store.quote(e) for e in cause.evidence],
+    )
+
+
+def _next_test(chosen: list[ranking.Scored]) -> str:
+    """A test shared by two of the three front runners separates them from the rest at once; otherwise
+    the front runner's own test, preferring one a tool runs over a manual one when the weights are close."""
+    front = chosen[:3]
+    refs = [(s.cause.test.tool, s.cause.test.ref) for s in front if s.cause.test.ref]
+    shared = next((r for r in refs if refs.count(r) > 1), None)
+    if shared:
+        item = next(s for s in front if (s.cause.test.tool, s.cause.test.ref) == shared)
+        owners = ", ".join(s.cause.id for s in front if (s.cause.test.tool, s.cause.test.ref) == shared)
+        return f"{item.cause.test.description} (separates {owners} from the rest; {tool_call(item.cause)})"
+    best = front[0]
+    automated = next((s for s in front if s.cause.test.tool != "manual"), None)
+    if best.cause.test.tool == "manual" and automated is not None and automated.weight > best.weight / 2:
+        best = automated
+    call = tool_call(best.cause)
+    return f"{best.cause.test.description} (tests {best.cause.id}{'; ' + call if call else ''})"
