@@ -10,7 +10,7 @@ from mldebug_mcp.content.audit import audit_content
 
 
 def _messages(root: Path) -> list[str]:
-    return [str(p) for p in audit_content(root)]
+    return [f"{p.path}:{p.line}: {p.message}" for p in audit_content(root)]
 
 
 def test_bundled_content_is_clean():

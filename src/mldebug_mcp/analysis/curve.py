@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..errors import UsageError
-from ..models import CurveReport, CurveSeries
+from ..models.curves import CurveReport, CurveSeries
 from .curve_io import LossLog
 from .curve_shape import find_chance, find_flat, find_nan, find_plateau, find_zero
 from .curve_spikes import find_spikes, spike_findings

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 from ..errors import UsageError
-from ..models import CurveReport
+from ..models.curves import CurveReport
 from .curve_io import LossLog
 
 SPIKE_COLOURS = {"spike_fast_recovery": "tab:olive", "spike_slow_recovery": "tab:orange",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..models import CurveFinding
+from ..models.curves import CurveFinding
 from .curve_stats import MEDIAN_SE, NOISE_MADS, Trace, chunk_medians, median, scale
 
 ZERO_ABS = 1e-12  # no real loss converges this low; an exact zero is a bug, not convergence

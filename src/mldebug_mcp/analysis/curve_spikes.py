@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..models import CurveFinding, CurveSpike
+from ..models.curves import CurveFinding, CurveSpike
 from .curve_stats import Trace, mad_sigma, median, noise_sigma
 
 SPIKE_WINDOW = 25  # trailing points that set the local level: a stable median that still follows the trend

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from itertools import pairwise
 
-from ..models import CurveFinding
+from ..models.curves import CurveFinding
 from .curve_shape import FLAT_REL_CHANGE
 from .curve_stats import MEDIAN_SE, NOISE_MADS, Trace, edge_size, median, noise_sigma, scale, smooth_window
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..models import CurveFinding
+from ..models.curves import CurveFinding
 from .curve_stats import Trace, level_near, median, rolling_median, scale
 
 VAL_MIN_POINTS = 4  # fewer evaluations cannot show a turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ContentError
-from ..models import Excerpt
+from ..models.evidence import Excerpt
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*/[a-z0-9]+(?:-[a-z0-9]+)*$")
 CUT = "[...]"

@@ -6,7 +6,7 @@ import difflib
 import re
 
 from ..errors import UnknownKeyError, UsageError
-from ..models import ClaimMatch, Quote
+from ..models.evidence import ClaimMatch, Quote
 from .store import EvidenceStore
 
 _STOPWORDS = frozenset(

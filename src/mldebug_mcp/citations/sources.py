@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import MISSING, fields
 
 import yaml
-from pydantic import ValidationError
 
 from ..errors import ContentError
-from ..models import Source
+from ..models.evidence import Source
 
 KEY_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_FIELDS = frozenset(f.name for f in fields(Source)) - {"key"}
 
 
 def parse_sources(text: str, path: str = "evidence/sources.yaml") -> dict[str, Source]:
@@ -29,10 +30,10 @@ def parse_sources(text: str, path: str = "evidence/sources.yaml") -> dict[str, S
             raise ContentError(f"source key {key!r} must be lowercase words joined by hyphens", path, line)
         if not isinstance(entry, dict):
             raise ContentError(f"source {key!r} must be a mapping of fields", path, line)
-        try:
-            sources[str(key)] = Source(key=str(key), **{k: _as_str(v) for k, v in entry.items()})
-        except (ValidationError, TypeError) as exc:
-            raise ContentError(f"source {key!r}: {_first_error(exc)}", path, line) from exc
+        problem = _entry_problem(entry)
+        if problem:
+            raise ContentError(f"source {key!r}: {problem}", path, line)
+        sources[str(key)] = Source(key=str(key), **{k: _as_str(v) for k, v in entry.items() if k in _FIELDS})
     return sources
 
 
@@ -41,12 +42,19 @@ def _as_str(value: object) -> object:
     return str(value) if isinstance(value, int | float) else value
 
 
-def _first_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        return f"field {field!r}: {err['msg']}"
-    return str(exc)
+def _entry_problem(entry: dict) -> str | None:
+    """What is wrong with a source's known fields (missing, not text), or None. Other keys are ignored, so
+    an audit can still report what is missing when a field is misspelt."""
+    known = {f.name: f for f in fields(Source) if f.name != "key"}
+    missing = [name for name, f in known.items() if f.default is MISSING and name not in entry]
+    if missing:
+        return f"missing field(s) {', '.join(map(repr, missing))}"
+    for name, value in entry.items():
+        if name not in known:
+            continue
+        if not isinstance(_as_str(value), str) and not (value is None and known[name].default is None):
+            return f"field {name!r}: expected text, got {type(value).__name__}"
+    return None
 
 
 def _line_of_key(text: str, key: str) -> int | None:

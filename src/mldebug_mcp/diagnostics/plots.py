@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..models import DiagnosticReport
+from ..models.diagnose import DiagnosticReport
 from .checks.update_ratio import WARN_HIGH, WARN_LOW
 
 # (check id, series key, file name, title, kind)

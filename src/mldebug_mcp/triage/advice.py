@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ContentError, UsageError
-from ..models import AdviceFinding, AdviceReport
+from ..models.advice import AdviceFinding, AdviceReport
 from .advice_text import Unit, split_units
 
 DATA_PACKAGE = "mldebug_mcp.triage"

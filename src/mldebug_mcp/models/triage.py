@@ -1,0 +1,96 @@
+"""Triage: ranked hypotheses for a described failure, and steps of the decision tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import Model
+from .evidence import Quote
+
+
+@dataclass(kw_only=True)
+class Hypothesis(Model):
+    """One candidate root cause, ranked by how well it explains what was described."""
+
+    cause: str
+    """Cause id in the catalogue, e.g. 'double-softmax'."""
+    title: str
+    category: str
+    """data, loss, procedure, architecture, hyperparameters, numerics, environment, evaluation, null, llm, rl or pinn."""
+    role: str
+    """likely (the front runner), alternative, subtle (leakage, sample size, confound, seed variance) or null (noise, or another change)."""
+    prior: float
+    """Base-rate probability before reading the description."""
+    weight: float
+    """Updated probability after the description, observations and lint, normalised over the whole catalogue."""
+    why: str
+    """What in the description or the observations points here."""
+    test: str
+    """The cheapest test that separates this cause from the others."""
+    tool_call: str | None
+    """The mldebug-mcp call that runs the test, if one does."""
+    if_cause: str
+    """What the test shows if this is the cause."""
+    if_not: str
+    """What the test shows if it is not."""
+    fix: str
+    """What to do once the test confirms it."""
+    avoid: list[str]
+    """Ids of anti-patterns tempting here (see check_advice)."""
+    evidence: list[Quote]
+    """Practitioner quotes behind the cause or its test."""
+
+
+@dataclass(kw_only=True)
+class TriageResult(Model):
+    """Ranked hypotheses for a described failure, with the test to run next."""
+
+    symptom: str
+    observations: list[str]
+    """Observation keys used: given, read from the text, or from lint."""
+    read_from_text: list[str]
+    """Observation keys recognised in the description."""
+    domains: list[str]
+    """Domains recognised in the description (llm, rl, pinn)."""
+    lint_codes: list[str]
+    """Lint rules that fired on code found in the description."""
+    hypotheses: list[Hypothesis]
+    """Ordered, most probable first; always includes a subtle hypothesis and a null one."""
+    next_test: str
+    """The single most discriminating cheap test to run now."""
+
+
+@dataclass(kw_only=True)
+class TreeAnswer(Model):
+    label: str
+    """What to pass as the answer, e.g. 'yes'."""
+    meaning: str
+
+
+@dataclass(kw_only=True)
+class TriageStep(Model):
+    """One step of the decision tree: the next question, or a leaf with its hypotheses."""
+
+    path: list[str]
+    """Node ids answered so far, in order, as 'node=answer'."""
+    ignored: list[str]
+    """Answers given for nodes this path never reaches."""
+    node: str
+    """Id of the current node or leaf."""
+    done: bool
+    """True at a leaf."""
+    question: str | None
+    """The question to answer next (null at a leaf)."""
+    how_to_answer: str | None
+    """The cheapest way to find the answer."""
+    tool_call: str | None
+    """The mldebug-mcp call that answers it, if one does."""
+    answers: list[TreeAnswer]
+    """Accepted answers (empty at a leaf)."""
+    leaf_title: str | None = None
+    leaf_advice: str | None = None
+    """What the leaf means and what to do."""
+    observations: list[str]
+    """Observation keys the answers so far establish."""
+    triage: TriageResult | None = None
+    """Ranked hypotheses at a leaf."""
