@@ -1,7 +1,7 @@
 import pytest
 
 from mldebug_mcp.citations import lookup
-from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.errors import UnknownKeyError, UsageError
 
 

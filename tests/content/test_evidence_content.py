@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.services.evidence import load_store
 
 store = load_store()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.lint import rules as rules_package
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source

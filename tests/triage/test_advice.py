@@ -2,7 +2,7 @@
 
 import pytest
 
-from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.errors import ContentError, UsageError
 from mldebug_mcp.triage.advice import (
     check_advice,

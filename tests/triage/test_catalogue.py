@@ -5,7 +5,7 @@ from importlib import resources
 import pytest
 import yaml
 
-from mldebug_mcp.citations.store import load_store
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.diagnostics.checks import CHECK_IDS
 from mldebug_mcp.errors import ContentError
 from mldebug_mcp.lint.registry import RULES

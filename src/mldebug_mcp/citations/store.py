@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-from .. import content
-from ..models import Excerpt, Quote, Source
+from ..models.evidence import Excerpt, Quote, Source
 from .argdown import ArgdownMap, parse_argdown
 from .excerpts import parse_excerpt_file
 from .sources import parse_sources
@@ -44,15 +42,17 @@ class EvidenceStore:
 
 
 def build_store(evidence: Path) -> EvidenceStore:
-    """Load and cross-link the evidence folder; ContentError on the first malformed file."""
+    """Load and cross-link an evidence folder; ContentError on the first malformed file.
+
+    Paths in messages and in `Excerpt.path` are relative to the folder's parent (the content root)."""
     sources_path = evidence / "sources.yaml"
-    sources = parse_sources(sources_path.read_text(encoding="utf-8"), content.relative(sources_path))
+    sources = parse_sources(sources_path.read_text(encoding="utf-8"), _shown(sources_path, evidence))
     excerpts: dict[str, Excerpt] = {}
     for path in sorted((evidence / "excerpts").glob("*.md")):
-        for excerpt in parse_excerpt_file(path.read_text(encoding="utf-8"), path.stem, content.relative(path)):
+        for excerpt in parse_excerpt_file(path.read_text(encoding="utf-8"), path.stem, _shown(path, evidence)):
             excerpts[excerpt.id] = excerpt
     map_path = evidence / MAP_FILE
-    argmap = parse_argdown(map_path.read_text(encoding="utf-8"), content.relative(map_path))
+    argmap = parse_argdown(map_path.read_text(encoding="utf-8"), _shown(map_path, evidence))
     return EvidenceStore(sources, excerpts, argmap, _claims_by_excerpt(argmap, set(excerpts)))
 
 
@@ -77,7 +77,5 @@ def _claims_by_excerpt(argmap: ArgdownMap, excerpt_ids: set[str]) -> dict[str, l
     return result
 
 
-@cache
-def load_store() -> EvidenceStore:
-    """The bundled evidence, parsed once per process."""
-    return build_store(content.evidence_dir())
+def _shown(path: Path, evidence: Path) -> str:
+    return path.relative_to(evidence.parent).as_posix()

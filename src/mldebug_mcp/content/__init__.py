@@ -8,7 +8,6 @@ asks this module, so the two layouts never leak into other code.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from ..errors import ContentError
@@ -19,10 +18,11 @@ FOLDERS = ("skill", "refs", "evidence")
 @cache
 def content_root() -> Path:
     """Directory holding skill/, refs/ and evidence/."""
-    bundled = Path(str(resources.files("mldebug_mcp"))) / "_content"
+    package = Path(__file__).resolve().parents[1]  # mldebug_mcp/, installed or in a checkout's src/
+    bundled = package / "_content"
     if (bundled / "skill").is_dir():
         return bundled
-    checkout = Path(__file__).resolve().parents[3]
+    checkout = package.parents[1]
     if (checkout / "skill").is_dir() and (checkout / "evidence").is_dir():
         return checkout
     raise ContentError(

@@ -1,13 +1,24 @@
-"""Service functions shared by the CLI and the MCP server: load content, call the pure cores."""
+"""The evidence: quotes by key, claim or search, the list of sources, and quotes resolved for renderers.
+The bundled evidence folder is read once per process; the matching happens in citations/."""
 
 from __future__ import annotations
 
-from ..content import documents as references
+from collections.abc import Iterable
+from functools import cache
+
+from .. import content
 from ..citations import lookup
-from ..citations.store import load_store
+from ..citations.store import EvidenceStore, build_store
 from ..errors import UsageError
-from ..models import LintReport, QuoteResult, ReferenceSection, SourceList, SourceSummary
-from .paths import AllowedDirs
+from ..models.evidence import Quote, QuoteResult, SourceList, SourceSummary
+
+CREDENCES = ("high", "medium", "low")
+
+
+@cache
+def load_store() -> EvidenceStore:
+    """The bundled evidence, parsed once per process."""
+    return build_store(content.evidence_dir())
 
 
 def quote_lookup(key: str | None = None, claim: str | None = None, search: str | None = None,
@@ -33,8 +44,8 @@ def quote_lookup(key: str | None = None, claim: str | None = None, search: str |
 
 def list_sources(credence: str | None = None) -> SourceList:
     """Every source, or only those of one credence (high, medium, low)."""
-    if credence is not None and credence not in ("high", "medium", "low"):
-        raise UsageError(f"credence {credence!r} is not one of: high, medium, low")
+    if credence is not None and credence not in CREDENCES:
+        raise UsageError(f"credence {credence!r} is not one of: {', '.join(CREDENCES)}")
     store = load_store()
     return SourceList(
         sources=[
@@ -48,36 +59,27 @@ def list_sources(credence: str | None = None) -> SourceList:
     )
 
 
-def read_reference(document: str, section: str | None = None) -> ReferenceSection:
-    """A named section of a document, or (without a section) its introduction and outline."""
-    names = list(references.documents())
-    doc = references.resolve_document(document)
-    outline = references.outline(doc)
-    if section is None or not section.strip():
-        return ReferenceSection(document=doc, section=None, text=references.introduction(doc),
-                                sections=outline, documents=names)
-    title, text = references.read_section(doc, section)
-    return ReferenceSection(document=doc, section=title, text=text, sections=outline, documents=names)
+def quotes_for(keys: Iterable[str]) -> dict[str, Quote]:
+    """What renderers print for each evidence key: the quote of an excerpt id; for a bare source key, its
+    attribution with empty text. Unknown keys are left out (renderers then print the key alone)."""
+    store = load_store()
+    found: dict[str, Quote] = {}
+    for key in dict.fromkeys(keys):
+        if key in store.excerpts:
+            found[key] = store.quote(key)
+        elif key in store.sources:
+            s = store.sources[key]
+            found[key] = Quote(id=key, source=key, author=s.author, title=s.title, year=s.year, url=s.url,
+                               locator="", text="")
+    return found
 
 
-def lint(allowed: AllowedDirs, paths: list[str] | None = None, source: str | None = None,
-         filename: str = "<source>", select: list[str] | None = None, ignore: list[str] | None = None) -> LintReport:
-    """Lint files inside the allowed directories, or a piece of source text: exactly one of them."""
-    from ..lint.config import LintSettings, load_settings
-    from ..lint.engine import lint_paths, lint_source
-
-    if bool(paths) == (source is not None):
-        raise UsageError("give either paths (files or folders inside the allowed directories) or source (code text)")
-    if source is not None:
-        settings = LintSettings(select=tuple(select or ("MLD",)), ignore=tuple(ignore or ()))
-        findings = lint_source(source, filename, settings)
-        files = 1
-    else:
-        checked = [allowed.check(p) for p in paths]
-        settings = load_settings(checked[0], select, ignore)
-        result = lint_paths(checked, settings)
-        findings, files = result.findings, result.files
-    counts: dict[str, int] = {}
-    for f in findings:
-        counts[f.code] = counts.get(f.code, 0) + 1
-    return LintReport(findings=findings, files=files, counts=counts)
+def excerpts_markdown(source: str) -> str:
+    """The excerpt file of one source, as stored."""
+    store = load_store()
+    if source not in store.sources:
+        raise UsageError(f"unknown source {source!r}; list_sources gives the keys")
+    path = next((e.path for e in store.excerpts_of(source)), None)
+    if path is None:
+        raise UsageError(f"source {source!r} has no verified excerpts; it is cited for claims only")
+    return (content.content_root() / path).read_text(encoding="utf-8")

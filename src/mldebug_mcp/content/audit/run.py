@@ -7,7 +7,7 @@ from pathlib import Path
 from ...citations.excerpts import is_shortening_of
 from ...citations.store import MAP_FILE, EvidenceStore, build_store
 from ...errors import ContentError
-from ...models import Problem
+from ...models.content import Problem
 from .. import markdown
 from .frontmatter import check_skill
 
