@@ -1,11 +1,11 @@
-"""Rule documentation for `rules`, `explain`, the explain_rule tool and the generated reference section."""
+"""Rule documentation from the registry: every rule, or one by code or name."""
 
 from __future__ import annotations
 
 import difflib
 
 from ..errors import UsageError
-from ..models import RuleInfo
+from ..models.lint import RuleInfo
 from .registry import RULES
 
 
@@ -27,12 +27,3 @@ def explain(code_or_name: str) -> RuleInfo:
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"unknown rule {code_or_name!r}.{hint} `mldebug-mcp rules` lists them all.")
 
-
-def markdown_table() -> str:
-    """The generated rules section of refs/static-analysis.md."""
-    rows = ["| Code | Name | Severity | What it flags | Fix | Evidence |", "|---|---|---|---|---|---|"]
-    for info in rule_infos():
-        what = info.message.replace("{", "").replace("}", "").replace("|", "\\|")
-        fix = info.fix.replace("|", "\\|")
-        rows.append(f"| {info.code} | `{info.name}` | {info.severity} | {what} | {fix} | [{info.evidence}] |")
-    return "\n".join(rows)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
 
+CODE = re.compile(r"^[A-Z]+[0-9]*$")
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".tox", ".nox", "node_modules", "build", "dist", ".eggs", "site-packages", ".ipynb_checkpoints",
@@ -37,10 +39,11 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def load_settings(start: Path, select: list[str] | None = None, ignore: list[str] | None = None) -> LintSettings:
-    """`[tool.mldebug]` from the nearest pyproject.toml, then CLI --select (replaces) and --ignore (adds)."""
+def load_settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None) -> LintSettings:
+    """`[tool.mldebug]` from the pyproject.toml nearest `start` (none for source text), then the caller's
+    select (replaces) and ignore (adds). Codes are case-insensitive; an entry may list several, comma-separated."""
     table: dict = {}
-    pyproject = find_pyproject(start.resolve() if start.is_dir() else start.resolve().parent)
+    pyproject = None if start is None else find_pyproject(start.resolve() if start.is_dir() else start.resolve().parent)
     if pyproject is not None:
         try:
             table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("mldebug", {})
@@ -54,14 +57,20 @@ def load_settings(start: Path, select: list[str] | None = None, ignore: list[str
     if unknown:
         raise UsageError(f"{pyproject}: unknown [tool.mldebug] keys {sorted(unknown)}; use select, ignore, exclude")
     return LintSettings(
-        select=tuple(_codes(select) or table.get("select") or ("MLD",)),
-        ignore=tuple(table.get("ignore", [])) + tuple(_codes(ignore)),
+        select=tuple(parse_codes(select) or parse_codes(table.get("select")) or ("MLD",)),
+        ignore=tuple(parse_codes(table.get("ignore"))) + tuple(parse_codes(ignore)),
         exclude=tuple(table.get("exclude", [])),
     )
 
 
-def _codes(values: list[str] | None) -> list[str]:
+def parse_codes(values: list[str] | None) -> list[str]:
+    """Rule codes or prefixes, upper-cased, with comma-separated entries split: ['mld001, MLD01'] -> both."""
     result = []
     for value in values or []:
-        result.extend(v.strip().upper() for v in value.split(",") if v.strip())
+        for code in (v.strip().upper() for v in value.split(",")):
+            if not code:
+                continue
+            if not CODE.match(code):
+                raise UsageError(f"{code!r} is not a rule code or prefix; use codes such as MLD001 or MLD0")
+            result.append(code)
     return result

@@ -12,14 +12,12 @@ from __future__ import annotations
 import ast
 import fnmatch
 import gc
-import multiprocessing
 import os
 import re
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..models import Finding
+from ..models.lint import Finding, LintReport
 from .config import SKIP_DIRS, LintSettings
 from .context import ModuleContext, ProjectIndex, build_context
 from .registry import RULES
@@ -29,14 +27,12 @@ NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)
 UNREADABLE = "MLD000"
 
 
-@dataclass
-class LintResult:
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-
-    def statistics(self) -> list[tuple[str, str, int]]:
-        counts = Counter((f.code, f.name) for f in self.findings)
-        return sorted(((code, name, n) for (code, name), n in counts.items()), key=lambda t: (-t[2], t[0]))
+def report(findings: list[Finding], files: int) -> LintReport:
+    """The one result type of a lint run, files or source text alike."""
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    return LintReport(findings=findings, files=files, counts=counts)
 
 
 def _problem(path: str, message: str, line: int = 1, col: int = 1) -> Finding:
@@ -189,7 +185,7 @@ def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings) ->
     return findings
 
 
-def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1) -> LintResult:
+def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1) -> LintReport:
     settings = settings or LintSettings()
     # Trees and indexes hold no reference cycles, so reference counting frees them; the cyclic
     # collector would only rescan millions of live nodes (it more than doubles parse time).
@@ -202,16 +198,18 @@ def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: in
             gc.enable()
 
 
-def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int) -> LintResult:
+def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int) -> LintReport:
     files, problems = collect_files(paths, settings)
     jobs = max(1, min(jobs, len(files) or 1))
     if jobs == 1:
         outcomes = _lint_files(files, settings)
     else:
+        import multiprocessing  # only for --jobs > 1: it costs start-up time
+
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         chunks = [files[i::jobs] for i in range(jobs)]
         with multiprocessing.get_context(method).Pool(jobs) as pool:
             outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings) for c in chunks]) for o in chunk]
     findings = problems + _with_project_facts(outcomes, settings)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
-    return LintResult(findings=findings, files=len(files))
+    return report(findings, len(files))

@@ -1,41 +1,50 @@
-"""Lint output formats: ruff-style text, JSON, and SARIF 2.1.0."""
+"""Lint results and rule documentation as text: ruff-style lines, JSON, SARIF 2.1.0, the rule table."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from collections import Counter
+from pathlib import PurePath
 
-from .. import __version__
-from ..models import Finding, RuleInfo
-from ..lint.engine import LintResult
+from .._version import __version__
+from ..models.lint import Finding, LintReport, RuleInfo
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def text(result: LintResult, show_fix: bool = True) -> str:
+def text(report: LintReport, show_fix: bool = True) -> str:
+    """`path:line:col: CODE name: message`, each with its fix and evidence id below."""
     lines = []
-    for f in result.findings:
+    for f in report.findings:
         lines.append(f"{f.path}:{f.line}:{f.col}: {f.code} {f.name}: {f.message}")
         if show_fix and f.fix:
-            lines.append(f"    fix: {f.fix}")
+            lines.append(f"    fix: {f.fix}" + (f" [{f.evidence}]" if f.evidence else ""))
     return "\n".join(lines)
 
 
-def summary(result: LintResult) -> str:
-    n = len(result.findings)
-    return f"{n} finding{'s' if n != 1 else ''} in {result.files} file{'s' if result.files != 1 else ''}"
+def summary(report: LintReport) -> str:
+    n = len(report.findings)
+    return f"{n} finding{'s' if n != 1 else ''} in {report.files} file{'s' if report.files != 1 else ''}"
 
 
-def statistics(result: LintResult) -> str:
-    return "\n".join(f"{count:5d}  {code}  {name}" for code, name, count in result.statistics())
+def report_text(report: LintReport) -> str:
+    """The findings and the summary line (what the MCP tool shows the model)."""
+    return "\n".join(part for part in (text(report), summary(report)) if part)
 
 
-def as_json(result: LintResult) -> str:
-    return json.dumps([f.model_dump() for f in result.findings], indent=2)
+def statistics(report: LintReport) -> str:
+    """Findings per rule, most frequent first."""
+    counts = Counter((f.code, f.name) for f in report.findings)
+    rows = sorted(((code, name, n) for (code, name), n in counts.items()), key=lambda t: (-t[2], t[0]))
+    return "\n".join(f"{count:5d}  {code}  {name}" for code, name, count in rows)
 
 
-def sarif(result: LintResult, rules: list[RuleInfo]) -> str:
+def as_json(report: LintReport) -> str:
+    return json.dumps([f.model_dump() for f in report.findings], indent=2)
+
+
+def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
     # every rule is described (not only those that fired) so ruleIndex is stable across runs
     index = {r.code: i for i, r in enumerate(rules)}
     run_rules = [
@@ -50,7 +59,7 @@ def sarif(result: LintResult, rules: list[RuleInfo]) -> str:
         }
         for r in rules
     ]
-    results = [_sarif_result(f, index) for f in result.findings]
+    results = [_sarif_result(f, index) for f in report.findings]
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -70,7 +79,7 @@ def _sarif_result(f: Finding, index: dict[str, int]) -> dict:
         "message": {"text": f"{f.message}. Fix: {f.fix}"},
         "locations": [{
             "physicalLocation": {
-                "artifactLocation": {"uri": Path(f.path).as_posix()},
+                "artifactLocation": {"uri": PurePath(f.path).as_posix()},
                 "region": {"startLine": f.line, "startColumn": f.col, "endLine": max(f.end_line, f.line),
                            "endColumn": max(f.end_col, 1)},
             }
@@ -79,3 +88,28 @@ def _sarif_result(f: Finding, index: dict[str, int]) -> dict:
     if f.code in index:
         entry["ruleIndex"] = index[f.code]
     return entry
+
+
+def rule_text(info: RuleInfo) -> str:
+    indent = lambda code: "\n".join("    " + line for line in code.rstrip().splitlines())  # noqa: E731
+    return (
+        f"{info.code} {info.name} ({info.category}, {info.severity})\n\n"
+        f"Why: {info.why}\nFix: {info.fix}\n\nBad:\n{indent(info.bad)}\n\nGood:\n{indent(info.good)}\n\n"
+        f"Evidence: [{info.evidence}] (`mldebug-mcp quote {info.evidence}`)"
+    )
+
+
+def rules_text(infos: list[RuleInfo]) -> str:
+    """One line a rule: code, name, severity, why."""
+    name_width = max(len(i.name) for i in infos)
+    return "\n".join(f"{i.code}  {i.name:<{name_width}}  {i.severity:<7}  {i.why}" for i in infos)
+
+
+def rules_markdown(infos: list[RuleInfo]) -> str:
+    """The generated rules section of refs/static-analysis.md."""
+    rows = ["| Code | Name | Severity | What it flags | Fix | Evidence |", "|---|---|---|---|---|---|"]
+    for info in infos:
+        what = info.message.replace("{", "").replace("}", "").replace("|", "\\|")
+        fix = info.fix.replace("|", "\\|")
+        rows.append(f"| {info.code} | `{info.name}` | {info.severity} | {what} | {fix} | [{info.evidence}] |")
+    return "\n".join(rows)
