@@ -1,4 +1,4 @@
-"""The in-process Python API for notebooks: same checks, live objects, a printable report."""
+"""The in-process Python API for notebooks: same checks, live objects, a report render.diagnose prints."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 import torch.nn as nn
 
 from mldebug_mcp import DebugSpec, DiagnosticReport, UsageError, diagnose
+from mldebug_mcp.render.diagnose import report_text
 
 from . import builders as b
 
@@ -13,7 +14,7 @@ from . import builders as b
 def test_diagnose_accepts_keyword_fields_and_returns_a_report():
     report = diagnose(**b.classifier(head=nn.Softmax(dim=-1)), checks=["loss_at_init"])
     assert isinstance(report, DiagnosticReport) and report.status == "fail"
-    text = str(report)
+    text = report_text(report)
     assert "FAIL  loss_at_init" in text and "karpathy-recipe/verify-loss-at-init" in text
 
 

@@ -1,19 +1,23 @@
-"""Service for loss curves: read a log, classify its shape, optionally draw it. Shared by the CLI and
-the MCP server; the work happens in analysis/."""
+"""Loss curves: read a log, classify its shape, optionally draw it. The work happens in analysis/."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from ..analysis.curve import analyze_curve
 from ..analysis.curve_io import read_curve
-from ..models import CurveReport
+from ..models.curves import CurveReport
+from .paths import AllowedDirs
 
 
-def curve_report(path: Path, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
-                 plot: Path | None = None) -> CurveReport:
-    """The classified curve of a CSV, JSONL/JSON or TensorBoard log; with `plot`, a PNG written there."""
-    log = read_curve(path)
+def curve_report(path: str | Path, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
+                 plot: Path | None = None, *, allowed: AllowedDirs | None = None) -> CurveReport:
+    """The classified curve of a CSV, JSONL/JSON or TensorBoard log; with `plot`, a PNG written there.
+
+    With `allowed` (the server's allow-list) the log must lie inside it."""
+    target = allowed.check(str(path)) if allowed is not None else Path(path)
+    log = read_curve(target)
     report = analyze_curve(log, loss=loss, val=val, num_classes=num_classes)
     if plot is not None:
         from ..analysis.curve_plot import write_curve_plot
@@ -22,9 +26,11 @@ def curve_report(path: Path, loss: str | None = None, val: str | None = None, nu
     return report
 
 
-def triage_hint(report: CurveReport) -> str:
-    """How to feed the curve's observations to triage."""
-    if not report.observations:
-        return "No observation to pass on; describe the run to triage in your own words instead."
-    keys = ", ".join(repr(k) for k in report.observations)
-    return f"Next: triage with observations=[{keys}] and your description (CLI: mldebug-mcp curve FILE --triage)."
+def curve_with_image(path: str, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
+                     *, allowed: AllowedDirs | None = None) -> tuple[CurveReport, bytes]:
+    """The report and its plot as PNG bytes (drawn in a temporary folder, removed again)."""
+    with tempfile.TemporaryDirectory(prefix="mldebug-curve-") as tmp:
+        report = curve_report(path, loss, val, num_classes, Path(tmp) / "curve.png", allowed=allowed)
+        image = Path(report.plot or "").read_bytes()
+    report.plot = "attached"
+    return report, image

@@ -1,0 +1,101 @@
+"""Diagnose: one way to run the runtime checks, for the CLI, the MCP server, the demo and the Python API.
+
+It checks the request (target, limits, check ids, steps), resolves the target's file against the
+allow-list when there is one, runs the checks in a child process with the user's interpreter, and
+writes plots when asked. The child and its checks live in diagnostics/."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics.launch import Limits, ProgressCallback, run_in_subprocess
+from ..diagnostics.target import HINT, parse_target
+from ..errors import UsageError
+from ..models.diagnose import DiagnosticReport
+from .paths import AllowedDirs
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MEMORY_MB = 8192
+DEFAULT_STEPS = 200
+
+
+def check_ids() -> tuple[str, ...]:
+    from ..diagnostics.checks import CHECK_IDS
+
+    return CHECK_IDS
+
+
+def limits(timeout_s: float = DEFAULT_TIMEOUT_S, memory_mb: int = DEFAULT_MEMORY_MB,
+           python: str | None = None) -> Limits:
+    """The child's limits; the interpreter defaults to the one running this code."""
+    if not timeout_s > 0 or not memory_mb > 0:
+        raise UsageError("the timeout and the memory limit must be positive (--timeout, --memory-mb)")
+    return Limits(timeout_s=timeout_s, memory_mb=memory_mb, python=python or sys.executable)
+
+
+def _check_options(steps: int, checks: list[str] | None) -> None:
+    if steps < 10:
+        raise UsageError(f"steps must be at least 10 (got {steps}); the overfit check needs room to fall")
+    unknown = sorted(set(checks or ()) - set(check_ids()))
+    if unknown:
+        raise UsageError(f"unknown check(s) {unknown}; choose from {', '.join(check_ids())}")
+
+
+async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, limits: Limits | None = None,
+                          device: str | None = None, steps: int = DEFAULT_STEPS, seed: int = 0,
+                          checks: list[str] | None = None, cwd: Path | None = None, plot_dir: Path | None = None,
+                          on_progress: ProgressCallback | None = None) -> DiagnosticReport:
+    """Diagnose the spec that TARGET returns, in a child process under `limits`.
+
+    With `allowed` (the server's allow-list) a file target must lie inside it and the child runs in the
+    first allowed directory; without, the file is taken as given and the child runs in `cwd` or here.
+    With `plot_dir`, PNG plots are written there and listed in the report."""
+    parsed = parse_target(target)
+    _check_options(steps, checks)
+    where = parsed.where
+    if parsed.is_file:
+        path = allowed.check(where) if allowed is not None else Path(where).expanduser().resolve()
+        if not path.is_file():
+            raise UsageError(f"no such file: {where}; {HINT}")
+        where = str(path)
+    options = {"device": device, "steps": steps, "seed": seed, "only": checks}
+    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
+    raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
+    report = DiagnosticReport.model_validate({"target": target, **raw})
+    if plot_dir is not None:
+        report.plots = [str(p) for p in write_plots(report, plot_dir)]
+    return report
+
+
+def write_plots(report: DiagnosticReport, directory: Path) -> list[Path]:
+    """One PNG per check with a series (matplotlib needed)."""
+    from ..diagnostics.plots import write_plots as draw
+
+    return draw(report, directory)
+
+
+def plot_images(report: DiagnosticReport) -> list[bytes]:
+    """The report's plots as PNG bytes, written to a temporary folder that is removed again."""
+    with tempfile.TemporaryDirectory(prefix="mldebug-plots-") as tmp:
+        return [path.read_bytes() for path in write_plots(report, Path(tmp))]
+
+
+def diagnose(spec: Any = None, *, seed: int = 0, steps: int = DEFAULT_STEPS, device: str | None = None,
+             checks: list[str] | None = None, **fields: Any) -> DiagnosticReport:
+    """Diagnose live objects in this process (for notebooks): a DebugSpec, a dict, or its fields.
+
+    >>> diagnose(model=net, batch=(x, y), loss_fn=F.cross_entropy, task="classification", num_classes=10)
+    """
+    from ..diagnostics.checks import SpecError, run_checks
+
+    if spec is not None and fields:
+        raise UsageError("pass either a spec or its fields as keywords, not both")
+    _check_options(steps, checks)
+    try:
+        raw = run_checks(spec if spec is not None else fields, seed=seed, steps=steps, device=device, only=checks)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from exc
+    return DiagnosticReport.model_validate({"target": "<in-process>", **raw})
