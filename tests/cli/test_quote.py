@@ -13,7 +13,9 @@ def test_quote_source_prints_quote_then_attribution_with_url(run_cli):
 def test_quote_json_has_every_field(run_cli):
     result = run_cli("quote", "--search", "overfit a single batch", "--json")
     assert result.code == 0
-    quotes = json.loads(result.out)
+    data = json.loads(result.out)  # what the MCP tool returns as structured content
+    assert data["query"] == "search=overfit a single batch" and data["claims"] == []
+    quotes = data["quotes"]
     assert quotes
     fields = {"id", "source", "author", "title", "year", "url", "locator", "text", "claims"}
     assert all(fields <= set(q) for q in quotes)
@@ -36,10 +38,12 @@ def test_claim_lookup_shows_claim_and_quotes(run_cli):
 
 def test_list_shows_every_source(run_cli):
     result = run_cli("quote", "--list", "--json")
-    keys = {s["key"] for s in json.loads(result.out)}
+    keys = {s["key"] for s in json.loads(result.out)["sources"]}
     assert {"jones", "rahtz", "karpathy-recipe", "cs231n", "schulman"} <= keys
     text = run_cli("quote", "--list").out
-    assert "no verified text" in text and "excerpts]" in text
+    assert "no verified text" in text and "excerpts; credence high]" in text
+    high = {s["key"] for s in json.loads(run_cli("quote", "--list", "--credence", "high", "--json").out)["sources"]}
+    assert high and high < keys
 
 
 def test_no_match_exits_1_and_bad_arguments_exit_2(run_cli):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-import textwrap
 
-from ..models import CurveReport, CurveSeries
+from ..models.curves import CurveReport, CurveSeries
+from .text import wrapped
 
-WIDTH = 96
 MAX_SPIKES = 10
 
 
@@ -27,8 +26,8 @@ def curve_text(report: CurveReport) -> str:
     for finding in report.findings:
         at = f"step {finding.step}" if finding.step is not None else "whole run"
         lines.append(f"  {finding.observation:<20} {at}")
-        lines += _wrapped(finding.summary, "      ")
-        lines += _wrapped("why it matters: " + finding.meaning, "      ")
+        lines += wrapped(finding.summary, "      ")
+        lines += wrapped("why it matters: " + finding.meaning, "      ")
     if report.spikes:
         lines += ["", f"spikes ({len(report.spikes)}):", "  step        peak        x median  recovery"]
         for spike in report.spikes[:MAX_SPIKES]:
@@ -42,7 +41,7 @@ def curve_text(report: CurveReport) -> str:
     if report.notes:
         lines.append("")
         for note in report.notes:
-            lines += _wrapped(note, "note: ")
+            lines += wrapped(note, "note: ")
     if report.plot:
         lines.append(f"plot: {report.plot}")
     return "\n".join(lines)
@@ -63,5 +62,9 @@ def _number(value: float | None) -> str:
     return f"{value:.4g}" if math.isfinite(value) else ("Inf" if value > 0 else "-Inf")
 
 
-def _wrapped(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent)) or [indent]
+def triage_hint(report: CurveReport) -> str:
+    """How to feed the curve's observations to triage."""
+    if not report.observations:
+        return "No observation to pass on; describe the run to triage in your own words instead."
+    keys = ", ".join(repr(k) for k in report.observations)
+    return f"Next: triage with observations=[{keys}] and your description (CLI: mldebug-mcp curve FILE --triage)."

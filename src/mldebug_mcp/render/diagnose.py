@@ -1,17 +1,19 @@
-"""Text rendering of a diagnostic report: a verdict line per check, evidence for the rest."""
+"""A diagnostic report as text: a verdict line per check, then the failing and warning ones explained."""
 
 from __future__ import annotations
 
-import textwrap
+from collections.abc import Mapping
 
-from ..models import DiagnosticCheck, DiagnosticReport
-from .evidence import evidence_lines
+from ..models.diagnose import DiagnosticCheck, DiagnosticReport
+from ..models.evidence import Quote
+from .text import evidence_lines, wrapped
 
 MARKS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skipped": "skip"}
-WIDTH = 96
 
 
-def report_text(report: DiagnosticReport, quotes: bool = True, verbose: bool = False) -> str:
+def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = None, verbose: bool = False) -> str:
+    """`quotes` (resolved by the caller) prints the evidence under each explained check; without it, the
+    evidence ids alone."""
     env = report.environment
     lines = [f"diagnose {report.target}  (task {report.setup.get('task')}, {report.setup.get('model')}, "
              f"{report.setup.get('parameters', 0):,} parameters, torch {env.get('torch')} on {env.get('device')})", ""]
@@ -29,23 +31,20 @@ def report_text(report: DiagnosticReport, quotes: bool = True, verbose: bool = F
     return "\n".join(lines)
 
 
-def _explained(check: DiagnosticCheck, quotes: bool) -> list[str]:
-    out = [f"{MARKS[check.status]} {check.title} [{check.id}]"]
-    out += _wrapped(check.summary, "  ")
+def _explained(check: DiagnosticCheck, quotes: Mapping[str, Quote] | None) -> list[str]:
+    out = [f"{MARKS.get(check.status, check.status)} {check.title} [{check.id}]"]
+    out += wrapped(check.summary, "  ")
     for detail in check.details[:8]:
-        out += _wrapped(detail, "  - ")
+        out += wrapped(detail, "  - ")
     if check.error and check.error.get("frames"):
         out.append("  user code:")
         out += [f"    {frame}" for frame in check.error["frames"][-4:]]
     if check.meaning:
-        out += _wrapped("why it matters: " + check.meaning, "  ")
+        out += wrapped("why it matters: " + check.meaning, "  ")
     if check.next_test:
-        out += _wrapped("next: " + check.next_test, "  ")
-    if quotes and check.quotes:
-        out += evidence_lines(check.quotes[0])
+        out += wrapped("next: " + check.next_test, "  ")
+    if check.quotes:
+        first = check.quotes[0]
+        out += evidence_lines(first, quotes.get(first)) if quotes is not None else [f"    evidence: [{first}]"]
     out.append("")
     return out
-
-
-def _wrapped(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent)) or [indent]
