@@ -7,6 +7,7 @@ import pytest
 from mldebug_mcp.errors import UsageError
 from mldebug_mcp.triage import ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
+from mldebug_mcp.triage.description import Description
 from mldebug_mcp.triage.matcher import bundled_index
 from mldebug_mcp.services.triage import triage
 
@@ -39,7 +40,7 @@ def test_a_contradicting_observation_costs_exactly_its_factor():
     text = "the loss does not go down"
 
     def log_weight(stated):
-        scored = ranking.score_causes(catalogue, bundled_index(), text, stated, [], [], [])
+        scored = ranking.score_causes(catalogue, bundled_index(), Description.read(text), stated, [], [], [])
         return next(s.log_weight for s in scored if s.cause.id == contradicted.id)
 
     drop = log_weight([]) - log_weight(["overfits_batch"])
@@ -87,7 +88,7 @@ def test_a_cause_stays_out_of_the_top_five_for_another_failure(symptom, absent):
 
 def test_weights_are_a_distribution_over_the_catalogue():
     catalogue = load_catalogue()
-    scored = ranking.score_causes(catalogue, bundled_index(), "loss is nan", [], ["nan"], [], [])
+    scored = ranking.score_causes(catalogue, bundled_index(), Description.read("loss is nan"), [], ["nan"], [], [])
     assert sum(s.weight for s in scored) == pytest.approx(1.0)
     assert len(scored) == len(catalogue.causes)
 

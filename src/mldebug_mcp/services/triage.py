@@ -1,20 +1,20 @@
-"""Service functions for triage: read a description, lint any code in it, rank the catalogue, walk the
-tree. Shared by the CLI and the MCP server; the pure work happens in triage/."""
+"""Triage: read a description, lint any code in it, rank the catalogue, walk the tree. Shared by the CLI,
+the MCP server and the Python API; the pure work happens in triage/."""
 
 from __future__ import annotations
 
-from ..citations.store import load_store
 from ..errors import UsageError
-from ..models import Hypothesis, TreeAnswer, TriageResult, TriageStep
+from ..lint.config import LintSettings
+from ..lint.engine import UNREADABLE, lint_source
 from ..models.observations import OBSERVATIONS, unknown_observations
+from ..models.triage import Hypothesis, TreeAnswer, TriageResult, TriageStep
 from ..triage import ranking
 from ..triage.catalogue import Cause, load_catalogue
-from ..triage.code_snippets import extract_code
-from ..triage.glossary import gloss
+from ..triage.description import Description
 from ..triage.matcher import CauseIndex, bundled_index
 from ..triage.signals import read_observations
-from ..triage.text import split_tried
 from ..triage.tree import load_tree, walk
+from .evidence import load_store
 
 MAX_SYMPTOM_CHARS = 50_000
 # Snippets in posts usually omit their imports; the linter resolves names through imports, so the
@@ -41,12 +41,12 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     if not 1 <= limit <= 20:
         raise UsageError("limit must be between 1 and 20")
     catalogue = load_catalogue()
-    text = gloss(symptom)
+    description = Description.read(symptom)
     # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
-    read = [k for k in read_observations(split_tried(text)[0]) if k not in stated]
-    lint_codes = _lint_codes(symptom)
-    domains = ranking.detect_domains(catalogue, text)
-    scored = ranking.score_causes(catalogue, index or bundled_index(), text, stated, read, lint_codes, domains)
+    read = [k for k in read_observations(description.reported) if k not in stated]
+    lint_codes = _lint_codes(description)
+    domains = ranking.detect_domains(catalogue, description.text)
+    scored = ranking.score_causes(catalogue, index or bundled_index(), description, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
     first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
     hypotheses = [_hypothesis(s, s is first_plain) for s in chosen]
@@ -77,14 +77,11 @@ def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> Tri
     )
 
 
-def _lint_codes(symptom: str) -> list[str]:
+def _lint_codes(description: Description) -> list[str]:
     """Rule codes that fire on code pasted into the description (lint never runs the code)."""
-    from ..lint.config import LintSettings
-    from ..lint.engine import lint_source
-
     codes: list[str] = []
-    settings = LintSettings(select=("MLD",), ignore=("MLD000",))
-    for snippet in extract_code(symptom):
+    settings = LintSettings(select=("MLD",), ignore=(UNREADABLE,))
+    for snippet in description.code:
         codes += [f.code for f in lint_source(USUAL_IMPORTS + snippet, "<description>", settings)]
     return list(dict.fromkeys(codes))
 
@@ -127,3 +124,18 @@ def _next_test(chosen: list[ranking.Scored]) -> str:
         best = automated
     call = tool_call(best.cause)
     return f"{best.cause.test.description} (tests {best.cause.id}{'; ' + call if call else ''})"
+
+
+def tree_markdown() -> str:
+    """The decision tree and its leaves, for the generated section of the playbook."""
+    from ..triage.tree import render_leaves, render_tree
+
+    tree = load_tree()
+    return f"```text\n{render_tree(tree)}\n```\n\n{render_leaves(tree)}"
+
+
+def catalogue_markdown() -> str:
+    """The cause catalogue, for the generated section of refs/causes.md."""
+    from ..triage.render import catalogue_markdown as markdown
+
+    return markdown(load_catalogue())

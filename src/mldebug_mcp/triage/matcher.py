@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from .catalogue import Catalogue, Cause
-from .code_snippets import prose_of
-from .text import split_tried, tokens
+from .description import Description
+from .text import tokens
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
 # most specific words a cause has, so they count more than its long summary.
@@ -120,9 +120,9 @@ class CauseIndex:
         cause has follows how often it happens, so the raw maximum stays."""
         return [max((_cosine(query, v) for v in cases), default=0.0) for cases in self.case_vectors]
 
-    def fit(self, text: str) -> dict[str, TextFit]:
+    def fit(self, description: Description) -> dict[str, TextFit]:
         """Text fit of every cause, keyed by cause id."""
-        told, tried = split_tried(prose_of(text))
+        text, told, tried = description.text, description.told, description.tried
         prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
         words = prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text)

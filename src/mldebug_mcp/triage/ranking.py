@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from .catalogue import Catalogue, Cause
+from .description import Description
 from .matcher import CauseIndex, TextFit
 
 # Likelihood factors (our judgement, then tuned on real forum threads and the case base: benchmarks/triage_tune.py).
@@ -66,10 +67,10 @@ def signal_strengths(catalogue: Catalogue) -> dict[str, float]:
     return {key: math.log(SIGNAL_FACTOR) + SIGNAL_POWER * math.log(most / n) for key, n in producers.items()}
 
 
-def score_causes(catalogue: Catalogue, index: CauseIndex, text: str, stated: list[str], read: list[str],
-                 lint_codes: list[str], domains: list[str]) -> list[Scored]:
+def score_causes(catalogue: Catalogue, index: CauseIndex, description: Description, stated: list[str],
+                 read: list[str], lint_codes: list[str], domains: list[str]) -> list[Scored]:
     """Every cause with its normalised weight, most probable first."""
-    fits = index.fit(text) if text.strip() else {}
+    fits = index.fit(description) if description.text.strip() else {}
     empty = TextFit(0.0, None, ())
     strength = signal_strengths(catalogue)
     scored = []

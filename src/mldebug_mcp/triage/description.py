@@ -1,0 +1,32 @@
+"""A description of a failure, read once: the words, the code, and what was already tried.
+
+People paste prose, code, logs and the fixes they tried into one post. Each part says something
+different: the prose is matched against the catalogue, the code is linted, and a tried fix is not
+evidence for the cause it targets. Every reader of a description takes its parts from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .code_snippets import extract_code, prose_of
+from .glossary import gloss
+from .text import split_tried
+
+
+@dataclass(frozen=True)
+class Description:
+    given: str              # as the person wrote it
+    text: str               # glossed into the catalogue's English words (code and logs kept)
+    reported: str           # the text without the sentences about fixes already tried: what the run showed,
+                            # log lines included ("loss: nan at step 300"), where observations are read
+    prose: str              # the text without code and log lines: what the person wrote in words
+    told: str               # the prose without the tried fixes: what the catalogue is matched against
+    tried: tuple[str, ...]  # the sentences about fixes already tried
+    code: tuple[str, ...]   # parseable Python snippets found in it (possibly none), for the linter
+
+    @classmethod
+    def read(cls, given: str) -> Description:
+        text = gloss(given)
+        prose = prose_of(text)
+        told, tried = split_tried(prose)
+        return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)))
