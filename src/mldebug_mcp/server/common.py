@@ -3,20 +3,37 @@
 from __future__ import annotations
 
 import base64
-import json
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
+from typing import Any, get_type_hints
 
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..errors import MldebugError
+from ..models.base import Model
+from ..services.paths import AllowedDirs
 
 # diagnose executes the user's code (in a subprocess): not read-only, and we cannot vouch for it.
 RUNS_USER_CODE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 MARKDOWN = "text/markdown"
+
+
+class Server(MCPServer):
+    """The SDK's server with the allow-list every path argument is checked against."""
+
+    allowed_dirs: AllowedDirs
+
+
+def allowed_dirs(ctx: Context) -> AllowedDirs:
+    """The allow-list of the server handling this request."""
+    return ctx.mcp_server.allowed_dirs  # type: ignore[attr-defined]
 
 
 @contextmanager
@@ -27,14 +44,47 @@ def as_tool_error() -> Iterator[None]:
     except MldebugError as exc:
         raise ToolError(str(exc)) from exc
     except OSError as exc:
-        raise ToolError(f"cannot read bundled content ({exc}); reinstall mldebug-mcp") from exc
+        raise ToolError(f"cannot read a file ({exc}); check the path, or reinstall mldebug-mcp if it is bundled "
+                        "content") from exc
 
 
-def tool_result(model: BaseModel, text: str) -> CallToolResult:
+@contextmanager
+def as_resource_error() -> Iterator[None]:
+    try:
+        yield
+    except MldebugError as exc:
+        raise ResourceError(str(exc)) from exc
+
+
+def tool_result(model: Model, text: str) -> CallToolResult:
     """Structured content for programs plus readable text for the model."""
-    # Through JSON text, so a model's own serialisation settings (NaN written as "NaN") hold on the wire.
-    structured = json.loads(model.model_dump_json())
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    # JSON mode keeps a model's own serialisation settings (NaN written as "NaN") on the wire.
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.to_json_data())
+
+
+@cache
+def output_model(result: type[Model]) -> type[BaseModel]:
+    """The pydantic model the SDK needs to publish a tool's outputSchema, with the result dataclass's schema.
+
+    The SDK derives outputSchema from BaseModel and TypedDict return types only (another class is rebuilt
+    from its type hints, losing descriptions and defaults); the fields here keep the dataclass's own
+    annotations, defaults and descriptions, so both give the same JSON schema (the tools/list snapshot
+    test holds them to it)."""
+    schema = result.json_schema()
+    described = schema["properties"]
+    hints = get_type_hints(result, include_extras=True)
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(result):
+        defaults: dict[str, Any] = {}
+        if item.default is not dataclasses.MISSING:
+            defaults["default"] = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            defaults["default_factory"] = item.default_factory
+        fields[item.name] = (hints[item.name], Field(description=described[item.name].get("description"), **defaults))
+    config = {k: v for k, v in result.__pydantic_config__.items() if k != "use_attribute_docstrings"}
+    # The schema's description, not __doc__: a dataclass without a docstring gets its signature there.
+    return create_model(result.__name__, __doc__=schema.get("description"), __config__=ConfigDict(**config),
+                        __module__=result.__module__, **fields)
 
 
 def png_image(data: bytes) -> ImageContent:

@@ -1,6 +1,11 @@
-"""Prompt texts the MCP server offers (pure): the loop, spelled out with the tool calls."""
+"""The server's instructions and prompts: the bug-first loop, spelled out with the tool calls."""
 
 from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server import MCPServer
+from pydantic import Field
 
 INSTRUCTIONS = (
     "mldebug helps debug ML training the way experienced practitioners do. Assume the training code has a "
@@ -14,7 +19,10 @@ INSTRUCTIONS = (
 )
 
 
-def debug_training(symptom: str, context: str = "") -> str:
+def debug_training(
+    symptom: Annotated[str, Field(description="What goes wrong, in your words.", min_length=3, max_length=2000)],
+    context: Annotated[str, Field(description="Model, data, what changed recently.", max_length=4000)] = "",
+) -> str:
     extra = f"\nWhat else is known: {context.strip()}\n" if context.strip() else ""
     return f"""Training problem reported: {symptom.strip()}
 {extra}
@@ -43,7 +51,10 @@ schedule or the model size until the checks below have run.
 """
 
 
-def review_training_code(code_or_path: str, focus: str = "") -> str:
+def review_training_code(
+    code_or_path: Annotated[str, Field(description="A file path or the code itself.", min_length=1, max_length=100_000)],
+    focus: Annotated[str, Field(description="Optional area to focus on.", max_length=500)] = "",
+) -> str:
     extra = f"\nFocus on: {focus.strip()}\n" if focus.strip() else ""
     return f"""Review this training code for silent bugs: {code_or_path.strip()}
 {extra}
@@ -68,7 +79,10 @@ finding give the fix and the runtime check that would confirm it
 """
 
 
-def design_sweep(question: str, factors: str = "") -> str:
+def design_sweep(
+    question: Annotated[str, Field(description="The question the sweep must answer.", min_length=3, max_length=2000)],
+    factors: Annotated[str, Field(description="Candidate factors to vary.", max_length=2000)] = "",
+) -> str:
     extra = f"\nCandidate factors: {factors.strip()}\n" if factors.strip() else ""
     return f"""Design an experiment sweep to answer: {question.strip()}
 {extra}
@@ -87,3 +101,12 @@ Write the plan before any run:
 
 Cite the reasons with quote(search="random seeds") or quote(key="tuning-playbook").
 """
+
+
+def register(server: MCPServer) -> None:
+    server.prompt(name="debug-training", title="Debug a training problem",
+                  description="A symptom in; the bug-first loop with the right tool calls out.")(debug_training)
+    server.prompt(name="review-training-code", title="Review training code for silent bugs",
+                  description="Checklist review of training code for bugs that run without errors.")(review_training_code)
+    server.prompt(name="design-sweep", title="Design an experiment sweep",
+                  description="Plan a sweep that can tell a real effect from seed noise.")(design_sweep)

@@ -1,0 +1,60 @@
+"""MCP tool of the runtime checks: diagnose (runs the user's code in a child process)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from ..models.diagnose import DiagnosticReport
+from ..render.diagnose import report_text
+from ..services import diagnose as service
+from ..services.evidence import quotes_for
+from .common import RUNS_USER_CODE, allowed_dirs, as_tool_error, output_model, png_image, tool_result
+
+DiagnoseOutput = output_model(DiagnosticReport)
+
+
+async def diagnose(
+    target: Annotated[str, Field(description="FILE.py:FUNCTION or package.module:FUNCTION returning the debug spec.", min_length=3, max_length=500)],
+    ctx: Context,
+    checks: Annotated[list[str] | None, Field(description="Subset of check ids to run (default all).", max_length=20)] = None,
+    steps: Annotated[int, Field(description="Step budget of the overfit check.", ge=10, le=5000)] = 200,
+    device: Annotated[str | None, Field(description="cpu, cuda, cuda:N or mps (default: where the model is).", max_length=20)] = None,
+    timeout_s: Annotated[float, Field(description="Wall-clock limit in seconds.", gt=0, le=3600)] = 120.0,
+    memory_mb: Annotated[int, Field(description="Resident memory limit of the child process.", ge=256, le=1_000_000)] = 8192,
+    python: Annotated[str | None, Field(description="Interpreter with torch installed (default: the server's).", max_length=500)] = None,
+    seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
+    plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
+) -> Annotated[CallToolResult, DiagnoseOutput]:
+    async def progress(index: int, total: int, check: str) -> None:
+        await ctx.report_progress(index, total, check)
+
+    with as_tool_error():
+        report = await service.diagnose_target(
+            target, allowed=allowed_dirs(ctx), limits=service.limits(timeout_s, memory_mb, python), device=device,
+            steps=steps, seed=seed, checks=checks, on_progress=progress)
+        images = service.plot_images(report) if plots else []
+        text = report_text(report, quotes_for(q for c in report.checks for q in c.quotes[:1]))
+    result = tool_result(report, text)
+    result.content.extend(png_image(image) for image in images)
+    return result
+
+
+def register(server: MCPServer) -> None:
+    server.add_tool(
+        diagnose, name="diagnose", title="Run runtime diagnostics on a training setup", annotations=RUNS_USER_CODE,
+        description=(
+            "Runs 15 PyTorch checks on a small training setup and returns a verdict per check (pass, warn, fail, "
+            "skipped) with measured vs expected values, what it means, the next cheapest test and the evidence "
+            "id. target is FILE.py:FUNCTION (inside the allowed directories) or package.module:FUNCTION; the "
+            "function returns a dict with model, batch=(inputs, targets), loss_fn, task ('classification' with "
+            "num_classes, 'binary', 'regression', 'lm' with vocab_size, 'custom') and optional optimizer, "
+            "val_batch, seq_dim, preprocess, train_step, gradcheck. EXECUTES that code in a separate process "
+            "with a timeout and memory limit; cancelling the request kills it. Checks: "
+            + ", ".join(service.check_ids()) + "."
+        ),
+    )
