@@ -1,0 +1,28 @@
+"""`demo`: lint and diagnose a bundled buggy example, each finding with its evidence."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .output import EXIT_OK, progress_printer
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser("demo", help="lint and diagnose a bundled buggy example, with the evidence")
+    demo.add_argument("--example", default="double_softmax", help="bundled example folder (default double_softmax)")
+    demo.set_defaults(handler=run_demo)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..render.demo import demo_text
+    from ..services.demo import run_demo as run
+    from ..services.evidence import quotes_for
+
+    print("linting and diagnosing a bundled buggy example (a few seconds)...", file=sys.stderr)
+    path, lint_report, report = anyio.run(lambda: run(args.example, on_progress=progress_printer(False)))
+    keys = [f.evidence for f in lint_report.findings] + [q for c in report.checks for q in c.quotes[:1]]
+    print(demo_text(path, lint_report, report, quotes_for(keys)))
+    return EXIT_OK

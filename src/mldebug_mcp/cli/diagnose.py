@@ -1,0 +1,54 @@
+"""`diagnose`: run the runtime checks on a small training setup, in a child process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .output import EXIT_FINDINGS, EXIT_OK, emit_json, progress_printer
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    diagnose = commands.add_parser(
+        "diagnose", help="run 15 runtime checks on a small training setup, in a subprocess",
+        description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict "
+                    "(or DebugSpec) with model, batch=(inputs, targets), loss_fn, task and optional "
+                    "optimizer, val_batch, seq_dim, preprocess, train_step, gradcheck. "
+                    "Exit codes: 0 no check failed, 1 a check failed, 2 the setup could not be run.",
+    )
+    diagnose.add_argument("target", help="e.g. train.py:debug_spec")
+    diagnose.add_argument("--python", default=sys.executable,
+                          help="interpreter whose environment has torch and your code (default: this one)")
+    diagnose.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
+    diagnose.add_argument("--memory-mb", type=int, default=8192, help="resident memory limit (default 8192 MB)")
+    diagnose.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
+    diagnose.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
+    diagnose.add_argument("--seed", type=int, default=0)
+    diagnose.add_argument("--progress", action="store_true", help="report each check on stderr even when not a terminal")
+    diagnose.add_argument("--checks", metavar="IDS", help="comma-separated subset of check ids (default: all)")
+    diagnose.add_argument("--json", action="store_true", help="machine-readable report")
+    diagnose.add_argument("--plot", type=Path, metavar="DIR", help="write PNG plots of curves and per-layer values")
+    diagnose.add_argument("--verbose", action="store_true", help="explain passing checks too")
+    diagnose.add_argument("--no-quotes", action="store_true", help="omit the evidence quotes")
+    diagnose.set_defaults(handler=run_diagnose)
+
+
+def run_diagnose(args: argparse.Namespace) -> int:
+    import anyio
+
+    from ..render.diagnose import report_text
+    from ..services import diagnose as service
+    from ..services.evidence import quotes_for
+
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
+    limits = service.limits(args.timeout, args.memory_mb, args.python)
+    report = anyio.run(lambda: service.diagnose_target(
+        args.target, limits=limits, device=args.device, steps=args.steps, seed=args.seed, checks=checks,
+        plot_dir=args.plot, on_progress=progress_printer(args.progress)))
+    if args.json:
+        emit_json(report.model_dump())
+    else:
+        quotes = None if args.no_quotes else quotes_for(q for c in report.checks for q in c.quotes[:1])
+        print(report_text(report, quotes, verbose=args.verbose))
+    return EXIT_FINDINGS if report.status == "fail" else EXIT_OK

@@ -1,0 +1,63 @@
+"""`audit`, `install-skill`, `config`: check the bundled content, install the skill, register the server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..services.setup import CLIENTS
+from .output import EXIT_FINDINGS, EXIT_OK, emit_json
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    audit = commands.add_parser("audit", help="check the bundled skill, references and evidence")
+    audit.add_argument("--root", type=Path, help="content root to audit (default: the bundled content)")
+    audit.add_argument("--json", action="store_true", help="machine-readable output")
+    audit.set_defaults(handler=run_audit)
+
+    install = commands.add_parser("install-skill", help="write an installable skill folder")
+    install.add_argument(
+        "--dest", type=Path, default=Path("~/.claude/skills"),
+        help="parent folder; the skill goes in DEST/<skill-name> (default ~/.claude/skills)",
+    )
+    install.add_argument("--force", action="store_true", help="replace an existing folder with other content")
+    install.set_defaults(handler=run_install)
+
+    config = commands.add_parser("config", help="print the snippet that registers the server with a client")
+    config.add_argument("client", choices=CLIENTS)
+    config.set_defaults(handler=run_config)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from ..render.content import problems_text
+    from ..services.setup import audit
+
+    problems = audit(args.root)
+    if args.json:
+        emit_json([p.model_dump() for p in problems])
+    elif problems:
+        print(problems_text(problems))
+        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} found", file=sys.stderr)
+    else:
+        print("content audit: no problems")
+    return EXIT_FINDINGS if problems else EXIT_OK
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from ..services.setup import install
+
+    folder, status, problems = install(args.dest, force=args.force)
+    for problem in problems:
+        print(f"{folder}: {problem}", file=sys.stderr)
+    print(f"skill {status}: {folder}")
+    return EXIT_FINDINGS if problems else EXIT_OK
+
+
+def run_config(args: argparse.Namespace) -> int:
+    from ..services.setup import client_config
+
+    result = client_config(args.client)
+    print(f"# {args.client}: {result.where}", file=sys.stderr)
+    print(result.text, end="")
+    return EXIT_OK
