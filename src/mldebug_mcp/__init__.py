@@ -12,7 +12,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from ._version import __version__
+from ._version import __version__  # noqa: F401 (public, listed in __all__)
 
 # public name -> module that defines it (relative to this package)
 _HOME = {

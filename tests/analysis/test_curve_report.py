@@ -13,8 +13,8 @@ import pytest
 from mldebug_mcp.analysis.curve import analyze_curve
 from mldebug_mcp.analysis.curve_io import read_curve
 from mldebug_mcp.analysis.curve_plot import write_curve_plot
-from mldebug_mcp.render.curves import curve_text
 from mldebug_mcp.errors import UsageError
+from mldebug_mcp.render.curves import curve_text
 
 from .curves import healthy, healthy_shape, log_of
 

@@ -1,8 +1,8 @@
 import pytest
 
 from mldebug_mcp.citations import lookup
-from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.errors import UnknownKeyError, UsageError
+from mldebug_mcp.services.evidence import load_store
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import skills_ref
 import mldebug_mcp
 from mldebug_mcp.cli import docs as generated_docs
 from mldebug_mcp.content.client_config import CLIENTS, snippet
-from mldebug_mcp.errors import UsageError
 from mldebug_mcp.content.skill_install import build_skill
+from mldebug_mcp.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,8 @@ import pytest
 import skills_ref
 
 from mldebug_mcp.content import markdown
-from mldebug_mcp.errors import UsageError
 from mldebug_mcp.content.skill_install import install_skill
+from mldebug_mcp.errors import UsageError
 
 
 def test_installed_skill_is_valid_and_self_contained(tmp_path):

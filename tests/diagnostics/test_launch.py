@@ -15,8 +15,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from mldebug_mcp.services.paths import AllowedDirs
 from mldebug_mcp.server import build_server
+from mldebug_mcp.services.paths import AllowedDirs
 
 HEALTHY = """
 import torch, torch.nn as nn, torch.nn.functional as F

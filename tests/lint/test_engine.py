@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from mldebug_mcp.errors import UsageError
 from mldebug_mcp.lint.config import LintSettings, load_settings
 from mldebug_mcp.lint.context import build_context
 from mldebug_mcp.lint.engine import lint_paths, lint_source
-from mldebug_mcp.errors import UsageError
 
 SOFTMAX_LOSS = "import torch.nn.functional as F\ndef f(z, y):\n    return F.cross_entropy(F.softmax(z, 1), y)\n"
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.lint import rules as rules_package
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source
 from mldebug_mcp.lint.registry import RULES
 from mldebug_mcp.lint.rule import SEVERITIES, Rule
+from mldebug_mcp.services.evidence import load_store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MARK = re.compile(r"#\s*(MLD\d{3})\b")

@@ -9,8 +9,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mldebug_mcp.content import documents as references
-from mldebug_mcp.services.paths import AllowedDirs
 from mldebug_mcp.server import build_server
+from mldebug_mcp.services.paths import AllowedDirs
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tools_list.json"
 pytestmark = pytest.mark.anyio

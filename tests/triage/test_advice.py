@@ -2,8 +2,8 @@
 
 import pytest
 
-from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.errors import ContentError, UsageError
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.triage.advice import (
     check_advice,
     load_antipatterns,

@@ -5,10 +5,10 @@ from importlib import resources
 import pytest
 import yaml
 
-from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.diagnostics.checks import CHECK_IDS
 from mldebug_mcp.errors import ContentError
 from mldebug_mcp.lint.registry import RULES
+from mldebug_mcp.services.evidence import load_store
 from mldebug_mcp.triage.catalogue import load_catalogue, parse_catalogue
 from mldebug_mcp.triage.validate import catalogue_problems
 

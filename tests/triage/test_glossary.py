@@ -1,6 +1,6 @@
+from mldebug_mcp.services.triage import triage
 from mldebug_mcp.triage.glossary import gloss
 from mldebug_mcp.triage.text import concepts
-from mldebug_mcp.services.triage import triage
 
 
 def test_english_text_is_left_alone():

@@ -5,11 +5,11 @@ import math
 import pytest
 
 from mldebug_mcp.errors import UsageError
+from mldebug_mcp.services.triage import triage
 from mldebug_mcp.triage import ranking
 from mldebug_mcp.triage.catalogue import load_catalogue
 from mldebug_mcp.triage.description import Description
 from mldebug_mcp.triage.matcher import bundled_index
-from mldebug_mcp.services.triage import triage
 
 
 def _ids(result, n=3):

@@ -7,8 +7,8 @@ import pytest
 from mcp import Client
 
 from mldebug_mcp.cli import main
-from mldebug_mcp.services.paths import AllowedDirs
 from mldebug_mcp.server import build_server
+from mldebug_mcp.services.paths import AllowedDirs
 
 pytestmark = pytest.mark.anyio
 

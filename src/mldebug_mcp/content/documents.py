@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 
 from .. import content
-from .markdown import github_slug, headings
 from ..errors import UsageError
+from .markdown import github_slug, headings
 
 
 def documents() -> dict[str, Path]:

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 
 from .. import content
-from .audit.frontmatter import split_frontmatter
 from ..errors import UsageError
+from .audit.frontmatter import split_frontmatter
 
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")
 

@@ -59,6 +59,14 @@ class ModuleContext:
     _scopes: dict = field(default_factory=dict)
     _call_names: dict = field(default_factory=dict)
     _constructed: dict = field(default_factory=dict)
+    _memo: dict = field(default_factory=dict)
+
+    def memo(self, key: tuple, compute):
+        """A value helpers compute once per module (tables, calls per scope): kept with the module, so
+        nothing outlives the file or leaks between files."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     # ---- structure ---------------------------------------------------------------
 

@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.losses import probability_kind
 from ..rule import Hit, Rule
-from .mld002_nll_without_log_softmax import probability_kind
 
 
 class SigmoidThenBce(Rule):

@@ -3,8 +3,8 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.losses import receiver_value
 from ..rule import Hit, Rule
-from .mld002_nll_without_log_softmax import receiver_value
 
 FLOAT_CASTS = {"float", "double", "half", "bfloat16"}
 FLOAT_DTYPES = {f"torch.{t}" for t in ("float", "float32", "float64", "float16", "double", "half", "bfloat16",

@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.losses import final_layer, receiver_value
 from ..rule import Hit, Rule
-from .mld002_nll_without_log_softmax import final_layer, receiver_value
 
 FUNCTIONS = {f"torch.nn.functional.{n}": n for n in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")}
 MODULES = {f"torch.nn.{n}": n for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")}

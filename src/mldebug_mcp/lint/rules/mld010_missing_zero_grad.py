@@ -2,7 +2,15 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from ..helpers.loops import (
+    CORRECT_TRAINING_LOOP,
+    LOOPS,
+    calls_in_order,
+    is_backward,
+    is_optimizer_step,
+    is_zero_grad,
+    sets_grad_to_none,
+)
 from ..rule import Hit, Rule
 
 

@@ -3,15 +3,25 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.evaluation import (
+    EVAL_WORDS,
+    NESTED,
+    ident,
+    is_eval_call,
+    is_eval_loader,
+    is_train_call,
+    mode_helper,
+    model_call,
+    own_nodes,
+    scope_calls,
+    tokens,
+    under_no_grad,
+    uses_torch,
+)
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..rule import Hit, Rule
 
-# Shared with MLD021/MLD022 (the registry test allows one Rule class per module, not helper modules).
-EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 FUNC_WORDS = {"validate", "validation", "eval", "evaluate", "evaluation", "test", "testing"}
-LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
-MODEL_NAME = re.compile(r"model|net|backbone|encoder|decoder|classifier")
-NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval|test|run)_")
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
                     r"|^item$|argmax|^eq$|loss|criterion")
 # nn layers whose output does not depend on train/eval mode
@@ -20,106 +30,8 @@ MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|G
                        r"|ModuleDict|Identity|LayerNorm|RMSNorm|Upsample|Parameter)$")
 
 
-def tokens(name: str) -> list[str]:
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().replace("-", "_").split("_")
-
-
-def is_eval_loader(expr: ast.AST) -> bool:
-    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`)."""
-    words = [t for n in ast.walk(expr) for t in tokens(_ident(n) or "")]
-    return "train" not in words and any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
-
-
-def _ident(node: ast.AST) -> str | None:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-
-
-def uses_torch(ctx: ModuleContext) -> bool:
-    return any(v.split(".")[0] == "torch" for v in ctx.aliases.values())
-
-
-NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function body, not entering nested defs or classes."""
-    stack = list(getattr(func, "body", []))
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, NESTED))
-
-
-def model_call(call: ast.Call, ctx: ModuleContext) -> bool:
-    """`model(x)`, `self.net(x)`, `model.forward(x)`, `self(x)` in an nn.Module; not constructors."""
-    func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
-    name = _ident(func)
-    if name is None or ctx.qualname(func) is not None or name in ctx.functions:
-        return False  # imported or local callables are constructors/functions, not model instances
-    if name == "self":
-        cls = ctx.enclosing_class(call)
-        return cls is not None and any("Module" in (_ident(b) or "") for b in cls.bases)
-    built = ctx.constructed(func) or ""
-    if built in ctx.classes or (built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss")):
-        return True  # mlp = nn.Sequential(...), clf = Net()
-    return bool(MODEL_NAME.search(name.lower())) and not NOT_MODEL.match(name.lower())
-
-
-def is_eval_call(call: ast.Call) -> bool:
-    """`x.eval()` or `x.train(False)`."""
-    if not isinstance(call.func, ast.Attribute):
-        return False
-    if call.func.attr == "eval":
-        return not call.args and not call.keywords
-    args = call.args + [k.value for k in call.keywords if k.arg == "mode"]
-    return call.func.attr == "train" and any(isinstance(a, ast.Constant) and a.value is False for a in args)
-
-
-def is_train_call(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr == "train" and not is_eval_call(call)
-
-
-def no_grad_expr(expr: ast.AST, ctx: ModuleContext) -> bool:
-    target = expr.func if isinstance(expr, ast.Call) else expr
-    last = (ctx.qualname(target) or _ident(target) or "").rsplit(".", 1)[-1]
-    if last == "set_grad_enabled" and isinstance(expr, ast.Call):  # set_grad_enabled(phase == "train") counts too
-        return not (expr.args and isinstance(expr.args[0], ast.Constant) and expr.args[0].value is True)
-    return last in {"no_grad", "inference_mode"}
-
-
-def under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in anc.items):
-            return True
-        if isinstance(anc, NESTED[:2]) and any(no_grad_expr(d, ctx) for d in anc.decorator_list):
-            return True
-    return False
-
-
-_MEMO: dict = {}
-
-
-def memo(ctx: ModuleContext, key: tuple, compute):
-    """Per-module cache (the engine checks one module at a time per process)."""
-    if _MEMO.get("ctx") is not ctx:
-        _MEMO.clear()
-        _MEMO["ctx"] = ctx
-    if key not in _MEMO:
-        _MEMO[key] = compute()
-    return _MEMO[key]
-
-
-def scope_calls(scope: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
-    """Calls of one scope in source order, nested defs excluded."""
-    def compute():
-        if isinstance(scope, ast.Module):
-            return [c for c in ctx.by_type.get(ast.Call, ()) if ctx.scope_of(c) is scope]
-        return list(calls_in_order(scope.body)) if isinstance(scope.body, list) else []
-    return memo(ctx, ("calls", id(scope)), compute)
-
-
 def eval_calls(ctx: ModuleContext) -> list[ast.Call]:
-    return memo(ctx, ("eval",), lambda: [c for c in ctx.by_type.get(ast.Call, ()) if is_eval_call(c)])
+    return ctx.memo(("eval",), lambda: [c for c in ctx.by_type.get(ast.Call, ()) if is_eval_call(c)])
 
 
 def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
@@ -136,9 +48,9 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
     name = ctx.call_name(value)
     if name in ctx.classes and depth < 3:
         cls = ctx.classes[name]
-        if any(re.search(r"(?i)drop|norm|training", _ident(n) or "") for n in ast.walk(cls)):
+        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
             return False
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (_ident(n.func) or "")[:1].isupper()]
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
         return all(_free_build(b, ctx, depth + 1) for b in built)
     if not (name and MODE_FREE.match(name)):
         return False
@@ -202,7 +114,7 @@ class EvaluationWithoutEvalMode(Rule):
             return
         nodes = list(own_nodes(node))
         calls = [n for n in nodes if isinstance(n, ast.Call)]
-        if any(is_eval_call(c) or _mode_helper(c) for c in calls):
+        if any(is_eval_call(c) or mode_helper(c) for c in calls):
             return
         if any(isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Store) for n in nodes):
             return  # model.training = False
@@ -234,18 +146,12 @@ def _eval_named(func: ast.AST, nodes: list[ast.AST]) -> bool:
     return "val" in words and (words[0] == "val" or any(isinstance(n, LOOPS) for n in nodes))
 
 
-def _mode_helper(call: ast.Call) -> bool:
-    """set_mode("eval"), eval_mode(model), evaluating(model): a project's own mode switch."""
-    words = tokens(_ident(call.func) or "")
-    return ("mode" in words and "inference" not in words) or words[0] == "evaluating"
-
-
 def _hook_or_unit_test(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     # per-batch hooks (validation_step, on_validation_*, *_epoch_end) run in the mode their driver set
     if func.name.endswith(("step", "_epoch_end", "_batch_end")) or func.name.startswith("on_"):
         return True
     if func.name.lower().startswith("test"):  # pytest/unittest tests assert; evaluation code reports
-        return any(isinstance(n, ast.Assert) or (_ident(n) or "").startswith("assert") for n in ast.walk(func))
+        return any(isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(func))
     return False
 
 
@@ -272,7 +178,7 @@ def _is_metric(node: ast.AST, ctx: ModuleContext) -> bool:
     if isinstance(node, ast.Compare) and any(isinstance(op, ast.Eq) for op in node.ops):
         return True
     if isinstance(node, ast.Call):
-        name = (ctx.call_name(node) or _ident(node.func) or "").rsplit(".", 1)[-1].lower()
+        name = (ctx.call_name(node) or ident(node.func) or "").rsplit(".", 1)[-1].lower()
         return bool(METRIC.search(name))
     return isinstance(node, ast.AugAssign)
 
@@ -285,7 +191,7 @@ def _eval_set_outside(func: ast.AST, ctx: ModuleContext) -> bool:
     if not eval_calls(ctx):
         return False
     for call in ctx.by_type.get(ast.Call, ()):
-        if _ident(call.func) == func.name:
+        if ident(call.func) == func.name:
             before = [c for c in scope_calls(ctx.scope_of(call), ctx) if c.lineno <= call.lineno]
             if any(is_eval_call(c) for c in before):
                 return True

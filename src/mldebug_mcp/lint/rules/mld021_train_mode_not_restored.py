@@ -3,9 +3,9 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.evaluation import ident, is_eval_call, is_train_call, mode_helper, tokens, uses_torch
 from ..helpers.loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
-from .mld020_evaluation_without_eval_mode import _ident, _mode_helper, is_eval_call, is_train_call, tokens, uses_torch
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
 # models kept in eval mode on purpose while another one trains
@@ -79,7 +79,7 @@ class TrainModeNotRestored(Rule):
 
 
 def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
-    name = _ident(receiver) or ""
+    name = ident(receiver) or ""
     if name == "self":
         return True
     return bool(TRAINED.search(name.lower())) and not FROZEN & set(tokens(name))
@@ -87,9 +87,9 @@ def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
 
 def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     """`.train()`, a mode helper, or a call to a function/method of this module that calls .train()."""
-    if is_train_call(call) or _mode_helper(call):
+    if is_train_call(call) or mode_helper(call):
         return True
-    name = _ident(call.func)
+    name = ident(call.func)
     methods = [m for c in ctx.classes.values() for m in c.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
     targets = [ctx.functions.get(name)] + [m for m in methods if m.name == name]
     return any(t is not None and any(is_train_call(c) for c in calls_in_order(t.body)) for t in targets)

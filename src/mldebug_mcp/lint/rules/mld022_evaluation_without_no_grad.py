@@ -2,12 +2,20 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.evaluation import (
+    ident,
+    is_eval_call,
+    is_eval_loader,
+    is_train_call,
+    model_call,
+    no_grad_expr,
+    own_nodes,
+    scope_calls,
+    under_no_grad,
+    uses_torch,
+)
 from ..helpers.loops import is_backward, is_optimizer_step
 from ..rule import Hit, Rule
-from .mld020_evaluation_without_eval_mode import (
-    _ident, is_eval_call, is_eval_loader, is_train_call, memo, model_call, no_grad_expr, own_nodes, scope_calls,
-    under_no_grad, uses_torch,
-)
 
 STORE = {"append", "extend", "insert", "appendleft", "put", "setdefault"}
 # attributes and functions whose result carries no graph
@@ -77,14 +85,14 @@ def _scope_nodes(scope: ast.AST, ctx: ModuleContext, kind: type) -> list[ast.AST
         if isinstance(scope, ast.Module):
             return [n for n in ctx.by_type.get(kind, ()) if ctx.scope_of(n) is scope]
         return [n for n in own_nodes(scope) if isinstance(n, kind)]
-    return memo(ctx, ("nodes", id(scope), kind), compute)
+    return ctx.memo(("nodes", id(scope), kind), compute)
 
 
 def _uses_grad(nodes, ctx: ModuleContext) -> bool:
     for n in nodes:
         if isinstance(n, ast.Call) and (is_backward(n) or is_optimizer_step(n, ctx)):
             return True
-        if isinstance(n, ast.Attribute | ast.Name) and (_ident(n) in GRAD or (ctx.qualname(n) or "").endswith(".grad")):
+        if isinstance(n, ast.Attribute | ast.Name) and (ident(n) in GRAD or (ctx.qualname(n) or "").endswith(".grad")):
             return True
         if isinstance(n, ast.keyword) and n.arg == "requires_grad":
             return True
@@ -93,7 +101,7 @@ def _uses_grad(nodes, ctx: ModuleContext) -> bool:
 
 def _grad_disabled(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
     """A bare torch.set_grad_enabled(False) earlier in the scope or at module level."""
-    switches = memo(ctx, ("switch",), lambda: [
+    switches = ctx.memo(("switch",), lambda: [
         c for c in ctx.by_type.get(ast.Call, ())
         if (ctx.call_name(c) or "").endswith("set_grad_enabled") and isinstance(ctx.parent(c), ast.Expr)
         and no_grad_expr(c, ctx)
@@ -122,7 +130,7 @@ def _after_eval(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
     if not last_eval or last_train >= last_eval:
         return False
     kinds = (ast.Call, ast.Attribute, ast.Name, ast.keyword)
-    return not memo(ctx, ("grad", id(scope)), lambda: any(_uses_grad(_scope_nodes(scope, ctx, k), ctx) for k in kinds))
+    return not ctx.memo(("grad", id(scope)), lambda: any(_uses_grad(_scope_nodes(scope, ctx, k), ctx) for k in kinds))
 
 
 def _kept(node: ast.AST, scope: ast.AST, ctx: ModuleContext, depth: int, origin: ast.AST) -> bool:
@@ -139,7 +147,7 @@ def _kept(node: ast.AST, scope: ast.AST, ctx: ModuleContext, depth: int, origin:
     if isinstance(parent, ast.Call):
         if isinstance(parent.func, ast.Attribute) and parent.func.attr in STORE and node is not parent.func:
             return True
-        if (ctx.call_name(parent) or _ident(parent.func) or "").rsplit(".", 1)[-1] in SAFE:
+        if (ctx.call_name(parent) or ident(parent.func) or "").rsplit(".", 1)[-1] in SAFE:
             return False
         return _kept(parent, scope, ctx, depth + 1, origin)  # criterion(out, y), F.softmax(out), torch.cat(...)
     if isinstance(parent, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):

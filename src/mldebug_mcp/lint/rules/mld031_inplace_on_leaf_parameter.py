@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.graph import in_no_grad, other_framework
 from ..rule import Hit, Rule
-from .mld030_graph_break_on_loss_path import in_no_grad, other_framework
 
 INPLACE = {"add_", "sub_", "mul_", "div_", "copy_", "zero_", "fill_", "clamp_", "clamp_min_", "clamp_max_",
            "addcmul_", "addcdiv_", "pow_", "neg_", "normal_", "uniform_", "masked_fill_", "lerp_", "sqrt_"}

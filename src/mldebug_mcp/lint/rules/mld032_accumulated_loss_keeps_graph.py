@@ -2,11 +2,9 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.graph import depends_on_graph, in_no_grad, is_loss_call, latest_value, module_index, other_framework
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
-from .mld030_graph_break_on_loss_path import (
-    depends_on_graph, in_no_grad, is_loss_call, latest_value, module_index, other_framework,
-)
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 DETACHING = {"item", "detach", "numpy", "tolist"}

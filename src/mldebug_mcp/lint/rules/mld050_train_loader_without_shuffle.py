@@ -3,31 +3,14 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..rule import Hit, Rule
 
-DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 # these return randomly permuted parts (train_test_split shuffles unless told not to)
 RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
                  "sklearn.model_selection.train_test_split"}
-NOT_TRAINING = re.compile(r"val|test|eval")
 NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'train' by accident
-
-
-def name_of(expr: ast.AST | None) -> str:
-    """Identifiers along an expression: `self.train_set` -> 'self.train_set', `ds["train"]` ->
-    'ds.train', `torch.as_tensor(X_train).float()` -> 'torch.as_tensor.X_train.float'."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-        return expr.value
-    if isinstance(expr, ast.Attribute):
-        return f"{name_of(expr.value)}.{expr.attr}"
-    if isinstance(expr, ast.Subscript):
-        return f"{name_of(expr.value)}.{name_of(expr.slice)}"
-    if isinstance(expr, ast.Call):  # a call's name plus its first argument's
-        return ".".join([name_of(expr.func)] + [name_of(a) for a in expr.args[:1]])
-    return ""
 
 
 def _on(expr: ast.AST | None) -> bool:

@@ -2,35 +2,14 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.data import preprocessor
 from ..rule import Hit, Rule
 
-PREPROCESSING_MODULES = tuple(f"sklearn.{m}." for m in (
-    "preprocessing", "decomposition", "feature_extraction", "impute", "feature_selection"))
-# the same classes under other libraries (cuml, dask_ml) when imported by name
-KNOWN = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "LabelEncoder", "OneHotEncoder",
-         "OrdinalEncoder", "PCA", "TfidfVectorizer", "CountVectorizer", "SimpleImputer", "SelectKBest"}
-# fit() learns nothing from the values (row-wise or fixed maps): fitting these anywhere is harmless
-STATELESS = {"Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "FeatureHasher",
-             "PolynomialFeatures"}
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
 LABEL_ENCODERS = {"LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer"}
 SPLITS = {"sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
           "sklearn.cross_validation.train_test_split", "torch.utils.data.random_split",
           "torch.utils.data.dataset.random_split"}
-FITS = {"fit", "fit_transform"}
-
-
-def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
-    """'StandardScaler' when `call` is `<preprocessor>.fit(...)`/`.fit_transform(...)` on a
-    stateful scikit-learn style preprocessor (built inline or held in a variable)."""
-    if ctx.method_name(call) not in FITS:
-        return None
-    receiver = call.func.value
-    name = ctx.call_name(receiver) if isinstance(receiver, ast.Call) else ctx.constructed(receiver)
-    short = (name or "").rsplit(".", 1)[-1]
-    if not short[:1].isupper() or short in STATELESS:
-        return None
-    return short if name.startswith(PREPROCESSING_MODULES) or ("." in name and short in KNOWN) else None
 
 
 def root_name(expr: ast.AST, ctx: ModuleContext) -> str | None:

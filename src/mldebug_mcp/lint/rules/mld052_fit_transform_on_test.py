@@ -3,8 +3,8 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.data import preprocessor
 from ..rule import Hit, Rule
-from .mld051_preprocessing_fit_before_split import preprocessor
 
 # one word of an identifier naming held-out data: X_test, xval, test_df, valid_set, holdout, dev
 HELD_OUT = re.compile(r"[xy]?(test|tst|val|valid|validation|holdout|dev|eval)(set|data|df|ds|x|y)?s?")

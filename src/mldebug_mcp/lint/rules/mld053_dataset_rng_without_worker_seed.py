@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.data import DATALOADERS
 from ..rule import Hit, Rule
-from .mld050_train_loader_without_shuffle import DATALOADERS
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
 SAMPLING_METHODS = {"__getitem__", "__getitems__", "__iter__"}

@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.data import NOT_TRAINING, name_of
 from ..rule import Hit, Rule
-from .mld050_train_loader_without_shuffle import NOT_TRAINING, name_of
 
 SAMPLERS = {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
 

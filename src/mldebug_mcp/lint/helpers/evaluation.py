@@ -1,0 +1,107 @@
+"""Where a model is evaluated: evaluation loaders and functions by name, model calls, eval()/train()
+switches, no_grad regions written around a node, and the calls of a scope (MLD020-MLD022)."""
+
+import ast
+import re
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from .loops import calls_in_order
+
+EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
+LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
+MODEL_NAME = re.compile(r"model|net|backbone|encoder|decoder|classifier")
+NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval|test|run)_")
+
+
+def tokens(name: str) -> list[str]:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().replace("-", "_").split("_")
+
+
+def is_eval_loader(expr: ast.AST) -> bool:
+    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`)."""
+    words = [t for n in ast.walk(expr) for t in tokens(ident(n) or "")]
+    return "train" not in words and any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
+
+
+def ident(node: ast.AST) -> str | None:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+
+def uses_torch(ctx: ModuleContext) -> bool:
+    return any(v.split(".")[0] == "torch" for v in ctx.aliases.values())
+
+
+NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of a function body, not entering nested defs or classes."""
+    stack = list(getattr(func, "body", []))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, NESTED))
+
+
+def model_call(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`model(x)`, `self.net(x)`, `model.forward(x)`, `self(x)` in an nn.Module; not constructors."""
+    func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
+    name = ident(func)
+    if name is None or ctx.qualname(func) is not None or name in ctx.functions:
+        return False  # imported or local callables are constructors/functions, not model instances
+    if name == "self":
+        cls = ctx.enclosing_class(call)
+        return cls is not None and any("Module" in (ident(b) or "") for b in cls.bases)
+    built = ctx.constructed(func) or ""
+    if built in ctx.classes or (built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss")):
+        return True  # mlp = nn.Sequential(...), clf = Net()
+    return bool(MODEL_NAME.search(name.lower())) and not NOT_MODEL.match(name.lower())
+
+
+def is_eval_call(call: ast.Call) -> bool:
+    """`x.eval()` or `x.train(False)`."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    if call.func.attr == "eval":
+        return not call.args and not call.keywords
+    args = call.args + [k.value for k in call.keywords if k.arg == "mode"]
+    return call.func.attr == "train" and any(isinstance(a, ast.Constant) and a.value is False for a in args)
+
+
+def is_train_call(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "train" and not is_eval_call(call)
+
+
+def no_grad_expr(expr: ast.AST, ctx: ModuleContext) -> bool:
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    last = (ctx.qualname(target) or ident(target) or "").rsplit(".", 1)[-1]
+    if last == "set_grad_enabled" and isinstance(expr, ast.Call):  # set_grad_enabled(phase == "train") counts too
+        return not (expr.args and isinstance(expr.args[0], ast.Constant) and expr.args[0].value is True)
+    return last in {"no_grad", "inference_mode"}
+
+
+def under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in anc.items):
+            return True
+        if isinstance(anc, NESTED[:2]) and any(no_grad_expr(d, ctx) for d in anc.decorator_list):
+            return True
+    return False
+
+
+
+
+def scope_calls(scope: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
+    """Calls of one scope in source order, nested defs excluded."""
+    def compute():
+        if isinstance(scope, ast.Module):
+            return [c for c in ctx.by_type.get(ast.Call, ()) if ctx.scope_of(c) is scope]
+        return list(calls_in_order(scope.body)) if isinstance(scope.body, list) else []
+    return ctx.memo(("calls", id(scope)), compute)
+
+
+def mode_helper(call: ast.Call) -> bool:
+    """set_mode("eval"), eval_mode(model), evaluating(model): a project's own mode switch."""
+    words = tokens(ident(call.func) or "")
+    return ("mode" in words and "inference" not in words) or words[0] == "evaluating"
