@@ -12,58 +12,14 @@ mldebug_mcp.cli` and `import mldebug_mcp` load.
 from __future__ import annotations
 
 import argparse
-import ast
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = "mldebug_mcp"
-
-
-def module_name(path: Path, src: Path) -> str:
-    parts = list(path.relative_to(src.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imported_modules(path: Path, name: str, known: set[str]) -> set[str]:
-    """The package's modules `path` imports, anywhere in the file, relative imports resolved."""
-    is_package = path.name == "__init__.py"
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = name.split(".") if is_package else name.split(".")[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                stem = ".".join(base + ([node.module] if node.module else []))
-            else:
-                stem = node.module or ""
-            # `from . import x` names a module when x is one; otherwise the package itself
-            targets = [f"{stem}.{a.name}" if f"{stem}.{a.name}" in known else stem for a in node.names]
-        else:
-            continue
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
-    return found
-
-
-def graph(src: Path) -> dict[str, set[str]]:
-    files = {module_name(p, src): p for p in sorted(src.rglob("*.py"))}
-    known = set(files)
-    return {name: imported_modules(path, name, known) for name, path in files.items()}
-
-
-def part(module: str) -> str:
-    pieces = module.split(".")
-    return pieces[1] if len(pieces) > 1 else "__init__"
+sys.path.insert(0, str(ROOT / "tests"))
+from import_graph import PACKAGE, graph, part  # noqa: E402  (the contract tests read the same graph)
 
 
 def largest_cycle(edges: dict[str, set[str]]) -> list[str]:
