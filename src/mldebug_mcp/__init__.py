@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 from types import ModuleType
-from typing import Any
 
 from ._version import __version__  # noqa: F401 (public, listed in __all__)
 
@@ -56,7 +55,7 @@ _HOME = {
 __all__ = sorted([*_HOME, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -75,7 +74,7 @@ class _Package(ModuleType):
     Importing a subpackage binds it on its parent, which would shadow the function once the core
     was loaded; submodules stay reachable through sys.modules, which is what imports use."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name in _HOME and isinstance(value, ModuleType):
             return
         super().__setattr__(name, value)

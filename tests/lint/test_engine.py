@@ -121,3 +121,23 @@ def test_unreadable_inputs_are_findings_not_crashes(tmp_path):
     import os
     if os.geteuid() != 0:  # root can read a file with no permissions
         assert messages["locked.py"].startswith("cannot read file")
+
+
+@pytest.mark.parametrize("table", [
+    '[tool.mldebug]\nignore = ["MLD070"]\n', '[tool."mldebug"]\nignore = ["MLD070"]\n',
+    '[ tool . mldebug ]\nignore = ["MLD070"]\n', 'tool.mldebug.ignore = ["MLD070"]\n',
+    '[tool]\nmldebug = {ignore = ["MLD070"]}\n', "[tool]\n'mldebug'.ignore = ['MLD070']\n",
+    'tool = {mldebug = {ignore = ["MLD070"]}}\n',
+])
+def test_every_toml_spelling_of_the_table_is_read(tmp_path, table):
+    # the TOML parser is skipped for files that never name the table: it must never skip one that does
+    (tmp_path / "pyproject.toml").write_text(table + '[project]\nname = "mldebug-mcp-user"\n')
+    assert load_settings(tmp_path).ignore == ("MLD070",)
+
+
+def test_a_project_file_without_the_table_is_not_ours_to_parse(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mldebug-mcp"\nbroken = [\n')
+    assert load_settings(tmp_path) == LintSettings()
+    (tmp_path / "pyproject.toml").write_text('[tool.mldebug]\nselect = [\n')
+    with pytest.raises(UsageError, match="cannot read"):
+        load_settings(tmp_path)

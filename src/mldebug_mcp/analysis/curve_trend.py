@@ -7,7 +7,16 @@ from itertools import pairwise
 
 from ..models.curves import CurveFinding
 from .curve_shape import FLAT_REL_CHANGE
-from .curve_stats import MEDIAN_SE, NOISE_MADS, Trace, edge_size, median, noise_sigma, scale, smooth_window
+from .curve_stats import (
+    MEDIAN_SE,
+    NOISE_MADS,
+    Trace,
+    edge_size,
+    median,
+    noise_sigma,
+    scale,
+    smooth_window,
+)
 
 EXPLODE_FACTOR = 2.0  # ending at twice the best level is divergence, not noise around a minimum
 EXPLODE_GROWTH = 0.1  # "still growing": the last 10% sits 10% above the 10% before it

@@ -22,8 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
+from .. import _yaml as yaml
 from ..errors import ArgdownSyntaxError
 
 _TAG = re.compile(r"(?<![\w#])#(\([^)]*\)|[A-Za-z0-9][\w-]*)")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import MISSING, fields
 
-import yaml
-
+from .. import _yaml as yaml
 from ..errors import ContentError
 from ..models.evidence import Source
 

@@ -6,19 +6,14 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json, text_argument
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, text_argument
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    advice = commands.add_parser(
-        "advice", help="flag anti-patterns in a proposed fix or a draft answer",
-        description="Exit codes: 0 clean, 1 anti-patterns found, 2 usage error.",
-    )
-    advice.add_argument("text", nargs="?", help="the proposed fix; '-' reads stdin")
-    advice.add_argument("--file", type=Path, help="read the text (prose, code or both) from a file")
-    advice.add_argument("--json", action="store_true", help="machine-readable output")
-    advice.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
-    advice.set_defaults(handler=run_advice)
+def _advice_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="?", help="the proposed fix; '-' reads stdin")
+    parser.add_argument("--file", type=Path, help="read the text (prose, code or both) from a file")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
 
 
 def run_advice(args: argparse.Namespace) -> int:
@@ -36,3 +31,11 @@ def run_advice(args: argparse.Namespace) -> int:
         quotes = None if args.no_quotes else quotes_for(key for f in report.findings for key in f.evidence[:1])
         print(advice_text(report, quotes))
     return EXIT_OK if report.clean else EXIT_FINDINGS
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("advice", "flag anti-patterns in a proposed fix or a draft answer",
+            _advice_arguments, run_advice,
+            description="Exit codes: 0 clean, 1 anti-patterns found, 2 usage error."),
+)

@@ -5,24 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .output import EXIT_OK, emit_json
+from .common import EXIT_OK, Command, emit_json
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    curve = commands.add_parser(
-        "curve", help="classify a loss log: NaN onset, plateaus at ln k, divergence, spikes, train/val gap",
-        description="Reads CSV/TSV, JSON lines, JSON (HF trainer_state.json) or TensorBoard event files (a file or "
-                    "a folder). Exit codes: 0 read and classified, 2 usage or I/O error.",
-    )
-    curve.add_argument("path", type=Path, help="the log file, or a folder of TensorBoard event files")
-    curve.add_argument("--loss", metavar="NAME", help="series to treat as the training loss (default: guessed)")
-    curve.add_argument("--val", metavar="NAME", help="series to treat as the validation loss (default: guessed)")
-    curve.add_argument("--classes", type=int, metavar="K", help="number of classes, to recognise a plateau at ln K")
-    curve.add_argument("--plot", type=Path, metavar="PNG", help="write the curve with a log-scaled loss axis")
-    curve.add_argument("--triage", action="store_true", help="also rank hypotheses from the observations")
-    curve.add_argument("--symptom", metavar="TEXT", help="with --triage: your description, to sharpen the ranking")
-    curve.add_argument("--json", action="store_true", help="machine-readable output")
-    curve.set_defaults(handler=run_curve)
+def _curve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="the log file, or a folder of TensorBoard event files")
+    parser.add_argument("--loss", metavar="NAME", help="series to treat as the training loss (default: guessed)")
+    parser.add_argument("--val", metavar="NAME", help="series to treat as the validation loss (default: guessed)")
+    parser.add_argument("--classes", type=int, metavar="K", help="number of classes, to recognise a plateau at ln K")
+    parser.add_argument("--plot", type=Path, metavar="PNG", help="write the curve with a log-scaled loss axis")
+    parser.add_argument("--triage", action="store_true", help="also rank hypotheses from the observations")
+    parser.add_argument("--symptom", metavar="TEXT", help="with --triage: your description, to sharpen the ranking")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run_curve(args: argparse.Namespace) -> int:
@@ -43,3 +37,12 @@ def run_curve(args: argparse.Namespace) -> int:
     print()
     print(triage_text(ranked) if ranked else triage_hint(report))
     return EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("curve", "classify a loss log: NaN onset, plateaus at ln k, divergence, spikes, train/val gap",
+            _curve_arguments, run_curve,
+            description="Reads CSV/TSV, JSON lines, JSON (HF trainer_state.json) or TensorBoard event files (a "
+                        "file or a folder). Exit codes: 0 read and classified, 2 usage or I/O error."),
+)

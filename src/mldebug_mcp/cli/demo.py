@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import EXIT_OK, progress_printer
+from .common import EXIT_OK, Command, progress_printer
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    demo = commands.add_parser("demo", help="lint and diagnose a bundled buggy example, with the evidence")
-    demo.add_argument("--example", default="double_softmax", help="bundled example folder (default double_softmax)")
-    demo.set_defaults(handler=run_demo)
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--example", default="double_softmax", help="bundled example folder (default double_softmax)")
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -26,3 +24,10 @@ def run_demo(args: argparse.Namespace) -> int:
     keys = [f.evidence for f in lint_report.findings] + [q for c in report.checks for q in c.quotes[:1]]
     print(demo_text(path, lint_report, report, quotes_for(keys)))
     return EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("demo", "lint and diagnose a bundled buggy example, with the evidence",
+            _demo_arguments, run_demo),
+)

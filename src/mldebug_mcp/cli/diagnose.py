@@ -6,32 +6,24 @@ import argparse
 import sys
 from pathlib import Path
 
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json, progress_printer
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, progress_printer
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    diagnose = commands.add_parser(
-        "diagnose", help="run 15 runtime checks on a small training setup, in a subprocess",
-        description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict "
-                    "(or DebugSpec) with model, batch=(inputs, targets), loss_fn, task and optional "
-                    "optimizer, val_batch, seq_dim, preprocess, train_step, gradcheck. "
-                    "Exit codes: 0 no check failed, 1 a check failed, 2 the setup could not be run.",
-    )
-    diagnose.add_argument("target", help="e.g. train.py:debug_spec")
-    diagnose.add_argument("--python", default=sys.executable,
-                          help="interpreter whose environment has torch and your code (default: this one)")
-    diagnose.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
-    diagnose.add_argument("--memory-mb", type=int, default=8192, help="resident memory limit (default 8192 MB)")
-    diagnose.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
-    diagnose.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
-    diagnose.add_argument("--seed", type=int, default=0)
-    diagnose.add_argument("--progress", action="store_true", help="report each check on stderr even when not a terminal")
-    diagnose.add_argument("--checks", metavar="IDS", help="comma-separated subset of check ids (default: all)")
-    diagnose.add_argument("--json", action="store_true", help="machine-readable report")
-    diagnose.add_argument("--plot", type=Path, metavar="DIR", help="write PNG plots of curves and per-layer values")
-    diagnose.add_argument("--verbose", action="store_true", help="explain passing checks too")
-    diagnose.add_argument("--no-quotes", action="store_true", help="omit the evidence quotes")
-    diagnose.set_defaults(handler=run_diagnose)
+def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="e.g. train.py:debug_spec")
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter whose environment has torch and your code (default: this one)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
+    parser.add_argument("--memory-mb", type=int, default=8192, help="resident memory limit (default 8192 MB)")
+    parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
+    parser.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", action="store_true", help="report each check on stderr even when not a terminal")
+    parser.add_argument("--checks", metavar="IDS", help="comma-separated subset of check ids (default: all)")
+    parser.add_argument("--json", action="store_true", help="machine-readable report")
+    parser.add_argument("--plot", type=Path, metavar="DIR", help="write PNG plots of curves and per-layer values")
+    parser.add_argument("--verbose", action="store_true", help="explain passing checks too")
+    parser.add_argument("--no-quotes", action="store_true", help="omit the evidence quotes")
 
 
 def run_diagnose(args: argparse.Namespace) -> int:
@@ -52,3 +44,14 @@ def run_diagnose(args: argparse.Namespace) -> int:
         quotes = None if args.no_quotes else quotes_for(q for c in report.checks for q in c.quotes[:1])
         print(report_text(report, quotes, verbose=args.verbose))
     return EXIT_FINDINGS if report.status == "fail" else EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("diagnose", "run 15 runtime checks on a small training setup, in a subprocess",
+            _diagnose_arguments, run_diagnose,
+            description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict (or "
+                        "DebugSpec) with model, batch=(inputs, targets), loss_fn, task and optional optimizer, "
+                        "val_batch, seq_dim, preprocess, train_step, gradcheck. Exit codes: 0 no check failed, 1 "
+                        "a check failed, 2 the setup could not be run."),
+)

@@ -5,24 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    quote = commands.add_parser(
-        "quote", help="verbatim quotes from the primary sources",
-        description="`quote jones` lists a source's excerpts; `quote jones/assume-a-bug` gives one. "
-                    "Exit codes: 0 found, 1 nothing matched, 2 usage error.",
-    )
-    quote.add_argument("key", nargs="?", help="source key (jones) or excerpt id (jones/assume-a-bug)")
-    mode = quote.add_mutually_exclusive_group()
+def _quote_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("key", nargs="?", help="source key (jones) or excerpt id (jones/assume-a-bug)")
+    mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--claim", metavar="TEXT", help="claims of the evidence map matching TEXT, with their quotes")
     mode.add_argument("--search", metavar="TEXT", help="search the text of every excerpt")
     mode.add_argument("--list", action="store_true", help="list every source")
-    quote.add_argument("--credence", choices=["high", "medium", "low"], help="with --list: only sources of this credence")
-    quote.add_argument("--json", action="store_true", help="machine-readable output (what the MCP tool returns)")
-    quote.add_argument("--limit", type=int, default=10, help="most results for --search/--claim (default 10)")
-    quote.set_defaults(handler=run_quote)
+    parser.add_argument("--credence", choices=["high", "medium", "low"],
+                        help="with --list: only sources of this credence")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (what the MCP tool returns)")
+    parser.add_argument("--limit", type=int, default=10, help="most results for --search/--claim (default 10)")
 
 
 def run_quote(args: argparse.Namespace) -> int:
@@ -45,3 +40,12 @@ def run_quote(args: argparse.Namespace) -> int:
     else:
         print(render.quote_result_text(result), file=sys.stderr)
     return EXIT_OK if found else EXIT_FINDINGS
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("quote", "verbatim quotes from the primary sources",
+            _quote_arguments, run_quote,
+            description="`quote jones` lists a source's excerpts; `quote jones/assume-a-bug` gives one. Exit "
+                        "codes: 0 found, 1 nothing matched, 2 usage error."),
+)

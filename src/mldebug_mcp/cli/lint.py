@@ -6,31 +6,26 @@ import argparse
 import sys
 from pathlib import Path
 
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    lint = commands.add_parser(
-        "lint", help="find silent PyTorch training bugs in Python files",
-        description="Exit codes: 0 clean, 1 findings, 2 usage or I/O error.",
-    )
-    lint.add_argument("paths", nargs="+", type=Path, help="files or directories (directories are walked)")
-    lint.add_argument("--format", choices=["text", "json", "sarif"], default="text")
-    lint.add_argument("--select", action="append", metavar="CODES",
-                      help="only these rule codes or prefixes, comma-separated (replaces [tool.mldebug] select)")
-    lint.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes")
-    lint.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
-    lint.add_argument("--statistics", action="store_true", help="count findings per rule")
-    lint.add_argument("--no-fix", action="store_true", help="text format: omit the fix line")
-    lint.set_defaults(handler=run_lint)
+def _lint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", type=Path, help="files or directories (directories are walked)")
+    parser.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="only these rule codes or prefixes, comma-separated (replaces [tool.mldebug] select)")
+    parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--statistics", action="store_true", help="count findings per rule")
+    parser.add_argument("--no-fix", action="store_true", help="text format: omit the fix line")
 
-    rules = commands.add_parser("rules", help="list the lint rules")
-    rules.add_argument("--json", action="store_true")
-    rules.set_defaults(handler=run_rules)
 
-    explain = commands.add_parser("explain", help="explain one lint rule: why, bad and good code, the evidence")
-    explain.add_argument("rule", help="rule code (MLD001) or name (activation-into-logit-loss)")
-    explain.set_defaults(handler=run_explain)
+def _rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true")
+
+
+def _explain_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rule", help="rule code (MLD001) or name (activation-into-logit-loss)")
 
 
 def run_lint(args: argparse.Namespace) -> int:
@@ -69,3 +64,15 @@ def run_explain(args: argparse.Namespace) -> int:
 
     print(render.rule_text(service.explain_rule(args.rule)))
     return EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("lint", "find silent PyTorch training bugs in Python files",
+            _lint_arguments, run_lint,
+            description="Exit codes: 0 clean, 1 findings, 2 usage or I/O error."),
+    Command("rules", "list the lint rules",
+            _rules_arguments, run_rules),
+    Command("explain", "explain one lint rule: why, bad and good code, the evidence",
+            _explain_arguments, run_explain),
+)

@@ -6,23 +6,21 @@ import argparse
 import sys
 
 from ..errors import UsageError
-from .output import EXIT_OK
+from .common import EXIT_OK, Command
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    serve = commands.add_parser("serve", help="run the MCP server (stdio by default)")
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio",
-                       help="stdio (default) or streamable HTTP")
-    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
-    serve.add_argument(
-        "--allow-dir", action="append", metavar="DIR",
-        help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, "
-        "else the working directory)",
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                        help="stdio (default) or streamable HTTP")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    parser.add_argument(
+                        "--allow-dir", action="append", metavar="DIR",
+                        help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, "
+                        "else the working directory)",
     )
-    serve.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-                       help="stderr logging level (default WARNING)")
-    serve.set_defaults(handler=run_serve)
+    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="stderr logging level (default WARNING)")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -49,3 +47,10 @@ def run_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("serve", "run the MCP server (stdio by default)",
+            _serve_arguments, run_serve),
+)

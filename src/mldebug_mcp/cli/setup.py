@@ -6,27 +6,26 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..services.setup import CLIENTS
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    audit = commands.add_parser("audit", help="check the bundled skill, references and evidence")
-    audit.add_argument("--root", type=Path, help="content root to audit (default: the bundled content)")
-    audit.add_argument("--json", action="store_true", help="machine-readable output")
-    audit.set_defaults(handler=run_audit)
+def _audit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", type=Path, help="content root to audit (default: the bundled content)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
 
-    install = commands.add_parser("install-skill", help="write an installable skill folder")
-    install.add_argument(
-        "--dest", type=Path, default=Path("~/.claude/skills"),
-        help="parent folder; the skill goes in DEST/<skill-name> (default ~/.claude/skills)",
+
+def _install_skill_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+                        "--dest", type=Path, default=Path("~/.claude/skills"),
+                        help="parent folder; the skill goes in DEST/<skill-name> (default ~/.claude/skills)",
     )
-    install.add_argument("--force", action="store_true", help="replace an existing folder with other content")
-    install.set_defaults(handler=run_install)
+    parser.add_argument("--force", action="store_true", help="replace an existing folder with other content")
 
-    config = commands.add_parser("config", help="print the snippet that registers the server with a client")
-    config.add_argument("client", choices=CLIENTS)
-    config.set_defaults(handler=run_config)
+
+def _config_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..services.setup import CLIENTS
+
+    parser.add_argument("client", choices=CLIENTS)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -61,3 +60,14 @@ def run_config(args: argparse.Namespace) -> int:
     print(f"# {args.client}: {result.where}", file=sys.stderr)
     print(result.text, end="")
     return EXIT_OK
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("audit", "check the bundled skill, references and evidence",
+            _audit_arguments, run_audit),
+    Command("install-skill", "write an installable skill folder",
+            _install_skill_arguments, run_install),
+    Command("config", "print the snippet that registers the server with a client",
+            _config_arguments, run_config),
+)

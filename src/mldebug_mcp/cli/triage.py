@@ -6,26 +6,20 @@ import argparse
 from collections.abc import Callable
 
 from ..errors import UsageError
-from .output import EXIT_FINDINGS, EXIT_OK, emit_json, text_argument
+from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, text_argument
 
 QUIT = {"q", "quit", "exit"}
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:
-    triage = commands.add_parser(
-        "triage", help="ranked hypotheses for a training failure, or walk the decision tree",
-        description="With --symptom or --observe: ranked hypotheses at once. Without: the decision tree asks "
-                    "one cheap question at a time (type q to stop).",
-    )
-    triage.add_argument("--symptom", metavar="TEXT", help="the problem in your own words; '-' reads stdin")
-    triage.add_argument("--observe", action="append", default=[], metavar="KEY",
+def _triage_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--symptom", metavar="TEXT", help="the problem in your own words; '-' reads stdin")
+    parser.add_argument("--observe", action="append", default=[], metavar="KEY",
                         help="an observation key (repeatable), e.g. nan, cannot_overfit; --observe list shows all")
-    triage.add_argument("--answer", action="append", default=[], metavar="NODE=ANSWER",
+    parser.add_argument("--answer", action="append", default=[], metavar="NODE=ANSWER",
                         help="pre-answer a tree question (repeatable), e.g. crash=no")
-    triage.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
-    triage.add_argument("--json", action="store_true", help="machine-readable output")
-    triage.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
-    triage.set_defaults(handler=run_triage)
+    parser.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
 
 
 def _answers(pairs: list[str]) -> dict[str, str]:
@@ -91,3 +85,12 @@ def _interactive(answers: dict[str, str], ask: Callable[[str], str]) -> int:
             continue
         answers[step.node] = reply
         print()
+
+
+# Declared last: each names the functions above.
+COMMANDS = (
+    Command("triage", "ranked hypotheses for a training failure, or walk the decision tree",
+            _triage_arguments, run_triage,
+            description="With --symptom or --observe: ranked hypotheses at once. Without: the decision tree asks "
+                        "one cheap question at a time (type q to stop)."),
+)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -20,6 +19,8 @@ class Snippet:
 
 
 def snippet(client: str) -> Snippet:
+    import json  # the CLI imports this module for the client names; only `config` needs json
+
     client = client.strip().lower()
     if client == "claude":
         return Snippet(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 
 from ..errors import UsageError
 from ..models.lint import RuleInfo
@@ -23,6 +22,7 @@ def explain(code_or_name: str) -> RuleInfo:
         if key.upper() == info.code or key.lower() == info.name:
             return info
     choices = [i.code for i in rule_infos()] + [i.name for i in rule_infos()]
+    import difflib  # only for suggestions after a miss
     close = difflib.get_close_matches(key, choices, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"unknown rule {code_or_name!r}.{hint} `mldebug-mcp rules` lists them all.")

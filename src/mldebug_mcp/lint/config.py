@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
 
 CODE = re.compile(r"^[A-Z]+[0-9]*$")
+# `mldebug` as a TOML key in any spelling: [tool.mldebug], [tool."mldebug"], tool.mldebug.select = ..., a line
+# `mldebug = {...}` under [tool], tool = {mldebug = ...}. A name such as mldebug-mcp or mldebug_mcp is no key.
+MENTIONS_TABLE = re.compile(r"""(?:^|[{,.\s])["']?mldebug["']?\s*[=.\]]""", re.MULTILINE)
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".tox", ".nox", "node_modules", "build", "dist", ".eggs", "site-packages", ".ipynb_checkpoints",
@@ -45,10 +47,7 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
     table: dict = {}
     pyproject = None if start is None else find_pyproject(start.resolve() if start.is_dir() else start.resolve().parent)
     if pyproject is not None:
-        try:
-            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("mldebug", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{pyproject}: cannot read [tool.mldebug]: {exc}") from exc
+        table = _mldebug_table(pyproject)
     for key in ("select", "ignore", "exclude"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -61,6 +60,25 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
         ignore=tuple(parse_codes(table.get("ignore"))) + tuple(parse_codes(ignore)),
         exclude=tuple(table.get("exclude", [])),
     )
+
+
+def _mldebug_table(pyproject: Path) -> dict:
+    """`[tool.mldebug]` of a pyproject.toml; empty when the file never mentions it."""
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{pyproject}: cannot read [tool.mldebug]: {exc}") from exc
+    if not MENTIONS_TABLE.search(text):  # no table of ours: the rest of the project's file is not ours to parse
+        return {}
+    import tomllib  # about a sixth of `lint`'s start-up: paid only by projects that configure it
+
+    try:
+        table = tomllib.loads(text).get("tool", {}).get("mldebug", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{pyproject}: cannot read [tool.mldebug]: {exc}") from exc
+    if not isinstance(table, dict):
+        raise UsageError(f"{pyproject}: tool.mldebug must be a table, e.g. [tool.mldebug] with select = [...]")
+    return table
 
 
 def parse_codes(values: list[str] | None) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 ACTIVATIONS = {
     "torch.softmax": "softmax",
@@ -34,32 +33,32 @@ ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmo
 Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
 
 
-@dataclass
 class ModuleContext:
-    path: str
-    source: str
-    tree: ast.Module
-    lines: list[str] = field(default_factory=list)
-    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
-    by_type: dict[type, list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
-    # scope node -> name -> assigned value expressions in source order
-    bindings: dict[ast.AST, dict[str, list[ast.expr]]] = field(default_factory=dict)
-    # class name -> attribute -> values assigned as self.<attribute> in its methods
-    class_attrs: dict[str, dict[str, list[ast.expr]]] = field(default_factory=dict)
-    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
-    # function -> the values it returns that are calls (the only ones that can carry an activation)
-    returns: dict[ast.AST, list[ast.expr]] = field(default_factory=dict)
-    # loops and functions whose body (at any depth) calls .backward(): training steps
-    backward_scopes: set[ast.AST] = field(default_factory=set)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    # filled by the engine: names defined in other files of the same run
-    project: ProjectIndex | None = None
-    _resolving: set[str] = field(default_factory=set)
-    _scopes: dict = field(default_factory=dict)
-    _call_names: dict = field(default_factory=dict)
-    _constructed: dict = field(default_factory=dict)
-    _memo: dict = field(default_factory=dict)
+    """One parsed module with the indexes build_context fills in one walk. A plain class, not a dataclass:
+    it is built once per file and the decorator's cost is paid on every `lint` start."""
+
+    def __init__(self, path: str, source: str, tree: ast.Module, lines: list[str]) -> None:
+        self.path, self.source, self.tree, self.lines = path, source, tree, lines
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.aliases: dict[str, str] = {}  # local name -> qualified name
+        self.by_type: dict[type, list[ast.AST]] = defaultdict(list)
+        # scope node -> name -> assigned value expressions in source order
+        self.bindings: dict[ast.AST, dict[str, list[ast.expr]]] = {}
+        # class name -> attribute -> values assigned as self.<attribute> in its methods
+        self.class_attrs: dict[str, dict[str, list[ast.expr]]] = {}
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        # function -> the values it returns that are calls (the only ones that can carry an activation)
+        self.returns: dict[ast.AST, list[ast.expr]] = {}
+        # loops and functions whose body (at any depth) calls .backward(): training steps
+        self.backward_scopes: set[ast.AST] = set()
+        self.classes: dict[str, ast.ClassDef] = {}
+        # filled by the engine: names defined in other files of the same run
+        self.project: ProjectIndex | None = None
+        self._resolving: set[str] = set()
+        self._scopes: dict = {}
+        self._call_names: dict = {}
+        self._constructed: dict = {}
+        self._memo: dict = {}
 
     def memo(self, key: tuple, compute):
         """A value helpers compute once per module (tables, calls per scope): kept with the module, so
@@ -223,14 +222,14 @@ def _is_class_name(qualname: str) -> bool:
     return qualname.rsplit(".", 1)[-1][:1].isupper()
 
 
-@dataclass
 class ProjectIndex:
     """Facts about every file of one lint run that rules in another file may need."""
 
-    # class name (its forward) or function name -> activation its return value carries
-    returns: dict[str, str] = field(default_factory=dict)
-    # names asked about but not known: if another file defines one, this file is checked again
-    asked: set[str] = field(default_factory=set)
+    def __init__(self, returns: dict[str, str] | None = None) -> None:
+        # class name (its forward) or function name -> activation its return value carries
+        self.returns = returns if returns is not None else {}
+        # names asked about but not known: if another file defines one, this file is checked again
+        self.asked: set[str] = set()
 
     def activation_returned_by(self, name: str) -> str | None:
         found = self.returns.get(name)
@@ -251,7 +250,7 @@ _TRAINING_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor
 
 def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
     """One walk: parents, aliases, bindings, returns, definitions, nodes by type."""
-    ctx = ModuleContext(path=path, source=source, tree=tree, lines=source.splitlines())
+    ctx = ModuleContext(path, source, tree, source.splitlines())
     ctx.bindings[tree] = {}
     parents, by_type, bindings = ctx.parents, ctx.by_type, ctx.bindings
     child_fields = _CHILD_FIELDS

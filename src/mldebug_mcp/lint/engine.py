@@ -14,7 +14,6 @@ import fnmatch
 import gc
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..models.lint import Finding, LintReport
@@ -143,12 +142,13 @@ def _excluded(path: Path, settings: LintSettings) -> bool:
     return any(fnmatch.fnmatch(text, pattern) or fnmatch.fnmatch(path.name, pattern) for pattern in settings.exclude)
 
 
-@dataclass
 class _FileOutcome:
-    path: Path
-    findings: list[Finding]
-    returns: dict[str, str]  # what this file tells others
-    asked: set[str]  # names this file asked the project about and did not get
+    __slots__ = ("path", "findings", "returns", "asked")
+
+    def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str]) -> None:
+        self.path, self.findings = path, findings
+        self.returns = returns  # what this file tells others
+        self.asked = asked  # names this file asked the project about and did not get
 
 
 def _lint_file(path: Path, settings: LintSettings, index: ProjectIndex | None = None) -> _FileOutcome:

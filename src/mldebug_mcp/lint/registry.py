@@ -28,7 +28,9 @@ from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
 from .rules.mld051_preprocessing_fit_before_split import PreprocessingFitBeforeSplit
 from .rules.mld052_fit_transform_on_test import FitTransformOnTest
 from .rules.mld053_dataset_rng_without_worker_seed import DatasetRngWithoutWorkerSeed
-from .rules.mld054_distributed_sampler_without_set_epoch import DistributedSamplerWithoutSetEpoch
+from .rules.mld054_distributed_sampler_without_set_epoch import (
+    DistributedSamplerWithoutSetEpoch,
+)
 from .rules.mld060_log_of_softmax import LogOfSoftmax
 from .rules.mld061_log_without_clamp import LogWithoutClamp
 from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps

@@ -10,35 +10,37 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import ClassVar
 
 from .context import ModuleContext
 
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
 class Hit:
-    node: ast.AST
-    message: str | None = None  # None: the rule's default message
+    """What a rule found: the node, and a message when it is not the rule's default one."""
+
+    __slots__ = ("node", "message")
+
+    def __init__(self, node: ast.AST, message: str | None = None) -> None:
+        self.node, self.message = node, message
 
 
 class Rule:
-    code: ClassVar[str]  # MLDnnn
-    name: ClassVar[str]  # kebab-case
-    category: ClassVar[str]  # loss, optimiser, modes, autograd, shapes, data, numerics, hygiene
-    severity: ClassVar[str] = "warning"
-    message: ClassVar[str]  # one line, what was found
-    why: ClassVar[str]  # one line, why it is a bug
-    fix: ClassVar[str]  # one line, what to write instead
-    evidence: ClassVar[str]  # excerpt id or source key
-    node_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    # Class attributes, set by each rule (no `typing` import: it costs start-up time on every lint run).
+    code: str  # MLDnnn
+    name: str  # kebab-case
+    category: str  # loss, optimiser, modes, autograd, shapes, data, numerics, hygiene
+    severity: str = "warning"
+    message: str  # one line, what was found
+    why: str  # one line, why it is a bug
+    fix: str  # one line, what to write instead
+    evidence: str  # excerpt id or source key
+    node_types: tuple[type[ast.AST], ...] = ()
     # Substrings the module's source must contain for the rule to have anything to find (any of
     # them); a cheap C-speed filter that skips most rules on most files. Empty: always run.
-    requires_text: ClassVar[tuple[str, ...]] = ()
-    BAD: ClassVar[str]  # minimal code that fires
-    GOOD: ClassVar[str]  # the corrected code, which must stay quiet
+    requires_text: tuple[str, ...] = ()
+    BAD: str  # minimal code that fires
+    GOOD: str  # the corrected code, which must stay quiet
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         return iter(())

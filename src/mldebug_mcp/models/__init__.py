@@ -8,7 +8,6 @@ Finding` loads only the lint models.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
 FAMILY_OF = {
     "Source": "evidence", "Excerpt": "evidence", "Quote": "evidence", "ClaimMatch": "evidence",
@@ -23,7 +22,7 @@ FAMILY_OF = {
 __all__ = sorted(FAMILY_OF)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     family = FAMILY_OF.get(name)
     if family is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,16 +10,14 @@ sees is the one a pydantic model with `Field(description=...)` would give.
 from __future__ import annotations
 
 import dataclasses
-import json
 from functools import cache
-from typing import Any, Self
 
 # `use_attribute_docstrings`: the string under a field is its description in the JSON schema.
-SCHEMA_CONFIG: dict[str, Any] = {"use_attribute_docstrings": True}
+SCHEMA_CONFIG: dict[str, object] = {"use_attribute_docstrings": True}
 
 
 @cache
-def _adapter(cls: type) -> Any:
+def _adapter(cls: type):
     from pydantic import TypeAdapter  # only where structured output is wanted
 
     return TypeAdapter(cls)
@@ -30,7 +28,7 @@ class Model:
 
     __pydantic_config__ = SCHEMA_CONFIG
 
-    def model_dump(self) -> dict[str, Any]:
+    def model_dump(self) -> dict[str, object]:
         """The fields as plain Python values (nested models as dicts)."""
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
@@ -38,17 +36,19 @@ class Model:
         """JSON text, with each model's own settings (NaN written as "NaN" where the model says so)."""
         return _adapter(type(self)).dump_json(self, indent=indent).decode("utf-8")
 
-    def to_json_data(self) -> Any:
+    def to_json_data(self) -> object:
         """JSON-ready values: what `model_dump_json` writes, read back (so NaN stays "NaN" where the model
         says so; pydantic's python mode would keep it a float)."""
+        import json
+
         return json.loads(self.model_dump_json())
 
     @classmethod
-    def model_validate(cls, data: Any) -> Self:
+    def model_validate(cls, data: object) -> Model:
         """Build (nested models included) from plain data, checking every field's type."""
         return _adapter(cls).validate_python(data)
 
     @classmethod
-    def json_schema(cls) -> dict[str, Any]:
+    def json_schema(cls) -> dict[str, object]:
         return _adapter(cls).json_schema()
 

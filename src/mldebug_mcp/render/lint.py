@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import PurePath
 
@@ -41,6 +40,8 @@ def statistics(report: LintReport) -> str:
 
 
 def as_json(report: LintReport) -> str:
+    import json  # the text format, the one run on every save, does without it
+
     return json.dumps([f.model_dump() for f in report.findings], indent=2)
 
 
@@ -69,6 +70,8 @@ def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
             "results": results,
         }],
     }
+    import json
+
     return json.dumps(document, indent=2)
 
 

@@ -12,7 +12,14 @@ from pydantic import Field
 from ..models.curves import CurveReport
 from ..render.curves import curve_text, triage_hint
 from ..services import curves as service
-from .common import READ_ONLY, allowed_dirs, as_tool_error, output_model, png_image, tool_result
+from .common import (
+    READ_ONLY,
+    allowed_dirs,
+    as_tool_error,
+    output_model,
+    png_image,
+    tool_result,
+)
 
 CurveOutput = output_model(CurveReport)
 

@@ -13,7 +13,14 @@ from ..models.diagnose import DiagnosticReport
 from ..render.diagnose import report_text
 from ..services import diagnose as service
 from ..services.evidence import quotes_for
-from .common import RUNS_USER_CODE, allowed_dirs, as_tool_error, output_model, png_image, tool_result
+from .common import (
+    RUNS_USER_CODE,
+    allowed_dirs,
+    as_tool_error,
+    output_model,
+    png_image,
+    tool_result,
+)
 
 DiagnoseOutput = output_model(DiagnosticReport)
 

@@ -11,7 +11,14 @@ from pydantic import Field
 from ..models.evidence import QuoteResult, SourceList
 from ..render import evidence as render
 from ..services import evidence as service
-from .common import MARKDOWN, READ_ONLY, as_resource_error, as_tool_error, output_model, tool_result
+from .common import (
+    MARKDOWN,
+    READ_ONLY,
+    as_resource_error,
+    as_tool_error,
+    output_model,
+    tool_result,
+)
 
 QuoteOutput = output_model(QuoteResult)
 SourceListOutput = output_model(SourceList)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .. import _yaml as yaml
 from ..errors import ContentError, UsageError
 from ..models.advice import AdviceFinding, AdviceReport
 from .advice_text import Unit, split_units

@@ -9,9 +9,9 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .. import _yaml as yaml
 from ..errors import ContentError
 
 DATA_PACKAGE = "mldebug_mcp.triage"

@@ -10,8 +10,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-import yaml
-
+from .. import _yaml as yaml
 from .catalogue import DATA_PACKAGE
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .. import _yaml as yaml
 from ..errors import ContentError, UsageError
 from ..models.observations import OBSERVATIONS
 from .catalogue import describe

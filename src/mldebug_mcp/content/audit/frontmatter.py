@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-import yaml
+from ... import _yaml as yaml
 
 ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

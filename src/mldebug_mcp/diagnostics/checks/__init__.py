@@ -11,9 +11,23 @@ import platform
 import time
 from typing import Any, Callable
 
-from . import (activations, batch_independence, batch_sanity, causality, first_nonfinite, gradcheck,
-               gradient_flow, input_dependence, leakage, loss_at_init, odd_shapes, overfit,
-               parameter_updates, train_eval_modes, update_ratio)
+from . import (
+    activations,
+    batch_independence,
+    batch_sanity,
+    causality,
+    first_nonfinite,
+    gradcheck,
+    gradient_flow,
+    input_dependence,
+    leakage,
+    loss_at_init,
+    odd_shapes,
+    overfit,
+    parameter_updates,
+    train_eval_modes,
+    update_ratio,
+)
 from .result import FAIL, CheckResult, user_traceback, worst
 from .session import Session
 from .spec import DebugSpec, SpecError, as_spec

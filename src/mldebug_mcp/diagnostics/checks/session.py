@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import math
 import itertools
+import math
 from typing import Any
 
 from .spec import DebugSpec

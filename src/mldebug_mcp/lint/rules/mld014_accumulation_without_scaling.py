@@ -2,7 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from ..helpers.loops import (
+    LOOPS,
+    calls_in_order,
+    is_backward,
+    is_optimizer_step,
+    is_zero_grad,
+)
 from ..rule import Hit, Rule
 
 SCALING = (ast.Div, ast.Mult, ast.FloorDiv)

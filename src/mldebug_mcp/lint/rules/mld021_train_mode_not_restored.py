@@ -3,7 +3,14 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.evaluation import ident, is_eval_call, is_train_call, mode_helper, tokens, uses_torch
+from ..helpers.evaluation import (
+    ident,
+    is_eval_call,
+    is_train_call,
+    mode_helper,
+    tokens,
+    uses_torch,
+)
 from ..helpers.loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
 from ..rule import Hit, Rule
 

@@ -2,7 +2,14 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.graph import depends_on_graph, in_no_grad, is_loss_call, latest_value, module_index, other_framework
+from ..helpers.graph import (
+    depends_on_graph,
+    in_no_grad,
+    is_loss_call,
+    latest_value,
+    module_index,
+    other_framework,
+)
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
 

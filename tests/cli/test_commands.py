@@ -1,0 +1,42 @@
+"""The command table: each family module declares the commands cli/__init__.py says it does, and a run
+builds (and imports) only the command it names."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mldebug_mcp import cli
+
+
+@pytest.mark.parametrize("family", sorted(cli.FAMILIES))
+def test_each_family_declares_exactly_the_commands_the_table_names(family):
+    assert tuple(c.name for c in cli.commands(family)) == cli.FAMILIES[family]
+
+
+def test_command_names_are_unique():
+    names = [name for names in cli.FAMILIES.values() for name in names]
+    assert len(names) == len(set(names))
+
+
+def test_help_lists_every_command_and_a_command_gets_only_its_own_parser(run_cli):
+    everything = run_cli()
+    assert all(name in everything.out for names in cli.FAMILIES.values() for name in names)
+    parser = cli._parser(["lint", "x.py"])
+    assert list(parser._subparsers._group_actions[0].choices) == ["lint"]
+
+
+def test_running_a_command_imports_only_its_family():
+    example = Path(__file__).resolve().parents[2] / "examples" / "double_softmax" / "buggy.py"
+    code = ("import sys, mldebug_mcp.cli as c\n"
+            f"c.main(['lint', {str(example)!r}])\n"
+            "print('LOADED', *sorted(m for m in sys.modules if m.startswith('mldebug_mcp.cli.')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "LOADED mldebug_mcp.cli.common mldebug_mcp.cli.lint", proc.stderr
+
+
+def test_an_unknown_command_lists_the_known_ones(run_cli, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["lnit"])
+    assert exit_info.value.code == 2 and "invalid choice: 'lnit'" in capsys.readouterr().err
