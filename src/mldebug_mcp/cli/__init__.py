@@ -13,7 +13,6 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
-
 from importlib import import_module
 
 from .._version import __version__

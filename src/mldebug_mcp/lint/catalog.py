@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..errors import UsageError
 from ..models.lint import RuleInfo
 from .registry import RULES
