@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
@@ -41,8 +42,11 @@ def _without_frontmatter(text: str) -> str:
     return "\n" * block.count("\n") + text[end + 5 :]
 
 
-def _parse(text: str):
-    return _PARSER.parse(_without_frontmatter(text))
+@lru_cache(maxsize=256)
+def _parse(text: str) -> tuple:
+    """The tokens of a document, parsed once per text: the audit asks each file for its headings, links,
+    citations and quotes, and every link with an anchor for its target's anchors. Callers only read them."""
+    return tuple(_PARSER.parse(_without_frontmatter(text)))
 
 
 def github_slug(heading: str) -> str:
@@ -52,7 +56,8 @@ def github_slug(heading: str) -> str:
     return slug.replace(" ", "-")
 
 
-def anchors(text: str) -> set[str]:
+@lru_cache(maxsize=256)
+def anchors(text: str) -> frozenset[str]:
     """Every heading anchor of a document, with GitHub's -1, -2 suffixes for repeats."""
     seen: dict[str, int] = {}
     result = set()
@@ -63,7 +68,7 @@ def anchors(text: str) -> set[str]:
             count = seen.get(slug, 0)
             result.add(slug if count == 0 else f"{slug}-{count}")
             seen[slug] = count + 1
-    return result
+    return frozenset(result)
 
 
 def headings(text: str) -> list[tuple[int, str, int]]:

@@ -9,9 +9,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.advice import AdviceReport
-from ..render.advice import advice_text
-from ..services import advice as service
-from ..services.evidence import quotes_for
 from .common import READ_ONLY, as_tool_error, output_model, tool_result
 
 AdviceOutput = output_model(AdviceReport)
@@ -20,6 +17,10 @@ AdviceOutput = output_model(AdviceReport)
 def check_advice(
     text: Annotated[str, Field(description="The fix or answer to check.", min_length=1, max_length=200_000)],
 ) -> Annotated[CallToolResult, AdviceOutput]:
+    from ..render.advice import advice_text
+    from ..services import advice as service
+    from ..services.evidence import quotes_for
+
     with as_tool_error():
         report = service.check_advice(text)
         rendered = advice_text(report, quotes_for(key for f in report.findings for key in f.evidence[:1]))

@@ -1,4 +1,5 @@
-"""The MCP server: one module per tool family registers its tools; this one assembles them.
+"""The MCP server: one module per tool family registers its tools; this one assembles them. Each tool
+imports its service and renderer when first called, so the server starts without loading the cores.
 
 Never import torch or matplotlib here (start-up cost; a test checks it), and never write to
 stdout: on stdio it carries protocol messages only. Logging goes to stderr.

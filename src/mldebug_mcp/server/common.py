@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import dataclasses
+import inspect
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -70,8 +73,7 @@ def output_model(result: type[Model]) -> type[BaseModel]:
     from its type hints, losing descriptions and defaults); the fields here keep the dataclass's own
     annotations, defaults and descriptions, so both give the same JSON schema (the tools/list snapshot
     test holds them to it)."""
-    schema = result.json_schema()
-    described = schema["properties"]
+    described = field_docstrings(result)
     hints = get_type_hints(result, include_extras=True)
     fields: dict[str, Any] = {}
     for item in dataclasses.fields(result):
@@ -80,11 +82,24 @@ def output_model(result: type[Model]) -> type[BaseModel]:
             defaults["default"] = item.default
         elif item.default_factory is not dataclasses.MISSING:
             defaults["default_factory"] = item.default_factory
-        fields[item.name] = (hints[item.name], Field(description=described[item.name].get("description"), **defaults))
+        fields[item.name] = (hints[item.name], Field(description=described.get(item.name), **defaults))
     config = {k: v for k, v in result.__pydantic_config__.items() if k != "use_attribute_docstrings"}
-    # The schema's description, not __doc__: a dataclass without a docstring gets its signature there.
-    return create_model(result.__name__, __doc__=schema.get("description"), __config__=ConfigDict(**config),
+    # The class's own docstring only: a dataclass without one gets its signature as __doc__.
+    doc = result.__dict__.get("__doc__") if not (result.__doc__ or "").startswith(f"{result.__name__}(") else None
+    return create_model(result.__name__, __doc__=doc, __config__=ConfigDict(**config),
                         __module__=result.__module__, **fields)
+
+
+def field_docstrings(cls: type) -> dict[str, str]:
+    """Field name -> the string literal right under it in the class body (what pydantic's
+    `use_attribute_docstrings` reads), read once from the source instead of through a schema build."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    found = {}
+    for field, after in zip(body, body[1:]):
+        if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            found[field.target.id] = inspect.cleandoc(after.value.value)
+    return found
 
 
 def png_image(data: bytes) -> ImageContent:

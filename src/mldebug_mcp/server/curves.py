@@ -10,8 +10,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.curves import CurveReport
-from ..render.curves import curve_text, triage_hint
-from ..services import curves as service
 from .common import (
     READ_ONLY,
     allowed_dirs,
@@ -33,6 +31,9 @@ def analyze_curve(
     num_classes: Annotated[int | None, Field(description="Number of classes, to recognise a plateau at ln k.", ge=2, le=10_000_000)] = None,
     plot: Annotated[bool, Field(description="Attach a PNG of the curve (needs matplotlib).")] = False,
 ) -> Annotated[CallToolResult, CurveOutput]:
+    from ..render.curves import curve_text, triage_hint
+    from ..services import curves as service
+
     with as_tool_error():
         if plot:
             report, image = service.curve_with_image(path, loss, val, num_classes, allowed=allowed_dirs(ctx))

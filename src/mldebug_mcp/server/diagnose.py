@@ -10,9 +10,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.diagnose import DiagnosticReport
-from ..render.diagnose import report_text
-from ..services import diagnose as service
-from ..services.evidence import quotes_for
 from .common import (
     RUNS_USER_CODE,
     allowed_dirs,
@@ -37,6 +34,10 @@ async def diagnose(
     seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
     plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
 ) -> Annotated[CallToolResult, DiagnoseOutput]:
+    from ..render.diagnose import report_text
+    from ..services import diagnose as service
+    from ..services.evidence import quotes_for
+
     async def progress(index: int, total: int, check: str) -> None:
         await ctx.report_progress(index, total, check)
 
@@ -52,6 +53,8 @@ async def diagnose(
 
 
 def register(server: MCPServer) -> None:
+    from ..services import diagnose as service
+
     server.add_tool(
         diagnose, name="diagnose", title="Run runtime diagnostics on a training setup", annotations=RUNS_USER_CODE,
         description=(

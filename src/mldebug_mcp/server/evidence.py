@@ -9,8 +9,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.evidence import QuoteResult, SourceList
-from ..render import evidence as render
-from ..services import evidence as service
 from .common import (
     MARKDOWN,
     READ_ONLY,
@@ -30,6 +28,9 @@ def quote(
     search: Annotated[str | None, Field(description="Words to search for in the quotes, e.g. 'learning rate warmup'.", max_length=500)] = None,
     limit: Annotated[int, Field(description="Most results for claim or search.", ge=1, le=50)] = 5,
 ) -> Annotated[CallToolResult, QuoteOutput]:
+    from ..render import evidence as render
+    from ..services import evidence as service
+
     with as_tool_error():
         result = service.quote_lookup(key=key, claim=claim, search=search, limit=limit)
     return tool_result(result, render.quote_result_text(result))
@@ -38,12 +39,17 @@ def quote(
 def list_sources(
     credence: Annotated[Literal["high", "medium", "low"] | None, Field(description="Only sources of this credence.")] = None,
 ) -> Annotated[CallToolResult, SourceListOutput]:
+    from ..render import evidence as render
+    from ..services import evidence as service
+
     with as_tool_error():
         result = service.list_sources(credence)
     return tool_result(result, render.source_list_text(result))
 
 
 def excerpts(source: str) -> str:
+    from ..services import evidence as service
+
     with as_resource_error():
         return service.excerpts_markdown(source)
 

@@ -10,8 +10,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.lint import LintReport, RuleInfo
-from ..render import lint as render
-from ..services import lint as service
 from .common import READ_ONLY, allowed_dirs, as_tool_error, output_model, tool_result
 
 LintOutput = output_model(LintReport)
@@ -26,6 +24,9 @@ def lint(
     select: Annotated[list[str] | None, Field(description="Only these rule codes or prefixes, e.g. ['MLD0'].", max_length=100)] = None,
     ignore: Annotated[list[str] | None, Field(description="Rule codes or prefixes to skip.", max_length=100)] = None,
 ) -> Annotated[CallToolResult, LintOutput]:
+    from ..render import lint as render
+    from ..services import lint as service
+
     with as_tool_error():
         report = service.lint(paths, source, filename, select, ignore, allowed=allowed_dirs(ctx))
     return tool_result(report, render.report_text(report))
@@ -34,6 +35,9 @@ def lint(
 def explain_rule(
     rule: Annotated[str, Field(description="Rule code such as MLD001, or its name.", min_length=1, max_length=80)],
 ) -> Annotated[CallToolResult, RuleOutput]:
+    from ..render import lint as render
+    from ..services import lint as service
+
     with as_tool_error():
         info = service.explain_rule(rule)
     return tool_result(info, render.rule_text(info))

@@ -9,8 +9,6 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.content import ReferenceSection
-from ..render.content import reference_text
-from ..services import references as service
 from .common import MARKDOWN, READ_ONLY, as_tool_error, output_model, tool_result
 
 ReferenceOutput = output_model(ReferenceSection)
@@ -20,6 +18,9 @@ def read_reference(
     document: Annotated[str, Field(description="Document name, e.g. 'playbook' or 'diagnostics'.", min_length=1, max_length=80)],
     section: Annotated[str | None, Field(description="Section title or anchor, e.g. 'The triage tree'. Omit for the outline.", max_length=200)] = None,
 ) -> Annotated[CallToolResult, ReferenceOutput]:
+    from ..render.content import reference_text
+    from ..services import references as service
+
     with as_tool_error():
         result = service.read_reference(document, section)
     return tool_result(result, reference_text(result))
@@ -30,6 +31,8 @@ def document_uri(name: str) -> str:
 
 
 def register(server: MCPServer) -> None:
+    from ..services import references as service
+
     server.add_tool(
         read_reference, name="read_reference", title="Read one section of the skill or a reference sheet",
         annotations=READ_ONLY,
@@ -46,6 +49,8 @@ def register(server: MCPServer) -> None:
 
 
 def _reader(name: str):
+    from ..services import references as service
+
     def document() -> str:
         return service.document_text(name)
 

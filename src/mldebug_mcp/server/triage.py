@@ -10,8 +10,6 @@ from pydantic import Field
 
 from ..models.observations import OBSERVATIONS
 from ..models.triage import TriageResult, TriageStep
-from ..render.triage import step_text, triage_text
-from ..services import triage as service
 from .common import READ_ONLY, as_tool_error, output_model, tool_result
 
 OBSERVATION_HELP = "Observation keys: " + ", ".join(OBSERVATIONS) + "."
@@ -26,6 +24,9 @@ def triage(
                                                                 "['nan'] or ['cannot_overfit'] (see analyze_curve, diagnose).", max_length=30)] = None,
     limit: Annotated[int, Field(description="Hypotheses before the subtle and null ones are added.", ge=1, le=20)] = 5,
 ) -> Annotated[CallToolResult, TriageOutput]:
+    from ..render.triage import triage_text
+    from ..services import triage as service
+
     with as_tool_error():
         result = service.triage(symptom, observations, limit)
     return tool_result(result, triage_text(result, quotes=True))
@@ -36,6 +37,9 @@ def triage_step(
                                                     max_length=50)] = None,
     symptom: Annotated[str, Field(description="Optional description to rank the leaf's hypotheses with.", max_length=50_000)] = "",
 ) -> Annotated[CallToolResult, StepOutput]:
+    from ..render.triage import step_text
+    from ..services import triage as service
+
     with as_tool_error():
         step = service.triage_step(answers or {}, symptom)
     return tool_result(step, step_text(step))
