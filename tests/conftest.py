@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,3 +38,13 @@ def content_copy(tmp_path: Path) -> Path:
     for folder in content.FOLDERS:
         shutil.copytree(content.content_root() / folder, root / folder)
     return root
+
+
+@pytest.fixture(scope="session")
+def torch_import_seconds() -> float:
+    """How long `import torch` takes in a fresh interpreter on this machine now: tests that give a child
+    process a time limit set it from this, never from a fixed number (a loaded machine takes several times
+    longer)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True, capture_output=True)
+    return time.perf_counter() - started

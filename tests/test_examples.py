@@ -148,6 +148,7 @@ def test_diagnose_mapping_covers_every_example_and_matches_the_readme():
         assert row.split("|")[4].strip().startswith(f"`{check}`"), row
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", sorted(DIAGNOSE_CHECK))
 def test_diagnose_catches_the_bug_and_passes_the_fix(slug):
     from mldebug_mcp.diagnostics.checks import run_checks

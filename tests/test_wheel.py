@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -20,9 +21,7 @@ def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
     )
     [wheel] = dist.glob("mldebug_mcp-*.whl")
     env_dir = tmp_path / "venv"
-    # Dependencies come from this interpreter's site-packages so the test needs no network.
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
-    python = env_dir / "bin" / "python"
+    python = _venv_with_our_dependencies(env_dir)
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--quiet", str(wheel)],
                    check=True, capture_output=True, text=True)
     workdir = tmp_path / "elsewhere"
@@ -50,3 +49,18 @@ def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
     advice = subprocess.run([str(env_dir / "bin" / "mldebug-mcp"), "advice", "switch to SGD"],
                             cwd=workdir, capture_output=True, text=True)
     assert advice.returncode == 1 and "swap-optimizer" in advice.stdout
+
+
+def _venv_with_our_dependencies(env_dir: Path) -> Path:
+    """A venv made by the base interpreter (so it also works when the tests run inside a venv), whose
+    dependencies (mcp, pydantic, markdown-it, PyYAML) come from the environment running the tests: its
+    site-packages folders are appended to the new venv's path, after the venv's own, so no network is
+    needed and the wheel installed into the venv is what gets imported. Lines of a .pth file only add
+    folders; the .pth files inside them (such as this checkout's editable install) are not processed."""
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (Path(own) / "_test_dependencies.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
+    return python
