@@ -71,10 +71,16 @@ def _is_model(expr: ast.AST, ctx: ModuleContext) -> bool:
     return any(w in callee(expr).lower() for w in MODEL_WORDS)
 
 
+_INDEX = ("graph-index",)
+
+
 def module_index(ctx: ModuleContext) -> dict:
     """Tables ModuleContext does not keep, built once per module: tuple-target assignments and `+=` by
     (scope, name), calls by callee name, returns and backward calls by scope."""
-    return ctx.memo(("graph-index",), lambda: _build_index(ctx))
+    index = ctx._memo.get(_INDEX)  # called for most names a rule follows: no closure on the hot path
+    if index is None:
+        index = ctx._memo[_INDEX] = _build_index(ctx)
+    return index
 
 
 def _build_index(ctx: ModuleContext) -> dict:

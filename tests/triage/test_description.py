@@ -1,0 +1,37 @@
+"""A report is read once into its parts; each reader of a description takes the part meant for it."""
+
+from mldebug_mcp.services.triage import triage
+from mldebug_mcp.triage.description import Description
+
+REPORT = """My classifier's loss is stuck at 2.30 from the first epoch.
+I tried lowering the learning rate, it didn't help.
+epoch 3 loss: nan
+```python
+probs = F.softmax(model(x), dim=1)
+loss = nn.CrossEntropyLoss()(probs, y)
+```
+"""
+
+
+def test_the_parts_of_a_report():
+    d = Description.read(REPORT)
+    assert "stuck at 2.30" in d.told and "learning rate" not in d.told
+    assert any("learning rate" in t for t in d.tried)
+    assert "softmax" not in d.prose and "CrossEntropyLoss" in d.code[0]
+    assert "epoch 3 loss: nan" in d.reported and "learning rate" not in d.reported  # log lines stay, tried fixes go
+    assert d.given == REPORT and d.text == REPORT  # nothing to gloss in English
+
+
+def test_chinese_terms_are_glossed_before_matching_but_code_is_read_as_given():
+    d = Description.read("训练时 loss 变成 nan\n```python\nx = torch.log(p)\ny = x.sum()\n```")
+    assert "nan" in d.text and d.text != d.given
+    assert d.code and "torch.log" in d.code[0]
+
+
+def test_a_tried_fix_is_no_evidence_and_logged_values_are():
+    # "nan" is read from the log line; the tried fix names dropout, which is not an observation of the run
+    result = triage("Validation is fine. I tried adding dropout, it didn't help.\nstep 400 loss: nan")
+    assert "nan" in result.read_from_text
+    assert result.lint_codes == []
+    coded = triage(REPORT)
+    assert "MLD001" in coded.lint_codes
