@@ -13,8 +13,6 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
-import pytest
-
 import mldebug_mcp
 
 from .import_graph import graph, modules, part
@@ -48,9 +46,10 @@ def _breaches(source_parts: set[str], allowed: set[str]) -> list[str]:
 
 
 def test_the_graph_sees_imports_inside_functions_and_relative_ones():
-    # a self-check of the reader the contracts rely on: services/triage imports lint inside a function
-    assert "mldebug_mcp.lint.engine" in GRAPH["mldebug_mcp.services.triage"]
-    assert "mldebug_mcp.diagnostics.launch" in GRAPH["mldebug_mcp.services.diagnose"]
+    # a self-check of the reader the contracts rely on: server/lint imports its service only inside its tools,
+    # services/setup the audit only inside audit(), both with relative imports of two levels
+    assert "mldebug_mcp.services.lint" in GRAPH["mldebug_mcp.server.lint"]
+    assert "mldebug_mcp.content.audit" in GRAPH["mldebug_mcp.services.setup"]
     assert "mldebug_mcp.models.lint" in GRAPH["mldebug_mcp.lint.engine"]
 
 
@@ -142,7 +141,7 @@ def test_cli_quotes_lint_triage_advice_and_curves_never_import_heavy_packages():
 
 
 def test_lint_and_quote_from_the_cli_never_import_pydantic():
-    """What keeps `mldebug-mcp lint FILE` and `quote KEY` fast: no pydantic, mcp or yaml-free shortcut needed."""
+    """What keeps `mldebug-mcp lint FILE` and `quote KEY` fast: neither loads pydantic, mcp or markdown-it."""
     example = Path(__file__).resolve().parents[1] / "examples" / "double_softmax" / "buggy.py"
     code = ("import sys, mldebug_mcp.cli as c\n"
             f"c.main(['lint', {str(example)!r}])\n"
@@ -181,11 +180,10 @@ def test_triage_stays_the_function_after_the_core_package_is_imported():
     assert _loaded(code) == ["True", "True", "True"]
 
 
-@pytest.mark.parametrize("folder", ["diagnostics/checks"])
-def test_runtime_checks_are_self_contained_for_the_users_interpreter(folder):
+def test_runtime_checks_are_self_contained_for_the_users_interpreter():
     """checks/ runs in another interpreter by path: stdlib, torch and relative imports only."""
     allowed = set(sys.stdlib_module_names) | {"torch", "__future__"}
-    for path in (SRC / folder).glob("*.py"):
+    for path in (SRC / "diagnostics" / "checks").glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level:

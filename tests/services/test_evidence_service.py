@@ -25,3 +25,24 @@ def test_evidence_lines_print_a_quote_an_attribution_or_the_key_alone():
 def test_excerpts_markdown_is_the_stored_file():
     text = excerpts_markdown("jones")
     assert "## jones/assume-a-bug" in text
+
+
+def test_renderers_name_the_evidence_they_print_and_print_each_resolved_quote():
+    from mldebug_mcp.models.diagnose import DiagnosticCheck, DiagnosticReport
+    from mldebug_mcp.render.diagnose import evidence_keys, report_text
+    from mldebug_mcp.services.advice import check_advice
+
+    checks = [DiagnosticCheck(id=f"c{i}", title="t", status="fail", summary="s", quotes=q)
+              for i, q in enumerate([["jones/assume-a-bug", "rahtz"], [], ["jones"]])]
+    report = DiagnosticReport(target="x", status="fail", checks=checks)
+    assert evidence_keys(report) == ["jones/assume-a-bug", "jones"]
+    text = report_text(report, quotes_for(evidence_keys(report)))
+    assert "\u201c" in text and text.count("\u2014 Andy Jones") == 2 and "evidence: [" not in text
+
+    from mldebug_mcp.render.advice import advice_text
+    from mldebug_mcp.render.advice import evidence_keys as advice_keys
+
+    advice = check_advice("Switch to SGD and lower the learning rate.")
+    keys = advice_keys(advice)
+    assert len(keys) == len(advice.findings) >= 2
+    assert all(f"[{key}]" in advice_text(advice, quotes_for(keys)) for key in keys)

@@ -108,6 +108,7 @@ def _require_words(query: str) -> None:
 
 def _close(key: str, candidates: list[str]) -> list[str]:
     import difflib  # only for suggestions after a miss
+
     close = difflib.get_close_matches(key, candidates, n=5, cutoff=0.6)
     prefix = [c for c in candidates if c.startswith(key) and c not in close]
     return (close + prefix)[:5]

@@ -10,7 +10,7 @@ from ..errors import ContentError
 from ..models.evidence import Source
 
 KEY_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_FIELDS = frozenset(f.name for f in fields(Source)) - {"key"}
+_KNOWN = {f.name: f for f in fields(Source) if f.name != "key"}  # what an entry may give
 
 
 def parse_sources(text: str, path: str = "evidence/sources.yaml") -> dict[str, Source]:
@@ -32,7 +32,7 @@ def parse_sources(text: str, path: str = "evidence/sources.yaml") -> dict[str, S
         problem = _entry_problem(entry)
         if problem:
             raise ContentError(f"source {key!r}: {problem}", path, line)
-        sources[str(key)] = Source(key=str(key), **{k: _as_str(v) for k, v in entry.items() if k in _FIELDS})
+        sources[str(key)] = Source(key=str(key), **{k: _as_str(v) for k, v in entry.items() if k in _KNOWN})
     return sources
 
 
@@ -44,16 +44,12 @@ def _as_str(value: object) -> object:
 def _entry_problem(entry: dict) -> str | None:
     """What is wrong with a source's known fields (missing, not text), or None. Other keys are ignored, so
     an audit can still report what is missing when a field is misspelt."""
-    known = {f.name: f for f in fields(Source) if f.name != "key"}
-    missing = [name for name, f in known.items() if f.default is MISSING and name not in entry]
+    missing = [name for name, f in _KNOWN.items() if f.default is MISSING and name not in entry]
     if missing:
         return f"missing field(s) {', '.join(map(repr, missing))}"
-    for name, value in entry.items():
-        if name not in known:
-            continue
-        if not isinstance(_as_str(value), str) and not (value is None and known[name].default is None):
-            return f"field {name!r}: expected text, got {type(value).__name__}"
-    return None
+    wrong = next((name for name, value in entry.items() if name in _KNOWN and not isinstance(_as_str(value), str)
+                  and not (value is None and _KNOWN[name].default is None)), None)
+    return f"field {wrong!r}: expected text, got {type(entry[wrong]).__name__}" if wrong else None
 
 
 def _line_of_key(text: str, key: str) -> int | None:

@@ -17,7 +17,7 @@ def _advice_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_advice(args: argparse.Namespace) -> int:
-    from ..render.advice import advice_text
+    from ..render.advice import advice_text, evidence_keys
     from ..services.advice import check_advice
     from ..services.evidence import quotes_for
 
@@ -28,7 +28,7 @@ def run_advice(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.model_dump())
     else:
-        quotes = None if args.no_quotes else quotes_for(key for f in report.findings for key in f.evidence[:1])
+        quotes = None if args.no_quotes else quotes_for(evidence_keys(report))
         print(advice_text(report, quotes))
     return EXIT_OK if report.clean else EXIT_FINDINGS
 

@@ -15,14 +15,13 @@ def _demo_arguments(parser: argparse.ArgumentParser) -> None:
 def run_demo(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..render.demo import demo_text
+    from ..render.demo import demo_text, evidence_keys
     from ..services.demo import run_demo as run
     from ..services.evidence import quotes_for
 
     print("linting and diagnosing a bundled buggy example (a few seconds)...", file=sys.stderr)
     path, lint_report, report = anyio.run(lambda: run(args.example, on_progress=progress_printer(False)))
-    keys = [f.evidence for f in lint_report.findings] + [q for c in report.checks for q in c.quotes[:1]]
-    print(demo_text(path, lint_report, report, quotes_for(keys)))
+    print(demo_text(path, lint_report, report, quotes_for(evidence_keys(lint_report, report))))
     return EXIT_OK
 
 

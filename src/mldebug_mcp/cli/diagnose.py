@@ -29,7 +29,7 @@ def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
 def run_diagnose(args: argparse.Namespace) -> int:
     import anyio
 
-    from ..render.diagnose import report_text
+    from ..render.diagnose import evidence_keys, report_text
     from ..services import diagnose as service
     from ..services.evidence import quotes_for
 
@@ -41,7 +41,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.model_dump())
     else:
-        quotes = None if args.no_quotes else quotes_for(q for c in report.checks for q in c.quotes[:1])
+        quotes = None if args.no_quotes else quotes_for(evidence_keys(report))
         print(report_text(report, quotes, verbose=args.verbose))
     return EXIT_FINDINGS if report.status == "fail" else EXIT_OK
 

@@ -47,12 +47,3 @@ def evidence_dir() -> Path:
 def examples_dir() -> Path:
     """Bundled example training scripts (buggy and clean twins), used by `demo`."""
     return content_root() / "examples"
-
-
-def relative(path: Path) -> str:
-    """A content path as shown to users: relative to the content root, POSIX style."""
-    try:
-        return path.resolve().relative_to(content_root().resolve()).as_posix()
-    except ValueError:
-        return str(path)
-

@@ -22,6 +22,7 @@ def explain(code_or_name: str) -> RuleInfo:
             return info
     choices = [i.code for i in rule_infos()] + [i.name for i in rule_infos()]
     import difflib  # only for suggestions after a miss
+
     close = difflib.get_close_matches(key, choices, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UsageError(f"unknown rule {code_or_name!r}.{hint} `mldebug-mcp rules` lists them all.")

@@ -14,6 +14,7 @@ import fnmatch
 import gc
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 from ..models.lint import Finding, LintReport
@@ -28,10 +29,7 @@ UNREADABLE = "MLD000"
 
 def report(findings: list[Finding], files: int) -> LintReport:
     """The one result type of a lint run, files or source text alike."""
-    counts: dict[str, int] = {}
-    for finding in findings:
-        counts[finding.code] = counts.get(finding.code, 0) + 1
-    return LintReport(findings=findings, files=files, counts=counts)
+    return LintReport(findings=findings, files=files, counts=dict(Counter(f.code for f in findings)))
 
 
 def _problem(path: str, message: str, line: int = 1, col: int = 1) -> Finding:

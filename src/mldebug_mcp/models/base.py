@@ -51,4 +51,3 @@ class Model:
     @classmethod
     def json_schema(cls) -> dict[str, object]:
         return _adapter(cls).json_schema()
-

@@ -9,6 +9,11 @@ from ..models.evidence import Quote
 from .text import evidence_lines, labelled
 
 
+def evidence_keys(report: AdviceReport) -> list[str]:
+    """The evidence advice_text prints with quotes: each anti-pattern's first."""
+    return [f.evidence[0] for f in report.findings if f.evidence]
+
+
 def advice_text(report: AdviceReport, quotes: Mapping[str, Quote] | None = None) -> str:
     """Each anti-pattern: what matched, why it is wrong, what to do, and (with `quotes`, resolved by the
     caller) the quote behind it; without quotes, the evidence ids."""

@@ -1,4 +1,4 @@
-"""Bundled content as text: audit problems, a section of a document, an installed skill."""
+"""Bundled content as text: audit problems and a section of a document."""
 
 from __future__ import annotations
 

@@ -8,8 +8,14 @@ from pathlib import PurePath
 from ..models.diagnose import DiagnosticReport
 from ..models.evidence import Quote
 from ..models.lint import LintReport
+from .diagnose import evidence_keys as check_evidence
 from .diagnose import report_text
 from .text import evidence_lines
+
+
+def evidence_keys(lint_report: LintReport, report: DiagnosticReport) -> list[str]:
+    """The evidence demo_text prints: each lint finding's, then each check's first quote."""
+    return [f.evidence for f in lint_report.findings] + check_evidence(report)
 
 
 def demo_text(path: PurePath, lint_report: LintReport, report: DiagnosticReport, quotes: Mapping[str, Quote]) -> str:

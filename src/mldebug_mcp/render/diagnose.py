@@ -11,6 +11,11 @@ from .text import evidence_lines, wrapped
 MARKS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skipped": "skip"}
 
 
+def evidence_keys(report: DiagnosticReport) -> list[str]:
+    """The evidence report_text prints: each check's first quote (what a caller resolves with quotes_for)."""
+    return [check.quotes[0] for check in report.checks if check.quotes]
+
+
 def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = None, verbose: bool = False) -> str:
     """`quotes` (resolved by the caller) prints the evidence under each explained check; without it, the
     evidence ids alone."""
@@ -45,6 +50,6 @@ def _explained(check: DiagnosticCheck, quotes: Mapping[str, Quote] | None) -> li
         out += wrapped("next: " + check.next_test, "  ")
     if check.quotes:
         first = check.quotes[0]
-        out += evidence_lines(first, quotes.get(first)) if quotes is not None else [f"    evidence: [{first}]"]
+        out += evidence_lines(first, (quotes or {}).get(first))
     out.append("")
     return out

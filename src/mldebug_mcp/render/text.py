@@ -15,8 +15,8 @@ def width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 20)).columns))
 
 
-def wrapped(text: str, indent: str, width: int = WIDTH) -> list[str]:
-    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=" " * len(indent)) or [indent]
+def wrapped(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent)) or [indent]
 
 
 def labelled(label: str, text: str, indent: int = 5) -> list[str]:

@@ -17,13 +17,13 @@ AdviceOutput = output_model(AdviceReport)
 def check_advice(
     text: Annotated[str, Field(description="The fix or answer to check.", min_length=1, max_length=200_000)],
 ) -> Annotated[CallToolResult, AdviceOutput]:
-    from ..render.advice import advice_text
+    from ..render.advice import advice_text, evidence_keys
     from ..services import advice as service
     from ..services.evidence import quotes_for
 
     with as_tool_error():
         report = service.check_advice(text)
-        rendered = advice_text(report, quotes_for(key for f in report.findings for key in f.evidence[:1]))
+        rendered = advice_text(report, quotes_for(evidence_keys(report)))
     return tool_result(report, rendered)
 
 

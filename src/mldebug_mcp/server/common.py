@@ -84,16 +84,21 @@ def output_model(result: type[Model]) -> type[BaseModel]:
             defaults["default_factory"] = item.default_factory
         fields[item.name] = (hints[item.name], Field(description=described.get(item.name), **defaults))
     config = {k: v for k, v in result.__pydantic_config__.items() if k != "use_attribute_docstrings"}
-    # The class's own docstring only: a dataclass without one gets its signature as __doc__.
-    doc = result.__dict__.get("__doc__") if not (result.__doc__ or "").startswith(f"{result.__name__}(") else None
-    return create_model(result.__name__, __doc__=doc, __config__=ConfigDict(**config),
-                        __module__=result.__module__, **fields)
+    # The docstring written in the class, not __doc__: a dataclass without one gets its signature there.
+    doc = ast.get_docstring(_class_def(result))
+    return create_model(result.__name__, __doc__=doc, __config__=ConfigDict(**config), __module__=result.__module__,
+                        **fields)
+
+
+@cache
+def _class_def(cls: type) -> ast.ClassDef:
+    return ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
 
 
 def field_docstrings(cls: type) -> dict[str, str]:
     """Field name -> the string literal right under it in the class body (what pydantic's
-    `use_attribute_docstrings` reads), read once from the source instead of through a schema build."""
-    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    `use_attribute_docstrings` reads), read from the source instead of through a schema build."""
+    body = _class_def(cls).body
     found = {}
     for field, after in zip(body, body[1:]):
         if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and isinstance(after, ast.Expr)

@@ -34,7 +34,7 @@ async def diagnose(
     seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
     plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
 ) -> Annotated[CallToolResult, DiagnoseOutput]:
-    from ..render.diagnose import report_text
+    from ..render.diagnose import evidence_keys, report_text
     from ..services import diagnose as service
     from ..services.evidence import quotes_for
 
@@ -46,7 +46,7 @@ async def diagnose(
             target, allowed=allowed_dirs(ctx), limits=service.limits(timeout_s, memory_mb, python), device=device,
             steps=steps, seed=seed, checks=checks, on_progress=progress)
         images = service.plot_images(report) if plots else []
-        text = report_text(report, quotes_for(q for c in report.checks for q in c.quotes[:1]))
+        text = report_text(report, quotes_for(evidence_keys(report)))
     result = tool_result(report, text)
     result.content.extend(png_image(image) for image in images)
     return result

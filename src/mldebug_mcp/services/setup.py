@@ -14,9 +14,7 @@ __all__ = ["CLIENTS", "audit", "client_config", "install"]
 
 def audit(root: Path | None = None) -> list[Problem]:
     """Every defect in a content root (default: the bundled content); empty means clean."""
-    from ..content.audit import (
-        audit_content,  # markdown parsing: loaded only for the audit
-    )
+    from ..content.audit import audit_content  # markdown parsing: loaded only for the audit
 
     folder = root if root is not None else content.content_root()
     if not folder.is_dir():
