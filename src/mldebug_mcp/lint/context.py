@@ -88,6 +88,18 @@ class ModuleContext:
             cached = self._scopes[node] = found if found is not None else self.tree
         return cached
 
+    def in_scope(self, scope: Scope, kinds: tuple[type, ...]) -> list[ast.AST]:
+        """The nodes of `kinds` whose scope is `scope`, in walk order: one pass per kinds for the whole
+        module, so a rule asking per call does not rescan the module (quadratic on large files)."""
+        def index() -> dict[Scope, list[ast.AST]]:
+            grouped: dict[Scope, list[ast.AST]] = defaultdict(list)
+            for kind in kinds:
+                for node in self.by_type.get(kind, ()):
+                    grouped[self.scope_of(node)].append(node)
+            return grouped
+
+        return self.memo(("in_scope", kinds), index).get(scope, [])
+
     def enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
         found = self.enclosing(node, (ast.ClassDef,))
         return found if isinstance(found, ast.ClassDef) else None

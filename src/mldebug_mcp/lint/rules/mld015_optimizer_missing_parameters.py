@@ -53,15 +53,15 @@ class OptimizerMissingParameters(Rule):
         params = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), None)
         covered = _covered(params, ctx) if params is not None else None
         scope = ctx.scope_of(node)
-        later = [c for c in ctx.by_type.get(ast.Call, ()) if c.lineno > node.lineno and ctx.scope_of(c) is scope]
+        later = [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > node.lineno]
         if not covered or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):
             path = _unfrozen_path(stmt, ctx)
             if path and _missing(path, covered) and _used_after(node, stmt, ctx, scope):
                 yield Hit(stmt, self.message.format(what=f"{path} is unfrozen here", line=node.lineno))
-        for stmt in ctx.by_type.get(ast.Assign, ()):
-            if stmt.lineno <= node.lineno or ctx.scope_of(stmt) is not scope or not _builds_module(stmt, ctx):
+        for stmt in ctx.in_scope(scope, (ast.Assign,)):
+            if stmt.lineno <= node.lineno or not _builds_module(stmt, ctx):
                 continue
             path = _dotted(stmt.targets[0])
             # the replaced module is (or holds, or sits inside) what the optimiser was given
@@ -122,9 +122,8 @@ def _unfreezes(calls: list[ast.Call], ctx: ModuleContext, scope: ast.AST, after:
         return all(isinstance(v, ast.Constant) and v.value is True for v in values)
     found: list[ast.AST] = [c for c in calls if ctx.method_name(c) == "requires_grad_"
                             and true(c.args[:1] + [k.value for k in c.keywords if k.arg == "requires_grad"])]
-    return found + [a for a in ctx.by_type.get(ast.Assign, ()) if a.lineno > after and true([a.value])
-                    and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in a.targets)
-                    and ctx.scope_of(a) is scope]
+    return found + [a for a in ctx.in_scope(scope, (ast.Assign,)) if a.lineno > after and true([a.value])
+                    and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in a.targets)]
 
 
 def _unfrozen_path(node: ast.AST, ctx: ModuleContext) -> str | None:
@@ -179,8 +178,8 @@ def _used_after(opt_call: ast.Call, stmt: ast.AST, ctx: ModuleContext, scope: as
         return False
     key = _dotted(holder.targets[0])
     loops = {a for a in ctx.ancestors(stmt) if isinstance(a, ast.For | ast.While)}
-    for ref in ctx.by_type.get(type(holder.targets[0]), ()):
-        if _dotted(ref) != key or not isinstance(ref.ctx, ast.Load) or ctx.scope_of(ref) is not scope:
+    for ref in ctx.in_scope(scope, (type(holder.targets[0]),)):
+        if _dotted(ref) != key or not isinstance(ref.ctx, ast.Load):
             continue
         if ref.lineno > stmt.lineno or loops & set(ctx.ancestors(ref)):
             parent = ctx.parent(ref)

@@ -96,6 +96,10 @@ def _mode(expr: ast.AST, ctx: ModuleContext) -> str | None:
 
 def _disables_somewhere(ctx: ModuleContext) -> bool:
     """Cheap pre-check before any dataflow: the module turns gradients off somewhere."""
+    return ctx.memo(("mld016", "disables"), lambda: _scan_disables(ctx))
+
+
+def _scan_disables(ctx: ModuleContext) -> bool:
     managers = [i.context_expr for k in (ast.With, ast.AsyncWith) for w in ctx.by_type.get(k, ()) for i in w.items]
     managers += [d for k in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.by_type.get(k, ())
                  for d in f.decorator_list]
@@ -129,10 +133,10 @@ def _last_binding(name: str, call: ast.Call, ctx: ModuleContext) -> ast.AST | No
     scope = ctx.scope_of(call)
     # an assignment around the call binds after it; a loop or with around it binds before
     around = {a for a in ctx.ancestors(call) if not isinstance(a, LOOPS + (ast.With, ast.AsyncWith))}
-    before = [b for kind in BINDINGS for b in ctx.by_type.get(kind, ())
+    before = [b for b in ctx.in_scope(scope, BINDINGS)
               if (b.lineno, b.col_offset) < (call.lineno, call.col_offset) and b not in around
               and (not isinstance(b, ast.AnnAssign) or b.value is not None)
-              and name in _bound_names(b) and ctx.scope_of(b) is scope
+              and name in _bound_names(b)
               # `loss = loss.requires_grad_()` makes a graph-less leaf, not a graph: look past it
               and ast.unparse(getattr(b, "value", ast.Pass())) != f"{name}.requires_grad_()"]
     return max(before, key=lambda b: (b.lineno, b.col_offset), default=None)

@@ -190,9 +190,18 @@ def _eval_set_outside(func: ast.AST, ctx: ModuleContext) -> bool:
             return True
     if not eval_calls(ctx):
         return False
-    for call in ctx.by_type.get(ast.Call, ()):
-        if ident(call.func) == func.name:
-            before = [c for c in scope_calls(ctx.scope_of(call), ctx) if c.lineno <= call.lineno]
-            if any(is_eval_call(c) for c in before):
-                return True
+    for call in _calls_by_ident(ctx).get(func.name, ()):
+        if any(is_eval_call(c) for c in scope_calls(ctx.scope_of(call), ctx) if c.lineno <= call.lineno):
+            return True
     return False
+
+
+def _calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
+    """Calls grouped by the name they call, built once per module (asked once per evaluation function)."""
+    def group() -> dict[str, list[ast.Call]]:
+        grouped: dict[str, list[ast.Call]] = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            grouped.setdefault(ident(call.func) or "", []).append(call)
+        return grouped
+
+    return ctx.memo(("mld020", "calls_by_ident"), group)

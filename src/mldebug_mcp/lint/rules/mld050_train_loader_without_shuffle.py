@@ -113,9 +113,9 @@ def _subclasses_iterable(qualname: str | None, ctx: ModuleContext, depth: int) -
 def _from_random_split(name: ast.Name, ctx: ModuleContext) -> bool:
     """`train_ds, val_ds = random_split(...)` here: already randomly ordered, so one fixed order
     per epoch is a far smaller problem than file order. train_test_split(shuffle=False) is not."""
-    for assign in ctx.by_type.get(ast.Assign, ()):
+    for assign in ctx.in_scope(ctx.scope_of(name), (ast.Assign,)):
         call = assign.value
-        if ctx.call_name(call) not in RANDOM_SPLITS or ctx.scope_of(assign) is not ctx.scope_of(name):
+        if ctx.call_name(call) not in RANDOM_SPLITS:
             continue
         if any(k.arg == "shuffle" and getattr(k.value, "value", None) is not True for k in call.keywords):
             continue

@@ -71,7 +71,7 @@ class PreprocessingFitBeforeSplit(Rule):
             return
         data = root_name(node.args[0], ctx)
         scope = ctx.scope_of(node)
-        splits = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in SPLITS and ctx.scope_of(c) is scope]
+        splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS]
         earlier = [s for s in splits if s.lineno < node.lineno]
         # fitted on the training part: named so, or produced by an earlier split
         if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx):

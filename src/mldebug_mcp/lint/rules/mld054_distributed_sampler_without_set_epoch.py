@@ -70,8 +70,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
 
 def _sets_epoch(ctx: ModuleContext) -> bool:
     """`.set_epoch` anywhere: a call on any sampler or loader, or getattr(x, "set_epoch")."""
-    return any(n.attr == "set_epoch" for n in ctx.by_type.get(ast.Attribute, ())) or any(
-        n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))
+    return ctx.memo(("mld054", "sets_epoch"), lambda: any(n.attr == "set_epoch" for n in ctx.by_type.get(ast.Attribute, ())) or any(
+        n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ())))
 
 
 def _has_epoch_loop(ctx: ModuleContext) -> bool:

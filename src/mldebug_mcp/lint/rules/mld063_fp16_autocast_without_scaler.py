@@ -92,7 +92,7 @@ def _constant(expr: ast.expr | None, ctx: ModuleContext) -> object:
 def _trains(node: ast.AST, ctx: ModuleContext) -> bool:
     """The enclosing function (or script) calls loss.backward(); `engine.backward(loss)` scales itself."""
     scope = ctx.scope_of(node)
-    return any(is_backward(c) and not c.args and ctx.scope_of(c) is scope for c in ctx.by_type.get(ast.Call, ()))
+    return any(is_backward(c) and not c.args for c in ctx.in_scope(scope, (ast.Call,)))
 
 
 def _has_scaler(ctx: ModuleContext) -> bool:
