@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
+from ..safe_read import inside, read_bounded
 
+MAX_PYPROJECT_BYTES = 1 << 20
 CODE = re.compile(r"^[A-Z]+[0-9]*$")
 # `mldebug` as a TOML key in any spelling: [tool.mldebug], [tool."mldebug"], tool.mldebug.select = ..., a line
 # `mldebug = {...}` under [tool], tool = {mldebug = ...}. A name such as mldebug-mcp or mldebug_mcp is no key.
@@ -33,21 +35,27 @@ class LintSettings:
         return dropped is None or len(chosen) > len(dropped)
 
 
-def find_pyproject(start: Path) -> Path | None:
+def find_pyproject(start: Path, roots: tuple[Path, ...] | None = None) -> Path | None:
+    """The nearest pyproject.toml at or above `start`; with `roots`, never above the allowed directories."""
     for folder in [start, *start.parents]:
+        if roots is not None and not inside(folder, roots):
+            return None
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             return candidate
     return None
 
 
-def load_settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None) -> LintSettings:
+def load_settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None,
+                  roots: tuple[Path, ...] | None = None) -> LintSettings:
     """`[tool.mldebug]` from the pyproject.toml nearest `start` (none for source text), then the caller's
-    select (replaces) and ignore (adds). Codes are case-insensitive; an entry may list several, comma-separated."""
+    select (replaces) and ignore (adds). Codes are case-insensitive; an entry may list several, comma-separated.
+    With `roots` (the server's allow-list) only a pyproject.toml inside them is read."""
     table: dict = {}
-    pyproject = None if start is None else find_pyproject(start.resolve() if start.is_dir() else start.resolve().parent)
+    folder = None if start is None else start.resolve() if start.is_dir() else start.resolve().parent
+    pyproject = None if folder is None else find_pyproject(folder, roots)
     if pyproject is not None:
-        table = _mldebug_table(pyproject)
+        table = _mldebug_table(pyproject, roots)
     for key in ("select", "ignore", "exclude"):
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -62,10 +70,10 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
     )
 
 
-def _mldebug_table(pyproject: Path) -> dict:
+def _mldebug_table(pyproject: Path, roots: tuple[Path, ...] | None) -> dict:
     """`[tool.mldebug]` of a pyproject.toml; empty when the file never mentions it."""
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        text = read_bounded(pyproject, MAX_PYPROJECT_BYTES, roots, "pyproject.toml").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{pyproject}: cannot read [tool.mldebug]: {exc}") from exc
     if not MENTIONS_TABLE.search(text):  # no table of ours: the rest of the project's file is not ours to parse

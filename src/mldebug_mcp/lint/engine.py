@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..models.lint import Finding, LintReport
+from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
 from .context import ModuleContext, ProjectIndex, build_context
 from .registry import RULES
@@ -25,6 +26,10 @@ from .rule import Rule
 
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 UNREADABLE = "MLD000"
+# Parsing and indexing take about 150 bytes of memory per byte of source; 2 MiB keeps one file under
+# about 300 MB. Hand-written Python files are far smaller: only generated code comes near.
+MAX_SOURCE_BYTES = 2 << 20
+Roots = tuple[Path, ...] | None
 
 
 def report(findings: list[Finding], files: int) -> LintReport:
@@ -32,12 +37,24 @@ def report(findings: list[Finding], files: int) -> LintReport:
     return LintReport(findings=findings, files=files, counts=dict(Counter(f.code for f in findings)))
 
 
-def _problem(path: str, message: str, line: int = 1, col: int = 1) -> Finding:
+FIX_SOURCE = "Fix the syntax or encoding (UTF-8), or exclude the file in [tool.mldebug] exclude."
+FIX_NOT_READ = ("Lint regular files inside the allowed directories; remove the link or special file, or exclude "
+                "it in [tool.mldebug] exclude.")
+FIX_TOO_COMPLEX = "Exclude generated code in [tool.mldebug] exclude, or split the file into smaller modules."
+
+
+def _problem(path: str, message: str, line: int = 1, col: int = 1, fix: str = FIX_SOURCE) -> Finding:
     return Finding(
         code=UNREADABLE, name="unreadable-file", path=path, line=line, col=col, end_line=line, end_col=col,
-        severity="error", message=message, why="A file that cannot be parsed cannot be checked for silent bugs.",
-        fix="Fix the syntax or encoding (UTF-8), or exclude the file in [tool.mldebug] exclude.", evidence="",
+        severity="error", message=message, why="A file that cannot be read and parsed cannot be checked for silent "
+        "bugs.", fix=fix, evidence="",
     )
+
+
+def _too_complex(path: str, exc: BaseException) -> Finding:
+    reason = "nested too deeply" if isinstance(exc, RecursionError) else "too large to index in memory"
+    return _problem(path, f"not checked: the code is {reason} for the checks ({type(exc).__name__}); "
+                          "the other files are checked as usual", fix=FIX_TOO_COMPLEX)
 
 
 def parse_source(source: str, path: str) -> tuple[ModuleContext | None, Finding | None]:
@@ -45,16 +62,21 @@ def parse_source(source: str, path: str) -> tuple[ModuleContext | None, Finding 
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         return None, _problem(path, f"syntax error: {exc.msg}", exc.lineno or 1, (exc.offset or 0) + 1)
-    except (ValueError, RecursionError) as exc:  # NUL bytes, absurd nesting
+    except ValueError as exc:  # NUL bytes
         return None, _problem(path, f"cannot parse: {exc}")
+    except (RecursionError, MemoryError) as exc:  # absurd nesting or length
+        return None, _too_complex(path, exc)
     return build_context(path, source, tree), None
 
 
-def read_source(path: Path) -> tuple[str | None, Finding | None]:
+def read_source(path: Path, roots: Roots = None) -> tuple[str | None, Finding | None]:
+    """The text of one regular file of at most MAX_SOURCE_BYTES; with `roots`, inside them."""
     try:
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_SOURCE_BYTES, roots, "Python file to lint")
+    except UnreadableFile as exc:
+        return None, _problem(str(path), f"not read: {exc}", fix=FIX_NOT_READ)
     except OSError as exc:
-        return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}")
+        return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}", fix=FIX_NOT_READ)
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
@@ -111,25 +133,35 @@ def _suppressed(lines: list[str], first: int, last: int, code: str) -> bool:
 
 def lint_source(source: str, path: str = "<source>", settings: LintSettings | None = None) -> list[Finding]:
     """Lint one piece of source text on its own."""
-    ctx, problem = parse_source(source, path)
-    if problem is not None:
-        return [problem]
-    ctx.project = ProjectIndex(returns=ctx.local_returns())
-    return check_module(ctx, active_rules(settings or LintSettings()))
+    try:
+        ctx, problem = parse_source(source, path)
+        if problem is not None:
+            return [problem]
+        ctx.project = ProjectIndex(returns=ctx.local_returns())
+        return check_module(ctx, active_rules(settings or LintSettings()))
+    except (RecursionError, MemoryError) as exc:
+        return [_too_complex(path, exc)]
 
 
 def collect_files(paths: list[Path], settings: LintSettings) -> tuple[list[Path], list[Finding]]:
-    """Python files under `paths`, skipping VCS, virtualenv and cache folders and excluded globs."""
+    """Python files under `paths`, skipping VCS, virtualenv and cache folders and excluded globs.
+
+    Symlinked folders are not entered; symlinked files are yielded and checked when opened. A folder
+    that cannot be listed is reported, not skipped in silence."""
     files: list[Path] = []
     problems: list[Finding] = []
+
+    def unlistable(exc: OSError) -> None:
+        problems.append(_problem(str(exc.filename), f"folder not read: {exc.strerror or exc}", fix=FIX_NOT_READ))
+
     for root in paths:
-        if root.is_file():
-            files.append(root)
-        elif root.is_dir():
-            for folder, dirnames, filenames in os.walk(root):
+        if root.is_dir():
+            for folder, dirnames, filenames in os.walk(root, onerror=unlistable):
                 dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")
                                      and not _excluded(Path(folder) / d, settings))
                 files.extend(Path(folder) / f for f in sorted(filenames) if f.endswith((".py", ".pyi")))
+        elif root.exists() or root.is_symlink():
+            files.append(root)  # a file, FIFO or device: opening it decides
         else:
             problems.append(_problem(str(root), "no such file or directory"))
     return [f for f in files if not _excluded(f, settings)], problems
@@ -149,8 +181,16 @@ class _FileOutcome:
         self.asked = asked  # names this file asked the project about and did not get
 
 
-def _lint_file(path: Path, settings: LintSettings, index: ProjectIndex | None = None) -> _FileOutcome:
-    source, problem = read_source(path)
+def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None = None) -> _FileOutcome:
+    """One file's outcome; a file too deep or too large for the checks is a finding, not the end of the run."""
+    try:
+        return _check_file(path, settings, roots, index)
+    except (RecursionError, MemoryError) as exc:
+        return _FileOutcome(path, [_too_complex(str(path), exc)], {}, set())
+
+
+def _check_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None) -> _FileOutcome:
+    source, problem = read_source(path, roots)
     if problem is None:
         ctx, problem = parse_source(source, str(path))
     if problem is not None:
@@ -161,11 +201,11 @@ def _lint_file(path: Path, settings: LintSettings, index: ProjectIndex | None = 
     return _FileOutcome(path, findings, local, ctx.project.asked)
 
 
-def _lint_files(files: list[Path], settings: LintSettings) -> list[_FileOutcome]:
-    return [_lint_file(path, settings) for path in files]
+def _lint_files(files: list[Path], settings: LintSettings, roots: Roots = None) -> list[_FileOutcome]:
+    return [_lint_file(path, settings, roots) for path in files]
 
 
-def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings) -> list[Finding]:
+def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings, roots: Roots) -> list[Finding]:
     """Check again the few files that asked about a name another file of the run defines.
 
     Each file is first checked alone (its tree is freed right after, which keeps memory flat
@@ -178,36 +218,37 @@ def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings) ->
     findings: list[Finding] = []
     for outcome in outcomes:
         if outcome.asked & merged.keys():
-            outcome = _lint_file(outcome.path, settings, index)
+            outcome = _lint_file(outcome.path, settings, roots, index)
         findings.extend(outcome.findings)
     return findings
 
 
-def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1) -> LintReport:
+def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1, roots: Roots = None) -> LintReport:
+    """Lint files and folders; with `roots` every file read must really lie inside them (symlinks included)."""
     settings = settings or LintSettings()
     # Trees and indexes hold no reference cycles, so reference counting frees them; the cyclic
     # collector would only rescan millions of live nodes (it more than doubles parse time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _lint_paths(paths, settings, jobs)
+        return _lint_paths(paths, settings, jobs, roots)
     finally:
         if collecting:
             gc.enable()
 
 
-def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int) -> LintReport:
+def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roots) -> LintReport:
     files, problems = collect_files(paths, settings)
     jobs = max(1, min(jobs, len(files) or 1))
     if jobs == 1:
-        outcomes = _lint_files(files, settings)
+        outcomes = _lint_files(files, settings, roots)
     else:
         import multiprocessing  # only for --jobs > 1: it costs start-up time
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         chunks = [files[i::jobs] for i in range(jobs)]
         with multiprocessing.get_context(method).Pool(jobs) as pool:
-            outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings) for c in chunks]) for o in chunk]
-    findings = problems + _with_project_facts(outcomes, settings)
+            outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings, roots) for c in chunks]) for o in chunk]
+    findings = problems + _with_project_facts(outcomes, settings, roots)
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return report(findings, len(files))

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..lint.catalog import explain, rule_infos
 from ..lint.config import LintSettings, load_settings
-from ..lint.engine import UNREADABLE, lint_paths, lint_source, report
+from ..lint.engine import MAX_SOURCE_BYTES, UNREADABLE, lint_paths, lint_source, report
 from ..lint.registry import RULES
 from ..models.lint import LintReport, RuleInfo
 from .paths import AllowedDirs
@@ -17,10 +17,11 @@ from .paths import AllowedDirs
 __all__ = ["explain_rule", "lint", "rules", "settings"]
 
 
-def settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None) -> LintSettings:
-    """`[tool.mldebug]` of the project around `start` (none for source text) with the caller's select and
-    ignore on top; every code must name a rule or a prefix of one."""
-    built = load_settings(start, select, ignore)
+def settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None,
+             roots: tuple[Path, ...] | None = None) -> LintSettings:
+    """`[tool.mldebug]` of the project around `start` (none for source text; with `roots`, only inside them)
+    with the caller's select and ignore on top; every code must name a rule or a prefix of one."""
+    built = load_settings(start, select, ignore, roots)
     known = [rule.code for rule in RULES] + [UNREADABLE]
     for code in (*built.select, *built.ignore):
         if not any(k.startswith(code) for k in known):
@@ -40,12 +41,17 @@ def lint(paths: list[str] | None = None, source: str | None = None, filename: st
     if jobs < 1:
         raise UsageError("jobs must be at least 1")
     if source is not None:
+        size = len(source.encode("utf-8", "surrogatepass"))
+        if size > MAX_SOURCE_BYTES:
+            raise UsageError(f"source is {size:,} bytes, over the {MAX_SOURCE_BYTES:,}-byte limit for one file; "
+                             "lint the files on disk instead (paths=[...]), where each file has that limit")
         return report(lint_source(source, filename, settings(None, select, ignore)), files=1)
     checked = [allowed.check(p) if allowed is not None else Path(p).expanduser() for p in paths or []]
-    missing = [str(p) for p in checked if not p.exists()]
+    missing = [str(p) for p in checked if not (p.exists() or p.is_symlink())]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
-    return lint_paths(checked, settings(checked[0], select, ignore), jobs=jobs)
+    roots = allowed.roots if allowed is not None else None
+    return lint_paths(checked, settings(checked[0], select, ignore, roots), jobs=jobs, roots=roots)
 
 
 def rules() -> list[RuleInfo]:

@@ -1,0 +1,154 @@
+"""Files a folder walk may meet that must not be followed, block, exhaust memory or end the run.
+
+Each case is a finding (MLD000) for that file while the other files of the run are checked as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from mldebug_mcp.lint.engine import MAX_SOURCE_BYTES, UNREADABLE
+from mldebug_mcp.safe_read import UnreadableFile, read_bounded
+from mldebug_mcp.services.lint import lint
+from mldebug_mcp.services.paths import AllowedDirs
+
+BUG = "import torch.nn.functional as F\n\ndef f(x, y):\n    return F.cross_entropy(F.softmax(x, dim=1), y)\n"
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
+
+
+@pytest.fixture
+def project(tmp_path):
+    inside, outside = tmp_path / "project", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "secret.py").write_text(BUG)
+    (inside / "ok.py").write_text(BUG)
+    return inside, outside
+
+
+def _within(seconds: float, call):
+    """call() in a thread; fails the test instead of hanging it when the call blocks."""
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.update(value=call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"the call still runs after {seconds} s"
+    return box["value"]
+
+
+def _by_file(report) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for finding in report.findings:
+        found.setdefault(os.path.basename(finding.path), []).append(finding.code)
+    return found
+
+
+def test_a_symlinked_file_leading_outside_is_refused_in_a_folder_walk(project):
+    inside, outside = project
+    (inside / "link.py").symlink_to(outside / "secret.py")
+    report = lint([str(inside)], allowed=AllowedDirs((inside,)))
+    assert _by_file(report) == {"link.py": [UNREADABLE], "ok.py": ["MLD001"]}
+    refusal = next(f for f in report.findings if f.path.endswith("link.py"))
+    assert "outside the allowed directories" in refusal.message
+
+
+def test_a_symlink_staying_inside_is_followed(project):
+    inside, _ = project
+    (inside / "alias.py").symlink_to(inside / "ok.py")
+    report = lint([str(inside)], allowed=AllowedDirs((inside,)))
+    assert _by_file(report) == {"alias.py": ["MLD001"], "ok.py": ["MLD001"]}
+
+
+def test_without_an_allow_list_the_cli_follows_symlinks_as_given(project):
+    inside, outside = project
+    (inside / "link.py").symlink_to(outside / "secret.py")
+    assert _by_file(lint([str(inside)]))["link.py"] == ["MLD001"]
+
+
+@posix_only
+def test_a_fifo_named_like_source_does_not_block(project):
+    inside, _ = project
+    os.mkfifo(inside / "pipe.py")
+    report = _within(20, lambda: lint([str(inside)], allowed=AllowedDirs((inside,))))
+    assert _by_file(report) == {"ok.py": ["MLD001"], "pipe.py": [UNREADABLE]}
+    assert "FIFO" in next(f.message for f in report.findings if f.path.endswith("pipe.py"))
+    assert _by_file(_within(20, lambda: lint([str(inside / "pipe.py")])))["pipe.py"] == [UNREADABLE]
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_a_link_to_dev_zero_is_not_read(project):
+    inside, _ = project
+    (inside / "zero.py").symlink_to("/dev/zero")
+    report = _within(20, lambda: lint([str(inside)]))  # even without an allow-list: not a regular file
+    assert _by_file(report)["zero.py"] == [UNREADABLE]
+    assert "character device" in next(f.message for f in report.findings if f.path.endswith("zero.py"))
+
+
+def test_a_file_over_the_size_limit_is_a_finding_and_source_text_an_error(project):
+    inside, _ = project
+    (inside / "huge.py").write_text("x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1))
+    report = lint([str(inside)])
+    assert _by_file(report) == {"huge.py": [UNREADABLE], "ok.py": ["MLD001"]}
+    with pytest.raises(Exception, match="over the .*-byte limit"):
+        lint(source="x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1))
+
+
+def test_a_file_growing_past_the_limit_while_read_is_still_refused(tmp_path, monkeypatch):
+    # the size is taken once from fstat; a writer appending afterwards must not slip past the bound
+    path = tmp_path / "growing.py"
+    path.write_bytes(b"x" * 10)
+    real_fstat = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 5, *real_fstat(fd)[7:])))
+    with pytest.raises(UnreadableFile, match="over the 8-byte limit"):
+        read_bounded(path, 8)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("ops.py", "x = " + "+".join(["1"] * 6000) + "\n"),
+    ("wrappers.py", "\n".join(["def w0(x):\n    return x"]
+                              + [f"def w{i}(x):\n    return w{i - 1}(x)" for i in range(1, 350)])
+     + "\nimport torch.nn.functional as F\ndef g(x, y):\n    return F.cross_entropy(w349(F.softmax(x, 1)), y)\n"),
+    ("nested.py", "x = " + "[" * 2000 + "]" * 2000 + "\n"),
+])
+def test_code_too_deep_for_the_checks_is_a_finding_and_the_run_goes_on(project, name, text):
+    inside, _ = project
+    (inside / name).write_text(text)
+    report = lint([str(inside)])
+    assert _by_file(report)["ok.py"] == ["MLD001"]
+    codes = _by_file(report).get(name, [])
+    assert codes == [] or codes == [UNREADABLE]  # checked fully, or one finding saying why not
+    for finding in report.findings:
+        if finding.path.endswith(name):
+            assert "exclude" in finding.fix
+    assert lint(source=text).files == 1  # source text too: an answer, never a traceback
+
+
+def test_a_folder_that_cannot_be_listed_is_reported(project, monkeypatch):
+    inside, _ = project
+    (inside / "locked").mkdir()
+    (inside / "locked" / "a.py").write_text(BUG)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    report = lint([str(inside)])
+    assert _by_file(report) == {"locked": [UNREADABLE], "ok.py": ["MLD001"]}
+    assert "Permission denied" in next(f.message for f in report.findings if f.path.endswith("locked"))
+
+
+def test_a_pyproject_outside_the_allowed_directories_is_not_read(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.mldebug]\nignore = ['MLD001']\n")
+    inside = tmp_path / "project"
+    inside.mkdir()
+    (inside / "ok.py").write_text(BUG)
+    assert _by_file(lint([str(inside)])) == {}  # the CLI reads the parent's settings: MLD001 ignored
+    assert _by_file(lint([str(inside)], allowed=AllowedDirs((inside,)))) == {"ok.py": ["MLD001"]}
