@@ -15,6 +15,18 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     parser.add_argument(
+        "--auth-token", metavar="SOURCE",
+        help="where to read the HTTP bearer token, never the token itself (`ps` shows command lines): env:NAME "
+        "(an environment variable) or file:PATH (first line of a file only you can read); default: "
+        "$MLDEBUG_AUTH_TOKEN when set. Required for a --host other than loopback; once set, every request must "
+        "send 'Authorization: Bearer <token>'",
+    )
+    parser.add_argument(
+        "--allowed-host", action="append", metavar="HOST[:PORT]",
+        help="a Host header clients may use to reach the HTTP server (repeatable); loopback names and the --host "
+        "address are always accepted; required with --host 0.0.0.0 or ::",
+    )
+    parser.add_argument(
                         "--allow-dir", action="append", metavar="DIR",
                         help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, "
                         "else the working directory)",
@@ -33,20 +45,40 @@ def run_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port; use 1-65535")
+    plan = _http_plan(args) if args.transport == "http" else _refuse_http_options(args)
     server = build_server(AllowedDirs.from_config(args.allow_dir))
     try:
-        if args.transport == "stdio":
+        if plan is None:
             import anyio
 
             from ..server.stdio import run_stdio
 
             anyio.run(run_stdio, server)
         else:
-            print(f"mldebug MCP server on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-            server.run("streamable-http", host=args.host, port=args.port)
+            from ..server.http import serve_http, startup_notice
+
+            print(*startup_notice(plan), sep="\n", file=sys.stderr)
+            serve_http(server, plan, args.log_level)
     except KeyboardInterrupt:
         pass
     return EXIT_OK
+
+
+def _http_plan(args: argparse.Namespace):  # -> server.http.HttpPlan, imported only for HTTP
+    import os
+
+    from ..server.http import plan_http
+
+    return plan_http(args.host, args.port, args.auth_token, args.allowed_host or [], os.environ)
+
+
+def _refuse_http_options(args: argparse.Namespace) -> None:
+    given = [flag for flag, value in (("--auth-token", args.auth_token), ("--allowed-host", args.allowed_host))
+             if value]
+    if given:
+        verb = "apply" if len(given) > 1 else "applies"
+        raise UsageError(f"{' and '.join(given)} {verb} to --transport http only; over stdio only the process "
+                         "that started the server can reach it")
 
 
 # Declared last: each names the functions above.
