@@ -27,9 +27,14 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
         "address are always accepted; required with --host 0.0.0.0 or ::",
     )
     parser.add_argument(
-                        "--allow-dir", action="append", metavar="DIR",
-                        help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, "
-                        "else the working directory)",
+        "--allow-dir", action="append", metavar="DIR",
+        help="directory tools may read user files from (repeatable; default: $MLDEBUG_ALLOW_DIRS, else the working "
+        "directory)",
+    )
+    parser.add_argument(
+        "--diagnose-python", metavar="PATH",
+        help="an interpreter (with torch) diagnose may run besides the server's own and a virtual environment's "
+        "inside an allowed directory; default: $MLDEBUG_DIAGNOSE_PYTHON",
     )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
                         help="stderr logging level (default WARNING)")
@@ -46,7 +51,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a TCP port; use 1-65535")
     plan = _http_plan(args) if args.transport == "http" else _refuse_http_options(args)
-    server = build_server(AllowedDirs.from_config(args.allow_dir))
+    server = build_server(AllowedDirs.from_config(args.allow_dir), args.diagnose_python)
     try:
         if plan is None:
             import anyio

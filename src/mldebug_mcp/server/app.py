@@ -12,6 +12,7 @@ from mcp.types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from .._version import __version__
+from ..services.interpreters import configured_python
 from ..services.paths import AllowedDirs
 from . import advice, curves, diagnose, evidence, lint, prompts, references, triage
 from .common import Server
@@ -43,8 +44,9 @@ def _innermost_validation_message(exc: BaseException) -> str | None:
     return None
 
 
-def build_server(allowed: AllowedDirs | None = None) -> Server:
-    """A configured server; `allowed` bounds every path argument of every tool."""
+def build_server(allowed: AllowedDirs | None = None, diagnose_python: str | None = None) -> Server:
+    """A configured server; `allowed` bounds every path argument of every tool, `diagnose_python` (else
+    $MLDEBUG_DIAGNOSE_PYTHON) is an interpreter diagnose may run besides the server's own."""
     server = _Server(
         name="mldebug",
         title="mldebug: debug ML training like a practitioner",
@@ -52,6 +54,7 @@ def build_server(allowed: AllowedDirs | None = None) -> Server:
         version=__version__,
     )
     server.allowed_dirs = allowed or AllowedDirs.from_config()  # read by the tools that take paths
+    server.diagnose_python = configured_python(diagnose_python)
     for family in FAMILIES:
         family.register(server)
     return server

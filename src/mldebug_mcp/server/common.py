@@ -29,9 +29,11 @@ MARKDOWN = "text/markdown"
 
 
 class Server(MCPServer):
-    """The SDK's server with the allow-list every path argument is checked against."""
+    """The SDK's server with the allow-list every path argument is checked against, and the interpreter
+    diagnose may run besides its own and a project's virtual environment (None: only those)."""
 
     allowed_dirs: AllowedDirs
+    diagnose_python: str | None = None
 
 
 def allowed_dirs(ctx: Context) -> AllowedDirs:

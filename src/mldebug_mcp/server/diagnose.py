@@ -30,20 +30,23 @@ async def diagnose(
     device: Annotated[str | None, Field(description="cpu, cuda, cuda:N or mps (default: where the model is).", max_length=20)] = None,
     timeout_s: Annotated[float, Field(description="Wall-clock limit in seconds.", gt=0, le=3600)] = 120.0,
     memory_mb: Annotated[int, Field(description="Resident memory limit of the child process.", ge=256, le=1_000_000)] = 8192,
-    python: Annotated[str | None, Field(description="Interpreter with torch installed (default: the server's).", max_length=500)] = None,
+    python: Annotated[str | None, Field(description="Interpreter with torch installed: the server's own (default), the one the server was started with (--diagnose-python), or a virtual environment's inside the allowed directories such as .venv/bin/python.", max_length=500)] = None,
     seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
     plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
 ) -> Annotated[CallToolResult, DiagnoseOutput]:
     from ..render.diagnose import evidence_keys, report_text
     from ..services import diagnose as service
     from ..services.evidence import quotes_for
+    from ..services.interpreters import allowed_python
 
     async def progress(index: int, total: int, check: str) -> None:
         await ctx.report_progress(index, total, check)
 
     with as_tool_error():
+        allowed = allowed_dirs(ctx)
+        interpreter = allowed_python(python, allowed, ctx.mcp_server.diagnose_python)  # type: ignore[attr-defined]
         report = await service.diagnose_target(
-            target, allowed=allowed_dirs(ctx), limits=service.limits(timeout_s, memory_mb, python), device=device,
+            target, allowed=allowed, limits=service.limits(timeout_s, memory_mb, interpreter), device=device,
             steps=steps, seed=seed, checks=checks, on_progress=progress)
         images = service.plot_images(report) if plots else []
         text = report_text(report, quotes_for(evidence_keys(report)))

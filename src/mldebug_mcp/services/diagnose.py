@@ -15,6 +15,7 @@ from ..diagnostics.launch import Limits, ProgressCallback, run_in_subprocess
 from ..diagnostics.target import HINT, parse_target
 from ..errors import UsageError
 from ..models.diagnose import DiagnosticReport
+from .interpreters import module_inside
 from .paths import AllowedDirs
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -50,19 +51,22 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
                           on_progress: ProgressCallback | None = None) -> DiagnosticReport:
     """Diagnose the spec that TARGET returns, in a child process under `limits`.
 
-    With `allowed` (the server's allow-list) a file target must lie inside it and the child runs in the
-    first allowed directory; without, the file is taken as given and the child runs in `cwd` or here.
+    With `allowed` (the server's allow-list) a file target, or the file of a module target, must lie inside
+    it and the child runs in the first allowed directory; without, the target is taken as given and the
+    child runs in `cwd` or here.
     With `plot_dir`, PNG plots are written there and listed in the report."""
     parsed = parse_target(target)
     _check_options(steps, checks)
     where = parsed.where
+    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
     if parsed.is_file:
         path = allowed.check(where) if allowed is not None else Path(where).expanduser().resolve()
         if not path.is_file():
             raise UsageError(f"no such file: {where}; {HINT}")
         where = str(path)
+    elif allowed is not None:
+        module_inside(where, allowed, workdir)
     options = {"device": device, "steps": steps, "seed": seed, "only": checks}
-    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
     raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
     report = DiagnosticReport.model_validate({"target": target, **raw})
     if plot_dir is not None:
