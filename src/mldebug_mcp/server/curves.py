@@ -22,7 +22,7 @@ from .common import (
 CurveOutput = output_model(CurveReport)
 
 
-def analyze_curve(
+async def analyze_curve(
     ctx: Context,
     path: Annotated[str, Field(description="Log file or folder of event files, inside the allowed directories.",
                                min_length=1, max_length=1000)],
@@ -34,11 +34,15 @@ def analyze_curve(
     from ..render.curves import curve_text, triage_hint
     from ..services import curves as service
 
+    from .workers import run_heavy
+
     with as_tool_error():
         if plot:
-            report, image = service.curve_with_image(path, loss, val, num_classes, allowed=allowed_dirs(ctx))
+            report, image = await run_heavy(service.curve_with_image, path, loss, val, num_classes,
+                                            allowed=allowed_dirs(ctx))
         else:
-            report, image = service.curve_report(path, loss, val, num_classes, allowed=allowed_dirs(ctx)), None
+            report = await run_heavy(service.curve_report, path, loss, val, num_classes, allowed=allowed_dirs(ctx))
+            image = None
     result = tool_result(report, curve_text(report) + "\n\n" + triage_hint(report))
     if image is not None:
         result.content.append(png_image(image))

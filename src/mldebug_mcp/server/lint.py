@@ -16,7 +16,7 @@ LintOutput = output_model(LintReport)
 RuleOutput = output_model(RuleInfo)
 
 
-def lint(
+async def lint(
     ctx: Context,
     paths: Annotated[list[str] | None, Field(description="Files or folders to lint, inside the allowed directories.", max_length=200)] = None,
     source: Annotated[str | None, Field(description="Python source text to lint instead of files.", max_length=2_000_000)] = None,
@@ -26,9 +26,10 @@ def lint(
 ) -> Annotated[CallToolResult, LintOutput]:
     from ..render import lint as render
     from ..services import lint as service
+    from .workers import run_heavy
 
     with as_tool_error():
-        report = service.lint(paths, source, filename, select, ignore, allowed=allowed_dirs(ctx))
+        report = await run_heavy(service.lint, paths, source, filename, select, ignore, allowed=allowed_dirs(ctx))
     return tool_result(report, render.report_text(report))
 
 
