@@ -47,12 +47,18 @@ async def test_a_dead_worker_is_a_clear_error_and_the_next_call_works():
 
 
 async def test_without_worker_processes_the_call_runs_in_a_thread(monkeypatch):
-    def no_processes():
-        raise RuntimeError("cannot start a process here")
+    def unstartable():
+        raise OSError(11, "Resource temporarily unavailable")
 
-    class Unstartable:
-        def submit(self, call):
-            no_processes()
-
-    monkeypatch.setattr(workers, "_executor", lambda: Unstartable())
+    monkeypatch.setattr(workers, "_start", unstartable)
+    monkeypatch.setattr(workers, "_spares", [])
     assert await workers.run_heavy(_pid_plus, 0) == os.getpid()
+
+
+async def test_what_the_call_prints_does_not_spoil_the_answer():
+    assert await workers.run_heavy(_print_and_return, "answer") == "answer"
+
+
+def _print_and_return(value: str) -> str:
+    print("noise on stdout")
+    return value

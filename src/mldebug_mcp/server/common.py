@@ -6,10 +6,13 @@ import ast
 import base64
 import dataclasses
 import inspect
+import logging
+import os
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import Any, get_type_hints
 
 from mcp.server import MCPServer
@@ -26,6 +29,8 @@ from ..services.paths import AllowedDirs
 RUNS_USER_CODE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 MARKDOWN = "text/markdown"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+logger = logging.getLogger(__name__)
 
 
 class Server(MCPServer):
@@ -43,14 +48,34 @@ def allowed_dirs(ctx: Context) -> AllowedDirs:
 
 @contextmanager
 def as_tool_error() -> Iterator[None]:
-    """Our errors carry actionable messages: hand them to the agent as ToolError."""
+    """Every failure is an answer that says what failed and what would work: our errors carry such
+    messages already; a file the system cannot read names the file and the reason; anything else is
+    our bug, said plainly (the SDK would send only "Error executing tool NAME")."""
     try:
         yield
+    except ToolError:
+        raise
     except MldebugError as exc:
         raise ToolError(str(exc)) from exc
     except OSError as exc:
-        raise ToolError(f"cannot read a file ({exc}); check the path, or reinstall mldebug-mcp if it is bundled "
-                        "content") from exc
+        raise ToolError(os_error_message(exc)) from exc
+    except Exception as exc:
+        logger.exception("unexpected error in a tool")
+        raise ToolError(
+            f"internal error ({type(exc).__name__}: {str(exc)[:300]}): a bug in mldebug-mcp, not a problem with the "
+            "request as far as it can tell. The server keeps running; the CLI (mldebug-mcp) shows the traceback of "
+            "the same request, and a report of it helps"
+        ) from exc
+
+
+def os_error_message(exc: OSError) -> str:
+    """What the system refused, and on which file; a reinstall is suggested only for the package's own files."""
+    name = exc.filename if exc.filename is not None else ""
+    reason = exc.strerror or str(exc)
+    shown = f" {str(name)[:200]!r}" + ("..." if len(str(name)) > 200 else "") if name else ""
+    if name and Path(os.fsdecode(name)).is_relative_to(PACKAGE_DIR):
+        return f"cannot read the bundled file{shown} ({reason}); reinstall: pip install --force-reinstall mldebug-mcp"
+    return f"cannot use{shown}: {reason}; check the path (each folder name under 255 bytes, the file readable)"
 
 
 @contextmanager

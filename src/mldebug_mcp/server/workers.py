@@ -2,20 +2,24 @@
 
 A thread is not enough: parsing holds the interpreter lock for seconds at a time in C (ast.parse of
 a large file), and every other request would wait behind it. A process also gives its memory back:
-each worker does one call and exits, so a large input never leaves the server holding a gigabyte.
-Workers fork from a server process that imported the services once (forkserver), so a call costs
-a fork, not an interpreter start. At most WORKERS calls run at once; more wait their turn.
+each worker answers one call and exits, so a large input never leaves the server holding a gigabyte.
+
+A worker is `python -m mldebug_mcp.services.worker` started ahead of need (one spare waits with the
+services imported), so a call costs no interpreter start. The call goes in and the answer comes out
+as one pickle each over the worker's stdin and stdout. Plain subprocesses rather than
+multiprocessing: those re-import the server's main module in every worker, which breaks a server
+embedded in a script. At most WORKERS calls run at once; more wait their turn.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
-import multiprocessing
+import pickle
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any, TypeVar
 
@@ -23,14 +27,12 @@ import anyio
 
 from ..errors import MldebugError
 
-logger = logging.getLogger(__name__)
-
 WORKERS = 2
-PRELOAD = ["mldebug_mcp.services.lint", "mldebug_mcp.services.curves"]
+logger = logging.getLogger(__name__)
 Result = TypeVar("Result")
 
-_pool: ProcessPoolExecutor | None = None
-_pool_lock = threading.Lock()
+_spares: list[subprocess.Popen] = []
+_spares_lock = threading.Lock()
 _limiters: dict[int, anyio.CapacityLimiter] = {}
 
 
@@ -38,35 +40,29 @@ class WorkerDied(MldebugError):
     """A worker process ended without an answer (killed for memory, or a crash in native code)."""
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        return context
-    return multiprocessing.get_context("spawn")  # Windows; macOS has forkserver
+def _start() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "mldebug_mcp.services.worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=None, close_fds=True)
 
 
-def _executor() -> ProcessPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=_context(), max_tasks_per_child=1)
-        return _pool
-
-
-def _discard(pool: ProcessPoolExecutor) -> None:
-    global _pool
-    with _pool_lock:
-        if _pool is pool:
-            _pool = None
-    pool.shutdown(wait=False, cancel_futures=True)
+def _take_worker() -> subprocess.Popen:
+    """A started worker (the spare if it is still alive), leaving a new spare starting behind it."""
+    with _spares_lock:
+        worker = None
+        while _spares and worker is None:
+            candidate = _spares.pop()
+            worker = candidate if candidate.poll() is None else None
+        _spares.append(_start())
+    return worker or _start()
 
 
 @atexit.register
-def _shutdown() -> None:
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
+def _stop_spares() -> None:
+    with _spares_lock:
+        for worker in _spares:
+            worker.kill()
+            worker.wait()
+        _spares.clear()
 
 
 def _limiter() -> anyio.CapacityLimiter:
@@ -80,30 +76,30 @@ def _limiter() -> anyio.CapacityLimiter:
     return _limiters[key]
 
 
+def _exchange(worker: subprocess.Popen, request: bytes) -> Any:
+    answer, _ = worker.communicate(request)
+    if worker.returncode != 0 or not answer:
+        raise WorkerDied(
+            f"the worker process running this call ended without an answer (exit code {worker.returncode}: out "
+            "of memory, or a crash); try a smaller input, or fewer files per call"
+        )
+    outcome, value = pickle.loads(answer)  # noqa: S301 - our own child's answer, over a private pipe
+    if outcome == "error":
+        raise value
+    return value
+
+
 async def run_heavy(function: Callable[..., Result], /, *args: Any, **kwargs: Any) -> Result:
     """function(*args, **kwargs) in a worker process; its exceptions are raised here as they were there."""
-    call = partial(function, *args, **kwargs)
+    request = pickle.dumps((function, args, kwargs))
     async with _limiter():
-        pool = _executor()
         try:
-            future: Future = pool.submit(call)
-        except BrokenProcessPool:
-            _discard(pool)
-            pool = _executor()
-            future = pool.submit(call)
-        except (RuntimeError, OSError) as exc:
-            # no worker can start (an embedding script without a __main__ guard, no forkserver socket):
-            # answer from a thread of this process rather than not at all
-            logger.warning("worker processes unavailable (%s); running %s in a thread", exc, function.__name__)
-            return await anyio.to_thread.run_sync(call)
+            worker = _take_worker()
+        except OSError as exc:  # no process can be started (limits): answer from a thread rather than not at all
+            logger.warning("cannot start a worker process (%s); running %s in a thread", exc, function.__name__)
+            return await anyio.to_thread.run_sync(partial(function, *args, **kwargs))
         try:
-            return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(_exchange, worker, request, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
-            future.cancel()  # a call still waiting for a worker never starts
+            worker.kill()  # a cancelled call stops using the CPU at once
             raise
-        except BrokenProcessPool as exc:
-            _discard(pool)
-            raise WorkerDied(
-                "the worker process running this call ended without an answer (out of memory, or a crash); "
-                "try a smaller input, or lint fewer files per call"
-            ) from exc

@@ -48,7 +48,11 @@ class AllowedDirs:
             raise UsageError(f"path {path!r} contains '..'; give a path inside {self.describe()} without '..'")
         if not candidate.is_absolute():
             candidate = self.roots[0] / candidate
-        resolved = candidate.resolve()
+        try:
+            resolved = candidate.resolve()
+        except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
+            raise UsageError(f"path {path[:200]!r} cannot be used: {getattr(exc, 'strerror', None) or exc}; give an "
+                             f"existing path inside {self.describe()}") from exc
         if any(resolved.is_relative_to(root) for root in self.roots):
             return resolved
         literal_inside = any(candidate.absolute().is_relative_to(root) for root in self.roots)
