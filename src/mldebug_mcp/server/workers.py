@@ -83,7 +83,7 @@ def _exchange(worker: subprocess.Popen, request: bytes) -> Any:
             f"the worker process running this call ended without an answer (exit code {worker.returncode}: out "
             "of memory, or a crash); try a smaller input, or fewer files per call"
         )
-    outcome, value = pickle.loads(answer)  # noqa: S301 - our own child's answer, over a private pipe
+    outcome, value = pickle.loads(answer)  # trusted: our own child's answer, over a private pipe
     if outcome == "error":
         raise value
     return value

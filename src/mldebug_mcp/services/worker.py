@@ -19,9 +19,9 @@ PRELOAD = ("lint", "curves")
 def _portable(exc: BaseException) -> BaseException:
     """The exception itself if it survives a pickle round trip; else our base error with its message."""
     try:
-        pickle.loads(pickle.dumps(exc))  # noqa: S301 - our own bytes
+        pickle.loads(pickle.dumps(exc))  # trusted: our own bytes
         return exc
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to round-trip means: send the message instead
         return MldebugError(f"{type(exc).__name__}: {exc}")
 
 
@@ -35,10 +35,10 @@ def main() -> int:
     request = sys.stdin.buffer.read()
     if not request:
         return 0  # the server went away before it needed this spare
-    function, args, kwargs = pickle.loads(request)  # noqa: S301 - the server's own request, over a private pipe
+    function, args, kwargs = pickle.loads(request)  # trusted: the server's own request, over a private pipe
     try:
         outcome = ("ok", function(*args, **kwargs))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every error of the call goes back to the server
         outcome = ("error", _portable(exc))
     with answer:
         answer.write(pickle.dumps(outcome))
