@@ -66,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a `lint` run. The process is ending: freeze them out of its reach (nothing is freed that would outlive it).
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
+    _escape_unprintable_output()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser(argv)
     args = parser.parse_args(argv)
@@ -81,6 +82,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (MldebugError, OSError) as exc:
         print(f"mldebug-mcp {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _escape_unprintable_output() -> None:
+    """A file name that is not UTF-8 (or any text the terminal's encoding lacks) is printed escaped,
+    \udcff, instead of ending the run with UnicodeEncodeError after the work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,9 +43,22 @@ FIX_NOT_READ = ("Lint regular files inside the allowed directories; remove the l
 FIX_TOO_COMPLEX = "Exclude generated code in [tool.mldebug] exclude, or split the file into smaller modules."
 
 
+def shown(path: str | Path) -> str:
+    """A path as text that every output can carry: bytes of a file name that are not UTF-8 (kept by
+    the OS as lone surrogates) become \\xNN escapes instead of breaking JSON and strict terminals."""
+    text = os.fspath(path)
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that no file name byte produced
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def _problem(path: str, message: str, line: int = 1, col: int = 1, fix: str = FIX_SOURCE) -> Finding:
     return Finding(
-        code=UNREADABLE, name="unreadable-file", path=path, line=line, col=col, end_line=line, end_col=col,
+        code=UNREADABLE, name="unreadable-file", path=shown(path), line=line, col=col, end_line=line, end_col=col,
         severity="error", message=message, why="A file that cannot be read and parsed cannot be checked for silent "
         "bugs.", fix=fix, evidence="",
     )
@@ -113,7 +126,7 @@ def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:
     if _suppressed(ctx.lines, line, getattr(node, "end_lineno", line), rule.code):
         return
     finding = Finding(
-        code=rule.code, name=rule.name, path=ctx.path, line=line, col=getattr(node, "col_offset", 0) + 1,
+        code=rule.code, name=rule.name, path=shown(ctx.path), line=line, col=getattr(node, "col_offset", 0) + 1,
         end_line=getattr(node, "end_lineno", line) or line, end_col=(getattr(node, "end_col_offset", 0) or 0) + 1,
         severity=rule.severity, message=hit.message or rule.message, why=rule.why, fix=rule.fix,
         evidence=rule.evidence,

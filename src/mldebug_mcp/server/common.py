@@ -89,7 +89,8 @@ def as_resource_error() -> Iterator[None]:
 def tool_result(model: Model, text: str) -> CallToolResult:
     """Structured content for programs plus readable text for the model."""
     # JSON mode keeps a model's own serialisation settings (NaN written as "NaN") on the wire.
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.to_json_data())
+    with as_tool_error():
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=model.to_json_data())
 
 
 @cache
