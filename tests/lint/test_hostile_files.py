@@ -152,3 +152,45 @@ def test_a_pyproject_outside_the_allowed_directories_is_not_read(tmp_path):
     (inside / "ok.py").write_text(BUG)
     assert _by_file(lint([str(inside)])) == {}  # the CLI reads the parent's settings: MLD001 ignored
     assert _by_file(lint([str(inside)], allowed=AllowedDirs((inside,)))) == {"ok.py": ["MLD001"]}
+
+
+@posix_only
+def test_a_file_swapped_for_a_symlink_during_the_run_is_never_read_from_outside(project):
+    # A writer flips target.py between a clean file inside and a link to a buggy file outside while
+    # lint runs again and again: the check is made on the opened descriptor, so no run may report the
+    # outside file's bug (before: 10 of 300 runs did).
+    inside, outside = project
+    (inside / "ok.py").unlink()
+    target, clean, link = inside / "target.py", inside / ".clean", inside / ".link"
+    clean.write_text("x = 1\n")
+    link.symlink_to(outside / "secret.py")
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for source in (clean, link):
+                spare = inside / f".swap-{source.name}"
+                if source.is_symlink():
+                    spare.unlink(missing_ok=True)
+                    spare.symlink_to(os.readlink(source))
+                else:
+                    spare.write_text(source.read_text())
+                os.replace(spare, target)  # atomic: target is always one or the other
+
+    writer = threading.Thread(target=flip, daemon=True)
+    writer.start()
+    allowed = AllowedDirs((inside.resolve(),))
+    seen: set[str] = set()
+    try:
+        for _ in range(300):
+            try:
+                report = lint([str(target)], allowed=allowed, select=["MLD001"])
+            except Exception as exc:  # noqa: BLE001 - the path check may refuse a link outright: fine
+                assert "outside the allowed directories" in str(exc) or "symlink" in str(exc), exc
+                seen.add("refused")
+                continue
+            seen.update(f.code for f in report.findings) or seen.add("clean")
+    finally:
+        stop.set()
+        writer.join(5)
+    assert "MLD001" not in seen, "a run read the file outside the allowed directories"
