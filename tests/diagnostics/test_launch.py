@@ -47,8 +47,10 @@ def helper():
     raise ValueError("my setup is broken")
 
 def sleeps():
-    import time
-    open("pid.txt", "w").write(str(__import__("os").getpid()))
+    import os, subprocess, sys, time
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    open("grandchild.pid", "w").write(str(sleeper.pid))  # in its own session: out of reach of a group kill
+    open("pid.txt", "w").write(str(os.getpid()))
     time.sleep(600)
 
 def hogs_memory():
@@ -146,6 +148,7 @@ def test_timeout_kills_the_child(project, torch_import_seconds):
     assert proc.returncode == 2 and f"{limit} s timeout" in proc.stderr
     assert time.monotonic() - started < limit + 30
     assert pid_dead(int((project / "pid.txt").read_text()))
+    assert pid_dead(int((project / "grandchild.pid").read_text()), within=0)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="memory watch reads /proc (Linux)")
@@ -216,9 +219,197 @@ def test_cancelling_the_mcp_request_kills_the_child(project):
                 if pid_dead(pid, within=0):
                     break
                 await anyio.sleep(0.1)
-            killed = pid_dead(pid, within=0)
+            killed = pid_dead(pid, within=0) and pid_dead(int((project / "grandchild.pid").read_text()), within=0)
             return killed, await client.call_tool("quote", {"key": "jones/assume-a-bug"})
 
     killed, after = anyio.run(go)
-    assert killed
+    assert killed  # the child and the grandchild it started in a session of its own
     assert not after.is_error  # the server is still alive and answers
+
+
+# --- hardening: bounded output, the whole process tree, garbage in the events file ---
+
+TREE = """
+import os, subprocess, sys, time
+
+SLEEPER = "import time; time.sleep(1000)"
+HOG = "import time; block = b'x' * (350 << 20); time.sleep(1000)"  # 350 MB, every page written
+
+
+def _spawn(code=SLEEPER, **popen):
+    child = subprocess.Popen([sys.executable, "-c", code], **popen)
+    with open("grandchild.tmp", "w") as f:
+        f.write(str(child.pid))
+    os.replace("grandchild.tmp", "grandchild.pid")  # whole or absent for a test polling it
+    return child
+
+
+def orphan_after_exit():
+    _spawn()
+    os._exit(0)
+
+
+def new_session_then_exit():
+    _spawn(start_new_session=True)
+    os._exit(0)
+
+
+def new_session_then_raise():
+    _spawn(start_new_session=True)
+    raise RuntimeError("left a process behind")
+
+
+def double_fork_then_exit():
+    # the shell starts a process in a new session and exits at once: it hangs under init, never seen as a child
+    subprocess.run(["sh", "-c", f"{sys.executable} -c 'import os; os.setsid(); {SLEEPER}' & echo $! > grandchild.pid"])
+    os._exit(0)
+
+
+def new_session_then_sleep():
+    _spawn(start_new_session=True)
+    time.sleep(1000)
+
+
+def grandchild_hogs_memory():
+    _spawn(HOG, start_new_session=True)
+    time.sleep(1000)
+
+
+def prints_forever():
+    while True:
+        print("all work and no play " * 10)
+"""
+
+GARBAGE = """
+import os, sys, time
+
+def write():
+    events = sys.argv[3]  # python -c BOOTSTRAP <checks_dir> <target> <events_file> <options>
+    with open(events, {mode!r}) as f:
+        f.write({payload!r})
+    {then}
+"""
+
+
+@pytest.fixture()
+def tree_project(tmp_path: Path) -> Path:
+    (tmp_path / "tree.py").write_text(TREE)
+    return tmp_path
+
+
+def diagnose_here(project: Path, target: str, **limits) -> str:
+    """Run diagnose in this process through launch; the DiagnoseError's message (it must fail)."""
+    from mldebug_mcp.diagnostics.launch import Limits, run_in_subprocess
+    from mldebug_mcp.errors import DiagnoseError
+
+    with pytest.raises(DiagnoseError) as caught:
+        anyio.run(run_in_subprocess, target, {}, Limits(**limits), project)
+    return str(caught.value)
+
+
+def grandchild(project: Path) -> int:
+    return int((project / "grandchild.pid").read_text())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="measures peak memory with getrusage (Linux)")
+def test_endless_printing_is_stopped_at_the_output_limit_with_memory_bounded(tree_project, torch_import_seconds):
+    # Today's file-then-read_text held the whole output: 1.6 GB of memory after a 6 s timeout.
+    measure = ("import resource, subprocess, sys\n"
+               "proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+               "print(proc.stderr)")
+    limit = math.ceil(3 * torch_import_seconds + 10)
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "mldebug_mcp", "diagnose",
+                           "tree.py:prints_forever", "--timeout", str(limit)],
+                          cwd=tree_project, capture_output=True, text=True, timeout=limit + 60, check=False)
+    code, peak_mb = map(int, proc.stdout.split("\n", 1)[0].split())
+    assert code == 2 and "printed more than 64 MiB to stdout/stderr" in proc.stdout
+    assert time.monotonic() - started < limit  # stopped by the size, not by the timeout
+    assert peak_mb < 600, f"peak memory {peak_mb} MB"  # the CLI and the child with torch: about 250 MB
+    assert "all work and no play" in proc.stdout and len(proc.stdout) < 2000 + 1000  # the tail only
+
+
+@pytest.mark.parametrize("target", ["orphan_after_exit", "new_session_then_exit", "new_session_then_raise",
+                                    "double_fork_then_exit"])
+def test_processes_the_code_started_are_killed_with_it(tree_project, target):
+    message = diagnose_here(tree_project, f"tree.py:{target}", timeout_s=60)
+    assert "left a process behind" in message or "before reporting" in message
+    assert "could not be killed" not in message
+    assert pid_dead(grandchild(tree_project), within=0)  # dead when diagnose returns, not later
+
+
+def test_memory_is_summed_over_the_whole_tree(tree_project):
+    # about 220 MB for the child with torch and 360 MB for its grandchild: each under 450 MB, together over
+    message = diagnose_here(tree_project, "tree.py:grandchild_hogs_memory", timeout_s=60, memory_mb=450)
+    assert "over the 450 MB limit" in message and "the processes it started" in message
+    assert pid_dead(grandchild(tree_project), within=0)
+
+
+def test_cancelling_the_awaiting_task_kills_the_tree(tree_project):
+    from mldebug_mcp.diagnostics.launch import Limits, run_in_subprocess
+
+    pid_file = tree_project / "grandchild.pid"
+
+    async def go():
+        with anyio.move_on_after(60) as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(run_in_subprocess, "tree.py:new_session_then_sleep", {}, Limits(timeout_s=300),
+                                 tree_project)
+                while not pid_file.exists():
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+        assert not scope.cancelled_caught, "the grandchild never started"
+
+    anyio.run(go)
+    assert pid_dead(grandchild(tree_project), within=0)  # the cancelled call returned only after the kill
+
+
+@pytest.mark.parametrize("mode, payload, then, problem", [
+    ("a", "oops\n", "time.sleep(1000)", "line 2: not JSON ('oops')"),  # found while the child still runs
+    ("a", "[1, 2]\n", "os._exit(0)", "line 2: a JSON list, not an object"),
+    ("a", '{"event": "progress", "index": 1}\n', "os._exit(0)", "line 2: 'progress' event has no 'total'"),
+    ("a", '{"event": "progress", "index": "1", "total": 2, "check": "x"}\n', "os._exit(0)",
+     "'index' should be int, not str"),
+    ("a", '{"event": "error", "stage": "run", "error": "boom"}\n', "os._exit(0)", "'error' should be dict, not str"),
+    ("a", '{"event": "report", "report": {"status": "pass"}}\n', "os._exit(0)", "the report does not validate"),
+    ("a", '{"event": "report"', "os._exit(0)", "line 2: 18 bytes without the closing newline"),
+    ("w", "", "os._exit(0)", "the file shrank"),
+    ("a", "x" * (17 << 20), "time.sleep(1000)", "line 2: longer than 16 MiB"),
+])
+def test_garbage_in_the_events_file_is_a_clear_error(tmp_path, mode, payload, then, problem):
+    (tmp_path / "garbage.py").write_text(GARBAGE.format(mode=mode, payload=payload, then=then))
+    message = diagnose_here(tmp_path, "garbage.py:write", timeout_s=60)
+    assert message.startswith("the diagnosed process wrote a malformed event into its events file")
+    assert problem in message and "does your code write to the paths in sys.argv?" in message
+
+
+def test_garbage_in_the_events_file_on_the_cli_and_over_mcp(tmp_path):
+    (tmp_path / "garbage.py").write_text(GARBAGE.format(mode="a", payload="[]\n", then="os._exit(0)"))
+    proc = cli(tmp_path, "garbage.py:write")
+    assert proc.returncode == 2 and "malformed event" in proc.stderr and "Traceback" not in proc.stderr
+
+    async def go():
+        async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+            return await client.call_tool("diagnose", {"target": "garbage.py:write"})
+
+    result = anyio.run(go)
+    # our message, as for any setup error, not a JSONDecodeError's
+    assert result.is_error and result.content[0].text.startswith(
+        "Error executing tool diagnose: the diagnosed process wrote a malformed event")
+
+
+def test_a_process_that_outlives_the_kill_is_named_in_the_error(tree_project, monkeypatch):
+    from mldebug_mcp.diagnostics import launch, process_tree
+
+    # stand-in for a process that SIGKILL cannot end (uninterruptible sleep, another user's): nothing is killed
+    monkeypatch.setattr(process_tree.ProcessTree, "kill", lambda tree: tree.refresh(scan_marker=True))
+    monkeypatch.setattr(launch, "_kill_group", lambda process: None)
+    monkeypatch.setattr(launch, "KILL_WAIT_SECONDS", 0.5)
+    try:
+        message = diagnose_here(tree_project, "tree.py:new_session_then_raise", timeout_s=60)
+        pid = grandchild(tree_project)
+        assert f"1 process(es) it started could not be killed and are still running: pid {pid} (" in message
+        assert "time.sleep(1000)" in message
+    finally:
+        os.kill(grandchild(tree_project), 9)
