@@ -145,3 +145,48 @@ async def test_over_mcp_a_module_outside_the_allowed_directories_is_refused(dirs
     project, _, _ = dirs
     message = await _call(project, {"target": target})
     assert "not a module inside" in message and "FILE.py:FUNCTION" in message
+
+
+# ---- the child's own check: the interpreter that imports the target judges where it comes from ----------
+
+@pytest.fixture
+def child_imports(monkeypatch):
+    from mldebug_mcp.diagnostics.checks import runner
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # load_target puts the target's folder first
+    return runner.load_target
+
+
+def test_the_child_refuses_a_module_already_imported_from_elsewhere(tmp_path, monkeypatch, child_imports):
+    # a local os.py passes the server's file check, but the child's `os` is the standard library's
+    (tmp_path / "os.py").write_text("def getcwd():\n    return 'local'\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="outside the allowed directories"):
+        child_imports("os:getcwd", roots=[str(tmp_path)])
+
+
+def test_the_child_refuses_an_installed_package_before_importing_it(tmp_path, monkeypatch, child_imports):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="outside the allowed directories"):
+        child_imports("antigravity:geohash", roots=[str(tmp_path)])  # importing it would open a browser
+    assert "antigravity" not in sys.modules
+
+
+def test_the_child_loads_a_package_inside_and_a_file_inside(tmp_path, monkeypatch, child_imports):
+    package = tmp_path / "spec_pkg_inside"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "spec.py").write_text("def debug_spec():\n    return 'inside'\n")
+    monkeypatch.chdir(tmp_path)
+    assert child_imports("spec_pkg_inside.spec:debug_spec", roots=[str(tmp_path)])() == "inside"
+    assert child_imports(f"{package / 'spec.py'}:debug_spec", roots=[str(tmp_path)])() == "inside"
+    with pytest.raises(ValueError, match="outside the allowed directories"):
+        child_imports(f"{package / 'spec.py'}:debug_spec", roots=[str(tmp_path / 'elsewhere')])
+
+
+@pytest.mark.slow
+async def test_over_mcp_a_shadowed_module_is_refused_by_the_child(dirs):
+    project, _, _ = dirs
+    (project / "os.py").write_text("def getcwd():\n    return {}\n")  # passes the server's check
+    message = await _call(project, {"target": "os:getcwd", "timeout_s": 120})
+    assert "outside the allowed directories" in message

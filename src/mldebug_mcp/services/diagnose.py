@@ -66,7 +66,8 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
         where = str(path)
     elif allowed is not None:
         module_inside(where, allowed, workdir)
-    options = {"device": device, "steps": steps, "seed": seed, "only": checks}
+    options = {"device": device, "steps": steps, "seed": seed, "only": checks,
+               "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
     raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
     report = DiagnosticReport.model_validate({"target": target, **raw})
     if plot_dir is not None:

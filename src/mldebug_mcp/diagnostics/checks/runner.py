@@ -28,13 +28,18 @@ class Events:
         self._file.flush()
 
 
-def load_target(target: str) -> Callable[[], Any]:
-    """'path/to/file.py:func' or 'package.module:func' -> the function."""
+def load_target(target: str, roots: list[str] | None = None) -> Callable[[], Any]:
+    """'path/to/file.py:func' or 'package.module:func' -> the function.
+
+    With `roots` (a server's allowed directories) the file, or the module's top-level package, must
+    really lie inside them, judged here, in the interpreter that imports it, before anything runs."""
     where, sep, name = target.rpartition(":")
     if not sep or not where or not name:
         raise ValueError(f"target {target!r} must look like path/to/train.py:debug_spec or package.module:debug_spec")
     if where.endswith(".py") or os.sep in where or "/" in where:
         path = os.path.abspath(where)
+        if roots is not None:
+            _require_inside(where, [path], roots)
         sys.path.insert(0, os.path.dirname(path))  # so the file's sibling imports work
         spec = importlib.util.spec_from_file_location("_mldebug_user_module", path)
         if spec is None or spec.loader is None:
@@ -44,6 +49,8 @@ def load_target(target: str) -> Callable[[], Any]:
         spec.loader.exec_module(module)
     else:
         sys.path.insert(0, os.getcwd())
+        if roots is not None:
+            _require_inside(where, _module_locations(where.split(".")[0]), roots)
         module = importlib.import_module(where)
     if not hasattr(module, name):
         public = sorted(n for n in vars(module) if not n.startswith("_") and callable(getattr(module, n)))
@@ -52,6 +59,28 @@ def load_target(target: str) -> Callable[[], Any]:
     if not callable(function):
         raise ValueError(f"{where}:{name} is a {type(function).__name__}, not a function returning a debug spec")
     return function
+
+
+def _module_locations(top: str) -> list[str]:
+    """Where a top-level module would be imported from, found without importing it."""
+    loaded = sys.modules.get(top)
+    if loaded is not None:  # already imported (os, sys, torch...): a file of the same name elsewhere is not used
+        found = [getattr(loaded, "__file__", None), *list(getattr(loaded, "__path__", None) or [])]
+    else:
+        spec = importlib.util.find_spec(top)
+        found = [] if spec is None else [spec.origin, *list(spec.submodule_search_locations or [])]
+    return [f for f in found if f and f not in ("built-in", "frozen")]
+
+
+def _require_inside(where: str, locations: list[str], roots: list[str]) -> None:
+    real_roots = [os.path.realpath(r) for r in roots]
+    outside = [os.path.realpath(loc) for loc in locations
+               if not any(os.path.realpath(loc) == r or os.path.realpath(loc).startswith(r + os.sep)
+                          for r in real_roots)]
+    if outside or not locations:
+        shown = outside[0] if outside else "no file (built in, or not found)"
+        raise ValueError(f"{where} is imported from {shown}, outside the allowed directories ({', '.join(roots)}); "
+                         "over MCP diagnose runs only code inside them: give FILE.py:FUNCTION of a file there")
 
 
 def main(argv: list[str]) -> int:
@@ -66,7 +95,7 @@ def main(argv: list[str]) -> int:
     from . import SpecError, run_checks
 
     try:
-        build = load_target(target)
+        build = load_target(target, options.get("roots"))
         spec = build()
     except Exception as exc:
         events.emit(event="error", stage="build", error=user_traceback(exc, _OWN_DIR))
