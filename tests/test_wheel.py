@@ -53,7 +53,7 @@ def test_wheel_installs_and_quotes_from_its_own_content(tmp_path):
 
 def _venv_with_our_dependencies(env_dir: Path) -> Path:
     """A venv made by the base interpreter (so it also works when the tests run inside a venv), whose
-    dependencies (mcp, pydantic, markdown-it, PyYAML) come from the environment running the tests: its
+    dependencies (mcp, pydantic, markdown-it, PyYAML, psutil) come from the environment running the tests: its
     site-packages folders are appended to the new venv's path, after the venv's own, so no network is
     needed and the wheel installed into the venv is what gets imported. Lines of a .pth file only add
     folders; the .pth files inside them (such as this checkout's editable install) are not processed."""

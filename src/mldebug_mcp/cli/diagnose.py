@@ -14,7 +14,7 @@ def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", default=sys.executable,
                         help="interpreter whose environment has torch and your code (default: this one)")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
-    parser.add_argument("--memory-mb", type=int, default=8192, help="resident memory limit (default 8192 MB)")
+    parser.add_argument("--memory-mb", type=int, default=8192, help="memory limit of the child and every process it starts, together (default 8192 MB)")
     parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
     parser.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
     parser.add_argument("--seed", type=int, default=0)

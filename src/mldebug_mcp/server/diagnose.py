@@ -29,7 +29,7 @@ async def diagnose(
     steps: Annotated[int, Field(description="Step budget of the overfit check.", ge=10, le=5000)] = 200,
     device: Annotated[str | None, Field(description="cpu, cuda, cuda:N or mps (default: where the model is).", max_length=20)] = None,
     timeout_s: Annotated[float, Field(description="Wall-clock limit in seconds.", gt=0, le=3600)] = 120.0,
-    memory_mb: Annotated[int, Field(description="Resident memory limit of the child process.", ge=256, le=1_000_000)] = 8192,
+    memory_mb: Annotated[int, Field(description="Memory limit in MB of the child process and every process it starts, together.", ge=256, le=1_000_000)] = 8192,
     python: Annotated[str | None, Field(description="Interpreter with torch installed: the server's own (default), the one the server was started with (--diagnose-python), or a virtual environment's inside the allowed directories such as .venv/bin/python.", max_length=500)] = None,
     seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
     plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
