@@ -1,19 +1,38 @@
-"""read_curve: a training log on disk -> LossLog (series name -> [(step, value)]).
+"""read_curve: a training log on disk -> LossLog (series name -> points).
 
 Formats, chosen by name and then by content: CSV/TSV with a header, JSON lines, a JSON array of
 records, HF trainer_state.json, TensorBoard event files or a folder of them. Never imports torch,
 tensorflow, tensorboard or numpy.
+
+Every file is opened through safe_read.open_regular: only regular files (a FIFO would block, a
+device never ends), and with `roots` only files whose real path lies inside them. CSV/TSV, JSON
+lines and event files are streamed; a JSON document is read whole, so it has its own limit.
+
+Limits (each error names the limit and what to pass instead):
+    MAX_LOG_BYTES        1 GiB    a log file, or all the event files of a folder together
+    MAX_DOCUMENT_BYTES   256 MiB  a JSON array or trainer_state.json (read whole)
+    MAX_LINE_CHARS       1 MiB    one line of CSV/TSV or JSON lines
+    MAX_POINTS           50 M     points over all the series of a log (curve_points)
+    CSV cells            128 KiB  Python's csv field limit (131,072 characters)
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import struct
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import UsageError
-from .curve_tables import Point, Series, json_series, table_series
+from ..safe_read import UnreadableFile, open_regular
+from .curve_events import naming, read_event_folder, why
+from .curve_json import document_series, lines_series
+from .curve_points import MAX_POINTS, Budget, Point, Points, Steps, by_step
+from .curve_tables import table_series
+from .curve_text import MAX_LINE_CHARS, Lines
 from .tfevents import is_event_file, read_event_file
 from .tfrecord import masked_crc32c
 
@@ -23,46 +42,65 @@ SUPPORTED = (
 )
 EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 SNIFF_BYTES = 4096
+MAX_LOG_BYTES = 1 << 30
+MAX_DOCUMENT_BYTES = 256 << 20
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_LINE_CHARS", "MAX_LOG_BYTES", "MAX_POINTS", "SUPPORTED", "LossLog",
+           "detect_format", "read_curve"]
 
 
 @dataclass(frozen=True)
 class LossLog:
     """The numeric series of one training log, in the order the file holds them."""
 
-    series: dict[str, list[Point]]
+    series: dict[str, list[Point] | Points]
     source: str
     format: str  # csv, tsv, jsonl, json, trainer_state or tfevents
     notes: tuple[str, ...] = ()
+    _sorted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
         return list(self.series)
 
-    def points(self, name: str) -> list[Point]:
-        """The series sorted by step; of a step logged twice the later value wins (a resumed run
-        rewrites the steps after its checkpoint)."""
+    def columns(self, name: str) -> tuple[Steps, array]:
+        """(steps, values) of a series sorted by step; of a step logged twice the later value wins
+        (a resumed run rewrites the steps after its checkpoint). Computed once per series."""
         if name not in self.series:
             close = difflib.get_close_matches(name, self.names, n=3)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             raise UsageError(f"no series {name!r} in {self.source}.{hint} Series found: {', '.join(self.names)}")
-        by_step: dict[int | float, float] = {}
-        for step, value in self.series[name]:
-            by_step[step] = value
-        return sorted(by_step.items())
+        if name not in self._sorted:
+            self._sorted[name] = by_step(self.series[name])
+        return self._sorted[name]
+
+    def count(self, name: str) -> int:
+        return len(self.columns(name)[1])
+
+    def points(self, name: str) -> list[Point]:
+        """The series sorted by step as (step, value) pairs (see columns)."""
+        steps, values = self.columns(name)
+        return list(zip(steps, values))
 
 
-def read_curve(path: Path, check_crc: bool = True) -> LossLog:
-    """Read a loss log; `check_crc=False` skips the per-record data checksum of event files."""
+def read_curve(path: Path, check_crc: bool = True, *, roots: tuple[Path, ...] | None = None) -> LossLog:
+    """Read a loss log; `check_crc=False` skips the per-record data checksum of event files.
+
+    With `roots` (the server's allowed directories) every file read must really lie inside one:
+    a symlink leading elsewhere is refused, or skipped with a note inside a folder."""
     path = Path(path)
-    if not path.exists():
-        raise UsageError(f"{path}: no such file or folder. Pass a training log: {SUPPORTED}.")
-    fmt = detect_format(path)
-    if fmt == "tfevents":
-        series, seen, notes = _read_event_files(path, check_crc)
-    elif fmt in ("csv", "tsv"):
-        series, seen, notes = table_series(_text(path), "," if fmt == "csv" else "\t")
+    budget = Budget()
+    if _is_folder(path):
+        series, notes, files_read = read_event_folder(path, check_crc, roots, budget, MAX_LOG_BYTES)
+        if not files_read:
+            skipped = f" that can be read ({'; '.join(notes)})" if notes else ""
+            raise UsageError(
+                f"{path}: no TensorBoard event files (events.out.tfevents.*) in this folder{skipped}. "
+                f"Supported: {SUPPORTED}."
+            )
+        seen, fmt = list(series), "tfevents"
     else:
-        series, seen, fmt, notes = json_series(_text(path))
+        with _open(path, roots) as handle:
+            series, seen, fmt, notes = _read_file(path, handle, check_crc, budget)
     if not series:
         columns = ", ".join(seen[:20]) + (", ..." if len(seen) > 20 else "") if seen else "none"
         problems = f" ({'; '.join(notes)})" if notes else ""
@@ -73,14 +111,21 @@ def read_curve(path: Path, check_crc: bool = True) -> LossLog:
     return LossLog(series=series, source=str(path), format=fmt, notes=tuple(notes))
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, roots: tuple[Path, ...] | None = None) -> str:
     """csv, tsv, jsonl, json or tfevents, from the name first and the first bytes second."""
-    if path.is_dir() or is_event_file(path):
+    path = Path(path)
+    if _is_folder(path):
+        return "tfevents"
+    with _open(path, roots) as handle:
+        return sniff_format(path, handle.read(SNIFF_BYTES))
+
+
+def sniff_format(path: Path, head: bytes) -> str:
+    """The format of a file named `path` whose first bytes are `head`."""
+    if is_event_file(path):
         return "tfevents"
     if path.suffix.lower() in EXTENSIONS:
         return EXTENSIONS[path.suffix.lower()]
-    with path.open("rb") as handle:
-        head = handle.read(SNIFF_BYTES)
     if len(head) >= 12 and masked_crc32c(head[:8]) == struct.unpack_from("<I", head, 8)[0]:
         return "tfevents"  # a TFRecord length with a valid checksum
     binary = UsageError(f"{path}: unknown log format (binary data). Supported: {SUPPORTED}.")
@@ -102,36 +147,77 @@ def detect_format(path: Path) -> str:
     raise UsageError(f"{path}: unknown log format. Supported: {SUPPORTED}.")
 
 
-def _text(path: Path) -> str:
+def _is_folder(path: Path) -> bool:
+    """True for a folder; UsageError for a path that names nothing (or that no file can have)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not a UTF-8 text file (byte {exc.start}). Supported: {SUPPORTED}.") from exc
+        return os.stat(path).st_mode & 0o170000 == 0o040000
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = "no such file or folder" if isinstance(exc, FileNotFoundError) else f"cannot be read ({why(exc)})"
+        raise UsageError(f"{path}: {reason}. Pass a training log: {SUPPORTED}.") from None
 
 
-def _read_event_files(path: Path, check_crc: bool) -> tuple[Series, list[str], list[str]]:
-    """Merge every event file by tag; files in sub-folders (Keras' train/ and validation/, one
-    folder per run) prefix their tags with the folder so that runs do not mix."""
-    files = [path] if path.is_file() else sorted(
-        (p for p in path.rglob("*tfevents*") if p.is_file()), key=lambda p: _event_order(p, path)
-    )
-    if not files:
-        raise UsageError(
-            f"{path}: no TensorBoard event files (events.out.tfevents.*) in this folder. Supported: {SUPPORTED}."
+def _open(path: Path, roots: tuple[Path, ...] | None) -> BinaryIO:
+    """A reader of the regular file at `path` (see safe_read.open_regular), within MAX_LOG_BYTES."""
+    try:
+        handle = open_regular(path, roots)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({why(exc)})") from None
+    size = os.fstat(handle.fileno()).st_size
+    if size > MAX_LOG_BYTES:
+        handle.close()
+        raise UnreadableFile(
+            f"{path} is {size:,} bytes, over the {MAX_LOG_BYTES:,}-byte (1 GiB) limit for a training log: "
+            "pass a shorter log, or keep every k-th row"
         )
-    series: Series = {}
-    notes: list[str] = []
-    for file in files:
-        tags, file_notes = read_event_file(file, check_crc)
-        notes += [f"{file.name}: {note}" for note in file_notes]
-        prefix = "" if file == path else file.parent.relative_to(path).as_posix()
-        for tag, points in tags.items():
-            series.setdefault(tag if prefix in ("", ".") else f"{prefix}/{tag}", []).extend(points)
-    return series, list(series), notes
+    return handle
 
 
-def _event_order(file: Path, root: Path) -> tuple[str, int, str]:
-    """Folder, then the writer's start time in the name (events.out.tfevents.<unix time>.<host>...)."""
-    parts = file.name.split(".")
-    started = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else 0
-    return file.parent.relative_to(root).as_posix(), started, file.name
+def _read_file(path: Path, handle: BinaryIO, check_crc: bool, budget: Budget):
+    """(series, names seen, format, notes) of one open log file."""
+    size = os.fstat(handle.fileno()).st_size
+    fmt = sniff_format(path, handle.read(SNIFF_BYTES))
+    handle.seek(0)
+    with naming(path):
+        if fmt == "tfevents":
+            series, notes = read_event_file(handle, size, check_crc, budget)
+            return series, list(series), fmt, notes
+        if fmt in ("csv", "tsv"):
+            series, seen, notes = table_series(Lines(handle), "," if fmt == "csv" else "\t", budget)
+            return series, seen, fmt, notes
+        if _is_json_lines(handle):
+            return lines_series(Lines(handle), budget)
+        return document_series(_document(path, handle, size), budget)
+
+
+def _is_json_lines(handle: BinaryIO) -> bool:
+    """True when the first non-blank line is a whole JSON object and another non-blank line
+    follows: JSON lines, streamed. Otherwise one document, read whole. Leaves `handle` at 0."""
+    from .curve_json import parse_json
+
+    lines = (line.strip() for line in iter(lambda: handle.readline(MAX_LINE_CHARS + 1), b""))
+    first = next((line for line in lines if line), b"")
+    more = next((True for line in lines if line), False)
+    handle.seek(0)
+    if not (more and first.lstrip(b"\xef\xbb\xbf").startswith(b"{")) or len(first) > MAX_LINE_CHARS:
+        return False
+    try:
+        parse_json(first.decode("utf-8-sig"), "line 1")
+    except (ValueError, UsageError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return False
+    return True
+
+
+def _document(path: Path, handle: BinaryIO, size: int) -> str:
+    """The whole text of a JSON document, within MAX_DOCUMENT_BYTES."""
+    if size > MAX_DOCUMENT_BYTES:
+        raise UnreadableFile(
+            f"{path} is {size:,} bytes, over the {MAX_DOCUMENT_BYTES:,}-byte (256 MiB) limit for a JSON document, "
+            "which is read whole: write the records as JSON lines (one object per line), which are streamed"
+        )
+    data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise UnreadableFile(f"{path} grew past the {MAX_DOCUMENT_BYTES:,}-byte limit for a JSON document while read")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not a UTF-8 text file (byte {exc.start}). Supported: {SUPPORTED}.") from None

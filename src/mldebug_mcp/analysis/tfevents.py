@@ -14,11 +14,14 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from .tfrecord import read_records
+from .curve_points import Budget, Points
+from .tfrecord import iter_records
 
 DT_FLOAT, DT_DOUBLE = 1, 2
 _FORMATS = {DT_FLOAT: "f", DT_DOUBLE: "d"}
+BUDGET_EVERY = 65_536  # scalars between two checks of the point budget
 
 
 class ProtobufError(ValueError):
@@ -124,19 +127,29 @@ def is_event_file(path: Path) -> bool:
     return "tfevents" in path.name
 
 
-def read_event_file(path: Path, check_data: bool = True) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
-    """tag -> [(step, value)] in file order, and notes on skipped or cut records."""
-    records, notes = read_records(path.read_bytes(), check_data)
-    series: dict[str, list[tuple[int, float]]] = {}
-    undecodable = 0
-    for record in records:
+def read_event_file(stream: BinaryIO, size: int, check_data: bool = True,
+                    budget: Budget | None = None) -> tuple[dict[str, Points], list[str]]:
+    """tag -> points in file order, and notes on skipped or cut records; one record in memory at a time."""
+    notes: list[str] = []
+    series: dict[str, Points] = {}
+    undecodable = read = 0
+    for record in iter_records(stream, size, notes, check_data):
         try:
             step, scalars = event_scalars(record)
         except ProtobufError:
             undecodable += 1
             continue
         for tag, value in scalars:
-            series.setdefault(tag, []).append((step, value))
+            points = series.get(tag)
+            if points is None:
+                points = series[tag] = Points()
+            points.append(step, value)
+        read += len(scalars)
+        if budget is not None and read >= BUDGET_EVERY:
+            budget.spend(read)
+            read = 0
+    if budget is not None:
+        budget.spend(read)
     if undecodable:
         notes.append(f"{undecodable} record(s) are not Event messages and were skipped")
     return series, notes

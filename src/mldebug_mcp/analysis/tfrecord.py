@@ -7,7 +7,10 @@ uint32 masked CRC32C of the data. Pure Python: a table-driven CRC32C reads about
 
 from __future__ import annotations
 
+import io
 import struct
+from collections.abc import Iterator
+from typing import BinaryIO
 
 _CASTAGNOLI = 0x82F63B78  # CRC32C polynomial, bit-reversed
 _MASK_DELTA = 0xA282EAD8  # TFRecord's mask constant
@@ -42,35 +45,44 @@ def masked_crc32c(data: bytes) -> int:
 
 
 def read_records(data: bytes, check_data: bool = True) -> tuple[list[bytes], list[str]]:
-    """Split `data` into record payloads; return them with notes on what was skipped or cut.
+    """Split `data` into record payloads; return them with notes on what was skipped or cut (see iter_records)."""
+    notes: list[str] = []
+    records = list(iter_records(io.BytesIO(data), len(data), notes, check_data))
+    return records, notes
+
+
+def iter_records(stream: BinaryIO, size: int, notes: list[str], check_data: bool = True) -> Iterator[bytes]:
+    """The record payloads of a stream of `size` bytes, one at a time; notes on what was skipped or
+    cut are appended to `notes` as the reading meets them.
 
     A length whose checksum fails cannot be trusted, so reading stops there. A payload whose
     checksum fails is skipped (its length was verified, so the next record is still found);
     `check_data=False` skips that check for speed. A record cut short at the end of the file
-    (a run still writing) ends the reading with a note, not an error.
+    (a run still writing) ends the reading with a note, not an error; so does a length that
+    claims more bytes than the file holds, which is never read.
     """
-    records: list[bytes] = []
-    notes: list[str] = []
     bad_payloads = 0
-    pos, size = 0, len(data)
-    while pos < size:
-        if size - pos < 12:
+    pos = 0
+    while True:
+        header = stream.read(12)
+        if not header:
+            break
+        if len(header) < 12:
             notes.append(f"the last record is cut short at byte {pos} (the run may still be writing): read up to there")
             break
-        if masked_crc32c(data[pos : pos + 8]) != struct.unpack_from("<I", data, pos + 8)[0]:
+        if masked_crc32c(header[:8]) != struct.unpack_from("<I", header, 8)[0]:
             notes.append(f"corrupt record length at byte {pos}: stopped reading there")
             break
-        (length,) = struct.unpack_from("<Q", data, pos)
-        start, end = pos + 12, pos + 12 + length
-        if end + 4 > size:
+        (length,) = struct.unpack_from("<Q", header)
+        body = stream.read(length + 4) if length + 4 <= size - pos - 12 else b""
+        if len(body) < length + 4:
             notes.append(f"the last record is cut short at byte {pos} (the run may still be writing): read up to there")
             break
-        payload = data[start:end]
-        if check_data and masked_crc32c(payload) != struct.unpack_from("<I", data, end)[0]:
+        payload = body[:length]
+        if check_data and masked_crc32c(payload) != struct.unpack_from("<I", body, length)[0]:
             bad_payloads += 1
         else:
-            records.append(payload)
-        pos = end + 4
+            yield payload
+        pos += 12 + length + 4
     if bad_payloads:
         notes.append(f"{bad_payloads} record(s) failed their data checksum and were skipped")
-    return records, notes

@@ -15,9 +15,11 @@ def curve_report(path: str | Path, loss: str | None = None, val: str | None = No
                  plot: Path | None = None, *, allowed: AllowedDirs | None = None) -> CurveReport:
     """The classified curve of a CSV, JSONL/JSON or TensorBoard log; with `plot`, a PNG written there.
 
-    With `allowed` (the server's allow-list) the log must lie inside it."""
+    With `allowed` (the server's allow-list) the log must lie inside it, and so must every file the
+    reader opens: the real path of each open file is checked again, so a symlink inside a folder of
+    event files that leads outside is skipped with a note, never read."""
     target = allowed.check(str(path)) if allowed is not None else Path(path)
-    log = read_curve(target)
+    log = read_curve(target, roots=allowed.roots if allowed is not None else None)
     report = analyze_curve(log, loss=loss, val=val, num_classes=num_classes)
     if plot is not None:
         from ..analysis.curve_plot import write_curve_plot
