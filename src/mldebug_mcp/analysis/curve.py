@@ -9,6 +9,7 @@ curve_spikes, curve_val); thresholds are named constants there.
 from __future__ import annotations
 
 import math
+from array import array
 
 from ..errors import UsageError
 from ..models.curves import CurveReport, CurveSeries
@@ -63,14 +64,15 @@ def _pick(log: LossLog, preferred: tuple[str, ...], held_out: bool, exclude: str
     candidates = [n for n in named + others if n != exclude]
     if not candidates:
         return None
-    return min(candidates, key=lambda n: (len(log.points(n)) < MIN_POINTS, candidates.index(n)))
+    order = {name: rank for rank, name in enumerate(candidates)}
+    return min(candidates, key=lambda n: (log.count(n) < MIN_POINTS, order[n]))
 
 
 def pick_series(log: LossLog, loss: str | None = None, val: str | None = None) -> tuple[str, str | None]:
     """(training loss, validation loss or None); a name given but absent raises UsageError."""
     for name in (loss, val):
         if name is not None:
-            log.points(name)  # raises, listing the series that exist
+            log.columns(name)  # raises, listing the series that exist
     loss = loss or _pick(log, TRAIN_NAMES, held_out=False, exclude=val)
     if loss is None:
         raise UsageError(
@@ -87,25 +89,26 @@ def analyze_curve(
     if num_classes is not None and num_classes < 2:
         raise UsageError(f"num_classes must be 2 or more (got {num_classes}): it sets the chance level ln k")
     loss, val = pick_series(log, loss, val)
-    points = log.points(loss)
+    steps, values = log.columns(loss)
     report = CurveReport(
         source=log.source, format=log.format, series=[_summary(log, name) for name in log.names],
         loss_series=loss, val_series=val, num_classes=num_classes, notes=list(log.notes),
     )
-    if len(points) < MIN_POINTS:
-        report.notes.append(f"{loss} has {len(points)} points: too little to classify (at least {MIN_POINTS}).")
+    if len(values) < MIN_POINTS:
+        report.notes.append(f"{loss} has {len(values)} points: too little to classify (at least {MIN_POINTS}).")
         return report
-    findings = [f for f in [find_nan(points)] if f]
-    trace = trace_of(points)
+    findings = [f for f in [find_nan(steps, values)] if f]
+    trace = trace_of(steps, values)
     if trace.n < MIN_POINTS:
         report.notes.append(f"only {trace.n} finite points in {loss}: too few to classify the curve's shape.")
     else:
         report.spikes = find_spikes(trace)
-        val_points = log.points(val) if val else []
+        val_steps, val_values = log.columns(val) if val else ((), ())
         checks = (
             find_zero(trace), find_flat(trace), find_chance(trace, num_classes), find_plateau(trace),
             find_explosion(trace), find_oscillation(trace),
-            find_gap(trace, val_points) if val else None, find_val_too_good(trace, val_points) if val else None,
+            find_gap(trace, val_steps, val_values) if val else None,
+            find_val_too_good(trace, val_steps, val_values) if val else None,
         )
         findings += [f for f in checks if f] + spike_findings(report.spikes)
         fired = {f.observation for f in findings}
@@ -120,15 +123,15 @@ def analyze_curve(
 
 
 def _summary(log: LossLog, name: str) -> CurveSeries:
-    points = log.points(name)
-    finite = [v for _, v in points if math.isfinite(v)]
+    steps, values = log.columns(name)
+    finite = array("d", filter(math.isfinite, values))
     return CurveSeries(
         name=name,
-        points=len(points),
-        first_step=points[0][0] if points else None,
-        last_step=points[-1][0] if points else None,
-        first=points[0][1] if points else None,
-        last=points[-1][1] if points else None,
+        points=len(values),
+        first_step=steps[0] if steps else None,
+        last_step=steps[-1] if steps else None,
+        first=values[0] if values else None,
+        last=values[-1] if values else None,
         min=min(finite) if finite else None,
-        non_finite=len(points) - len(finite),
+        non_finite=len(values) - len(finite),
     )

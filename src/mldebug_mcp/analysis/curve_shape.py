@@ -26,27 +26,29 @@ CHANCE_TOLERANCE_GUESSED = 0.01  # k guessed among 13: a wider window would matc
 CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000, 32000, 32768, 50257, 50304, 128256, 151936)
 
 
-def find_nan(points: list[tuple[int | float, float]]) -> CurveFinding | None:
+def find_nan(steps, values) -> CurveFinding | None:
     """`nan`: the first step whose training loss is NaN or Inf, and how many are."""
-    bad = [i for i, (_, value) in enumerate(points) if not math.isfinite(value)]
-    if not bad:
+    finite = list(map(math.isfinite, values))
+    if all(finite):
         return None
-    first = bad[0]
-    stays = len(bad) == len(points) - first
-    values = {"first_step": points[first][0], "non_finite": len(bad), "points": len(points)}
+    first = finite.index(False)
+    count = len(values) - sum(finite)
+    stays = count == len(values) - first
+    step, value = steps[first], values[first]
+    values_out = {"first_step": step, "non_finite": count, "points": len(values)}
     before = ""
     if first:
-        values |= {"last_finite_step": points[first - 1][0], "last_finite": points[first - 1][1]}
-        before = f"; the last finite value was {points[first - 1][1]:.4g} at step {points[first - 1][0]}"
-    spelled = "NaN" if math.isnan(points[first][1]) else ("Inf" if points[first][1] > 0 else "-Inf")
+        values_out |= {"last_finite_step": steps[first - 1], "last_finite": values[first - 1]}
+        before = f"; the last finite value was {values[first - 1]:.4g} at step {steps[first - 1]}"
+    spelled = "NaN" if math.isnan(value) else ("Inf" if value > 0 else "-Inf")
     return CurveFinding(
         observation="nan",
-        step=points[first][0],
-        summary=f"the training loss is {spelled} at step {points[first][0]} "
-        f"({len(bad)} of {len(points)} points are NaN or Inf{', every one from there on' if stays else ''}){before}.",
+        step=step,
+        summary=f"the training loss is {spelled} at step {step} "
+        f"({count} of {len(values)} points are NaN or Inf{', every one from there on' if stays else ''}){before}.",
         meaning="Something overflowed, divided by zero or took a log of zero at or just before that step, "
         "and once a weight is NaN every later update is too.",
-        values=values,
+        values=values_out,
     )
 
 

@@ -11,9 +11,11 @@ the pre-spike median (2 standard deviations or 10%, whichever is wider).
 from __future__ import annotations
 
 import math
+from array import array
+from itertools import islice
 
 from ..models.curves import CurveFinding, CurveSpike
-from .curve_stats import Trace, mad_sigma, median, noise_sigma
+from .curve_stats import Trace, mad_sigma, median, noise_sigma, sliding_medians
 
 SPIKE_WINDOW = 25  # trailing points that set the local level: a stable median that still follows the trend
 SPIKE_MIN_HISTORY = 8  # no verdict before 8 points of history
@@ -40,31 +42,90 @@ def find_spikes(trace: Trace) -> list[CurveSpike]:
     """Every spike of the training loss in step order (criterion in the module docstring); each is
     `spike_fast_recovery` when back within 10 points, `spike_slow_recovery` when back later,
     `spike_no_recovery` when never back although 10 or more points follow, and unclassified (kind
-    None) when the log ends sooner."""
+    None) when the log ends sooner. The trailing medians come from one sliding window, and a
+    recovery is looked up in a tree of minimums, so the whole search is O(n log n)."""
     positive = min(trace.values, default=0.0) > 0
-    z = [math.log(v) for v in trace.values] if positive else trace.values
+    z = array("d", map(math.log, trace.values)) if positive else trace.values
     # the run's typical noise, so that a quiet window cannot make its noise look tiny (exact zeros,
     # a loss_zero stretch, would make it zero)
     floor = noise_sigma([x for x in z if abs(x) > 1e-12] if not positive else z)
+    trailing = sliding_medians(z, -SPIKE_WINDOW, 0, SPIKE_MIN_HISTORY)  # trailing[k]: before point k + 8
+    recovery = _Recovery(z)
     spikes: list[CurveSpike] = []
     resume = SPIKE_MIN_HISTORY  # no new spike starts inside one still being followed
-    for i in range(SPIKE_MIN_HISTORY, trace.n):
+    for i in _candidates(z, trailing, positive):
         if i < resume:
             continue
         window = z[max(0, i - SPIKE_WINDOW) : i]
-        local = median(window)
-        relative = math.log1p(SPIKE_REL) if positive else SPIKE_REL * abs(local)
-        if relative <= 1e-12 or z[i] - local <= relative:
-            continue  # the cheap test first: most points stop here
+        local = trailing[i - SPIKE_MIN_HISTORY]
         sigma = max(mad_sigma(window), floor)
         excess = z[i] - local
         if excess <= SPIKE_MADS * sigma or z[i] - median(z[i - 3 : i]) < SPIKE_SUDDEN * excess:
             continue
         band = local + max(RECOVERY_MADS * sigma, math.log1p(RECOVERY_REL) if positive else RECOVERY_REL * abs(local))
-        back = next((j for j in range(i + 1, trace.n) if median(z[j : j + RECOVERY_CONFIRM]) <= band), None)
+        back = recovery.first_back(i + 1, band)
         spikes.append(_spike(trace, i, back, math.exp(local) if positive else local))
         resume = back if back is not None else i + SPIKE_WINDOW
     return spikes
+
+
+def _candidates(z, trailing, positive: bool) -> list[int]:
+    """The points that stand more than 25% above their trailing median: the cheap test, which most
+    points fail."""
+    start = SPIKE_MIN_HISTORY
+    if positive:
+        relative = math.log1p(SPIKE_REL)
+        return [i for i, x, local in zip(range(start, len(z)), islice(z, start, None), trailing) if x - local > relative]
+    return [i for i, x, local in zip(range(start, len(z)), islice(z, start, None), trailing)
+            if SPIKE_REL * abs(local) > 1e-12 and x - local > SPIKE_REL * abs(local)]
+
+
+class _Recovery:
+    """Where a spike is back: the first j with median(z[j : j + 5]) <= band. A few points are
+    tried one by one; a longer search builds (once) a tree of minimums over those medians."""
+
+    SCAN = 64  # most spikes recover within a few points
+
+    def __init__(self, z) -> None:
+        self.z = z
+        self.levels: list[array] | None = None
+
+    def first_back(self, start: int, band: float) -> int | None:
+        z, n = self.z, len(self.z)
+        for j in range(start, min(n, start + self.SCAN)):
+            if median(z[j : j + RECOVERY_CONFIRM]) <= band:
+                return j
+        return self._search(start + self.SCAN, band) if start + self.SCAN < n else None
+
+    def _search(self, start: int, band: float) -> int | None:
+        """The first index >= start whose median is <= band: up the tree while the nodes to the
+        right are all above the band, then down to the leftmost leaf within it."""
+        levels = self.levels or self._build()
+        level, i = 0, start
+        while True:
+            if i >= len(levels[level]):
+                return None
+            if levels[level][i] <= band:
+                break
+            i += 1
+            while i % 2 == 0 and level + 1 < len(levels):  # i starts a pair: its parent covers both
+                level, i = level + 1, i // 2
+        while level:
+            level, i = level - 1, 2 * i
+            if levels[level][i] > band:
+                i += 1
+        return i
+
+    def _build(self) -> list[array]:
+        levels = [sliding_medians(self.z, 0, RECOVERY_CONFIRM)]
+        while len(levels[-1]) > 1:
+            below = levels[-1]
+            pairs = array("d", map(min, below[0::2], below[1::2]))
+            if len(below) % 2:
+                pairs.append(below[-1])
+            levels.append(pairs)
+        self.levels = levels
+        return levels
 
 
 def _spike(trace: Trace, start: int, back: int | None, local: float) -> CurveSpike:

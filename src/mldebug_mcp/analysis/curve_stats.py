@@ -7,9 +7,14 @@ here is median-based. `Trace` holds what every detector needs, computed once.
 from __future__ import annotations
 
 import math
+import operator
+from array import array
 from bisect import bisect_left, insort
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import compress, islice, repeat
+
+from .curve_window import MedianWindow
 
 MAD_TO_SIGMA = 1.4826  # MAD x this = standard deviation, for normal noise
 MEDIAN_SE = 1.2533  # standard error of a median of m points = 1.2533 * sigma / sqrt(m)
@@ -18,25 +23,52 @@ EDGE_FRACTION = 0.1  # start and end levels: medians of the first and last 10% o
 EDGE_MIN_POINTS = 3
 SMOOTH_FRACTION = 0.02  # smoothing window: 2% of the run, which keeps swings of a tenth of the run
 SMOOTH_MAX_POINTS = 51  # ...but no wider, so that long runs keep their shape
+SELECT_MIN = 50_000  # from this length a median is selected around a sample instead of sorting all
+SELECT_SAMPLE = 4096
 
 
-def median(xs: list[float]) -> float:
+def median(xs) -> float:
+    if len(xs) >= SELECT_MIN:
+        found = _select_median(xs)
+        if found is not None:
+            return found
     ordered = sorted(xs)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def mad_sigma(xs: list[float]) -> float:
+def _select_median(xs) -> float | None:
+    """The median of a long series without sorting it all: a sorted sample brackets the middle,
+    one pass counts the values below the bracket and keeps those inside it, and only those are
+    sorted. The same value as sorting everything (equal values keep their order in both); None
+    when the bracket misses the middle or the values do not all compare (NaN)."""
+    n = len(xs)
+    sample = sorted(xs[:: max(1, n // SELECT_SAMPLE)])
+    margin = 4 * math.isqrt(len(sample)) + 8  # ~4 standard deviations of a sample rank
+    centre = len(sample) // 2
+    lo, hi = sample[max(0, centre - margin)], sample[min(len(sample) - 1, centre + margin)]
+    below = sum(map(lo.__gt__, xs))
+    inside = [x for x in xs if lo <= x <= hi]
+    if below + len(inside) + sum(map(hi.__lt__, xs)) != n:
+        return None
+    first, second = (n - 1) // 2 - below, n // 2 - below
+    if first < 0 or second >= len(inside):
+        return None
+    inside.sort()
+    return inside[first] if n % 2 else (inside[first] + inside[second]) / 2
+
+
+def mad_sigma(xs) -> float:
     """Standard deviation estimated from the median absolute deviation (blind to outliers)."""
     center = median(xs)
-    return MAD_TO_SIGMA * median([abs(x - center) for x in xs])
+    return MAD_TO_SIGMA * median(array("d", map(abs, map(operator.sub, xs, repeat(center)))))
 
 
-def noise_sigma(values: list[float]) -> float:
+def noise_sigma(values) -> float:
     """Per-point noise from first differences: a slow trend cancels, independent noise adds twice."""
     if len(values) < 3:
         return 0.0
-    return mad_sigma([b - a for a, b in pairwise(values)]) / math.sqrt(2)
+    return mad_sigma(array("d", map(operator.sub, islice(values, 1, None), values))) / math.sqrt(2)
 
 
 def edge_size(n: int) -> int:
@@ -47,22 +79,40 @@ def smooth_window(n: int) -> int:
     return max(3, min(SMOOTH_MAX_POINTS, int(SMOOTH_FRACTION * n))) | 1
 
 
-def rolling_median(values: list[float], window: int) -> list[float]:
-    """Centred rolling median (the window shrinks at the ends); O(n * window) with a sorted window."""
-    half, n = window // 2, len(values)
-    ordered: list[float] = []
-    lo = hi = 0
-    out = []
-    for i in range(n):
-        while hi < min(n, i + half + 1):
-            insort(ordered, values[hi])
-            hi += 1
-        while lo < i - half:
-            del ordered[bisect_left(ordered, values[lo])]
-            lo += 1
-        mid = len(ordered) // 2
-        out.append(ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2)
+def rolling_median(values, window: int) -> array:
+    """Centred rolling median (the window shrinks at the ends)."""
+    half = window // 2
+    return sliding_medians(values, -half, half + 1)
+
+
+def sliding_medians(values, lo: int, hi: int, start: int = 0) -> array:
+    """For each i from `start` on, the median of values[i + lo : i + hi] (clipped to the series,
+    never empty). A sorted copy of the window slides along, one value in and one out per point:
+    O(n * window), which is O(n) for the bounded windows used here (at most 51 points)."""
+    n = len(values)
+    first_full, last_full = max(start, -lo), min(n, n - hi + 1)  # where the window is not clipped
+    if first_full >= last_full:
+        return _clipped_medians(values, lo, hi, range(start, n))
+    out = _clipped_medians(values, lo, hi, range(start, first_full))
+    ordered = sorted(values[first_full + lo : first_full + hi])
+    mid, odd = (hi - lo) // 2, (hi - lo) % 2
+    out.append(ordered[mid] if odd else (ordered[mid - 1] + ordered[mid]) / 2)
+    gone = islice(values, first_full + lo, last_full - 1 + lo)
+    new = islice(values, first_full + hi, last_full - 1 + hi)
+    append = out.append
+    for old, fresh in zip(gone, new):
+        if old != fresh:
+            del ordered[bisect_left(ordered, old)]
+            insort(ordered, fresh)
+        append(ordered[mid] if odd else (ordered[mid - 1] + ordered[mid]) / 2)
+    out.extend(_clipped_medians(values, lo, hi, range(last_full, n)))
     return out
+
+
+def _clipped_medians(values, lo: int, hi: int, indices: range) -> array:
+    """Medians of the windows that the ends of the series clip (a few points each end)."""
+    n = len(values)
+    return array("d", (median(values[max(0, i + lo) : min(n, i + hi)]) for i in indices))
 
 
 def chunk_medians(values: list[float], chunks: int) -> list[float]:
@@ -79,10 +129,10 @@ def scale(x: float) -> float:
 class Trace:
     """The finite points of a loss series in step order, with its levels and noise."""
 
-    steps: list[int | float]
-    values: list[float]
+    steps: Sequence[int | float]  # array("q") or a list
+    values: Sequence[float]  # array("d")
     sigma: float  # per-point noise
-    smooth: list[float]  # centred rolling median: trends without single-batch outliers
+    smooth: Sequence[float]  # centred rolling median: trends without single-batch outliers
     start: float  # level at the start (see start_level)
     end: float  # median of the last 10%
 
@@ -94,7 +144,7 @@ class Trace:
         return MEDIAN_SE * self.sigma / math.sqrt(smooth_window(self.n))
 
 
-def start_level(values: list[float], sigma: float) -> float:
+def start_level(values, sigma: float) -> float:
     """Median of the first 10%, unless the first three points stand clearly above it: a loss that
     drops within the first few logs would otherwise look as if it started where it landed."""
     window = median(values[: edge_size(len(values))])
@@ -102,9 +152,18 @@ def start_level(values: list[float], sigma: float) -> float:
     return early if early - window > NOISE_MADS * sigma else window
 
 
-def trace_of(points: list[tuple[int | float, float]]) -> Trace:
-    finite = [(step, value) for step, value in points if math.isfinite(value)]
-    steps, values = [s for s, _ in finite], [v for _, v in finite]
+def finite_only(steps, values) -> tuple[Sequence[int | float], array]:
+    """The points whose value is finite (the arrays themselves when all are)."""
+    values = values if isinstance(values, array) else array("d", values)
+    if all(map(math.isfinite, values)):
+        return steps, values
+    keep = list(map(math.isfinite, values))
+    kept = list(compress(steps, keep))
+    return (array(steps.typecode, kept) if isinstance(steps, array) else kept), array("d", compress(values, keep))
+
+
+def trace_of(steps, values) -> Trace:
+    steps, values = finite_only(steps, values)
     sigma = noise_sigma(values)
     return Trace(
         steps=steps,
@@ -116,9 +175,34 @@ def trace_of(points: list[tuple[int | float, float]]) -> Trace:
     )
 
 
-def level_near(steps: list[int | float], values: list[float], step: int | float, half: int) -> float:
-    """Median of the values within `half` points of the point nearest to `step`."""
+def nearest_index(steps, step: float) -> int:
+    """The index of the point nearest to `step` (the earlier one on a tie)."""
     i = min(bisect_left(steps, step), len(steps) - 1)
     if i > 0 and abs(steps[i - 1] - step) <= abs(steps[i] - step):
         i -= 1
+    return i
+
+
+def level_near(steps, values, step: float, half: int) -> float:
+    """Median of the values within `half` points of the point nearest to `step`."""
+    i = nearest_index(steps, step)
     return median(values[max(0, i - half) : i + half + 1])
+
+
+def levels_near(steps, values, at: Sequence[int | float], half: int) -> list[float]:
+    """level_near for each step of `at` (in increasing order), in O((n + len(at)) log n): the window
+    slides through a MedianWindow instead of being sorted again for every step."""
+    window = MedianWindow()
+    lo = hi = 0  # the window holds values[lo:hi]
+    levels = []
+    for step in at:
+        i = nearest_index(steps, step)
+        first, end = max(0, i - half), min(len(values), i + half + 1)
+        if first < lo or first >= hi or end - hi > (end - first) // 2:  # moved far: sorting afresh is cheaper
+            window = MedianWindow(sorted(values[first:end]))
+        else:
+            window.add(values[hi:end])
+            window.remove(values[lo:first])
+        lo, hi = first, end
+        levels.append(window.median())
+    return levels

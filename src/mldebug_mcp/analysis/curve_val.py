@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 from ..models.curves import CurveFinding
-from .curve_stats import Trace, level_near, median, rolling_median, scale
+from .curve_stats import (
+    Trace,
+    finite_only,
+    level_near,
+    levels_near,
+    median,
+    rolling_median,
+    scale,
+)
 
 VAL_MIN_POINTS = 4  # fewer evaluations cannot show a turn
 VAL_RISE = 0.1  # ending 10% above its best is more than evaluation noise
@@ -15,22 +21,19 @@ VAL_BELOW = 0.1  # "clearly below": validation more than 10% under the training 
 VAL_BELOW_MOST = 0.6  # ...at 60% of the evaluations, so a few early lucky ones do not count
 
 
-def _finite(points: list[tuple[int | float, float]]) -> tuple[list[int | float], list[float]]:
-    kept = [(step, value) for step, value in points if math.isfinite(value)]
-    return [s for s, _ in kept], [v for _, v in kept]
 
 
 def _train_half_width(trace: Trace) -> int:
     return max(2, trace.n // 50)  # the training level around a step: median of 2% of the run
 
 
-def find_gap(trace: Trace, val_points: list[tuple[int | float, float]]) -> CurveFinding | None:
+def find_gap(trace: Trace, val_steps, val_values) -> CurveFinding | None:
     """`train_val_gap`: the validation loss (rolling median of 3) is best at least two evaluations
     before the end and ends 10% above that best while the training loss ends no higher than it was
     at that step; or, at the last evaluation, the validation loss is 2x the training loss or more.
     "Ends" is the last evaluation (a mean over the whole validation set, far steadier than a training
     batch), and the training level is taken around the same step, so both are compared at one time."""
-    steps, values = _finite(val_points)
+    steps, values = finite_only(val_steps, val_values)
     if len(values) < VAL_MIN_POINTS:
         return None
     smooth = rolling_median(values, 3)
@@ -63,15 +66,15 @@ def find_gap(trace: Trace, val_points: list[tuple[int | float, float]]) -> Curve
     )
 
 
-def find_val_too_good(trace: Trace, val_points: list[tuple[int | float, float]]) -> CurveFinding | None:
+def find_val_too_good(trace: Trace, val_steps, val_values) -> CurveFinding | None:
     """`val_too_good`: at 60% or more of the evaluations inside the training run's steps (3 at least),
     the validation loss is more than 10% below the training loss around that step."""
-    steps, values = _finite(val_points)
+    steps, values = finite_only(val_steps, val_values)
     inside = [(s, v) for s, v in zip(steps, values) if trace.steps[0] <= s <= trace.steps[-1]]
     if len(inside) < 3:
         return None
-    half = _train_half_width(trace)
-    pairs = [(v, level_near(trace.steps, trace.values, s, half)) for s, v in inside]
+    trains = levels_near(trace.steps, trace.values, [s for s, _ in inside], _train_half_width(trace))
+    pairs = [(v, train) for (_, v), train in zip(inside, trains)]
     below = sum(v < train - VAL_BELOW * scale(train) for v, train in pairs)
     if below < VAL_BELOW_MOST * len(pairs):
         return None
