@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import socket
 import statistics
 import subprocess
@@ -290,8 +289,7 @@ def memory() -> bool:
         two.write_text(_big_source(2_000_000))
         with open(hundred, "w") as handle:
             block = _big_source(1_000_000)
-            for _ in range(100):
-                handle.write(block)
+            handle.writelines(block for _ in range(100))
         base, _, _ = _peak("source", one)
         rows = []
         for label, kind, path in (("2 MB source text", "source", two), ("2 MB file", "file", two),
