@@ -113,3 +113,20 @@ def test_an_unreadable_file_is_a_usage_error(tmp_path):
         pytest.skip("running as a user who reads every file")
     with pytest.raises(UsageError, match="log.csv: cannot be read"):
         read_curve(path)
+
+
+def test_a_sub_folder_that_cannot_be_listed_gets_a_note(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    (run / "locked").mkdir(parents=True)
+    shutil.copy(FIXTURE, run / FIXTURE.name)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    log = read_curve(run)
+    assert "train/loss" in log.names
+    assert "locked/: skipped, cannot be listed (Permission denied)" in log.notes

@@ -23,9 +23,9 @@ def read_event_folder(path: Path, check_crc: bool, roots: tuple[Path, ...] | Non
                       max_bytes: int) -> tuple[dict[str, Points], list[str], int]:
     """(series merged by tag, notes, number of files read); more than `max_bytes` of event files
     in all is an error."""
-    files = sorted((p for p in path.rglob("*tfevents*") if not p.is_dir()), key=lambda p: _event_order(p, path))
-    series: dict[str, Points] = {}
     notes: list[str] = []
+    files = sorted(_event_files(path, notes), key=lambda p: _event_order(p, path))
+    series: dict[str, Points] = {}
     read = total = 0
     for file in files:
         try:
@@ -63,6 +63,20 @@ def naming(path: Path) -> Iterator[None]:
         raise
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None
+
+
+def _event_files(path: Path, notes: list[str]) -> list[Path]:
+    """Every non-folder whose name holds "tfevents" under `path`; a sub-folder that cannot be listed
+    gets a note (Path.rglob skips it in silence). Symlinked folders are not entered."""
+    def unlistable(exc: OSError) -> None:
+        shown = Path(exc.filename).relative_to(path).as_posix() if exc.filename else "a folder"
+        notes.append(f"{shown}/: skipped, cannot be listed ({why(exc)})")
+
+    found = []
+    for folder, dirnames, filenames in os.walk(path, onerror=unlistable):
+        dirnames.sort()
+        found += [Path(folder) / name for name in filenames if "tfevents" in name]
+    return found
 
 
 def why(exc: BaseException) -> str:
