@@ -15,7 +15,11 @@ from mcp import Client
 
 from mldebug_mcp.errors import UsageError
 from mldebug_mcp.server import build_server
-from mldebug_mcp.services.interpreters import allowed_python, configured_python, module_inside
+from mldebug_mcp.services.interpreters import (
+    allowed_python,
+    configured_python,
+    module_inside,
+)
 from mldebug_mcp.services.paths import AllowedDirs
 
 pytestmark = pytest.mark.anyio
@@ -66,7 +70,7 @@ def test_the_servers_own_interpreter_is_accepted_by_any_path_to_it(dirs):
 
 @posix_only
 def test_an_interpreter_outside_the_allowed_directories_is_refused(dirs):
-    project, outside, allowed = dirs
+    _, outside, allowed = dirs
     fake = _fake_python(outside / "evil", outside / "ran")
     with pytest.raises(UsageError, match="--diagnose-python") as refused:
         allowed_python(str(fake), allowed, None)

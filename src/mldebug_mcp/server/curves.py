@@ -33,7 +33,6 @@ async def analyze_curve(
 ) -> Annotated[CallToolResult, CurveOutput]:
     from ..render.curves import curve_text, triage_hint
     from ..services import curves as service
-
     from .workers import run_heavy
 
     with as_tool_error():
