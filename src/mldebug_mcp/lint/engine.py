@@ -5,11 +5,15 @@ activation), so a softmax returned by `forward` in model.py is seen by a loss in
 Each file is checked on its own first; a file that asked about a name another file
 defines is checked once more with the merged facts. With jobs > 1 the first pass runs in
 worker processes.
+
+A notebook's code cells are checked as one module (notebook.py) and each finding is placed back in
+its cell: `line` and `col` within the cell, `cell` its number.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import fnmatch
 import gc
 import os
@@ -21,6 +25,7 @@ from ..models.lint import Finding, LintReport
 from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
 from .context import ModuleContext, ProjectIndex, build_context
+from .notebook import MAX_NOTEBOOK_BYTES, NotANotebook, NotebookModule, read_notebook
 from .registry import RULES
 from .rule import Rule
 
@@ -29,6 +34,8 @@ UNREADABLE = "MLD000"
 # Parsing and indexing take about 150 bytes of memory per byte of source; 2 MiB keeps one file under
 # about 300 MB. Hand-written Python files are far smaller: only generated code comes near.
 MAX_SOURCE_BYTES = 2 << 20
+PYTHON_SUFFIXES = (".py", ".pyi")
+NOTEBOOK_SUFFIX = ".ipynb"
 Roots = tuple[Path, ...] | None
 
 
@@ -41,6 +48,10 @@ FIX_SOURCE = "Fix the syntax or encoding (UTF-8), or exclude the file in [tool.m
 FIX_NOT_READ = ("Lint regular files inside the allowed directories; remove the link or special file, or exclude "
                 "it in [tool.mldebug] exclude.")
 FIX_TOO_COMPLEX = "Exclude generated code in [tool.mldebug] exclude, or split the file into smaller modules."
+FIX_NOT_PYTHON = "Name .py, .pyi or .ipynb files, or a folder (walked for them)."
+FIX_NOTEBOOK = ("Save the notebook again from Jupyter (File > Save) to repair its JSON, or exclude it in "
+                "[tool.mldebug] exclude.")
+FIX_FOREIGN_NOTEBOOK = "Lint Python notebooks only, or exclude this one in [tool.mldebug] exclude."
 
 
 def shown(path: str | Path) -> str:
@@ -70,9 +81,11 @@ def _too_complex(path: str, exc: BaseException) -> Finding:
                           "the other files are checked as usual", fix=FIX_TOO_COMPLEX)
 
 
-def parse_source(source: str, path: str) -> tuple[ModuleContext | None, Finding | None]:
+def parse_source(source: str, path: str, notebook: bool = False) -> tuple[ModuleContext | None, Finding | None]:
+    """The indexed module, or the finding saying why not; a notebook may `await` at top level, as IPython does."""
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if notebook else 0)
     try:
-        tree = ast.parse(source, filename=path)
+        tree = compile(source, path, "exec", flags, dont_inherit=True)
     except SyntaxError as exc:
         return None, _problem(path, f"syntax error: {exc.msg}", exc.lineno or 1, (exc.offset or 0) + 1)
     except ValueError as exc:  # NUL bytes
@@ -94,6 +107,37 @@ def read_source(path: Path, roots: Roots = None) -> tuple[str | None, Finding | 
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
         return None, _problem(str(path), f"not UTF-8: byte {exc.start} cannot be decoded")
+
+
+def is_notebook(path: Path) -> bool:
+    return path.suffix.lower() == NOTEBOOK_SUFFIX
+
+
+def read_notebook_module(path: Path, roots: Roots = None) -> tuple[NotebookModule | None, Finding | None]:
+    """The code cells of one notebook of at most MAX_NOTEBOOK_BYTES as one module; with `roots`, inside them."""
+    try:
+        data = read_bounded(path, MAX_NOTEBOOK_BYTES, roots, "notebook to lint")
+    except UnreadableFile as exc:
+        return None, _problem(str(path), f"not read: {exc}", fix=FIX_NOT_READ)
+    except OSError as exc:
+        return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}", fix=FIX_NOT_READ)
+    try:
+        return read_notebook(data), None
+    except NotANotebook as exc:
+        return None, _problem(str(path), str(exc), fix=FIX_NOTEBOOK)
+
+
+def in_cells(findings: list[Finding], notebook: NotebookModule | None) -> list[Finding]:
+    """Findings on the joined module placed in the notebook's cells: line and col within the cell."""
+    if notebook is None:
+        return findings
+    placed = []
+    for f in findings:
+        cell, line = notebook.place(f.line)
+        end_cell, end_line = notebook.place(f.end_line)
+        end_line, end_col = (end_line, f.end_col) if end_cell == cell else (line, f.col)
+        placed.append(dataclasses.replace(f, cell=cell, line=line, end_line=end_line, end_col=end_col))
+    return placed
 
 
 def active_rules(settings: LintSettings) -> list[Rule]:
@@ -157,10 +201,11 @@ def lint_source(source: str, path: str = "<source>", settings: LintSettings | No
 
 
 def collect_files(paths: list[Path], settings: LintSettings) -> tuple[list[Path], list[Finding]]:
-    """Python files under `paths`, skipping VCS, virtualenv and cache folders and excluded globs.
+    """Python files and notebooks under `paths`, skipping VCS, virtualenv and cache folders and excluded globs.
 
     Symlinked folders are not entered; symlinked files are yielded and checked when opened. A folder
-    that cannot be listed is reported, not skipped in silence."""
+    that cannot be listed is reported, not skipped in silence, and so is a file named on its own whose
+    suffix says it is neither Python nor a notebook (one without a suffix is read as a Python script)."""
     files: list[Path] = []
     problems: list[Finding] = []
 
@@ -172,7 +217,11 @@ def collect_files(paths: list[Path], settings: LintSettings) -> tuple[list[Path]
             for folder, dirnames, filenames in os.walk(root, onerror=unlistable):
                 dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")
                                      and not _excluded(Path(folder) / d, settings))
-                files.extend(Path(folder) / f for f in sorted(filenames) if f.endswith((".py", ".pyi")))
+                files.extend(Path(folder) / f for f in sorted(filenames)
+                             if f.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)))
+        elif root.suffix and root.suffix.lower() not in (*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX):
+            problems.append(_problem(str(root), f"not checked: not a Python file or notebook ({root.suffix}); "
+                                                "lint lints .py, .pyi and .ipynb", fix=FIX_NOT_PYTHON))
         elif root.exists() or root.is_symlink():
             files.append(root)  # a file, FIFO or device: opening it decides
         else:
@@ -186,12 +235,14 @@ def _excluded(path: Path, settings: LintSettings) -> bool:
 
 
 class _FileOutcome:
-    __slots__ = ("path", "findings", "returns", "asked")
+    __slots__ = ("asked", "findings", "foreign", "path", "returns")
 
-    def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str]) -> None:
+    def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str],
+                 foreign: bool = False) -> None:
         self.path, self.findings = path, findings
         self.returns = returns  # what this file tells others
         self.asked = asked  # names this file asked the project about and did not get
+        self.foreign = foreign  # a notebook in another language: reported when named, passed over in a walk
 
 
 def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None = None) -> _FileOutcome:
@@ -203,14 +254,23 @@ def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectI
 
 
 def _check_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None) -> _FileOutcome:
-    source, problem = read_source(path, roots)
+    notebook = None
+    if is_notebook(path):
+        notebook, problem = read_notebook_module(path, roots)
+        source = notebook.source if notebook is not None else None
+        if notebook is not None and not notebook.is_python:
+            return _FileOutcome(path, [_problem(str(path), f"not checked: a {notebook.language} notebook; lint "
+                                                           "checks Python notebooks", fix=FIX_FOREIGN_NOTEBOOK)],
+                                {}, set(), foreign=True)
+    else:
+        source, problem = read_source(path, roots)
     if problem is None:
-        ctx, problem = parse_source(source, str(path))
+        ctx, problem = parse_source(source, str(path), notebook is not None)
     if problem is not None:
-        return _FileOutcome(path, [problem], {}, set())
+        return _FileOutcome(path, in_cells([problem], notebook), {}, set())
     local = ctx.local_returns()
     ctx.project = ProjectIndex(returns={**(index.returns if index else {}), **local})
-    findings = check_module(ctx, active_rules(settings))
+    findings = in_cells(check_module(ctx, active_rules(settings)), notebook)
     return _FileOutcome(path, findings, local, ctx.project.asked)
 
 
@@ -252,6 +312,7 @@ def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: in
 
 def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roots) -> LintReport:
     files, problems = collect_files(paths, settings)
+    named = {p for p in paths if not p.is_dir()}
     jobs = max(1, min(jobs, len(files) or 1))
     if jobs == 1:
         outcomes = _lint_files(files, settings, roots)
@@ -262,6 +323,8 @@ def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roo
         chunks = [files[i::jobs] for i in range(jobs)]
         with multiprocessing.get_context(method).Pool(jobs) as pool:
             outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings, roots) for c in chunks]) for o in chunk]
+    # an R or Julia notebook met in a folder walk is passed over like an .R file; named, it is answered
+    outcomes = [o for o in outcomes if not o.foreign or o.path in named]
     findings = problems + _with_project_facts(outcomes, settings, roots)
-    findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
-    return report(findings, len(files))
+    findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.col, f.code))
+    return report(findings, len(outcomes))

@@ -17,7 +17,7 @@ class Finding(Model):
     """Rule name in kebab-case."""
     path: str
     line: int
-    """1-based line of the finding."""
+    """1-based line of the finding (within its cell, in a notebook)."""
     col: int
     """1-based column."""
     end_line: int
@@ -29,6 +29,9 @@ class Finding(Model):
     fix: str
     evidence: str
     """Excerpt id or source key behind the rule (see `quote`)."""
+    cell: int | None = None
+    """In a notebook: the 1-based number of the cell, counting every cell (markdown too); line, col, end_line
+    and end_col are then within that cell. None for Python files."""
 
 
 @dataclass(kw_only=True)

@@ -12,11 +12,17 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
+def location(f: Finding) -> str:
+    """`path:line:col`, or `path:cell N:line:col` in a notebook (ruff's form)."""
+    cell = f"cell {f.cell}:" if f.cell is not None else ""
+    return f"{f.path}:{cell}{f.line}:{f.col}"
+
+
 def text(report: LintReport, show_fix: bool = True) -> str:
     """`path:line:col: CODE name: message`, each with its fix and evidence id below."""
     lines = []
     for f in report.findings:
-        lines.append(f"{f.path}:{f.line}:{f.col}: {f.code} {f.name}: {f.message}")
+        lines.append(f"{location(f)}: {f.code} {f.name}: {f.message}")
         if show_fix and f.fix:
             lines.append(f"    fix: {f.fix}" + (f" [{f.evidence}]" if f.evidence else ""))
     return "\n".join(lines)
@@ -76,17 +82,25 @@ def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
 
 
 def _sarif_result(f: Finding, index: dict[str, int]) -> dict:
+    location: dict = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": PurePath(f.path).as_posix()},
+            "region": {"startLine": f.line, "startColumn": f.col, "endLine": max(f.end_line, f.line),
+                       "endColumn": max(f.end_col, 1)},
+        }
+    }
+    where = ""
+    if f.cell is not None:
+        # SARIF has no notebook cells: the region's lines are the cell's, and the cell is named beside them
+        location["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "module",
+                                         "fullyQualifiedName": f"{PurePath(f.path).as_posix()}:cell {f.cell}"}]
+        location["properties"] = {"cell": f.cell}
+        where = f"In cell {f.cell}, line {f.line}: "
     entry = {
         "ruleId": f.code,
         "level": _LEVEL.get(f.severity, "warning"),
-        "message": {"text": f"{f.message}. Fix: {f.fix}"},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": PurePath(f.path).as_posix()},
-                "region": {"startLine": f.line, "startColumn": f.col, "endLine": max(f.end_line, f.line),
-                           "endColumn": max(f.end_col, 1)},
-            }
-        }],
+        "message": {"text": f"{where}{f.message}. Fix: {f.fix}"},
+        "locations": [location],
     }
     if f.code in index:
         entry["ruleIndex"] = index[f.code]
