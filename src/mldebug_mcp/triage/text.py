@@ -1,7 +1,7 @@
 """Text normalisation for symptom matching: people say "stuck", "plateaus", "won't go down" and "stays at
 2.30" for one thing, so phrases are first mapped onto shared concept tokens, then words are stemmed.
 
-No language model: a fixed phrase table, a light suffix stemmer and a stop-word list. The concept tokens
+No language model: a fixed phrase table, the Snowball English stemmer and a stop-word list. The concept tokens
 start with an underscore so they never collide with a real word."""
 
 from __future__ import annotations
@@ -58,23 +58,38 @@ STOPWORDS = frozenset(
     "hi hello thanks thank please help anyone someone guys problem issue question trying tried try".split()
 )
 
-_SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "er", "ment")
 _TOKEN = re.compile(r"_[a-z_]+|-100|[a-z][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|\d+(?:\.\d+)?")
+
+
+# Snowball leaves British and American spellings apart ('normalised' -> 'normalis', 'normalized' -> 'normal'),
+# so American forms are respelled British first. This direction keeps 'normalisation' apart from 'normal' and
+# 'tokeniser' apart from 'token', which the American stems would merge. 'size', 'resized' (an s before -iz) stay.
+_AMERICAN_IZE = re.compile(r"(?<=[a-z]{2}[a-rt-z])iz(e|es|ed|ing|ation|ations|er|ers)$")
+_AMERICAN_WORDS = {"analyze": "analyse", "analyzed": "analysed", "analyzing": "analysing", "behavior": "behaviour",
+                   "behaviors": "behaviours", "color": "colour", "colors": "colours", "neighbor": "neighbour",
+                   "neighbors": "neighbours", "center": "centre", "centered": "centred"}
+
+
+def british(word: str) -> str:
+    """The British spelling of an American one ('normalized' -> 'normalised'); other words unchanged."""
+    return _AMERICAN_WORDS.get(word) or _AMERICAN_IZE.sub(r"is\1", word)
+
+
+@lru_cache(maxsize=1)
+def _english_stemmer():
+    # Imported on first use: triage only, never at CLI start-up.
+    from snowballstemmer import stemmer
+
+    return stemmer("english")
 
 
 @lru_cache(maxsize=4096)
 def stem(word: str) -> str:
-    """A light suffix stemmer: enough to make 'normalised', 'normalizing' and 'normalisation' meet."""
-    if word.startswith("_") or len(word) <= 4 or not word.isalpha():
+    """Snowball (Porter2) English stem of a word in its British spelling, so 'normalised', 'normalizing' and
+    'normalization' meet. Concept tokens and words with digits or underscores are kept as they are."""
+    if word.startswith("_") or not word.isalpha():
         return word
-    word = word.replace("is", "iz") if word.endswith(("ise", "ised", "ising", "isation", "iser")) else word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not (suffix == "s" and word.endswith("ss")):
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ed", "er") and word[-1] == word[-2] and (word[-1] not in "lsz" or word.endswith("ell")):
-                word = word[:-1]  # 'overfitting' -> 'overfit', like 'overfit'
-            break
-    return word.rstrip("e") if len(word) > 4 else word
+    return _english_stemmer().stemWord(british(word))
 
 
 def concepts(text: str) -> list[str]:
