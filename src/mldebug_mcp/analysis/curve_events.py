@@ -19,7 +19,7 @@ from .curve_points import Budget, Points
 from .tfevents import read_event_file
 
 
-def read_event_folder(path: Path, check_crc: bool, roots: tuple[Path, ...] | None, budget: Budget,
+def read_event_folder(path: Path, check_crc: bool | None, roots: tuple[Path, ...] | None, budget: Budget,
                       max_bytes: int) -> tuple[dict[str, Points], list[str], int]:
     """(series merged by tag, notes, number of files read); more than `max_bytes` of event files
     in all is an error."""

@@ -82,8 +82,10 @@ class LossLog:
         return list(zip(steps, values))
 
 
-def read_curve(path: Path, check_crc: bool = True, *, roots: tuple[Path, ...] | None = None) -> LossLog:
-    """Read a loss log; `check_crc=False` skips the per-record data checksum of event files.
+def read_curve(path: Path, check_crc: bool | None = None, *, roots: tuple[Path, ...] | None = None) -> LossLog:
+    """Read a loss log. Event files: every record length's checksum is verified; `check_crc`
+    True or False turns the data checksum on or off, None checks it when it is cheap
+    (google-crc32c installed; see tfrecord).
 
     With `roots` (the server's allowed directories) every file read must really lie inside one:
     a symlink leading elsewhere is refused, or skipped with a note inside a folder."""
@@ -172,7 +174,7 @@ def _open(path: Path, roots: tuple[Path, ...] | None) -> BinaryIO:
     return handle
 
 
-def _read_file(path: Path, handle: BinaryIO, check_crc: bool, budget: Budget):
+def _read_file(path: Path, handle: BinaryIO, check_crc: bool | None, budget: Budget):
     """(series, names seen, format, notes) of one open log file."""
     size = os.fstat(handle.fileno()).st_size
     fmt = sniff_format(path, handle.read(SNIFF_BYTES))

@@ -127,7 +127,7 @@ def is_event_file(path: Path) -> bool:
     return "tfevents" in path.name
 
 
-def read_event_file(stream: BinaryIO, size: int, check_data: bool = True,
+def read_event_file(stream: BinaryIO, size: int, check_data: bool | None = None,
                     budget: Budget | None = None) -> tuple[dict[str, Points], list[str]]:
     """tag -> points in file order, and notes on skipped or cut records; one record in memory at a time."""
     notes: list[str] = []

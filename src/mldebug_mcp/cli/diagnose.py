@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, progress_printer
@@ -11,8 +10,9 @@ from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, progress_printer
 
 def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="e.g. train.py:debug_spec")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter whose environment has torch and your code (default: this one)")
+    parser.add_argument("--python",
+                        help="interpreter whose environment has torch and your code (default: the first with torch "
+                        "of $VIRTUAL_ENV, the project's .venv or venv, this one)")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
     parser.add_argument("--memory-mb", type=int, default=8192, help="memory limit of the child and every process it starts, together (default 8192 MB)")
     parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
@@ -34,10 +34,12 @@ def run_diagnose(args: argparse.Namespace) -> int:
     from ..services.evidence import quotes_for
 
     checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
-    limits = service.limits(args.timeout, args.memory_mb, args.python)
+    target_folder = Path(args.target.rpartition(":")[0]).expanduser().absolute().parent
+    interpreter = service.interpreter_for(args.python, list(dict.fromkeys([target_folder, Path.cwd()])))
+    limits = service.limits(args.timeout, args.memory_mb, interpreter.path)
     report = anyio.run(lambda: service.diagnose_target(
         args.target, limits=limits, device=args.device, steps=args.steps, seed=args.seed, checks=checks,
-        plot_dir=args.plot, on_progress=progress_printer(args.progress)))
+        plot_dir=args.plot, on_progress=progress_printer(args.progress), interpreter_source=interpreter.source))
     if args.json:
         emit_json(report.model_dump())
     else:

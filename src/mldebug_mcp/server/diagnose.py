@@ -44,10 +44,14 @@ async def diagnose(
 
     with as_tool_error():
         allowed = allowed_dirs(ctx)
-        interpreter = allowed_python(python, allowed, ctx.mcp_server.diagnose_python)  # type: ignore[attr-defined]
+        configured = ctx.mcp_server.diagnose_python  # type: ignore[attr-defined]
+        # a requested interpreter must be one the server allows; a found one comes from the server's own
+        # configuration or environment, or from a virtual environment inside the project
+        interpreter = service.interpreter_for(allowed_python(python, allowed, configured) if python else None,
+                                              [allowed.roots[0]], configured)
         report = await service.diagnose_target(
-            target, allowed=allowed, limits=service.limits(timeout_s, memory_mb, interpreter), device=device,
-            steps=steps, seed=seed, checks=checks, on_progress=progress)
+            target, allowed=allowed, limits=service.limits(timeout_s, memory_mb, interpreter.path), device=device,
+            steps=steps, seed=seed, checks=checks, on_progress=progress, interpreter_source=interpreter.source)
         images = service.plot_images(report) if plots else []
         text = report_text(report, quotes_for(evidence_keys(report)))
     result = tool_result(report, text)

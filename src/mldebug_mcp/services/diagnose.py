@@ -15,6 +15,7 @@ from ..diagnostics.launch import Limits, ProgressCallback, run_in_subprocess
 from ..diagnostics.target import HINT, parse_target
 from ..errors import UsageError
 from ..models.diagnose import DiagnosticReport
+from .interpreter_search import Interpreter, find_python
 from .interpreters import module_inside
 from .paths import AllowedDirs
 
@@ -45,10 +46,19 @@ def _check_options(steps: int, checks: list[str] | None) -> None:
         raise UsageError(f"unknown check(s) {unknown}; choose from {', '.join(check_ids())}")
 
 
+def interpreter_for(requested: str | None, folders: list[Path], configured: str | None = None) -> Interpreter:
+    """The interpreter a run uses: the one asked for, else the project's first with torch (see
+    interpreter_search), which the report then names."""
+    if requested:
+        return Interpreter(requested, "given")
+    return find_python(folders, configured)
+
+
 async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, limits: Limits | None = None,
                           device: str | None = None, steps: int = DEFAULT_STEPS, seed: int = 0,
                           checks: list[str] | None = None, cwd: Path | None = None, plot_dir: Path | None = None,
-                          on_progress: ProgressCallback | None = None) -> DiagnosticReport:
+                          on_progress: ProgressCallback | None = None,
+                          interpreter_source: str = "") -> DiagnosticReport:
     """Diagnose the spec that TARGET returns, in a child process under `limits`.
 
     With `allowed` (the server's allow-list) a file target, or the file of a module target, must lie inside
@@ -70,6 +80,8 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
                "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
     raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
     report = DiagnosticReport.model_validate({"target": target, **raw})
+    used = (limits or Limits()).python
+    report.environment["interpreter"] = f"{used} ({interpreter_source})" if interpreter_source else used
     if plot_dir is not None:
         report.plots = [str(p) for p in write_plots(report, plot_dir)]
     return report
