@@ -1,6 +1,7 @@
 """The audit passes on the bundled content and catches each kind of defect in a broken copy."""
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,17 +43,39 @@ def _append(path: Path, text: str) -> int:
 
 
 def test_frontmatter_name_and_unknown_keys(content_copy):
+    """The spec's own rules come from its reference validator, skills-ref."""
     skill = content_copy / "skill" / "SKILL.md"
     _edit(skill, "name: ml-debug", "name: ML_Debug\ncolour: blue")
     messages = _messages(content_copy)
-    assert any(m.startswith("skill/SKILL.md:2: name 'ML_Debug'") for m in messages)
-    assert any("frontmatter key 'colour'" in m for m in messages)
+    assert "skill/SKILL.md:2: Skill name 'ML_Debug' must be lowercase" in messages
+    assert any(m.startswith("skill/SKILL.md:2: Skill name 'ML_Debug' contains invalid characters") for m in messages)
+    assert "skill/SKILL.md:2: Directory name 'ml-debug' must match skill name 'ML_Debug'" in messages
+    assert any(m.startswith("skill/SKILL.md:2: Unexpected fields in frontmatter: colour.") for m in messages)
+
+
+def test_name_must_be_the_installed_folder_name(content_copy):
+    _edit(content_copy / "skill" / "SKILL.md", "name: ml-debug", "name: ml-debugger")
+    assert "skill/SKILL.md:2: Directory name 'ml-debug' must match skill name 'ml-debugger'" in _messages(content_copy)
+
+
+def test_description_without_angle_brackets(content_copy):
+    """Not a skills-ref rule: clients embed the description in XML prompts, so we keep this check."""
+    _edit(content_copy / "skill" / "SKILL.md", "description: Debug ML", "description: <b>Debug</b> ML")
+    assert "skill/SKILL.md:2: description must not contain '<' or '>'" in _messages(content_copy)
 
 
 def test_missing_frontmatter(content_copy):
     skill = content_copy / "skill" / "SKILL.md"
     skill.write_text(skill.read_text(encoding="utf-8").split("---\n", 2)[2], encoding="utf-8")
-    assert any("skill/SKILL.md:1: no YAML frontmatter" in m for m in _messages(content_copy))
+    assert "skill/SKILL.md:1: SKILL.md must start with YAML frontmatter (---)" in _messages(content_copy)
+
+
+def test_without_skills_ref_the_audit_says_so_instead_of_passing(content_copy, monkeypatch):
+    from mldebug_mcp.content.audit.frontmatter import SKILLS_REF_MISSING
+
+    for name in ("skills_ref", "skills_ref.errors", "skills_ref.parser", "skills_ref.validator"):
+        monkeypatch.setitem(sys.modules, name, None)  # makes `import skills_ref...` raise ImportError
+    assert f"skill/SKILL.md:1: {SKILLS_REF_MISSING}" in _messages(content_copy)
 
 
 def test_size_budget(content_copy):

@@ -1,10 +1,12 @@
+import sys
 from pathlib import Path
 
 import pytest
 import skills_ref
 
 from mldebug_mcp.content import markdown
-from mldebug_mcp.content.skill_install import install_skill
+from mldebug_mcp.content.audit.frontmatter import SKILLS_REF_MISSING
+from mldebug_mcp.content.skill_install import install_skill, skill_name, validate_skill
 from mldebug_mcp.errors import UsageError
 
 
@@ -62,3 +64,19 @@ def test_installed_folder_passes_the_audit_link_rules(tmp_path):
     folder, _ = install_skill(tmp_path)
     names = {p.name for p in (folder / "references").iterdir()}
     assert names == {p.name for p in Path(__file__).parents[2].joinpath("refs").glob("*.md")}
+
+
+def test_validation_is_the_reference_validators(tmp_path):
+    folder, _ = install_skill(tmp_path)
+    assert validate_skill(folder) == []
+    renamed = folder.rename(tmp_path / "other-name")
+    assert validate_skill(renamed) == ["Directory name 'other-name' must match skill name 'ml-debug'"]
+
+
+def test_without_skills_ref_install_says_so_instead_of_passing(tmp_path, monkeypatch):
+    folder, _ = install_skill(tmp_path)
+    for name in ("skills_ref", "skills_ref.errors", "skills_ref.parser", "skills_ref.validator"):
+        monkeypatch.setitem(sys.modules, name, None)  # makes `import skills_ref...` raise ImportError
+    assert validate_skill(folder) == [SKILLS_REF_MISSING]
+    with pytest.raises(UsageError, match="skills-ref is not installed"):
+        skill_name()

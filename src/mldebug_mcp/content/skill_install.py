@@ -10,16 +10,21 @@ from pathlib import Path
 
 from .. import content
 from ..errors import UsageError
-from .audit.frontmatter import split_frontmatter
+from .audit.frontmatter import SKILLS_REF_MISSING
 
 _LINK = re.compile(r"(\]\()([^)\s]+)(\))")
 
 
 def skill_name() -> str:
-    data, _, error = split_frontmatter((content.skill_dir() / "SKILL.md").read_text(encoding="utf-8"))
-    if error or not data or "name" not in data:
-        raise UsageError(f"bundled SKILL.md has no valid name ({error}); run `mldebug-mcp audit`")
-    return str(data["name"])
+    """The skill's name in the bundled SKILL.md; the installed folder is named after it."""
+    try:
+        from skills_ref import SkillError, read_properties
+    except ImportError as exc:
+        raise UsageError(SKILLS_REF_MISSING) from exc
+    try:
+        return read_properties(content.skill_dir()).name
+    except SkillError as exc:
+        raise UsageError(f"bundled SKILL.md has no valid name ({exc}); run `mldebug-mcp audit`") from exc
 
 
 def _layout() -> dict[Path, Path]:
@@ -104,9 +109,9 @@ def install_skill(dest: Path, force: bool = False) -> tuple[Path, str]:
 
 
 def validate_skill(folder: Path) -> list[str]:
-    """Problems reported by the Agent Skills reference validator (skills-ref), if installed."""
+    """Problems the Agent Skills reference validator (skills-ref) finds in an installed skill folder."""
     try:
         import skills_ref
     except ImportError:
-        return []
+        return [SKILLS_REF_MISSING]  # never a silent pass
     return list(skills_ref.validate(folder))

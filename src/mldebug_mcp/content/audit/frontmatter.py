@@ -1,31 +1,15 @@
-"""SKILL.md frontmatter and size budget, per the Agent Skills spec."""
+"""SKILL.md checks. The Agent Skills spec's own rules (frontmatter present and YAML, known keys, name format and
+length, name = folder name, description length) are the spec's reference validator's, skills-ref; we add what it
+leaves out: no '<' or '>' in the description (clients embed it in XML prompts) and the size budgets."""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 
-from ... import _yaml as yaml
-
-ALLOWED_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
-NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_LINES = 500
 MAX_TOKENS = 5000
-
-
-def split_frontmatter(text: str) -> tuple[dict | None, str, str | None]:
-    """(frontmatter, body, error). The frontmatter sits between leading '---' lines."""
-    if not text.startswith("---\n"):
-        return None, text, "no YAML frontmatter: the file must start with a '---' line"
-    end = text.find("\n---\n", 4)
-    if end < 0:
-        return None, text, "frontmatter is not closed by a '---' line"
-    try:
-        data = yaml.safe_load(text[4:end])
-    except yaml.YAMLError as exc:
-        return None, text, f"frontmatter is not valid YAML: {exc}"
-    if not isinstance(data, dict):
-        return None, text, "frontmatter must be a YAML mapping"
-    return data, text[end + 5 :], None
+SKILLS_REF_MISSING = ("cannot check SKILL.md against the Agent Skills spec: skills-ref is not installed "
+                      "(pip install skills-ref)")
 
 
 def estimate_tokens(text: str) -> int:
@@ -34,22 +18,21 @@ def estimate_tokens(text: str) -> int:
 
 
 def check_skill(text: str, expected_name: str) -> list[tuple[int, str]]:
-    """(line, problem) pairs for a SKILL.md text."""
-    data, body, error = split_frontmatter(text)
-    if error:
-        return [(1, error)]
-    problems: list[tuple[int, str]] = []
-    for key in sorted(set(data) - ALLOWED_KEYS):
-        problems.append((2, f"frontmatter key {key!r} is not in the Agent Skills spec ({', '.join(sorted(ALLOWED_KEYS))})"))
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME.match(name) or len(name) > 64:
-        problems.append((2, f"name {name!r} must be 1-64 chars of a-z, 0-9 and single hyphens"))
-    elif name != expected_name:
-        problems.append((2, f"name {name!r} must equal the skill folder name {expected_name!r}"))
+    """(line, problem) pairs for a SKILL.md text whose skill folder will be named `expected_name`."""
+    try:  # on first use: audit and install-skill only
+        from skills_ref.errors import ParseError
+        from skills_ref.parser import parse_frontmatter
+        from skills_ref.validator import validate_metadata
+    except ImportError:
+        return [(1, SKILLS_REF_MISSING)]
+    try:
+        data, body = parse_frontmatter(text)
+    except ParseError as exc:
+        return [(1, str(exc))]
+    # The folder under audit is skill/, so the name is checked against the folder it is installed as.
+    problems = [(2, message) for message in validate_metadata(data, Path(expected_name))]
     description = data.get("description")
-    if not isinstance(description, str) or not 1 <= len(description) <= 1024:
-        problems.append((2, "description must be 1-1024 characters saying what the skill does and when to use it"))
-    elif "<" in description or ">" in description:
+    if isinstance(description, str) and ("<" in description or ">" in description):
         problems.append((2, "description must not contain '<' or '>'"))
     lines = text.count("\n") + 1
     if lines > MAX_LINES:
