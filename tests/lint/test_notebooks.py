@@ -15,7 +15,7 @@ from mcp import Client
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
 from mldebug_mcp.lint.engine import UNREADABLE, lint_paths
-from mldebug_mcp.lint.notebook import python_lines
+from mldebug_mcp.lint.ipython import python_lines
 from mldebug_mcp.server import build_server
 from mldebug_mcp.services.lint import lint
 from mldebug_mcp.services.paths import AllowedDirs
@@ -213,3 +213,12 @@ def test_linting_python_files_does_not_import_nbformat(tmp_path):
             "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in ('nbformat', 'jsonschema')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.stdout.splitlines()[-1] == "LOADED", proc.stdout[-500:] + proc.stderr[-2000:]
+
+
+def test_a_line_named_in_a_message_is_named_by_its_cell(tmp_path):
+    no_grad = "import torch\nw = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    z = (w * 2).sum()"
+    notebook = _write(tmp_path / "grad.ipynb", new_code_cell(no_grad), new_markdown_cell("Then:"),
+                      new_code_cell("print(z)\nz.backward()"))
+    [finding] = lint([str(notebook)]).findings
+    assert (finding.code, finding.cell, finding.line) == ("MLD016", 3, 2)
+    assert "cell 1, line 3" in finding.message

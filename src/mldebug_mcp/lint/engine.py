@@ -13,7 +13,6 @@ its cell: `line` and `col` within the cell, `cell` its number.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import fnmatch
 import gc
 import os
@@ -25,7 +24,13 @@ from ..models.lint import Finding, LintReport
 from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
 from .context import ModuleContext, ProjectIndex, build_context
-from .notebook import MAX_NOTEBOOK_BYTES, NotANotebook, NotebookModule, read_notebook
+from .notebook import (
+    MAX_NOTEBOOK_BYTES,
+    NotANotebook,
+    NotebookModule,
+    in_cells,
+    read_notebook,
+)
 from .registry import RULES
 from .rule import Rule
 
@@ -125,19 +130,6 @@ def read_notebook_module(path: Path, roots: Roots = None) -> tuple[NotebookModul
         return read_notebook(data), None
     except NotANotebook as exc:
         return None, _problem(str(path), str(exc), fix=FIX_NOTEBOOK)
-
-
-def in_cells(findings: list[Finding], notebook: NotebookModule | None) -> list[Finding]:
-    """Findings on the joined module placed in the notebook's cells: line and col within the cell."""
-    if notebook is None:
-        return findings
-    placed = []
-    for f in findings:
-        cell, line = notebook.place(f.line)
-        end_cell, end_line = notebook.place(f.end_line)
-        end_line, end_col = (end_line, f.end_col) if end_cell == cell else (line, f.col)
-        placed.append(dataclasses.replace(f, cell=cell, line=line, end_line=end_line, end_col=end_col))
-    return placed
 
 
 def active_rules(settings: LintSettings) -> list[Rule]:
