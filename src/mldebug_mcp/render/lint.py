@@ -9,6 +9,10 @@ from .._version import __version__
 from ..models.lint import Finding, LintReport, RuleInfo
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SOURCE_URL = "https://github.com/mldebug-mcp/mldebug-mcp"  # pyproject's [project.urls] Source (a test holds them equal)
+# The generated rules table (one row a rule, checked against the code); tables give rows no anchors of their own.
+RULES_DOC_URL = f"{SOURCE_URL}/blob/main/refs/static-analysis.md#rules-checked-by-mldebug-mcp-lint"
+FINGERPRINT_KEY = "mldebug/v1"  # SARIF's "<name>/v<version>" form: bump when the fingerprint's recipe changes
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -61,18 +65,20 @@ def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
             "shortDescription": {"text": r.message.split("{")[0].strip() or r.name},
             "fullDescription": {"text": r.why},
             "help": {"text": f"{r.why} Fix: {r.fix} Evidence: {r.evidence}"},
+            "helpUri": RULES_DOC_URL,
             "defaultConfiguration": {"level": _LEVEL[r.severity]},
             "properties": {"category": r.category, "evidence": r.evidence},
         }
         for r in rules
     ]
-    results = [_sarif_result(f, index) for f in report.findings]
+    results = [_sarif_result(f, index, fingerprint)
+               for f, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True)]
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "mldebug-mcp", "version": __version__, "informationUri":
-                                "https://github.com/mldebug-mcp/mldebug-mcp", "rules": run_rules}},
+            "tool": {"driver": {"name": "mldebug-mcp", "version": __version__, "informationUri": SOURCE_URL,
+                                "rules": run_rules}},
             "results": results,
         }],
     }
@@ -81,7 +87,23 @@ def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
     return json.dumps(document, indent=2)
 
 
-def _sarif_result(f: Finding, index: dict[str, int]) -> dict:
+def fingerprints(findings: list[Finding]) -> list[str]:
+    """One fingerprint a finding that survives edits moving it: a hash of its rule, file and message (line
+    numbers in the message taken out) and which occurrence of these it is in the file. Line, column and
+    notebook cell are left out, so inserting lines or cells above a finding keeps its fingerprint."""
+    import hashlib
+    import re
+
+    seen: Counter[tuple[str, str, str]] = Counter()
+    prints = []
+    for f in findings:
+        key = (f.code, PurePath(f.path).as_posix(), " ".join(re.sub(r"\bline \d+", "line", f.message).split()))
+        seen[key] += 1
+        prints.append(hashlib.sha256("\0".join((*key, str(seen[key]))).encode()).hexdigest()[:32])
+    return prints
+
+
+def _sarif_result(f: Finding, index: dict[str, int], fingerprint: str) -> dict:
     location: dict = {
         "physicalLocation": {
             "artifactLocation": {"uri": PurePath(f.path).as_posix()},
@@ -101,6 +123,7 @@ def _sarif_result(f: Finding, index: dict[str, int]) -> dict:
         "level": _LEVEL.get(f.severity, "warning"),
         "message": {"text": f"{where}{f.message}. Fix: {f.fix}"},
         "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
     if f.code in index:
         entry["ruleIndex"] = index[f.code]
