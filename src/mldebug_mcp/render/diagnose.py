@@ -21,7 +21,10 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
     evidence ids alone."""
     env = report.environment
     lines = [f"diagnose {report.target}  (task {report.setup.get('task')}, {report.setup.get('model')}, "
-             f"{report.setup.get('parameters', 0):,} parameters, torch {env.get('torch')} on {env.get('device')})", ""]
+             f"{report.setup.get('parameters', 0):,} parameters, torch {env.get('torch')} on {env.get('device')})"]
+    if env.get("interpreter"):
+        lines.append(f"python: {env['interpreter']}")
+    lines.append("")
     for check in report.checks:
         lines.append(f"  {MARKS.get(check.status, check.status):4}  {check.id:<20} {check.summary}")
     lines.append("")
