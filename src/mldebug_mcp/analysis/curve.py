@@ -91,7 +91,7 @@ def analyze_curve(
     loss, val = pick_series(log, loss, val)
     steps, values = log.columns(loss)
     report = CurveReport(
-        source=log.source, format=log.format, series=[_summary(log, name) for name in log.names],
+        source=log.source, format=log.format, run=log.run, other_runs=list(log.other_runs), series=[_summary(log, name) for name in log.names],
         loss_series=loss, val_series=val, num_classes=num_classes, notes=list(log.notes),
     )
     if len(values) < MIN_POINTS:

@@ -56,6 +56,8 @@ class LossLog:
     source: str
     format: str  # csv, tsv, jsonl, json, trainer_state or tfevents
     notes: tuple[str, ...] = ()
+    run: str | None = None  # of a folder of event files: the run read ("." for the folder itself)
+    other_runs: tuple[str, ...] = ()  # and the runs it also holds, left out
     _sorted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -82,18 +84,23 @@ class LossLog:
         return list(zip(steps, values))
 
 
-def read_curve(path: Path, check_crc: bool | None = None, *, roots: tuple[Path, ...] | None = None) -> LossLog:
+def read_curve(path: Path, check_crc: bool | None = None, *, roots: tuple[Path, ...] | None = None,
+               run: str | None = None) -> LossLog:
     """Read a loss log. Event files: every record length's checksum is verified; `check_crc`
     True or False turns the data checksum on or off, None checks it when it is cheap
     (google-crc32c installed; see tfrecord).
 
+    A folder of event files holding several runs is read one run at a time: `run` (its folder
+    relative to `path`), or the most recent (see curve_runs); LossLog.run says which.
     With `roots` (the server's allowed directories) every file read must really lie inside one:
     a symlink leading elsewhere is refused, or skipped with a note inside a folder."""
     path = Path(path)
     budget = Budget()
+    chosen, others = None, ()
     if _is_folder(path):
-        series, notes, files_read = read_event_folder(path, check_crc, roots, budget, MAX_LOG_BYTES)
-        if not files_read:
+        folder = read_event_folder(path, check_crc, roots, budget, MAX_LOG_BYTES, run)
+        series, notes, chosen, others = folder.series, folder.notes, folder.run, folder.other_runs
+        if not folder.files_read:
             skipped = f" that can be read ({'; '.join(notes)})" if notes else ""
             raise UsageError(
                 f"{path}: no TensorBoard event files (events.out.tfevents.*) in this folder{skipped}. "
@@ -101,6 +108,9 @@ def read_curve(path: Path, check_crc: bool | None = None, *, roots: tuple[Path, 
             )
         seen, fmt = list(series), "tfevents"
     else:
+        if run is not None:
+            raise UsageError(f"{path} is a file: a run ({run!r}) is chosen among the runs of a folder of "
+                             "TensorBoard event files. Pass that folder, or leave the run out.")
         with _open(path, roots) as handle:
             series, seen, fmt, notes = _read_file(path, handle, check_crc, budget)
     if not series:
@@ -110,7 +120,7 @@ def read_curve(path: Path, check_crc: bool | None = None, *, roots: tuple[Path, 
             f"{path}: no numeric series found{problems}. Columns seen: {columns}. "
             "A loss log needs a column or field of numbers such as `loss` or `val_loss`."
         )
-    return LossLog(series=series, source=str(path), format=fmt, notes=tuple(notes))
+    return LossLog(series=series, source=str(path), format=fmt, notes=tuple(notes), run=chosen, other_runs=others)
 
 
 def detect_format(path: Path, roots: tuple[Path, ...] | None = None) -> str:

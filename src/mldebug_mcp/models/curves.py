@@ -93,6 +93,10 @@ class CurveReport(_CurveModel):
     """The log that was read (file or folder)."""
     format: str
     """csv, tsv, jsonl, json, trainer_state or tfevents."""
+    run: str | None = None
+    """Of a folder of event files: the run read, its folder relative to source ('.' for source itself); null for a file."""
+    other_runs: list[str] = field(default_factory=list)
+    """Other runs in that folder, left out (never paired with the run read); pass one as `run` to read it."""
     series: list[CurveSeries]
     """Every numeric series found, summarised."""
     loss_series: str | None

@@ -12,6 +12,9 @@ MAX_SPIKES = 10
 
 def curve_text(report: CurveReport) -> str:
     lines = [f"loss curve {report.source}  ({report.format}, {len(report.series)} series)"]
+    if report.other_runs:
+        lines.append(f"  run         {report.run} (one of {len(report.other_runs) + 1}; others: "
+                     f"{', '.join(report.other_runs)})")
     by_name = {s.name: s for s in report.series}
     for label, name in (("training", report.loss_series), ("validation", report.val_series)):
         if name:
