@@ -42,3 +42,32 @@ def test_an_unknown_command_lists_the_known_ones(capsys):
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "invalid choice: 'lnit'" in err
     assert all(f"'{name}'" in err for names in cli.FAMILIES.values() for name in names)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_serve_on_a_terminal_says_it_waits_for_a_client(tmp_path):
+    # a pseudo-terminal as stdin, as when a person types `mldebug-mcp serve`
+    import os
+    import pty
+    import subprocess
+    import sys
+    import time
+
+    from mldebug_mcp.cli.serve import WAITING_HINT
+
+    leader, follower = pty.openpty()
+    server = subprocess.Popen([sys.executable, "-m", "mldebug_mcp", "serve"], stdin=follower,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    os.close(follower)
+    try:
+        deadline = time.time() + 60
+        err = b""
+        os.set_blocking(server.stderr.fileno(), False)
+        while WAITING_HINT.encode() not in err and time.time() < deadline and server.poll() is None:
+            err += server.stderr.read() or b""
+            time.sleep(0.1)
+        assert WAITING_HINT.encode() in err
+    finally:
+        server.kill()
+        server.wait()
+        os.close(leader)

@@ -9,6 +9,10 @@ from ..errors import UsageError
 from .common import EXIT_OK, Command
 
 
+WAITING_HINT = ("mldebug MCP server on stdio: waiting for a client (an editor or agent starts it itself; "
+                "`mldebug-mcp config CLIENT` prints how to register it). Ctrl-C stops it.")
+
+
 def _serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                         help="stdio (default) or streamable HTTP")
@@ -57,6 +61,9 @@ def run_serve(args: argparse.Namespace) -> int:
             import anyio
 
             from ..server.stdio import run_stdio
+
+            if sys.stdin.isatty():  # a person ran it by hand: the silence that follows is not a hang
+                print(WAITING_HINT, file=sys.stderr)
 
             anyio.run(run_stdio, server)
         else:
