@@ -8,7 +8,6 @@ import sys
 from ..errors import UsageError
 from .common import EXIT_OK, Command
 
-
 WAITING_HINT = ("mldebug MCP server on stdio: waiting for a client (an editor or agent starts it itself; "
                 "`mldebug-mcp config CLIENT` prints how to register it). Ctrl-C stops it.")
 
