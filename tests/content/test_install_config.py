@@ -1,6 +1,7 @@
 """Client snippets, the Claude Code plugin files, and the generated README sections."""
 
 import json
+import shlex
 import tomllib
 from pathlib import Path
 
@@ -12,23 +13,52 @@ from mldebug_mcp.cli import docs as generated_docs
 from mldebug_mcp.content.client_config import CLIENTS, snippet
 from mldebug_mcp.content.skill_install import build_skill
 from mldebug_mcp.errors import UsageError
+from mldebug_mcp.services.setup import client_config, installed_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_cursor_and_vscode_snippets_are_pure_json(run_cli):
-    cursor = json.loads(run_cli("config", "cursor").out)
-    assert cursor == {"mcpServers": {"mldebug": {"command": "mldebug-mcp", "args": ["serve"]}}}
-    vscode = json.loads(run_cli("config", "vscode").out)
-    assert vscode["servers"]["mldebug"] == {"type": "stdio", "command": "mldebug-mcp", "args": ["serve"]}
+def test_cursor_and_vscode_snippets_are_pure_json_with_the_installed_command(run_cli, tmp_path):
+    serve = {"command": installed_command(), "args": ["serve", "--allow-dir", str(tmp_path.resolve())]}
+    cursor = json.loads(run_cli("config", "cursor", "--project", str(tmp_path)).out)
+    assert cursor == {"mcpServers": {"mldebug": serve}}
+    vscode = json.loads(run_cli("config", "vscode", "--project", str(tmp_path)).out)
+    assert vscode["servers"]["mldebug"] == {"type": "stdio", **serve}
+    assert Path(serve["command"]).is_absolute() and Path(serve["command"]).is_file()
 
 
-def test_codex_snippet_is_toml_and_claude_is_a_command(run_cli):
-    codex = tomllib.loads(run_cli("config", "codex").out)
-    assert codex == {"mcp_servers": {"mldebug": {"command": "mldebug-mcp", "args": ["serve"]}}}
-    result = run_cli("config", "claude")
-    assert result.out.strip() == "claude mcp add mldebug -- mldebug-mcp serve"
+def test_codex_snippet_is_toml_and_claude_is_a_command(run_cli, tmp_path):
+    codex = tomllib.loads(run_cli("config", "codex", "--project", str(tmp_path)).out)
+    assert codex == {"mcp_servers": {"mldebug": {"command": installed_command(),
+                                                 "args": ["serve", "--allow-dir", str(tmp_path.resolve())]}}}
+    result = run_cli("config", "claude", "--project", str(tmp_path))
+    assert shlex.split(result.out) == ["claude", "mcp", "add", "mldebug", "--", installed_command(), "serve",
+                                       "--allow-dir", str(tmp_path.resolve())]
     assert result.err.startswith("# claude:")
+
+
+def test_the_project_defaults_to_the_working_directory_and_must_be_a_folder(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert json.loads(run_cli("config", "cursor").out)["mcpServers"]["mldebug"]["args"][-1] == str(tmp_path.resolve())
+    with pytest.raises(UsageError, match="is not a folder"):
+        client_config("cursor", tmp_path / "missing")
+
+
+def test_the_snippets_start_the_server_from_another_folder(tmp_path):
+    # what a client does: run the snippet's command from wherever it is, and talk MCP to it
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    served = json.loads(client_config("cursor", tmp_path).text)["mcpServers"]["mldebug"]
+    (tmp_path / "train.py").write_text("import torch.nn.functional as F\n\ndef f(x, y):\n"
+                                       "    return F.cross_entropy(F.softmax(x, dim=1), y)\n")
+
+    async def call() -> dict:
+        params = StdioServerParameters(command=served["command"], args=served["args"], cwd=str(Path.home()))
+        async with Client(params) as client:
+            return (await client.call_tool("lint", {"paths": ["train.py"]})).structured_content
+
+    assert [f["code"] for f in anyio.run(call)["findings"]] == ["MLD001"]
 
 
 def test_unknown_client_is_refused(run_cli, capsys):

@@ -30,9 +30,9 @@ def tools_table() -> str:
 
 
 def client_snippets() -> str:
-    from ..services.setup import CLIENTS, client_config
+    from ..services.setup import CLIENTS, example_config
 
-    return docs.client_snippets([(c, (s := client_config(c)).where, s.text) for c in CLIENTS])
+    return docs.client_snippets([(c, (s := example_config(c)).where, s.text) for c in CLIENTS])
 
 
 def lint_rules() -> str:

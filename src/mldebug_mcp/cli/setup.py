@@ -26,6 +26,8 @@ def _config_arguments(parser: argparse.ArgumentParser) -> None:
     from ..services.setup import CLIENTS
 
     parser.add_argument("client", choices=CLIENTS)
+    parser.add_argument("--project", type=Path, metavar="DIR",
+                        help="the folder the server's tools may read (default: the working directory)")
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -56,7 +58,7 @@ def run_install(args: argparse.Namespace) -> int:
 def run_config(args: argparse.Namespace) -> int:
     from ..services.setup import client_config
 
-    result = client_config(args.client)
+    result = client_config(args.client, args.project)
     print(f"# {args.client}: {result.where}", file=sys.stderr)
     print(result.text, end="")
     return EXIT_OK
