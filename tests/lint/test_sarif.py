@@ -73,5 +73,6 @@ def test_line_numbers_quoted_in_a_message_do_not_change_the_fingerprint():
     finding = lint(source=BUGGY, filename="train.py").findings[0]
     one = replace(finding, message="the optimizer built on line 12 does not hold those parameters", line=20)
     moved = replace(one, message="the optimizer built on line 15 does not hold those parameters", line=23)
-    assert fingerprints([one]) == fingerprints([moved])
+    in_a_notebook = replace(one, message="the optimizer built on cell 2, line 3 does not hold those parameters")
+    assert fingerprints([one]) == fingerprints([moved]) == fingerprints([in_a_notebook])
     assert fingerprints([one]) != fingerprints([replace(one, code="MLD999")])

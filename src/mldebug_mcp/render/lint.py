@@ -88,8 +88,8 @@ def sarif(report: LintReport, rules: list[RuleInfo]) -> str:
 
 
 def fingerprints(findings: list[Finding]) -> list[str]:
-    """One fingerprint a finding that survives edits moving it: a hash of its rule, file and message (line
-    numbers in the message taken out) and which occurrence of these it is in the file. Line, column and
+    """One fingerprint a finding that survives edits moving it: a hash of its rule, file and message (the
+    lines and cells it names taken out) and which occurrence of these it is in the file. Line, column and
     notebook cell are left out, so inserting lines or cells above a finding keeps its fingerprint."""
     import hashlib
     import re
@@ -97,7 +97,8 @@ def fingerprints(findings: list[Finding]) -> list[str]:
     seen: Counter[tuple[str, str, str]] = Counter()
     prints = []
     for f in findings:
-        key = (f.code, PurePath(f.path).as_posix(), " ".join(re.sub(r"\bline \d+", "line", f.message).split()))
+        message = re.sub(r"\b(?:cell \d+, )?line \d+", "line", f.message)  # MLD015's 'built on cell 2, line 5'
+        key = (f.code, PurePath(f.path).as_posix(), " ".join(message.split()))
         seen[key] += 1
         prints.append(hashlib.sha256("\0".join((*key, str(seen[key]))).encode()).hexdigest()[:32])
     return prints
