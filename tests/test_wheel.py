@@ -64,3 +64,24 @@ def _venv_with_our_dependencies(env_dir: Path) -> Path:
     ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
     (Path(own) / "_test_dependencies.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
     return python
+
+
+@pytest.mark.slow
+def test_sdist_and_wheel_pass_twine_check(tmp_path):
+    # what the release workflow checks before publishing: metadata, README rendering, both archives
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--sdist", "--wheel", "--no-isolation", "--outdir", str(dist),
+                    str(ROOT)], check=True, capture_output=True, text=True)
+    archives = sorted(str(p) for p in dist.iterdir())
+    assert sorted(Path(a).suffix for a in archives) == [".gz", ".whl"]
+    check = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *archives],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_release_workflow_builds_and_checks_before_publishing():
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    build, check, publish = (workflow.index(step) for step in
+                             ("python -m build", "twine check --strict", "pypa/gh-action-pypi-publish"))
+    assert build < check < publish
+    assert "id-token: write" in workflow  # trusted publishing: no token stored in the repository
