@@ -26,7 +26,7 @@ def audit(root: Path | None = None) -> list[Problem]:
 
 def install(dest: Path, force: bool = False) -> tuple[Path, str, list[str]]:
     """Install the skill into dest/<skill-name>: (folder, 'installed' | 'unchanged' | 'replaced', problems the
-    Agent Skills validator reports, when it is installed)."""
+    Agent Skills validator (skills-ref) reports)."""
     from ..content.skill_install import install_skill, validate_skill
 
     folder, status = install_skill(dest, force=force)
