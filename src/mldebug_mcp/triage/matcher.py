@@ -14,6 +14,7 @@ from functools import cache
 
 from .catalogue import Catalogue, Cause
 from .description import Description
+from .signals import contradicts, read_stances
 from .text import tokens
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
@@ -28,12 +29,13 @@ NB_ALPHA = 0.5   # additive smoothing
 CODE_KEYWORD_WEIGHT = 0.4
 MIN_PROSE_TOKENS = 4
 KEYWORD_CAP = 1.5  # several specific keywords are strong evidence, but never unbounded
+CITE_SIMILARITY = 0.3  # a symptom phrasing this close is quoted in the why line
 
 
 @dataclass(frozen=True)
 class TextFit:
     score: float
-    matched_symptom: str | None
+    matched_symptom: str | None  # the closest symptom phrasing that agrees with the description, to cite
     keywords: tuple[str, ...]
 
 
@@ -76,6 +78,7 @@ class CauseIndex:
             self.log_likelihood.append(({t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
                                         math.log(NB_ALPHA / total)))
         self.symptom_vectors = [[(s, self.vector(tokens(s))) for s in c.symptoms] for c in self.causes]
+        self.symptom_stances = {s: read_stances(s) for c in self.causes for s in c.symptoms}
         # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
         by_cause: dict[str, list[Vector]] = {}
         for case in catalogue.cases:
@@ -120,9 +123,12 @@ class CauseIndex:
         cause has follows how often it happens, so the raw maximum stays."""
         return [max((_cosine(query, v) for v in cases), default=0.0) for cases in self.case_vectors]
 
-    def fit(self, description: Description) -> dict[str, TextFit]:
-        """Text fit of every cause, keyed by cause id."""
+    def fit(self, description: Description, observed: tuple[str, ...] = ()) -> dict[str, TextFit]:
+        """Text fit of every cause, keyed by cause id. `observed`: observation keys established besides the
+        text; a symptom phrasing that denies one of them, or any the text reports, is never cited."""
         text, told, tried = description.text, description.told, description.tried
+        reported, denied = read_stances(description.reported)
+        stance = ([*reported, *observed], [k for k in denied if k not in observed])
         prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
         words = prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text)
@@ -138,18 +144,19 @@ class CauseIndex:
         fits = {}
         for cause, doc, symptoms, keywords, case_fit, likelihood in zip(
                 self.causes, self.doc_vectors, self.symptom_vectors, self.keywords, case_fits, likelihoods):
-            best_symptom, best = None, 0.0
+            best_symptom, best, cited = None, 0.0, 0.0
             for phrase, vector in symptoms:
                 similarity = _cosine(query, vector)
-                if similarity > best:
-                    best_symptom, best = phrase, similarity
+                best = max(best, similarity)  # a phrasing that disagrees still scores: only citing it would mislead
+                if similarity > cited and not contradicts(stance, self.symptom_stances[phrase]):
+                    best_symptom, cited = phrase, similarity
             hits = tuple(k for k, pattern, _ in keywords if k.lower() in lowered and pattern.search(lowered))
             # An API name the person writes about says more than one that merely occurs in pasted code.
             keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
                                 for k, pattern, w in keywords if k in hits)
             score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * _cosine(query, doc)
                      + SYMPTOM_SHARE * best + CASE_SHARE * case_fit + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
-            fits[cause.id] = TextFit(score, best_symptom if best > 0.3 else None, hits)
+            fits[cause.id] = TextFit(score, best_symptom if cited > CITE_SIMILARITY else None, hits)
         return fits
 
 

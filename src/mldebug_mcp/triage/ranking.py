@@ -70,7 +70,7 @@ def signal_strengths(catalogue: Catalogue) -> dict[str, float]:
 def score_causes(catalogue: Catalogue, index: CauseIndex, description: Description, stated: list[str],
                  read: list[str], lint_codes: list[str], domains: list[str]) -> list[Scored]:
     """Every cause with its normalised weight, most probable first."""
-    fits = index.fit(description) if description.text.strip() else {}
+    fits = index.fit(description, tuple(stated)) if description.text.strip() else {}
     empty = TextFit(0.0, None, ())
     strength = signal_strengths(catalogue)
     scored = []

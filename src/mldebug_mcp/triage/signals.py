@@ -85,10 +85,51 @@ PATTERNS: dict[str, tuple[str, ...]] = {
 
 _COMPILED = {key: tuple(re.compile(p) for p in patterns) for key, patterns in PATTERNS.items()}
 
+# Observations people deny as often as they report them ("there's no NaN either", "it doesn't crash"). Keys whose
+# patterns carry their own negation (cannot_overfit, flat_from_start, spike_no_recovery) or whose negation still
+# reports them ("not generalising" is a gap) are not here.
+NEGATABLE = frozenset({"crash", "nan", "explodes", "spike_fast_recovery", "spike_slow_recovery", "oscillates",
+                       "memory_growth", "gradients_explode", "bad_generation"})
+_CLAUSE_END = re.compile(r"[.,;:!?()\n]|\b(?:but|while|although|though|however|whereas|yet)\b")
+_DENIAL = re.compile(r"\b(?:no|not|never|without|nor|neither|none|nothing|zero)\b|n't\b")
+DENIAL_WORDS = 3  # a denial this many words before the observed word, in the same clause, denies it
 
-def read_observations(text: str) -> list[str]:
-    """The observation keys a description mentions, in vocabulary order."""
+
+def _unmarked(text: str) -> str:
     # Markdown marks split phrases the patterns look for: "trained on 4 `gpus`", "**always** predicts".
     unmarked = re.sub(r"`+|\*\*|__", "", text.replace("\u2019", "'"))
-    lowered = " ".join(unmarked.lower().split())
-    return [key for key, patterns in _COMPILED.items() if any(p.search(lowered) for p in patterns)]
+    return " ".join(unmarked.lower().split())
+
+
+def _denied(lowered: str, match: re.Match[str]) -> bool:
+    """Whether a denial stands just before the match's last word, in its clause ("no nan", "loss doesn't explode")."""
+    last_word = match.start() + max(match.group().rstrip().rfind(" ") + 1, 0)
+    clause = _CLAUSE_END.split(lowered[:last_word])[-1]
+    return bool(_DENIAL.search(" ".join(clause.split()[-DENIAL_WORDS:])))
+
+
+def read_stances(text: str) -> tuple[list[str], list[str]]:
+    """(observation keys the text reports, keys it only denies), each in vocabulary order. A key is reported
+    when one mention of it is not denied; denied when every mention is (NEGATABLE keys only)."""
+    lowered = _unmarked(text)
+    reported, denied = [], []
+    for key, patterns in _COMPILED.items():
+        matches = [m for p in patterns for m in p.finditer(lowered)]
+        if not matches:
+            continue
+        if key in NEGATABLE and all(_denied(lowered, m) for m in matches):
+            denied.append(key)
+        else:
+            reported.append(key)
+    return reported, denied
+
+
+def contradicts(reported: tuple[list[str], list[str]] | tuple[tuple[str, ...], tuple[str, ...]],
+                other: tuple[list[str], list[str]] | tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    """Whether two texts disagree on an observation: one reports what the other denies."""
+    return bool(set(reported[0]) & set(other[1]) or set(reported[1]) & set(other[0]))
+
+
+def read_observations(text: str) -> list[str]:
+    """The observation keys a description reports (a denied one, "no NaN", is not), in vocabulary order."""
+    return read_stances(text)[0]

@@ -1,0 +1,56 @@
+"""Observations a description denies ("there's no NaN either") are not read as reported, and the why line
+never cites a symptom phrasing that disagrees with the description on an observation."""
+
+from __future__ import annotations
+
+import pytest
+
+from mldebug_mcp.services.triage import triage
+from mldebug_mcp.triage.signals import contradicts, read_observations, read_stances
+
+# The catalogue's fp16-range phrasing that a NaN report used to be told it "reads like".
+NO_NAN_PHRASE = "with autocast the loss doesn't go down at all, but there's no nan either"
+
+
+@pytest.mark.parametrize("text, reported, denied", [
+    (NO_NAN_PHRASE, ["flat_from_start"], ["nan"]),
+    ("my loss becomes nan after 300 steps", ["nan"], []),
+    ("no inf or nan, the accuracy just stays at 10%", ["plateau_at_chance"], ["nan"]),
+    ("I never get NaN", [], ["nan"]),
+    ("Not sure why the loss is nan", ["nan"], []),  # the denial is about something else
+    ("it doesn't crash, but the loss is nan", ["nan"], ["crash"]),
+    ("loss doesn't explode but oscillates", ["oscillates"], ["explodes"]),
+    ("no nan at first, then at step 900 the loss becomes nan", ["nan"], []),  # one mention reports it
+])
+def test_denied_observations_are_told_apart(text, reported, denied):
+    assert read_stances(text) == (reported, denied)
+    assert read_observations(text) == reported
+
+
+def test_stances_contradict_when_one_reports_what_the_other_denies():
+    assert contradicts((["nan"], []), ([], ["nan"]))
+    assert contradicts(([], ["nan"]), (["nan", "plateau"], []))
+    assert not contradicts((["nan"], []), (["nan"], []))
+    assert not contradicts(([], ["nan"]), ([], ["nan"]))
+
+
+def _why(result, cause: str) -> str:
+    return next(h.why for h in result.hypotheses if h.cause == cause)
+
+
+@pytest.mark.parametrize("symptom", ["with autocast the loss goes nan", "the loss is nan with autocast after some steps"])
+def test_a_nan_report_is_never_said_to_read_like_a_phrasing_without_nan(symptom):
+    result = triage(symptom, limit=10)
+    assert "fp16-range" in [h.cause for h in result.hypotheses]
+    assert all("no nan" not in h.why.lower() for h in result.hypotheses)
+
+
+def test_a_stated_nan_observation_also_keeps_the_no_nan_phrasing_out():
+    result = triage("with autocast the loss doesn't go down", observations=["nan"], limit=10)
+    assert "no nan" not in _why(result, "fp16-range").lower()
+
+
+def test_a_report_that_denies_nan_may_be_told_it_reads_like_the_no_nan_phrasing():
+    result = triage("with autocast the loss doesn't go down at all and there is no nan", limit=10)
+    assert NO_NAN_PHRASE in _why(result, "fp16-range")
+    assert "nan" not in result.observations
