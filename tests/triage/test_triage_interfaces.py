@@ -24,14 +24,16 @@ def _text(result) -> str:
 
 async def test_triage_tool_returns_ranked_hypotheses_with_tests_and_quotes(tmp_path):
     async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
-        result = await client.call_tool("triage", {"symptom": "loss becomes nan after 2000 steps with fp16"})
+        result = await client.call_tool("triage", {"symptom": "loss becomes nan after 2000 steps with fp16",
+                                                   "detail": "full"})
     assert not result.is_error
     data = result.structured_content
-    assert "nan" in data["observations"]
+    assert "nan" in data["observations"] and data["detail"] == "full"
     first = data["hypotheses"][0]
-    for key in ("cause", "title", "why", "test", "prior", "weight", "evidence"):
+    for key in ("cause", "title", "why", "test", "prior", "weight", "if_cause", "if_not", "evidence"):
         assert key in first
     assert first["evidence"][0]["author"] and "Run next:" in _text(result)
+    assert first["evidence_ids"] == [quote["id"] for quote in first["evidence"]]
 
 
 async def test_triage_tool_rejects_an_empty_request_and_unknown_observations(tmp_path):

@@ -18,6 +18,9 @@ def _triage_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answer", action="append", default=[], metavar="NODE=ANSWER",
                         help="pre-answer a tree question (repeatable), e.g. crash=no")
     parser.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
+    parser.add_argument("--detail", choices=("compact", "full"), default="full",
+                        help="full (default): predictions of each test, anti-patterns, quotes; compact: the why, "
+                             "the test, a one-line fix and evidence ids (what MCP clients get by default)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
 
@@ -43,9 +46,9 @@ def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None
         return EXIT_OK
     symptom = text_argument(args.symptom)
     if symptom.strip() or args.observe:
-        result = triage(symptom, args.observe, limit=args.limit)
+        result = triage(symptom, args.observe, limit=args.limit, detail=args.detail)
         if args.json:
-            emit_json(result.model_dump())
+            emit_json(result.to_json_data())
         else:
             print(triage_text(result, quotes=not args.no_quotes))
         return EXIT_OK

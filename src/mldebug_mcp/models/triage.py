@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from .base import Model
 from .evidence import Quote
+
+Detail = Literal["compact", "full"]
+# compact: what an agent needs to reorder and test the hypotheses, a few thousand tokens for limit=10;
+# full: adds what each test shows either way, the anti-patterns and the quotes themselves.
+FULL_ONLY = ("if_cause", "if_not", "avoid", "evidence")  # Hypothesis fields left out of the compact JSON
 
 
 @dataclass(kw_only=True)
@@ -26,19 +32,21 @@ class Hypothesis(Model):
     why: str
     """What in the description or the observations points here."""
     test: str
-    """The cheapest test that separates this cause from the others."""
+    """The cheapest test that separates this cause from the others (its first sentence in the compact form)."""
     tool_call: str | None
     """The mldebug-mcp call that runs the test, if one does."""
-    if_cause: str
-    """What the test shows if this is the cause."""
-    if_not: str
-    """What the test shows if it is not."""
     fix: str
-    """What to do once the test confirms it."""
-    avoid: list[str]
-    """Ids of anti-patterns tempting here (see check_advice)."""
-    evidence: list[Quote]
-    """Practitioner quotes behind the cause or its test."""
+    """What to do once the test confirms it (one line in the compact form)."""
+    evidence_ids: list[str]
+    """Ids of the practitioner quotes behind the cause or its test; the quote tool prints each (quote key=ID)."""
+    if_cause: str | None = None
+    """What the test shows if this is the cause; null in the compact form."""
+    if_not: str | None = None
+    """What the test shows if it is not; null in the compact form."""
+    avoid: list[str] = field(default_factory=list)
+    """Ids of anti-patterns tempting here (see check_advice); empty in the compact form."""
+    evidence: list[Quote] = field(default_factory=list)
+    """The quotes of evidence_ids, with attribution; empty in the compact form."""
 
 
 @dataclass(kw_only=True)
@@ -46,6 +54,10 @@ class TriageResult(Model):
     """Ranked hypotheses for a described failure, with the test to run next."""
 
     symptom: str
+    """The description as given (its first 200 characters in the compact form)."""
+    detail: Detail = "full"
+    """compact (the default over MCP): per hypothesis the why, the test and its tool call, a one-line fix and
+    evidence ids; full: also what the test shows either way, anti-patterns and the quotes."""
     observations: list[str]
     """Observation keys used: given, read from the text, or from lint."""
     read_from_text: list[str]
@@ -58,6 +70,15 @@ class TriageResult(Model):
     """Ordered, most probable first; always includes a subtle hypothesis and a null one."""
     next_test: str
     """The single most discriminating cheap test to run now."""
+
+    def to_json_data(self) -> object:
+        """As Model's; the compact form leaves out the fields it does not fill (they are optional in the schema)."""
+        data = super().to_json_data()
+        if self.detail == "compact":
+            for hypothesis in data["hypotheses"]:
+                for name in FULL_ONLY:
+                    hypothesis.pop(name, None)
+        return data
 
 
 @dataclass(kw_only=True)

@@ -7,21 +7,36 @@ import textwrap
 from ..models.triage import Hypothesis, TriageResult, TriageStep
 from .text import WIDTH, evidence_lines, labelled
 
+COMPACT_NOTE = ("Compact: why, test, fix and evidence ids of each are in the structured content; detail='full' adds "
+                "predictions, anti-patterns and quotes.")
+COMPACT_TEST_CHARS = 90
+
 
 def hypothesis_text(number: int, h: Hypothesis, quotes: bool = True) -> str:
     lines = [f"{number}. [{h.role}] {h.title}  ({h.category}; weight {h.weight:.2f}, prior {h.prior:.3f}; {h.cause})"]
     lines += labelled("why: ", h.why)
     lines += labelled("test: ", h.test + (f"  -> {h.tool_call}" if h.tool_call else ""))
-    lines += labelled("if it is this: ", h.if_cause)
-    lines += labelled("if not: ", h.if_not)
+    if h.if_cause:
+        lines += labelled("if it is this: ", h.if_cause)
+    if h.if_not:
+        lines += labelled("if not: ", h.if_not)
     lines += labelled("fix once confirmed: ", h.fix)
     if h.avoid:
         lines += labelled("do not: ", ", ".join(h.avoid) + "  (mldebug-mcp advice explains each)")
-    if quotes:
+    if quotes and h.evidence:
         for quote in h.evidence[:1]:
             lines += evidence_lines(quote.id, quote, limit=240)
-    else:
-        lines += labelled("evidence: ", ", ".join(q.id for q in h.evidence))
+    elif h.evidence_ids:
+        lines += labelled("evidence: ", ", ".join(h.evidence_ids))
+    return "\n".join(lines)
+
+
+def compact_hypothesis_text(number: int, h: Hypothesis) -> str:
+    """The title and how to test it, in two or three lines; the structured content adds the why, the test
+    in words, the fix and the evidence ids."""
+    lines = labelled(f"{number}. [{h.role}] {h.cause}, weight {h.weight:.2f}: ", h.title, indent=0)
+    test = h.test if len(h.test) <= COMPACT_TEST_CHARS else h.test[: COMPACT_TEST_CHARS - 1].rsplit(" ", 1)[0] + "\u2026"
+    lines += labelled("test: ", h.tool_call or test, indent=3)
     return "\n".join(lines)
 
 
@@ -35,10 +50,15 @@ def triage_text(result: TriageResult, quotes: bool = True) -> str:
         header.append(f"domain: {', '.join(result.domains)}")
     if result.lint_codes:
         header.append(f"lint on the code in the description: {', '.join(result.lint_codes)}")
-    blocks = [hypothesis_text(i, h, quotes) for i, h in enumerate(result.hypotheses, 1)]
+    compact = result.detail == "compact"
+    blocks = [compact_hypothesis_text(i, h) if compact else hypothesis_text(i, h, quotes)
+              for i, h in enumerate(result.hypotheses, 1)]
     footer = labelled("Run next: ", result.next_test, indent=0)
     footer.append("Weights order the hypotheses; they are not calibrated probabilities. Test before you fix.")
-    return "\n".join(header) + ("\n\n" if header else "") + "\n\n".join(blocks) + "\n\n" + "\n".join(footer)
+    if compact:
+        footer.append(COMPACT_NOTE)
+    return "\n".join(header) + ("\n\n" if header else "") + ("\n" if compact else "\n\n").join(blocks) \
+        + "\n\n" + "\n".join(footer)
 
 
 def step_text(step: TriageStep, quotes: bool = True) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.types import CallToolResult
@@ -23,12 +23,16 @@ def triage(
     observations: Annotated[list[str] | None, Field(description="Observation keys already established, e.g. "
                                                                 "['nan'] or ['cannot_overfit'] (see analyze_curve, diagnose).", max_length=30)] = None,
     limit: Annotated[int, Field(description="Hypotheses before the subtle and null ones are added.", ge=1, le=20)] = 5,
+    detail: Annotated[Literal["compact", "full"], Field(
+        description="compact (default): per hypothesis the why, the test with its tool call, a one-line fix and "
+                    "evidence ids (about 10 KB for limit=10); full: also what the test shows either way, "
+                    "anti-patterns and the quotes (about 50 KB).")] = "compact",
 ) -> Annotated[CallToolResult, TriageOutput]:
     from ..render.triage import triage_text
     from ..services import triage as service
 
     with as_tool_error():
-        result = service.triage(symptom, observations, limit)
+        result = service.triage(symptom, observations, limit, detail=detail)
     return tool_result(result, triage_text(result, quotes=True))
 
 
@@ -51,8 +55,9 @@ def register(server: MCPServer) -> None:
         description=(
             "A training problem in the user's own words (code and log lines may be included) and/or observation "
             "keys in; ranked root-cause hypotheses out, each with prior and updated weight, why it fits, the "
-            "cheapest test that separates it from the others (with the tool call), what that test shows if it is "
-            "or is not the cause, the fix, anti-patterns to avoid, and practitioner quotes. Always includes a "
+            "cheapest test that separates it from the others (with the tool call), the fix and the ids of the "
+            "practitioner quotes behind it (quote prints them); detail='full' adds what the test shows if it is "
+            "or is not the cause, anti-patterns to avoid, and the quotes themselves. Always includes a "
             "subtle hypothesis (leakage, sample size, seed variance) and the null (noise, or another change). "
             "Code in the description is linted (never run). Offline, deterministic, and it matches words, not "
             "meaning: on real forum reports the cause is in its top three about a third of the time and in its top "

@@ -7,8 +7,9 @@ from ..errors import UsageError
 from ..lint.config import LintSettings
 from ..lint.engine import UNREADABLE, lint_source
 from ..models.observations import OBSERVATIONS, unknown_observations
-from ..models.triage import Hypothesis, TreeAnswer, TriageResult, TriageStep
+from ..models.triage import Detail, Hypothesis, TreeAnswer, TriageResult, TriageStep
 from ..triage import ranking
+from ..triage.brief import FIX_CHARS, SYMPTOM_CHARS, TEST_CHARS, one_line
 from ..triage.catalogue import Cause, load_catalogue
 from ..triage.description import Description
 from ..triage.matcher import CauseIndex, bundled_index
@@ -21,13 +22,17 @@ MAX_SYMPTOM_CHARS = 50_000
 # conventional aliases are assumed (the snippet's own imports, coming later, still win).
 USUAL_IMPORTS = "import numpy as np; import torch; import torch.nn as nn; import torch.nn.functional as F; import torch.optim as optim\n"
 DEFAULT_LIMIT = 5
+DETAILS = ("compact", "full")
 
 
 def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
-           index: CauseIndex | None = None) -> TriageResult:
+           index: CauseIndex | None = None, detail: Detail = "full") -> TriageResult:
     """Ranked hypotheses for a description in the user's words and/or observation keys.
 
-    `index` replaces the bundled matcher index (benchmarks use it to hold cases out of the case base)."""
+    `detail="compact"` keeps per hypothesis what an agent needs to reorder and test them (the why, the test's
+    first sentence and its tool call, a one-line fix, evidence ids) and leaves out the predictions of the
+    test, the anti-patterns and the quotes (about a fifth of the size). `index` replaces the bundled matcher
+    index (benchmarks use it to hold cases out of the case base)."""
     stated = list(dict.fromkeys(observations or []))
     unknown = unknown_observations(stated)
     if unknown:
@@ -40,6 +45,8 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
                          "(the description and the relevant code, not whole logs)")
     if not 1 <= limit <= 20:
         raise UsageError("limit must be between 1 and 20")
+    if detail not in DETAILS:
+        raise UsageError(f"detail must be 'compact' or 'full' (got {detail!r})")
     catalogue = load_catalogue()
     description = Description.read(symptom)
     # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
@@ -49,9 +56,11 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     scored = ranking.score_causes(catalogue, index or bundled_index(), description, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
     first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
-    hypotheses = [_hypothesis(s, s is first_plain) for s in chosen]
+    build = _compact_hypothesis if detail == "compact" else _hypothesis
+    hypotheses = [build(s, s is first_plain) for s in chosen]
+    shown = symptom if detail == "full" or len(symptom) <= SYMPTOM_CHARS else one_line(symptom, SYMPTOM_CHARS)
     return TriageResult(
-        symptom=symptom, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
+        symptom=shown, detail=detail, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
         hypotheses=hypotheses, next_test=_next_test(chosen),
     )
 
@@ -104,7 +113,17 @@ def _hypothesis(item: ranking.Scored, first_plain: bool) -> Hypothesis:
         prior=round(item.prior, 4), weight=round(item.weight, 4), why=ranking.explain(item),
         test=cause.test.description, tool_call=tool_call(cause), if_cause=cause.predicts.if_cause,
         if_not=cause.predicts.if_not, fix=cause.fix, avoid=list(cause.anti_patterns),
-        evidence=[store.quote(e) for e in cause.evidence],
+        evidence_ids=list(cause.evidence), evidence=[store.quote(e) for e in cause.evidence],
+    )
+
+
+def _compact_hypothesis(item: ranking.Scored, first_plain: bool) -> Hypothesis:
+    cause = item.cause
+    return Hypothesis(
+        cause=cause.id, title=cause.title, category=cause.category, role=ranking.role(item, first_plain),
+        prior=round(item.prior, 4), weight=round(item.weight, 4), why=ranking.explain(item),
+        test=one_line(cause.test.description, TEST_CHARS), tool_call=tool_call(cause), fix=one_line(cause.fix, FIX_CHARS),
+        evidence_ids=list(cause.evidence),
     )
 
 
