@@ -68,7 +68,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 # Declared last: each names the functions above.
 COMMANDS = (
-    Command("lint", "find silent PyTorch training bugs in Python files",
+    Command("lint", "find silent PyTorch training bugs in Python files and notebooks",
             _lint_arguments, run_lint,
             description="Exit codes: 0 clean, 1 findings, 2 usage or I/O error."),
     Command("rules", "list the lint rules",

@@ -50,7 +50,7 @@ def register(server: MCPServer) -> None:
         description=(
             "Static checks for training bugs that run without errors: softmax fed to CrossEntropyLoss, missing "
             "zero_grad, evaluation without eval(), graph breaks on the loss path, leakage in preprocessing, and "
-            "more (explain_rule gives each rule). Give paths (files or folders inside the server's allowed "
+            "more (explain_rule gives each rule). Give paths (.py files, .ipynb notebooks or folders inside the server's allowed "
             "directories) or source (code text). Reads files; changes nothing."
         ),
     )
