@@ -343,7 +343,7 @@ def test_report_is_valid_json_even_with_nan_values():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ({"model": nn.Linear(2, 2)}, "lacks ['batch', 'loss_fn']"),
+    ({"model": nn.Linear(2, 2)}, "lacks ['batch']"),
     ({**b.classifier(), "bogus": 1}, "unknown key(s) ['bogus']"),
     ({**b.classifier(), "task": "classify"}, "use one of classification"),
     ({**b.classifier(), "num_classes": None}, "needs 'num_classes'"),

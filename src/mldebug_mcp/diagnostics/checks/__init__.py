@@ -28,6 +28,7 @@ from . import (
     train_eval_modes,
     update_ratio,
 )
+from .preflight import forward_failure, skipped_after
 from .result import FAIL, CheckResult, user_traceback, worst
 from .session import Session
 from .spec import DebugSpec, SpecError, as_spec
@@ -56,10 +57,17 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
     selected = [m for m in CHECKS if not only or m.CHECK.id in only]
     results: list[CheckResult] = []
     try:
+        # batch_sanity reads the batch itself, which is worth seeing when the model cannot take it; the
+        # first other check carries a forward that raises, once, rather than each check its own copy.
+        carrier = next((m for m in selected if m is not batch_sanity), None)
+        failure = forward_failure(session, carrier.CHECK) if carrier is not None else None
         for index, module in enumerate(selected):
             if progress is not None:
                 progress(index, len(selected), module.CHECK.id)
-            results.append(_run_one(module, session))
+            if failure is None or module is batch_sanity:
+                results.append(_run_one(module, session))
+            else:
+                results.append(failure if module is carrier else skipped_after(module.CHECK, failure.id))
     finally:
         session.restore()
     if progress is not None:

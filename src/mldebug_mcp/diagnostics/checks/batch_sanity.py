@@ -20,13 +20,16 @@ MIN_PER_CLASS = 5  # below this expected count per class, one batch cannot judge
 def run(s: Session) -> Any:
     inputs, targets = s.batch
     problems: list[tuple[str, str]] = []  # (status, sentence)
-    measured = {"tensors": [_describe(path, t) for path, t in tensors_in({"inputs": inputs, "targets": targets})]}
+    # A dict batch holds its labels among the inputs already: describe them once.
+    shown = {"inputs": inputs} if s.dict_batch else {"inputs": inputs, "targets": targets}
+    measured = {"tensors": [_describe(path, t) for path, t in tensors_in(shown)]}
     for row in measured["tensors"]:
         if row.get("nonfinite"):
             problems.append((FAIL, f"{row['path']} holds {row['nonfinite']} NaN/Inf values"))
     problems += _input_problems(inputs)
     problems += _target_problems(s, inputs, targets, measured)
-    problems += _output_width(s)
+    if not s.forward_failed:  # else the next check reports the failing forward, once
+        problems += _output_width(s)
     return CHECK.verdict(
         problems, "inputs and targets look consistent with the task", measured=measured,
         expected={"nonfinite": 0, "class_ratio_warn": IMBALANCE_WARN, "class_ratio_fail": IMBALANCE_FAIL},
@@ -162,10 +165,15 @@ def _shift_problems(s: Session, inputs: Any, targets: Any) -> list[tuple[str, st
     k = s.spec.vocab_size
     if int(tokens.max()) >= k or int(tokens.min()) < 0:
         return [(FAIL, f"input token ids reach {int(tokens.max())} but vocab_size is {k}")]
+    if s.model_loss:  # the model shifts inside its own loss (Hugging Face: labels = input_ids); no logits to fake
+        return []
     nxt = torch.cat([tokens[:, 1:], tokens[:, -1:]], dim=1)
-    with torch.no_grad():
-        copy_loss = float(s.spec.loss_fn(_confident(tokens, k), targets))
-        next_loss = float(s.spec.loss_fn(_confident(nxt, k), targets))
+    try:
+        with torch.no_grad():
+            copy_loss = float(s.spec.loss_fn(_confident(tokens, k), targets))
+            next_loss = float(s.spec.loss_fn(_confident(nxt, k), targets))
+    except Exception:  # a loss_fn that reads the model's output object (out.loss) cannot take bare logits
+        return []
     if math.isfinite(copy_loss) and copy_loss < 0.1 * math.log(k) and not next_loss < copy_loss:
         return [(FAIL, "the loss rewards predicting the current input token: LM targets are not shifted by one "
                        f"(loss {copy_loss:.3g} for copying the input, {next_loss:.3g} for predicting the next token)")]

@@ -77,7 +77,7 @@ def _one_step(s: Session, model: Any, tracer: Tracer) -> str | None:
     output = call_model(model, s.batch[0])
     if tracer.hit is not None:
         return _describe(tracer.hit)
-    loss = s.spec.loss_fn(output, s.batch[1])
+    loss = s.output_loss(output, s.batch[1])
     if not bool(loss.isfinite().all()):
         value = float(loss.detach().reshape(-1)[0])
         return f"every module output is finite but the loss is {value}: it is born inside loss_fn"

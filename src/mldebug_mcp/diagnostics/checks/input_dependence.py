@@ -8,7 +8,7 @@ from typing import Any
 from .base import FAIL, PASS, SKIPPED, WARN, Check, band, rounded
 from .overfit import real_curve
 from .session import Session
-from .tensors import map_tensors, replace_content
+from .tensors import map_tensors, replace_content, tensors_in
 
 CHECK = Check("input_dependence", "Real vs zeroed and random inputs, real vs shuffled targets", (
     "slavv/try-random-input", "slavv/shuffle-labels-with-inputs", "karpathy-recipe/overfit-one-batch"))
@@ -32,9 +32,7 @@ def run(s: Session) -> Any:
     }
     shuffled = _shuffled(targets, generator)
     if shuffled is not None:
-        # Labels passed inside the inputs too (Hugging Face style) must move with the targets.
-        relabelled = map_tensors(inputs, lambda _, t: shuffled if t.shape == targets.shape and torch.equal(t, targets) else t)
-        variants["shuffled targets"] = (relabelled, shuffled)
+        variants["shuffled targets"] = (_relabelled(inputs, targets, shuffled), shuffled)
     real_tail = _tail(real[:n])
     measured: dict[str, Any] = {"steps": n, "real_loss": rounded(real_tail)}
     series = {"real": [rounded(v) for v in real[:n]]}
@@ -83,6 +81,19 @@ def _noise_like(t: Any, generator: Any) -> Any:
         return noise * spread.to(t.dtype) + t.mean()
     high = int(t.max()) + 1 if t.numel() else 1
     return torch.randint(0, max(high, 1), t.shape, generator=generator).to(t.device, t.dtype)
+
+
+def _relabelled(inputs: Any, targets: Any, shuffled: Any) -> Any:
+    """The inputs with the labels they carry (Hugging Face style) replaced by the shuffled targets.
+
+    Labels are found by name ('labels'); only without one, by equality with the targets, since a
+    causal LM's labels equal its input_ids, which must stay in place."""
+    import torch
+
+    fits = [k for k, t in tensors_in(inputs) if t.shape == targets.shape]
+    named = [k for k in fits if "label" in k.lower()]
+    chosen = set(named) if named else {k for k, t in tensors_in(inputs) if k in fits and torch.equal(t, targets)}
+    return map_tensors(inputs, lambda k, t: shuffled if k in chosen else t)
 
 
 def _shuffled(targets: Any, generator: Any) -> Any:

@@ -37,7 +37,7 @@ def run(s: Session) -> Any:
     model = s.fresh_model(train=True)
     with torch.no_grad():
         output = call_model(model, s.batch[0])
-        loss = float(s.spec.loss_fn(output, s.batch[1]))
+        loss = float(s.output_loss(output, s.batch[1]))
     expected, why = expected_loss(s)
     measured: dict[str, Any] = {"loss": rounded(loss)}
     squashed = _squashed_output(s, primary(output))

@@ -85,9 +85,8 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 
 
 def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -> list[tuple[str, str]]:
-    whole = float(s.spec.loss_fn(call_model(model, sub[0]), sub[1]))
-    parts = [float(s.spec.loss_fn(call_model(model, take(sub[0], slice(j, j + 1))), take(sub[1], slice(j, j + 1))))
-             for j in range(p)]
+    whole = float(s.loss(model, sub))
+    parts = [float(s.loss(model, (take(sub[0], slice(j, j + 1)), take(sub[1], slice(j, j + 1))))) for j in range(p)]
     mean = sum(parts) / p
     gap = abs(whole - mean) / max(abs(mean), 1e-12)
     measured.update(batch_loss=rounded(whole), mean_sample_loss=rounded(mean), relative_gap=rounded(gap))

@@ -84,5 +84,5 @@ def _grads_at_step(s: Session, preset: float) -> dict[str, Any] | None:
     optimizer.step = capture
     with torch.random.fork_rng(devices=[]):
         s.seeded(1)
-        s.spec.train_step(model, s.batch, optimizer)
+        s.user_step(model, s.batch, optimizer)
     return captured or None

@@ -7,6 +7,9 @@ it uses the standard library and torch, and only relative imports.
 from __future__ import annotations
 
 import math
+import os
+import sys
+import sysconfig
 import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -44,13 +47,33 @@ def worst(statuses: list[str]) -> str:
 
 
 def user_traceback(exc: BaseException, own_dir: str) -> dict[str, Any]:
-    """The exception with only the frames outside this package: the user's code."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(own_dir)]
+    """The exception with only the user's frames: none from this package, torch, installed packages
+    or the standard library (their frames would be read as the user's code)."""
+    libraries = _library_dirs()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith(own_dir) and not _in_library(f.filename, libraries)]
     return {
         "type": type(exc).__name__,
         "message": str(exc),
         "frames": [f"{f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames],
     }
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Where library code lives in this interpreter: the standard library, site-packages and torch."""
+    paths = sysconfig.get_paths()
+    found = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        found.add(os.path.dirname(torch.__file__))
+    return tuple(os.path.join(os.path.realpath(d), "") for d in found)
+
+
+def _in_library(filename: str, libraries: tuple[str, ...]) -> bool:
+    if filename.startswith("<frozen "):  # importlib's; <ipython-input-...> and <string> may be the user's
+        return True
+    parts = filename.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts or os.path.realpath(filename).startswith(libraries)
 
 
 def _finite(value: Any) -> Any:

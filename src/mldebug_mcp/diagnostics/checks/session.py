@@ -7,6 +7,8 @@ import itertools
 import math
 from typing import Any
 
+from .batch_format import as_given, split_batch
+from .model_loss import computes_own_loss, loss_in
 from .spec import DebugSpec
 from .tensors import call_model, primary, to_device
 
@@ -29,9 +31,13 @@ class Session:
         self.baseline_steps = min(baseline_steps, steps)
         self.device = _usable_device(device or spec.device or _model_device(spec.model))
         self._pristine = {k: v.detach().clone() for k, v in spec.model.state_dict().items()}
-        self.batch = to_device(tuple(spec.batch), self.device)
-        self.val_batch = to_device(tuple(spec.val_batch), self.device) if spec.val_batch is not None else None
+        # Checks see (inputs, targets); a dict batch (Hugging Face) is handed back as a dict to train_step.
+        self.dict_batch = isinstance(spec.batch, dict)
+        self.model_loss = computes_own_loss(spec.loss_fn)
+        self.batch = to_device(split_batch(spec.batch), self.device)
+        self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
+        self.forward_failed = False  # set when the model raised on the batch (see preflight)
 
     # --- models -------------------------------------------------------------------------------
     def fresh_model(self, train: bool = True) -> Any:
@@ -56,7 +62,15 @@ class Session:
         return primary(call_model(model, inputs))
 
     def loss(self, model: Any, batch: tuple) -> Any:
-        return self.spec.loss_fn(call_model(model, batch[0]), batch[1])
+        return self.output_loss(call_model(model, batch[0]), batch[1])
+
+    def output_loss(self, output: Any, targets: Any) -> Any:
+        """The loss of a model output: the model's own (`.loss`) or loss_fn(output, targets)."""
+        return loss_in(output) if self.model_loss else self.spec.loss_fn(output, targets)
+
+    def user_step(self, model: Any, batch: tuple, optimizer: Any) -> Any:
+        """The user's train_step, given the batch in the layout the spec used."""
+        return self.spec.train_step(model, as_given(batch, self.dict_batch), optimizer)
 
     # --- optimisation ---------------------------------------------------------------------------
     def make_optimizer(self, model: Any) -> Any:
@@ -72,7 +86,7 @@ class Session:
     def step(self, model: Any, batch: tuple, optimizer: Any) -> float:
         """One training step: the user's own train_step when given, else the textbook one."""
         if self.spec.train_step is not None:
-            loss = self.spec.train_step(model, batch, optimizer)
+            loss = self.user_step(model, batch, optimizer)
             if loss is None:  # a step that returns nothing: measure the loss it left behind
                 with self.torch.no_grad():
                     loss = self.loss(model, batch)

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Callable
 
+from .batch_format import split_batch
+from .model_loss import MODEL_LOSS, computes_own_loss
+
 TASKS = ("classification", "binary", "regression", "lm", "custom")
 
 
@@ -20,14 +23,19 @@ class SpecError(ValueError):
 class DebugSpec:
     """A small, complete training setup to diagnose.
 
-    model: the nn.Module; batch: (inputs, targets); loss_fn(outputs, targets) -> scalar;
-    optimizer: callable(params) -> Optimizer (default Adam, lr 3e-4); task: classification
-    (with num_classes), binary, regression, lm (with vocab_size) or custom.
+    model: the nn.Module; batch: (inputs, targets), or a dict as Hugging Face collators build it
+    ({"input_ids": ..., "attention_mask": ..., "labels": ...}: passed whole to the model as keywords,
+    its "labels" are the targets); loss_fn(outputs, targets) -> scalar, or "model" (the default) when
+    the model computes its own loss from the labels in its inputs and returns it as `.loss` or
+    `["loss"]` (Hugging Face models); optimizer: callable(params) -> Optimizer (default Adam, lr 3e-4);
+    task: classification (with num_classes), binary, regression, lm (with vocab_size) or custom.
+    Outputs may be a tensor of logits, a tuple whose first item is the logits, or an object or dict
+    with `.logits` (a Hugging Face ModelOutput).
     """
 
     model: Any
     batch: Any
-    loss_fn: Callable[..., Any]
+    loss_fn: Callable[..., Any] | str | None = MODEL_LOSS
     task: str = "custom"
     optimizer: Any = None
     num_classes: int | None = None
@@ -57,9 +65,10 @@ def as_spec(value: Any) -> DebugSpec:
         unknown = sorted(set(value) - set(SPEC_KEYS))
         if unknown:
             raise SpecError(f"unknown key(s) {unknown} in the debug spec; allowed keys: {', '.join(SPEC_KEYS)}")
-        missing = [k for k in ("model", "batch", "loss_fn") if k not in value]
+        missing = [k for k in ("model", "batch") if k not in value]
         if missing:
-            raise SpecError(f"the debug spec lacks {missing}: return a dict with at least model, batch and loss_fn")
+            raise SpecError(f"the debug spec lacks {missing}: return a dict with at least model and batch, and "
+                            f"loss_fn unless the model computes its own loss (loss_fn={MODEL_LOSS!r})")
         spec = DebugSpec(**value)
     else:
         raise SpecError(
@@ -78,8 +87,9 @@ def _validate(spec: DebugSpec) -> None:
     _check_batch("batch", spec.batch)
     if spec.val_batch is not None:
         _check_batch("val_batch", spec.val_batch)
-    if not callable(spec.loss_fn):
-        raise SpecError("'loss_fn' must be callable as loss_fn(outputs, targets) -> scalar tensor")
+    if not (callable(spec.loss_fn) or computes_own_loss(spec.loss_fn)):
+        raise SpecError(f"'loss_fn' must be callable as loss_fn(outputs, targets) -> scalar tensor, or {MODEL_LOSS!r} "
+                        "when the model computes its own loss from labels in its inputs (Hugging Face models)")
     if spec.task not in TASKS:
         raise SpecError(f"'task' is {spec.task!r}; use one of {', '.join(TASKS)}")
     if spec.task == "classification" and not _positive_int(spec.num_classes):
@@ -100,11 +110,12 @@ def _validate(spec: DebugSpec) -> None:
 
 
 def _check_batch(key: str, batch: Any) -> None:
-    if not (isinstance(batch, (tuple, list)) and len(batch) == 2):
-        raise SpecError(f"'{key}' must be a pair (inputs, targets), got {type(batch).__name__}")
+    if not (isinstance(batch, dict) or (isinstance(batch, (tuple, list)) and len(batch) == 2)):
+        raise SpecError(f"'{key}' must be a pair (inputs, targets) or a dict of model inputs (a Hugging Face "
+                        f"collator's batch, labels under 'labels'), got {type(batch).__name__}")
     from .tensors import tensors_in
 
-    if not list(tensors_in(batch[0])):
+    if not list(tensors_in(split_batch(batch)[0])):
         raise SpecError(f"'{key}' inputs hold no tensor: pass a tensor, a tuple of tensors or a dict of tensors")
 
 

@@ -20,14 +20,18 @@ def primary(output: Any) -> Any:
 
     if isinstance(output, torch.Tensor):
         return output
-    if isinstance(output, dict):
+    if isinstance(output, dict):  # Hugging Face's ModelOutput is a dict too
         if "logits" in output:
             return output["logits"]
-        return primary(next(iter(output.values())))
-    if hasattr(output, "logits"):
+        rest = [v for k, v in output.items() if k != "loss"]
+        if rest:
+            return primary(rest[0])
+    elif hasattr(output, "logits"):
         return output.logits
-    if isinstance(output, (tuple, list)) and output:
-        return primary(output[0])
+    elif isinstance(output, (tuple, list)) and output:
+        # return_dict=False with labels puts the scalar loss first: the logits come next
+        scalar_first = isinstance(output[0], torch.Tensor) and output[0].ndim == 0 and len(output) > 1
+        return primary(output[1] if scalar_first else output[0])
     raise TypeError(
         f"the model returned {type(output).__name__}; diagnose needs a tensor, a tuple whose first "
         "item is the logits tensor, or an object/dict with 'logits'"
