@@ -24,6 +24,9 @@ def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", type=Path, metavar="DIR", help="write PNG plots of curves and per-layer values")
     parser.add_argument("--verbose", action="store_true", help="explain passing checks too")
     parser.add_argument("--no-quotes", action="store_true", help="omit the evidence quotes")
+    parser.add_argument("--allow-import-side-effects", action="store_true",
+                        help="import FILE even though it calls more than definitions at module level (by default a "
+                             "script that would train on import is refused)")
 
 
 def run_diagnose(args: argparse.Namespace) -> int:
@@ -39,7 +42,8 @@ def run_diagnose(args: argparse.Namespace) -> int:
     limits = service.limits(args.timeout, args.memory_mb, interpreter.path)
     report = anyio.run(lambda: service.diagnose_target(
         args.target, limits=limits, device=args.device, steps=args.steps, seed=args.seed, checks=checks,
-        plot_dir=args.plot, on_progress=progress_printer(args.progress), interpreter_source=interpreter.source))
+        plot_dir=args.plot, on_progress=progress_printer(args.progress), interpreter_source=interpreter.source,
+        allow_import_side_effects=args.allow_import_side_effects))
     if args.json:
         emit_json(report.model_dump())
     else:

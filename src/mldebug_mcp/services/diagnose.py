@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics.import_guard import refuse_side_effects
 from ..diagnostics.launch import Limits, ProgressCallback, run_in_subprocess
 from ..diagnostics.target import HINT, parse_target
 from ..errors import UsageError
@@ -58,13 +59,15 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
                           device: str | None = None, steps: int = DEFAULT_STEPS, seed: int = 0,
                           checks: list[str] | None = None, cwd: Path | None = None, plot_dir: Path | None = None,
                           on_progress: ProgressCallback | None = None,
-                          interpreter_source: str = "") -> DiagnosticReport:
+                          interpreter_source: str = "", allow_import_side_effects: bool = False) -> DiagnosticReport:
     """Diagnose the spec that TARGET returns, in a child process under `limits`.
 
     With `allowed` (the server's allow-list) a file target, or the file of a module target, must lie inside
     it and the child runs in the first allowed directory; without, the target is taken as given and the
     child runs in `cwd` or here.
-    With `plot_dir`, PNG plots are written there and listed in the report."""
+    With `plot_dir`, PNG plots are written there and listed in the report.
+    A file that would run more than definitions when imported (a training loop outside the main guard) is
+    refused before any process starts, unless `allow_import_side_effects`."""
     parsed = parse_target(target)
     _check_options(steps, checks)
     where = parsed.where
@@ -76,6 +79,8 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
         where = str(path)
     elif allowed is not None:
         module_inside(where, allowed, workdir)
+    if not allow_import_side_effects:
+        _refuse_import_side_effects(where, parsed.is_file, workdir, allowed)
     options = {"device": device, "steps": steps, "seed": seed, "only": checks,
                "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
     raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
@@ -85,6 +90,14 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
     if plot_dir is not None:
         report.plots = [str(p) for p in write_plots(report, plot_dir)]
     return report
+
+
+def _refuse_import_side_effects(where: str, is_file: bool, workdir: Path, allowed: AllowedDirs | None) -> None:
+    """Read (never import) the file the child would import: a file target, or a module target's own .py in
+    the working folder (a module found elsewhere, an installed package, is not read)."""
+    path = Path(where) if is_file else workdir.joinpath(*where.split(".")).with_suffix(".py")
+    if path.is_file():
+        refuse_side_effects(path, allowed.roots if allowed is not None else None)
 
 
 def write_plots(report: DiagnosticReport, directory: Path) -> list[Path]:
