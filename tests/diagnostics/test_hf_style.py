@@ -153,3 +153,11 @@ def test_a_loss_that_raises_on_a_too_narrow_head_still_lets_batch_sanity_read_th
     statuses = {c["id"]: (c["status"], c["summary"]) for c in run_checks(spec, only=["batch_sanity", "loss_at_init"])["checks"]}
     assert statuses["batch_sanity"][0] == "fail" and "outputs 3 scores per sample" in statuses["batch_sanity"][1]
     assert statuses["loss_at_init"][0] == "fail" and statuses["loss_at_init"][1].startswith("loss_fn raised")
+
+
+def test_an_adamw_instance_is_rebuilt_over_each_copy():
+    # AdamW's defaults hold an Adam-only 'decoupled_weight_decay' that AdamW(...) refuses
+    spec = b.classifier()
+    spec["optimizer"] = torch.optim.AdamW(spec["model"].parameters(), lr=1e-2, weight_decay=0.01)
+    report = run_checks(spec, only=["parameter_updates", "update_ratio"])
+    assert fired(report) == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
 import math
 from typing import Any
@@ -80,7 +81,7 @@ class Session:
             return self.torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
         if isinstance(factory, self.torch.optim.Optimizer):
             # An instance is tied to the user's tensors: rebuild its class over this copy.
-            return type(factory)(model.parameters(), **factory.defaults)
+            return type(factory)(model.parameters(), **_constructor_settings(factory))
         return factory(model.parameters())
 
     def step(self, model: Any, batch: tuple, optimizer: Any) -> float:
@@ -115,6 +116,15 @@ class Session:
                 break
         self._curves[name] = curve
         return curve
+
+
+def _constructor_settings(optimizer: Any) -> dict[str, Any]:
+    """The optimizer's defaults that its class's constructor accepts (AdamW keeps an Adam-only
+    'decoupled_weight_decay' in its defaults, which AdamW(...) refuses)."""
+    parameters = inspect.signature(type(optimizer).__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return dict(optimizer.defaults)
+    return {k: v for k, v in optimizer.defaults.items() if k in parameters}
 
 
 def _usable_device(name: str) -> Any:
