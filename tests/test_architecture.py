@@ -1,7 +1,7 @@
 """Contracts of the code layout, as ordinary tests: the layers import only downwards, start-up stays light,
 and the public API is the one documented.
 
-Layers, top to bottom: faces (cli, server) -> services -> content and render -> cores (citations, lint,
+Layers, top to bottom: faces (cli, server; integrations, the framework callbacks) -> services -> content and render -> cores (citations, lint,
 diagnostics, triage, analysis) -> models -> errors. `errors`, `_version`, `_yaml` and `safe_read` are leaves anyone may import.
 """
 
@@ -57,6 +57,19 @@ def test_faces_import_only_services_render_models_and_errors():
     # the CLI also starts the server (`serve`) and reads its tool list for the generated docs
     assert _breaches({"server"}, {"services", "render", "models"}) == []
     assert _breaches({"cli"}, {"services", "render", "models", "server"}) == []
+
+
+def test_integrations_import_only_services_render_models_and_the_curve_reader():
+    # framework callbacks run in the user's training process; the in-memory loss history has no file for
+    # services.curves to read, so they call analysis' curve reader directly
+    assert _breaches({"integrations"}, {"services", "render", "models", "analysis"}) == []
+
+
+def test_importing_an_integration_loads_neither_its_framework_nor_torch():
+    code = ("import sys, mldebug_mcp.integrations.hf, mldebug_mcp.integrations.lightning\n"
+            "print(*sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'transformers', 'lightning', 'pytorch_lightning')))")
+    assert _loaded(code) == []
 
 
 def test_render_imports_only_models():

@@ -39,6 +39,15 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
     return "\n".join(lines)
 
 
+def report_summary(report: DiagnosticReport) -> str:
+    """A few lines for a training log: the checks that warned or failed, then the overall verdict."""
+    counts = report.counts()
+    tally = ", ".join(f"{counts[s]} {s}" for s in ("fail", "warn", "pass", "skipped") if counts.get(s))
+    lines = [f"mldebug-mcp checks on the first batch: {report.status.upper()} ({tally})"]
+    lines += [f"  {MARKS[c.status]}  {c.id:<20} {c.summary}" for c in report.checks if c.status in ("warn", "fail")]
+    return "\n".join(lines)
+
+
 def _explained(check: DiagnosticCheck, quotes: Mapping[str, Quote] | None) -> list[str]:
     out = [f"{MARKS.get(check.status, check.status)} {check.title} [{check.id}]"]
     out += wrapped(check.summary, "  ")
