@@ -57,7 +57,9 @@ COMMANDS = (
     Command("diagnose", "run 15 runtime checks on a small training setup, in a subprocess",
             _diagnose_arguments, run_diagnose,
             description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict (or "
-                        "DebugSpec) with model, batch=(inputs, targets), loss_fn, task and optional optimizer, "
-                        "val_batch, seq_dim, preprocess, train_step, gradcheck. Exit codes: 0 no check failed, 1 "
-                        "a check failed, 2 the setup could not be run."),
+                        "DebugSpec) with model, batch=(inputs, targets) or a collator's dict with 'labels', loss_fn "
+                        "(or 'model' when the model returns its own .loss), task and optional optimizer, "
+                        "val_batch, seq_dim, preprocess, train_step, gradcheck. FILE is read first and refused if "
+                        "importing it would run more than definitions (put that under if __name__ == '__main__':). "
+                        "Exit codes: 0 no check failed, 1 a check failed, 2 the setup could not be run."),
 )
