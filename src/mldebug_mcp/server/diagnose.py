@@ -68,10 +68,13 @@ def register(server: MCPServer) -> None:
             "Runs 15 PyTorch checks on a small training setup and returns a verdict per check (pass, warn, fail, "
             "skipped) with measured vs expected values, what it means, the next cheapest test and the evidence "
             "id. target is FILE.py:FUNCTION (inside the allowed directories) or package.module:FUNCTION; the "
-            "function returns a dict with model, batch=(inputs, targets), loss_fn, task ('classification' with "
-            "num_classes, 'binary', 'regression', 'lm' with vocab_size, 'custom') and optional optimizer, "
-            "val_batch, seq_dim, preprocess, train_step, gradcheck. EXECUTES that code in a separate process "
-            "with a timeout and memory limit; cancelling the request kills it. Checks: "
+            "function returns a dict with model, batch=(inputs, targets) or a collator's dict with labels, "
+            "loss_fn (or 'model' for a model that computes its own loss, the default), task ('classification' "
+            "with num_classes, 'binary', 'regression', 'lm' with vocab_size, 'custom') and optional optimizer, "
+            "val_batch, seq_dim, preprocess, train_step, gradcheck. A file that runs code at import (outside "
+            "`if __name__ == '__main__':`) is refused before anything runs. EXECUTES that code in a separate "
+            "process with a timeout and memory limit; cancelling the request kills it. The interpreter is the "
+            "project's (.venv, $VIRTUAL_ENV) when python is not given. Checks: "
             + ", ".join(service.check_ids()) + "."
         ),
     )
