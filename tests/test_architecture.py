@@ -59,10 +59,9 @@ def test_faces_import_only_services_render_models_and_errors():
     assert _breaches({"cli"}, {"services", "render", "models", "server"}) == []
 
 
-def test_integrations_import_only_services_render_models_and_the_curve_reader():
-    # framework callbacks run in the user's training process; the in-memory loss history has no file for
-    # services.curves to read, so they call analysis' curve reader directly
-    assert _breaches({"integrations"}, {"services", "render", "models", "analysis"}) == []
+def test_integrations_import_only_services_render_and_models():
+    # framework callbacks are a face of their own, in the user's training process
+    assert _breaches({"integrations"}, {"services", "render", "models"}) == []
 
 
 def test_importing_an_integration_loads_neither_its_framework_nor_torch():

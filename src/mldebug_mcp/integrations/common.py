@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -11,8 +10,6 @@ from typing import Any
 # The checks that need no training curve: a few forward/backward passes and at most three steps.
 CHEAP_CHECKS = ("batch_sanity", "loss_at_init", "gradient_flow", "parameter_updates", "activations",
                 "train_eval_modes")
-STEP_KEYS = ("step", "global_step")
-
 Log = Callable[[str], None]
 
 
@@ -52,28 +49,13 @@ def check_first_batch(spec: dict[str, Any], checks: Sequence[str], seed: int, lo
     return report
 
 
-def history_log(records: Sequence[Mapping[str, Any]], source: str) -> Any:
-    """A LossLog from logged records (HF's state.log_history: {"loss": ..., "step": ...} dicts): every
-    numeric field but the step is a series of (step, value), the record's index standing in for a step."""
-    from ..analysis.curve_io import LossLog
-
-    series: dict[str, list[tuple[int | float, float]]] = {}
-    for index, record in enumerate(records):
-        step = next((record[k] for k in STEP_KEYS if _number(record.get(k)) is not None), index)
-        for name, value in record.items():
-            number = _number(value)
-            if number is not None and name not in STEP_KEYS:
-                series.setdefault(name, []).append((step, number))
-    return LossLog(series=series, source=source, format="trainer_state")
-
-
 def read_curve(records: Sequence[Mapping[str, Any]], source: str, num_classes: int | None, log: Log) -> Any:
     """The curve report of the history, logged in a few lines; None when no series looks like a loss yet."""
-    from ..analysis.curve import analyze_curve
     from ..errors import UsageError
+    from ..services.curves import curve_from_records
 
     try:
-        report = analyze_curve(history_log(records, source), num_classes=num_classes)
+        report = curve_from_records(records, source, num_classes)
     except UsageError:  # nothing named like a loss logged (yet)
         return None
     log(curve_summary(report))
@@ -87,13 +69,3 @@ def curve_summary(report: Any) -> str:
     lines += [f"  {f.observation}: {f.summary}" for f in report.findings[:4]]
     lines += [f"  note: {note}" for note in report.notes[:2]]
     return "\n".join(lines)
-
-
-def _number(value: Any) -> float | None:
-    """Numbers only (NaN and Inf kept: a NaN loss is a finding); bools, strings and None are not."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        return float(value)
-    except OverflowError:  # an int beyond the float range
-        return math.inf if value > 0 else -math.inf

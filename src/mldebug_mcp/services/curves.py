@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..analysis.curve import analyze_curve
-from ..analysis.curve_io import read_curve
+from ..analysis.curve_io import LossLog, read_curve
 from ..models.curves import CurveReport
 from .paths import AllowedDirs
 
@@ -39,3 +42,31 @@ def curve_with_image(path: str, loss: str | None = None, val: str | None = None,
         image = Path(report.plot or "").read_bytes()
     report.plot = "attached"
     return report, image
+
+
+def curve_from_records(records: Sequence[Mapping[str, Any]], source: str,
+                       num_classes: int | None = None) -> CurveReport:
+    """The classified curve of logged records held in memory (HF's state.log_history: {"loss": ...,
+    "step": ...} dicts): every numeric field but the step is a series, the record's index standing in
+    for a missing step. UsageError when no series looks like a loss."""
+    series: dict[str, list[tuple[int | float, float]]] = {}
+    for index, record in enumerate(records):
+        step = next((record[k] for k in STEP_KEYS if _number(record.get(k)) is not None), index)
+        for name, value in record.items():
+            number = _number(value)
+            if number is not None and name not in STEP_KEYS:
+                series.setdefault(name, []).append((step, number))
+    return analyze_curve(LossLog(series=series, source=source, format="trainer_state"), num_classes=num_classes)
+
+
+STEP_KEYS = ("step", "global_step")
+
+
+def _number(value: Any) -> float | None:
+    """Numbers only (NaN and Inf kept: a NaN loss is a finding); bools, strings and None are not."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the float range
+        return math.inf if value > 0 else -math.inf
