@@ -260,6 +260,7 @@ def test_causality_fails_without_mask_and_skips_non_causal_tasks():
     assert status(b.classifier(), "causality") == "skipped"
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")  # the very broadcast the check reports
 def test_odd_shapes_catches_broadcasting_regression_targets():
     spec = b.regression()
     x, y = spec["batch"]
