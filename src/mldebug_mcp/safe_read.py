@@ -15,9 +15,12 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import BinaryIO
 
 from .errors import UsageError
+
+TYPE_CHECKING = False  # importing `typing` costs lint's start-up a few milliseconds; checkers read this
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
