@@ -52,7 +52,7 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
     select (replaces) and ignore (adds). Codes are case-insensitive; an entry may list several, comma-separated.
     With `roots` (the server's allow-list) only a pyproject.toml inside them is read."""
     table: dict = {}
-    folder = None if start is None else start.resolve() if start.is_dir() else start.resolve().parent
+    folder = None if start is None else _folder_of(start)
     pyproject = None if folder is None else find_pyproject(folder, roots)
     if pyproject is not None:
         table = _mldebug_table(pyproject, roots)
@@ -68,6 +68,15 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
         ignore=tuple(parse_codes(table.get("ignore"))) + tuple(parse_codes(ignore)),
         exclude=tuple(table.get("exclude", [])),
     )
+
+
+def _folder_of(start: Path) -> Path:
+    """The folder whose settings apply to `start`: its own if a folder, else its parent's. A path changing
+    while it is resolved (a link being replaced) is taken as written; the file's own read is checked anyway."""
+    try:
+        return start.resolve() if start.is_dir() else start.resolve().parent
+    except (OSError, RuntimeError):
+        return start.absolute().parent
 
 
 def _mldebug_table(pyproject: Path, roots: tuple[Path, ...] | None) -> dict:
