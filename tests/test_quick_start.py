@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCAFFOLD = ("#", "set ", "cd ", "rc=", "if ", "  ", "fi", "exit", "BASE_PYTHON=", "VENV=", '"$BASE_PYTHON" -m venv',
-            "source ")
+SCAFFOLD = ("#", "set ", "cd ", "rc=", "if ", "  ", "fi", "exit", "ANY_PYTHON=", "BASE_PYTHON=", "VENV=",
+            '"$BASE_PYTHON" -m venv', "source ")
 
 
 def _quick_start() -> list[str]:
