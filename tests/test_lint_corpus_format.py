@@ -18,7 +18,7 @@ PERMISSIVE = {"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "ISC", "Unlic
 def held_out() -> set[str]:
     text = (CORPUS / "README.md").read_text(encoding="utf-8")
     part = text.split("Kept out on purpose", 1)[1]
-    return {name.lower() for name in re.findall(r"[\w.-]+/[\w.-]+", part.split(":", 1)[1])}
+    return {name.rstrip(".").lower() for name in re.findall(r"[\w.-]+/[\w.-]+", part.split(":", 1)[1])}
 
 
 def load(path: Path) -> dict:
