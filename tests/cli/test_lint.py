@@ -63,3 +63,26 @@ def test_rules_and_explain(run_cli):
     assert explained.code == 0 and "Bad:" in explained.out and "Evidence: [karpathy-mistakes/" in explained.out
     unknown = run_cli("explain", "MLD99")
     assert unknown.code == 2 and "unknown rule 'MLD99'" in unknown.err
+
+
+def test_severity_limits_the_output_and_the_exit_code(run_cli, project):
+    # train.py: MLD001 (error) and MLD070 (info); clean.py: nothing
+    info_only = run_cli("lint", ".", "--select", "MLD070")
+    assert info_only.code == 1 and "MLD070" in info_only.out
+    hidden = run_cli("lint", ".", "--select", "MLD070", "--severity", "warning")
+    assert hidden.code == 0 and hidden.out == "" and "0 findings in 2 files (severity warning and above)" in hidden.err
+    errors = run_cli("lint", ".", "--severity", "error")
+    assert errors.code == 1 and "MLD001" in errors.out and "MLD070" not in errors.out
+    findings = json.loads(run_cli("lint", ".", "--severity", "error", "--format", "json").out)
+    assert [(f["code"], f["severity"]) for f in findings] == [("MLD001", "error")]
+    sarif = json.loads(run_cli("lint", ".", "--format", "sarif").out)["runs"][0]["results"]
+    assert {r["ruleId"]: r["level"] for r in sarif} == {"MLD001": "error", "MLD070": "note"}
+    with pytest.raises(SystemExit) as usage:  # argparse's choices: exit 2
+        run_cli("lint", ".", "--severity", "fatal")
+    assert usage.value.code == 2
+
+
+def test_pyproject_severity_applies_and_the_flag_overrides_it(run_cli, project):
+    (project / "pyproject.toml").write_text('[tool.mldebug]\nseverity = "error"\n')
+    assert run_cli("lint", "train.py", "--select", "MLD070").code == 0
+    assert run_cli("lint", "train.py", "--select", "MLD070", "--severity", "info").code == 1

@@ -15,6 +15,10 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="only these rule codes or prefixes, comma-separated (replaces [tool.mldebug] select)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes")
+    parser.add_argument("--severity", choices=["info", "warning", "error"],
+                        help="report only findings at or above this severity (error: silent wrong results, warning: "
+                             "likely bug, info: hygiene); the exit code follows. Default: [tool.mldebug] severity, "
+                             "else info (all)")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--statistics", action="store_true", help="count findings per rule")
     parser.add_argument("--no-fix", action="store_true", help="text format: omit the fix line")
@@ -32,7 +36,8 @@ def run_lint(args: argparse.Namespace) -> int:
     from ..render import lint as render
     from ..services import lint as service
 
-    report = service.lint([str(p) for p in args.paths], select=args.select, ignore=args.ignore, jobs=args.jobs)
+    report = service.lint([str(p) for p in args.paths], select=args.select, ignore=args.ignore, jobs=args.jobs,
+                          severity=args.severity)
     if args.format == "json":
         print(render.as_json(report))
     elif args.format == "sarif":
@@ -70,7 +75,7 @@ def run_explain(args: argparse.Namespace) -> int:
 COMMANDS = (
     Command("lint", "find silent PyTorch training bugs in Python files and notebooks",
             _lint_arguments, run_lint,
-            description="Exit codes: 0 clean, 1 findings, 2 usage or I/O error."),
+            description="Exit codes: 0 clean, 1 findings (at or above --severity), 2 usage or I/O error."),
     Command("rules", "list the lint rules",
             _rules_arguments, run_rules),
     Command("explain", "explain one lint rule: why, bad and good code, the evidence",

@@ -10,6 +10,9 @@ from ..errors import UsageError
 from ..safe_read import inside, read_bounded
 
 MAX_PYPROJECT_BYTES = 1 << 20
+# Most severe first: error = silent wrong results, warning = likely bug, info = hygiene (rule.py says more).
+SEVERITIES = ("error", "warning", "info")
+KEYS = ("select", "ignore", "exclude", "severity")
 CODE = re.compile(r"^[A-Z]+[0-9]*$")
 # `mldebug` as a TOML key in any spelling: [tool.mldebug], [tool."mldebug"], tool.mldebug.select = ..., a line
 # `mldebug = {...}` under [tool], tool = {mldebug = ...}. A name such as mldebug-mcp or mldebug_mcp is no key.
@@ -25,6 +28,11 @@ class LintSettings:
     select: tuple[str, ...] = ("MLD",)
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = field(default=())
+    severity: str = "info"  # the least severe finding reported: rules below it are not run
+
+    def shows(self, severity: str) -> bool:
+        """Whether a finding of `severity` is at or above the threshold (an unknown one always is)."""
+        return severity not in SEVERITIES or SEVERITIES.index(severity) <= SEVERITIES.index(self.severity)
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: --select MLD0 --ignore MLD001."""
@@ -47,10 +55,10 @@ def find_pyproject(start: Path, roots: tuple[Path, ...] | None = None) -> Path |
 
 
 def load_settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None,
-                  roots: tuple[Path, ...] | None = None) -> LintSettings:
+                  roots: tuple[Path, ...] | None = None, severity: str | None = None) -> LintSettings:
     """`[tool.mldebug]` from the pyproject.toml nearest `start` (none for source text), then the caller's
-    select (replaces) and ignore (adds). Codes are case-insensitive; an entry may list several, comma-separated.
-    With `roots` (the server's allow-list) only a pyproject.toml inside them is read."""
+    select (replaces), ignore (adds) and severity (replaces). Codes are case-insensitive; an entry may list
+    several, comma-separated. With `roots` (the server's allow-list) only a pyproject.toml inside them is read."""
     table: dict = {}
     folder = None if start is None else _folder_of(start)
     pyproject = None if folder is None else find_pyproject(folder, roots)
@@ -60,14 +68,25 @@ def load_settings(start: Path | None, select: list[str] | None = None, ignore: l
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UsageError(f"{pyproject}: [tool.mldebug] {key} must be a list of strings")
-    unknown = set(table) - {"select", "ignore", "exclude"}
+    unknown = set(table) - set(KEYS)
     if unknown:
-        raise UsageError(f"{pyproject}: unknown [tool.mldebug] keys {sorted(unknown)}; use select, ignore, exclude")
+        raise UsageError(f"{pyproject}: unknown [tool.mldebug] keys {sorted(unknown)}; use {', '.join(KEYS)}")
+    if "severity" in table:
+        check_severity(table["severity"], f"{pyproject}: [tool.mldebug] severity")
+    if severity is not None:
+        check_severity(severity, "severity")
     return LintSettings(
         select=tuple(parse_codes(select) or parse_codes(table.get("select")) or ("MLD",)),
         ignore=tuple(parse_codes(table.get("ignore"))) + tuple(parse_codes(ignore)),
         exclude=tuple(table.get("exclude", [])),
+        severity=severity or table.get("severity", "info"),
     )
+
+
+def check_severity(value: object, where: str) -> None:
+    if value not in SEVERITIES:
+        raise UsageError(f"{where} must be one of {', '.join(reversed(SEVERITIES))} (the least severe finding "
+                         f"to report), not {value!r}")
 
 
 def _folder_of(start: Path) -> Path:

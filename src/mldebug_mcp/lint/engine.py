@@ -44,9 +44,10 @@ NOTEBOOK_SUFFIX = ".ipynb"
 Roots = tuple[Path, ...] | None
 
 
-def report(findings: list[Finding], files: int) -> LintReport:
+def report(findings: list[Finding], files: int, min_severity: str = "info") -> LintReport:
     """The one result type of a lint run, files or source text alike."""
-    return LintReport(findings=findings, files=files, counts=dict(Counter(f.code for f in findings)))
+    return LintReport(findings=findings, files=files, counts=dict(Counter(f.code for f in findings)),
+                      min_severity=min_severity)
 
 
 FIX_SOURCE = "Fix the syntax or encoding (UTF-8), or exclude the file in [tool.mldebug] exclude."
@@ -133,7 +134,9 @@ def read_notebook_module(path: Path, roots: Roots = None) -> tuple[NotebookModul
 
 
 def active_rules(settings: LintSettings) -> list[Rule]:
-    return [rule_class() for rule_class in RULES if settings.enabled(rule_class.code)]
+    """The selected rules at or above the severity threshold (MLD000, an error, is never filtered)."""
+    return [rule_class() for rule_class in RULES
+            if settings.enabled(rule_class.code) and settings.shows(rule_class.severity)]
 
 
 def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
@@ -319,4 +322,4 @@ def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roo
     outcomes = [o for o in outcomes if not o.foreign or o.path in named]
     findings = problems + _with_project_facts(outcomes, settings, roots)
     findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.col, f.code))
-    return report(findings, len(outcomes))
+    return report(findings, len(outcomes), settings.severity)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .config import SEVERITIES
 from .context import ModuleContext
 
-SEVERITIES = ("error", "warning", "info")
+__all__ = ["SEVERITIES", "Hit", "Rule"]
 
 
 class Hit:
@@ -30,6 +31,9 @@ class Rule:
     code: str  # MLDnnn
     name: str  # kebab-case
     category: str  # loss, optimiser, modes, autograd, shapes, data, numerics, hygiene
+    # error: silent wrong results (training runs, no exception, the numbers are wrong);
+    # warning: likely a bug, or a sure one that fails loudly or costs memory rather than correctness;
+    # info: hygiene that hides evidence or invites trouble later (an unlogged clip norm, torch.load).
     severity: str = "warning"
     message: str  # one line, what was found
     why: str  # one line, why it is a bug

@@ -61,3 +61,5 @@ class LintReport(Model):
     """Number of files checked (1 for source text)."""
     counts: dict[str, int]
     """Findings per rule code."""
+    min_severity: str = "info"
+    """The least severe finding reported: info (all), warning or error. Rules below it were not run."""

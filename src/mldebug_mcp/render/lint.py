@@ -34,7 +34,8 @@ def text(report: LintReport, show_fix: bool = True) -> str:
 
 def summary(report: LintReport) -> str:
     n = len(report.findings)
-    return f"{n} finding{'s' if n != 1 else ''} in {report.files} file{'s' if report.files != 1 else ''}"
+    shown = {"warning": " (severity warning and above)", "error": " (severity error)"}.get(report.min_severity, "")
+    return f"{n} finding{'s' if n != 1 else ''} in {report.files} file{'s' if report.files != 1 else ''}{shown}"
 
 
 def report_text(report: LintReport) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -23,13 +23,15 @@ async def lint(
     filename: Annotated[str, Field(description="Name to report for source text.", max_length=200)] = "<source>",
     select: Annotated[list[str] | None, Field(description="Only these rule codes or prefixes, e.g. ['MLD0'].", max_length=100)] = None,
     ignore: Annotated[list[str] | None, Field(description="Rule codes or prefixes to skip.", max_length=100)] = None,
+    severity: Annotated[Literal["info", "warning", "error"] | None, Field(description="Least severe finding to report: 'error' (silent wrong results), 'warning' (likely bugs and errors) or 'info' (all, hygiene included). Default: the project's [tool.mldebug] severity, else info.")] = None,
 ) -> Annotated[CallToolResult, LintOutput]:
     from ..render import lint as render
     from ..services import lint as service
     from .workers import run_heavy
 
     with as_tool_error():
-        report = await run_heavy(service.lint, paths, source, filename, select, ignore, allowed=allowed_dirs(ctx))
+        report = await run_heavy(service.lint, paths, source, filename, select, ignore, allowed=allowed_dirs(ctx),
+                                 severity=severity)
     return tool_result(report, render.report_text(report))
 
 

@@ -18,10 +18,10 @@ __all__ = ["explain_rule", "lint", "rules", "settings"]
 
 
 def settings(start: Path | None, select: list[str] | None = None, ignore: list[str] | None = None,
-             roots: tuple[Path, ...] | None = None) -> LintSettings:
+             roots: tuple[Path, ...] | None = None, severity: str | None = None) -> LintSettings:
     """`[tool.mldebug]` of the project around `start` (none for source text; with `roots`, only inside them)
-    with the caller's select and ignore on top; every code must name a rule or a prefix of one."""
-    built = load_settings(start, select, ignore, roots)
+    with the caller's select, ignore and severity on top; every code must name a rule or a prefix of one."""
+    built = load_settings(start, select, ignore, roots, severity)
     known = [rule.code for rule in RULES] + [UNREADABLE]
     for code in (*built.select, *built.ignore):
         if not any(k.startswith(code) for k in known):
@@ -31,11 +31,13 @@ def settings(start: Path | None, select: list[str] | None = None, ignore: list[s
 
 def lint(paths: list[str] | None = None, source: str | None = None, filename: str = "<source>",
          select: list[str] | None = None, ignore: list[str] | None = None, *, allowed: AllowedDirs | None = None,
-         jobs: int = 1) -> LintReport:
+         jobs: int = 1, severity: str | None = None) -> LintReport:
     """Lint files and folders, or a piece of source text: exactly one of them.
 
-    With `allowed` (the server's allow-list) every path must lie inside it; without (the CLI, the Python
-    API) paths are taken as given. A path that does not exist is an error either way."""
+    `severity` (info, warning or error) is the least severe finding to report; None takes `[tool.mldebug]`
+    severity, else info (all). With `allowed` (the server's allow-list) every path must lie inside it;
+    without (the CLI, the Python API) paths are taken as given. A path that does not exist is an error
+    either way."""
     if bool(paths) == (source is not None):
         raise UsageError("give either paths (files or folders) or source (code text), not both")
     if jobs < 1:
@@ -45,13 +47,14 @@ def lint(paths: list[str] | None = None, source: str | None = None, filename: st
         if size > MAX_SOURCE_BYTES:
             raise UsageError(f"source is {size:,} bytes, over the {MAX_SOURCE_BYTES:,}-byte limit for one file; "
                              "lint the files on disk instead (paths=[...]), where each file has that limit")
-        return report(lint_source(source, filename, settings(None, select, ignore)), files=1)
+        built = settings(None, select, ignore, severity=severity)
+        return report(lint_source(source, filename, built), files=1, min_severity=built.severity)
     checked = [allowed.check(p) if allowed is not None else Path(p).expanduser() for p in paths or []]
     missing = [str(p) for p in checked if not (p.exists() or p.is_symlink())]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     roots = allowed.roots if allowed is not None else None
-    return lint_paths(checked, settings(checked[0], select, ignore, roots), jobs=jobs, roots=roots)
+    return lint_paths(checked, settings(checked[0], select, ignore, roots, severity), jobs=jobs, roots=roots)
 
 
 def rules() -> list[RuleInfo]:

@@ -29,7 +29,7 @@ class OptimizerMissingParameters(Rule):
     code = "MLD015"
     name = "optimizer-missing-parameters"
     category = "optimiser"
-    severity = "warning"
+    severity = "error"  # silent: those weights never move, and gradient checks look healthy
     message = "{what}, but the optimizer built on line {line} does not hold those parameters"
     why = "Gradients reach these parameters, but the optimizer only updates the tensors it was given."
     fix = "Build the optimizer after the model is final and unfrozen, or add the new ones with opt.add_param_group()."

@@ -28,7 +28,7 @@ class BackwardUnderNoGrad(Rule):
     code = "MLD016"
     name = "backward-under-no-grad"
     category = "autograd"
-    severity = "error"
+    severity = "warning"  # loud as written (backward() raises); silent only once "fixed" with requires_grad
     message = "backward() on a loss computed with gradients disabled (no_grad/inference_mode, line {line})"
     why = "Operations under no_grad are not recorded, so the loss has no graph back to the parameters."
     fix = "Compute the training loss outside no_grad/inference_mode (or under enable_grad()); keep no_grad for eval."

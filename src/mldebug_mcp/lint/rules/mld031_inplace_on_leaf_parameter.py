@@ -24,7 +24,7 @@ class InplaceOnLeafParameter(Rule):
     code = "MLD031"
     name = "inplace-on-leaf-parameter"
     category = "autograd"
-    severity = "error"
+    severity = "warning"  # loud as written (autograd raises); silent only once "fixed" by rebinding
     message = "in-place update of '{name}', a leaf tensor that requires grad, outside torch.no_grad()"
     why = "Autograd forbids in-place edits of leaves that require grad; the workarounds silently detach the weight."
     fix = "Do manual updates inside `with torch.no_grad():` (or use an optimizer), then zero the gradient."

@@ -15,7 +15,7 @@ class TorchLoadWithoutWeightsOnly(Rule):
     code = "MLD070"
     name = "torch-load-without-weights-only"
     category = "hygiene"
-    severity = "warning"
+    severity = "info"  # security hygiene: torch >= 2.6 loads weights only by default; results unaffected
     message = "torch.load without weights_only=True can execute code from the checkpoint"
     why = "Older PyTorch defaults unpickle arbitrary objects; an untrusted checkpoint can run code."
     fix = "torch.load(path, weights_only=True); load full objects only from files you trust."
