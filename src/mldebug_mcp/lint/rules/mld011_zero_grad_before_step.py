@@ -10,17 +10,20 @@ class ZeroGradBeforeStep(Rule):
     """What it does: flags zero_grad() called after backward() and before optimizer.step()
     in the same block.
 
-    Why is this bad: the gradients just computed are erased before the optimiser uses them.
-    Plain SGD then does nothing; Adam keeps moving on stale momentum and weight decay, so the
-    weights still change and the bug hides.
+    Why is this bad: the gradients just computed are cleared before the optimiser reads them.
+    zero_grad() sets them to None by default (set_to_none=True since PyTorch 2.0), and SGD, Adam
+    and AdamW skip a parameter without a gradient entirely: no update, no momentum, no weight
+    decay. The loss stays flat, with no warning. With set_to_none=False the gradients are zeros
+    instead; then only weight decay (and momentum left from earlier proper steps) moves the
+    weights, so a "the weights changed" check passes while nothing is learnt.
     """
 
     code = "MLD011"
     name = "zero-grad-between-backward-and-step"
     category = "optimiser"
     severity = "error"
-    message = "zero_grad() between backward() and step() erases the gradients before they are used"
-    why = "The step sees zeroed gradients; only momentum and weight decay move the weights."
+    message = "zero_grad() between backward() and step() clears the gradients before the step uses them"
+    why = "The step finds every gradient None (zero_grad's default) and skips every parameter: not even weight decay moves."
     fix = "Order each step as zero_grad(), forward, loss.backward(), optimizer.step()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)

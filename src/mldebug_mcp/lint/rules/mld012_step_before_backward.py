@@ -10,8 +10,12 @@ class StepBeforeBackward(Rule):
     """What it does: flags a loop body whose unconditional optimizer.step() comes before its
     unconditional loss.backward().
 
-    Why is this bad: each step applies the gradients of the previous batch (and the first
-    step applies none), so the update always lags one batch behind the loss it came from.
+    Why is this bad: the step reads whatever gradients are there before this batch's backward.
+    In the usual loop (zero_grad, forward, step, backward) that is nothing: zero_grad has just
+    set them to None (its default since PyTorch 2.0), the optimiser skips every parameter, and
+    the weights never change. Only where zero_grad sits after the step does each step apply the
+    previous batch's gradients (the first step none); a model deeper than one layer then usually
+    fails at the next backward, because the step changed weights its graph still needs.
     """
 
     code = "MLD012"
@@ -19,8 +23,8 @@ class StepBeforeBackward(Rule):
     category = "optimiser"
     severity = "error"
     message = "optimizer.step() runs before loss.backward() in the same iteration"
-    why = "Each update uses the previous batch's gradients; the first step uses none."
-    fix = "Call loss.backward() first, then optimizer.step()."
+    why = "In the usual loop the step finds the gradients just cleared, so nothing trains; else it uses the previous batch's."
+    fix = "Call loss.backward() first, then optimizer.step(): zero_grad(), forward, backward, step."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = LOOPS
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
