@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
+from .helpers import kinds
+
 ACTIVATIONS = {
     "torch.softmax": "softmax",
     "torch.nn.functional.softmax": "softmax",
@@ -219,15 +221,9 @@ class ModuleContext:
         return None
 
     def local_returns(self) -> dict[str, str]:
-        """Activation returned by each top-level function and each class's forward: for the project index."""
-        found = {}
-        names = [n for n, f in self.functions.items() if f in self.returns]
-        names += [n for n, c in self.classes.items() if _method(c, "forward") in self.returns]
-        for name in names:
-            activation = self.returns_activation(name)
-            if activation:
-                found[name] = activation
-        return found
+        """Kind of value (helpers/kinds.py) returned by each top-level function and each class's forward:
+        what the project index tells the other files of the run."""
+        return kinds.project_facts(self)
 
 
 def _is_class_name(qualname: str) -> bool:
@@ -238,16 +234,21 @@ class ProjectIndex:
     """Facts about every file of one lint run that rules in another file may need."""
 
     def __init__(self, returns: dict[str, str] | None = None) -> None:
-        # class name (its forward) or function name -> activation its return value carries
+        # class name (its forward) or function name -> kind of value it returns (helpers/kinds.py:
+        # softmax, sigmoid, log_softmax, relu, logits)
         self.returns = returns if returns is not None else {}
         # names asked about but not known: if another file defines one, this file is checked again
         self.asked: set[str] = set()
 
-    def activation_returned_by(self, name: str) -> str | None:
+    def kind_returned_by(self, name: str) -> str | None:
         found = self.returns.get(name)
         if found is None:
             self.asked.add(name)
         return found
+
+    def activation_returned_by(self, name: str) -> str | None:
+        found = self.kind_returned_by(name)
+        return found if found in kinds.ACTIVATIONS else None
 
 
 def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

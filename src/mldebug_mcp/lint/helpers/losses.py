@@ -4,6 +4,7 @@ output is already a probability (MLD002-MLD005)."""
 import ast
 
 from ..context import ModuleContext
+from . import kinds
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -78,3 +79,43 @@ def probability_kind(expr: ast.AST, ctx: ModuleContext) -> str | None:
     layer = ctx.call_name(final_layer(core, ctx))
     return {"torch.nn.Linear": "raw logits", "torch.nn.Softmax": "softmax", "torch.nn.Sigmoid": "sigmoid",
             "torch.nn.LogSoftmax": "log_softmax"}.get(layer or "")
+
+
+def loss_name(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """The qualified name of the loss a call computes: `F.nll_loss(...)` (the function), `criterion(...)` (the
+    class that built it), or a parameter's default (`def fit(..., loss_fn=nn.CrossEntropyLoss())`)."""
+    name = ctx.call_name(call)
+    if name is not None:
+        return name
+    built = ctx.constructed(call.func)
+    if built is not None:
+        return built
+    default = kinds.parameter_default(call.func, ctx)
+    if isinstance(default, ast.Call):
+        return ctx.call_name(default)  # an instance built once, when the function was defined
+    return ctx.qualname(default) if default is not None else None  # loss_fn=F.cross_entropy
+
+
+def loss_inputs(call: ast.Call) -> list[ast.expr]:
+    """The prediction a loss call is given: its first argument or `input=`."""
+    first = call.args[:1]
+    if first and isinstance(first[0], ast.Starred):
+        return []
+    return first or [k.value for k in call.keywords if k.arg == "input"]
+
+
+def input_kinds(arg: ast.expr, ctx: ModuleContext) -> list[tuple[ast.expr, str]]:
+    """(where, kind) for the value a loss is given: the argument itself when its kind is known here, else,
+    when it is a parameter of the enclosing function, each argument the calls in this module pass for it."""
+    kind = kinds.kind_of(arg, ctx)
+    if kind is not None:
+        return [(arg, kind)]
+    core = arg
+    while isinstance(core, ast.Call) and isinstance(core.func, ast.Attribute) and core.func.attr in SHAPE_METHODS:
+        core = core.func.value  # out.view(-1, C) where out is a parameter
+    found = []
+    for passed in kinds.call_sites(core, ctx):
+        kind = kinds.kind_of(passed, ctx)
+        if kind is not None:
+            found.append((passed, kind))
+    return found
