@@ -2,8 +2,11 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.losses import probability_kind
+from ..helpers.kinds import LOGITS, SIGMOID, SOFTMAX
+from ..helpers.losses import input_kinds, loss_inputs, loss_name, probability_kind
 from ..rule import Hit, Rule
+
+NLL_LOSSES = {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss"}
 
 
 class NllWithoutLogSoftmax(Rule):
@@ -39,11 +42,11 @@ class NllWithoutLogSoftmax(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if ctx.call_name(node) != "torch.nn.functional.nll_loss" and ctx.constructed(node.func) != "torch.nn.NLLLoss":
+        if loss_name(node, ctx) not in NLL_LOSSES:
             return
-        inputs = node.args[:1] or [k.value for k in node.keywords if k.arg == "input"]
-        for arg in inputs:
-            kind = probability_kind(arg, ctx)
-            if kind in {"softmax", "sigmoid", "raw logits"}:
-                shown = "raw logits (final Linear)" if kind == "raw logits" else f"{kind} output"
-                yield Hit(arg, self.message.format(kind=shown))
+        for arg in loss_inputs(node):
+            found = input_kinds(arg, ctx) or [(arg, probability_kind(arg, ctx))]
+            for where, kind in found:
+                if kind in {SOFTMAX, SIGMOID, LOGITS, "raw logits"}:
+                    shown = "raw logits (final Linear)" if kind in {LOGITS, "raw logits"} else f"{kind} output"
+                    yield Hit(where, self.message.format(kind=shown))

@@ -2,8 +2,11 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.losses import probability_kind
+from ..helpers.kinds import SIGMOID
+from ..helpers.losses import input_kinds, loss_inputs, loss_name, probability_kind
 from ..rule import Hit, Rule
+
+BCE_LOSSES = {"torch.nn.functional.binary_cross_entropy": "F.binary_cross_entropy", "torch.nn.BCELoss": "BCELoss"}
 
 
 class SigmoidThenBce(Rule):
@@ -42,13 +45,11 @@ class SigmoidThenBce(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if ctx.call_name(node) == "torch.nn.functional.binary_cross_entropy":
-            loss = "F.binary_cross_entropy"
-        elif ctx.constructed(node.func) == "torch.nn.BCELoss":
-            loss = "BCELoss"
-        else:
+        loss = BCE_LOSSES.get(loss_name(node, ctx) or "")
+        if loss is None:
             return
-        inputs = node.args[:1] or [k.value for k in node.keywords if k.arg == "input"]
-        for arg in inputs:
-            if probability_kind(arg, ctx) == "sigmoid":
-                yield Hit(arg, self.message.format(loss=loss))
+        for arg in loss_inputs(node):
+            found = input_kinds(arg, ctx) or [(arg, probability_kind(arg, ctx))]
+            for where, kind in found:
+                if kind == SIGMOID:
+                    yield Hit(where, self.message.format(loss=loss))
