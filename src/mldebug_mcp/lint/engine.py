@@ -31,6 +31,9 @@ from .notebook import (
     in_cells,
     read_notebook,
 )
+from .py2 import FIX as FIX_PYTHON2
+from .py2 import MESSAGE as PY2_MESSAGE
+from .py2 import python2_syntax
 from .registry import RULES
 from .rule import Rule
 
@@ -93,7 +96,11 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
     try:
         tree = compile(source, path, "exec", flags, dont_inherit=True)
     except SyntaxError as exc:
-        return None, _problem(path, f"syntax error: {exc.msg}", exc.lineno or 1, (exc.offset or 0) + 1)
+        where = exc.lineno or 1, (exc.offset or 0) + 1
+        what = python2_syntax(source, exc)
+        if what is not None:
+            return None, _problem(path, PY2_MESSAGE.format(what=what), *where, fix=FIX_PYTHON2)
+        return None, _problem(path, f"syntax error: {exc.msg}", *where)
     except ValueError as exc:  # NUL bytes
         return None, _problem(path, f"cannot parse: {exc}")
     except (RecursionError, MemoryError) as exc:  # absurd nesting or length
