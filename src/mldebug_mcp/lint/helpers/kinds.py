@@ -341,6 +341,9 @@ class _Kinds:
             if depth <= 0:
                 return None
             if isinstance(value, ast.Name):
+                forward = self._own_forward(value)
+                if forward is not None:  # self(x) in a module's method runs its forward (Lightning's training_step)
+                    return self.returned(forward, None, index, depth - 1)
                 if value.id in ctx.functions and not self._bound(value):
                     return self.returned(ctx.functions[value.id], None, index, depth - 1)
                 if value.id in ctx.classes and not self._bound(value):
@@ -372,6 +375,12 @@ class _Kinds:
         if name and not name.startswith("torch.") and ctx.project is not None and index is None:
             return ctx.project.kind_returned_by(name.rsplit(".", 1)[-1])  # a function of another file
         return None
+
+    def _own_forward(self, name: ast.Name) -> ast.AST | None:
+        if name.id != "self":
+            return None
+        cls = self.ctx.enclosing_class(name)
+        return _method(cls, "forward") if cls is not None else None
 
     def _bound(self, name: ast.Name) -> bool:
         scope = self.ctx.scope_of(name)
