@@ -18,6 +18,7 @@ from .rules.mld016_backward_under_no_grad import BackwardUnderNoGrad
 from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
 from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
+from .rules.mld023_dropout_ignores_training_mode import DropoutIgnoresTrainingMode
 from .rules.mld030_graph_break_on_loss_path import GraphBreakOnLossPath
 from .rules.mld031_inplace_on_leaf_parameter import InplaceOnLeafParameter
 from .rules.mld032_accumulated_loss_keeps_graph import AccumulatedLossKeepsGraph
@@ -56,6 +57,7 @@ RULES: tuple[type[Rule], ...] = (
     EvaluationWithoutEvalMode,
     TrainModeNotRestored,
     EvaluationWithoutNoGrad,
+    DropoutIgnoresTrainingMode,
     GraphBreakOnLossPath,
     InplaceOnLeafParameter,
     AccumulatedLossKeepsGraph,
