@@ -75,14 +75,54 @@ class TrainModeNotRestored(Rule):
         if any(i < backward for i in restores):
             return  # train() at the top of every iteration
         for i, call in enumerate(calls):
-            if not is_eval_call(call) or any(j > i for j in restores) or not _trained_model(call.func.value, ctx):
+            evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
+            if evaluation is None or any(j > i for j in restores) or not _trained_model(evaluation.func.value, ctx):
                 continue
             # an unconditional eval() before backward trains in eval mode on purpose (frozen BN)
             if i < backward and not _conditional(call, node, ctx):
                 continue
             if not _leaves_loop(call, node, ctx):
-                yield Hit(call, self.message.format(model=ast.unparse(call.func.value)))
+                model = ast.unparse(evaluation.func.value)
+                message = self.message.format(model=model) if evaluation is call else (
+                    f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
+                    "again; later steps train in eval mode")
+                yield Hit(call, message)
                 return
+
+
+def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.Call | None:
+    """The eval() call of a function of this file (validate(), self._eval_epoch()) that ends in eval
+    mode: its last mode switch is .eval() on a trained model."""
+    for target in _local_targets(call, ctx):
+        switches = [c for c in calls_in_order(target.body) if is_eval_call(c) or is_train_call(c)]
+        if switches and is_eval_call(switches[-1]):
+            return switches[-1]
+    return None
+
+
+def _local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
+    """The functions of this module a call may run: `f()` is the nearest `def f` in the scopes around the
+    call (a nested helper first), else the module's; `x.f()` is any class's method `f`."""
+    name = ident(call.func)
+    if not name:
+        return []
+
+    def table() -> dict[str, list[ast.AST]]:
+        found: dict[str, list[ast.AST]] = {}
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.by_type.get(kind, ()):
+                found.setdefault(function.name, []).append(function)
+        return found
+
+    candidates = ctx.memo(("mld021", "functions"), table).get(name, [])
+    if isinstance(call.func, ast.Attribute):
+        return [f for f in candidates if isinstance(ctx.parent(f), ast.ClassDef)]
+    for scope in [*(a for a in ctx.ancestors(call) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)),
+                  ctx.tree]:
+        nested = [f for f in candidates if ctx.parent(f) is scope]
+        if nested:
+            return nested[-1:]
+    return []
 
 
 def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
@@ -96,10 +136,7 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     """`.train()`, a mode helper, or a call to a function/method of this module that calls .train()."""
     if is_train_call(call) or mode_helper(call):
         return True
-    name = ident(call.func)
-    methods = [m for c in ctx.classes.values() for m in c.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
-    targets = [ctx.functions.get(name)] + [m for m in methods if m.name == name]
-    return any(t is not None and any(is_train_call(c) for c in calls_in_order(t.body)) for t in targets)
+    return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in _local_targets(call, ctx))
 
 
 def _conditional(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
