@@ -26,7 +26,7 @@ LINT_RULES: dict[str, tuple[str, ...]] = {
     "missing_causal_mask": (),
     "leaky_normalisation": (),
     "detached_features": (),
-    "dropout_in_eval": (),
+    "dropout_in_eval": ("MLD023",),
     "mse_broadcast": ("MLD005",),
     "missing_zero_grad": (),
     "unscaled_pixels": (),
