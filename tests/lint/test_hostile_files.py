@@ -194,3 +194,14 @@ def test_a_file_swapped_for_a_symlink_during_the_run_is_never_read_from_outside(
         stop.set()
         writer.join(5)
     assert "MLD001" not in seen, "a run read the file outside the allowed directories"
+
+
+def test_warnings_of_the_linted_code_are_not_printed(tmp_path):
+    # an invalid escape is a SyntaxWarning on Python 3.12+, printed on stderr by default
+    import subprocess
+    import sys
+
+    (tmp_path / "regex.py").write_text('import re\nPATTERN = re.compile("' + "\\" + 'd+")\n')  # an invalid escape
+    run = subprocess.run([sys.executable, "-W", "default", "-m", "mldebug_mcp", "lint", "regex.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "Warning" not in run.stderr, run.stderr

@@ -17,6 +17,7 @@ import fnmatch
 import gc
 import os
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -94,7 +95,9 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
     """The indexed module, or the finding saying why not; a notebook may `await` at top level, as IPython does."""
     flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if notebook else 0)
     try:
-        tree = compile(source, path, "exec", flags, dont_inherit=True)
+        with warnings.catch_warnings():  # the user's invalid escapes are theirs to see, not lint's output
+            warnings.simplefilter("ignore")
+            tree = compile(source, path, "exec", flags, dont_inherit=True)
     except SyntaxError as exc:
         where = exc.lineno or 1, (exc.offset or 0) + 1
         what = python2_syntax(source, exc)
