@@ -203,7 +203,7 @@ class ModuleContext:
         self._resolving.add(simple)
         try:
             if simple in self.classes:
-                forward = _method(self.classes[simple], "forward")
+                forward = kinds.method_of(self.classes[simple], "forward")
                 return self._returned_activation(forward) if forward else None
             if simple in self.functions:
                 return self._returned_activation(self.functions[simple])
@@ -249,10 +249,6 @@ class ProjectIndex:
     def activation_returned_by(self, name: str) -> str | None:
         found = self.kind_returned_by(name)
         return found if found in kinds.ACTIVATIONS else None
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
 
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -111,14 +111,21 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
     return build_context(path, source, tree), None
 
 
-def read_source(path: Path, roots: Roots = None) -> tuple[str | None, Finding | None]:
-    """The text of one regular file of at most MAX_SOURCE_BYTES; with `roots`, inside them."""
+def _read(path: Path, limit: int, roots: Roots, what: str) -> tuple[bytes | None, Finding | None]:
+    """The bytes of one regular file of at most `limit` bytes (with `roots`, inside them), or why not."""
     try:
-        data = read_bounded(path, MAX_SOURCE_BYTES, roots, "Python file to lint")
+        return read_bounded(path, limit, roots, what), None
     except UnreadableFile as exc:
         return None, _problem(str(path), f"not read: {exc}", fix=FIX_NOT_READ)
     except OSError as exc:
         return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}", fix=FIX_NOT_READ)
+
+
+def read_source(path: Path, roots: Roots = None) -> tuple[str | None, Finding | None]:
+    """The text of one regular file of at most MAX_SOURCE_BYTES; with `roots`, inside them."""
+    data, problem = _read(path, MAX_SOURCE_BYTES, roots, "Python file to lint")
+    if problem is not None:
+        return None, problem
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
@@ -131,12 +138,9 @@ def is_notebook(path: Path) -> bool:
 
 def read_notebook_module(path: Path, roots: Roots = None) -> tuple[NotebookModule | None, Finding | None]:
     """The code cells of one notebook of at most MAX_NOTEBOOK_BYTES as one module; with `roots`, inside them."""
-    try:
-        data = read_bounded(path, MAX_NOTEBOOK_BYTES, roots, "notebook to lint")
-    except UnreadableFile as exc:
-        return None, _problem(str(path), f"not read: {exc}", fix=FIX_NOT_READ)
-    except OSError as exc:
-        return None, _problem(str(path), f"cannot read file: {exc.strerror or exc}", fix=FIX_NOT_READ)
+    data, problem = _read(path, MAX_NOTEBOOK_BYTES, roots, "notebook to lint")
+    if problem is not None:
+        return None, problem
     try:
         return read_notebook(data), None
     except NotANotebook as exc:

@@ -44,7 +44,7 @@ MIN_TOKEN_LENGTH = 16
 MCP_PATH = "/mcp"
 LOOPBACK_HOST_HEADERS = ("127.0.0.1:*", "localhost:*", "[::1]:*")  # the SDK's own loopback defaults
 WILDCARD_BINDS = frozenset({"0.0.0.0", "::"})
-TOKEN_HINT = 'e.g. from: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+TOKEN_HINT = "e.g. from: openssl rand -base64 32 (or Python's secrets.token_urlsafe(32))"
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..safe_read import inside
 
 PROJECT_VENVS = (".venv", "venv")
-PROBE = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('torch') else 3)"
+TORCH = "torch"
+# asks the other interpreter whether the package is there, without importing it
+PROBE = f"from importlib.util import find_spec; raise SystemExit(0 if find_spec({TORCH!r}) else 3)"
 PROBE_TIMEOUT_S = 30.0
 
 
@@ -30,9 +33,14 @@ class Interpreter:
     """Why this one: 'given', "$VIRTUAL_ENV", 'project .venv', ..."""
 
 
+def is_virtual_env(root: Path) -> bool:
+    """A folder made by `python -m venv`, uv or virtualenv: it holds pyvenv.cfg."""
+    return (root / "pyvenv.cfg").is_file()
+
+
 def venv_python(root: Path) -> Path | None:
-    """The interpreter of the virtual environment at `root` (a folder holding pyvenv.cfg), if any."""
-    if not (root / "pyvenv.cfg").is_file():
+    """The interpreter of the virtual environment at `root`, if any."""
+    if not is_virtual_env(root):
         return None
     for relative in ("bin/python", "bin/python3", "Scripts/python.exe"):
         candidate = root / relative
@@ -71,10 +79,9 @@ def candidates(folders: list[Path], configured: str | None = None,
 
 def _stays_inside(root: Path, folders: list[Path]) -> bool:
     try:
-        real = root.resolve()
+        return inside(root.resolve(), tuple(folder.resolve() for folder in folders))
     except (OSError, RuntimeError):
         return False
-    return any(real.is_relative_to(folder.resolve()) for folder in folders)
 
 
 def has_torch(python: str) -> bool:

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from ..safe_read import inside
+from .interpreter_search import is_virtual_env
 from .paths import AllowedDirs
 
 ENV_VAR = "MLDEBUG_DIAGNOSE_PYTHON"
@@ -63,10 +65,8 @@ def _venv_interpreter_inside(path: Path, allowed: AllowedDirs) -> bool:
     folder = path.parent.resolve()
     if folder.name not in VENV_BIN_DIRS or not path.name.lower().startswith("python"):
         return False
-    if not any(folder.is_relative_to(root) for root in allowed.roots):
-        return False
-    marker = folder.parent / "pyvenv.cfg"
-    return marker.is_file() and path.is_file() and os.access(path, os.X_OK)
+    return (inside(folder, allowed.roots) and is_virtual_env(folder.parent) and path.is_file()
+            and os.access(path, os.X_OK))
 
 
 def module_inside(module: str, allowed: AllowedDirs, workdir: Path) -> Path:

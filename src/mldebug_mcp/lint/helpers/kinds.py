@@ -244,7 +244,7 @@ class _Kinds:
         cls = self.ctx.enclosing_class(attribute)
         if cls is None:
             return False
-        return attribute.attr in self.ctx.class_attrs.get(cls.name, {}) or _method(cls, attribute.attr) is not None
+        return attribute.attr in self.ctx.class_attrs.get(cls.name, {}) or method_of(cls, attribute.attr) is not None
 
     def element(self, expr: ast.AST, index: int, env: dict | None, depth: int) -> str | None:
         """The kind of element `index` of a tuple value: a tuple literal or what a call returns."""
@@ -274,7 +274,7 @@ class _Kinds:
         owner = self._owner(value.func)
         if owner is None:
             return False
-        func = _method(owner, "forward") if isinstance(owner, ast.ClassDef) else owner
+        func = method_of(owner, "forward") if isinstance(owner, ast.ClassDef) else owner
         return func is not None and any(isinstance(r.value, ast.Tuple) for r in self._returns(func))
 
     def _through_values(self, name: ast.Name, env, depth: int, ask, index: int | None) -> str | None:
@@ -380,7 +380,7 @@ class _Kinds:
         if name.id != "self":
             return None
         cls = self.ctx.enclosing_class(name)
-        return _method(cls, "forward") if cls is not None else None
+        return method_of(cls, "forward") if cls is not None else None
 
     def _bound(self, name: ast.Name) -> bool:
         scope = self.ctx.scope_of(name)
@@ -431,11 +431,11 @@ class _Kinds:
         return None
 
     def model(self, cls: ast.ClassDef, construction: ast.Call | None, index: int | None, depth: int) -> str | None:
-        forward = _method(cls, "forward")
+        forward = method_of(cls, "forward")
         if forward is None:
             return None
         env = None
-        init = _method(cls, "__init__")
+        init = method_of(cls, "__init__")
         if construction is not None and init is not None and (construction.args or construction.keywords):
             params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
             env = {}
@@ -487,7 +487,8 @@ class _Kinds:
 
 
 
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method `name` defined in the body of `cls` (context.py uses it too: it cannot import back)."""
     return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
 
 
