@@ -7,12 +7,19 @@ from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
 CLAMPS = {"clamp", "clamp_min", "clip", "maximum", "fmax", "max"}
+# positive by construction, yet they round to exactly 0 in float32 (softplus(-104), exp(-104))
+UNDERFLOWING = {"torch.nn.functional.softplus": "a softplus output", "torch.exp": "an exp output",
+                "torch.special.exp": "an exp output", "torch.nn.Softplus": "a softplus output"}
+NLL = {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss"}
 
 
 class LogWithoutClamp(Rule):
     """What it does: flags `torch.log(...)` / `.log()` of a quantity visibly able to reach zero:
-    a normalised ratio (`x / x.sum(...)`, a hand-made softmax) or one minus a probability
-    (`torch.log(1 - p)`, as in a hand-written binary cross-entropy), with no clamp and no `+ eps`.
+    a normalised ratio (`x / x.sum(...)`, a hand-made softmax), one minus a probability
+    (`torch.log(1 - p)`, as in a hand-written binary cross-entropy), a softplus or exp output
+    (`std = F.softplus(x + 1e-5)` then `std.log()`: the eps inside does not stop the underflow),
+    or probabilities handed to an NLL loss (`F.nll_loss(torch.log(probs), y)`, or a log taken
+    under `if isinstance(criterion, nn.NLLLoss)`), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
@@ -46,7 +53,7 @@ class LogWithoutClamp(Rule):
         argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
         if argument is None:
             return
-        what = _unsafe(argument, ctx)
+        what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -63,6 +70,63 @@ def _unsafe(expr: ast.expr, ctx: ModuleContext) -> str | None:
         if any(isinstance(side, ast.BinOp) and _unsafe(side, ctx) for side in (value.left, value.right)):
             return "a ratio involving 1 - p"
     return None
+
+
+def _underflowing(expr: ast.expr, ctx: ModuleContext) -> str | None:
+    """`F.softplus(z)` / `torch.exp(z)` / `nn.Softplus()(z)`, directly or through the name holding it."""
+    value = ctx.resolve(expr) if isinstance(expr, ast.Name | ast.Attribute) else expr
+    if not isinstance(value, ast.Call):
+        return None
+    name = ctx.call_name(value)
+    if name is None and ctx.method_name(value) == "exp" and not value.args:
+        return "an exp output"
+    if name is None and ctx.method_name(value) == "softplus" and value.args:
+        return "a softplus output"  # F.softplus with F from a star import (tensors have no .softplus method)
+    return UNDERFLOWING.get(name or "") or UNDERFLOWING.get(ctx.constructed(value.func) or "")
+
+
+def _probabilities_for_nll(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """The log's result is an NLL loss's input, so its argument is meant to be probabilities: a bare
+    value (a parameter, a model's output) whose zeros nothing guards."""
+    if not isinstance(argument, ast.Name | ast.Attribute | ast.Subscript | ast.Call) or _guarded(argument, ctx):
+        return None
+    if isinstance(argument, ast.Call) and ctx.call_name(argument) is not None:
+        return None  # torch.log(torch.tensor(2.0)), torch.log(probs.clamp(...)) and other known functions
+    if _under_nll_check(log, ctx) or _nll_input(log, ctx):
+        return "probabilities fed to NLLLoss"
+    return None
+
+
+def _under_nll_check(node: ast.AST, ctx: ModuleContext) -> bool:
+    """Inside `if isinstance(criterion, nn.NLLLoss):` (the log is the input that loss expects)."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, ast.If):
+            test = anc.test
+            if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+                    and len(test.args) == 2 and ctx.qualname(test.args[1]) in NLL:
+                return True
+        elif isinstance(anc, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+    return False
+
+
+def _nll_input(log: ast.Call, ctx: ModuleContext) -> bool:
+    """`F.nll_loss(torch.log(p), y)`, `nll(logp, y)` with `logp = torch.log(p)` one assignment back."""
+    parent = ctx.parent(log)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        target = parent.targets[0].id
+        scope = ctx.scope_of(log)
+        for call in ctx.in_scope(scope, (ast.Call,)):
+            first = call.args[0] if call.args else None
+            if isinstance(first, ast.Name) and first.id == target and first.lineno > log.lineno \
+                    and _is_nll(call, ctx) and ctx.resolve(first) is log:
+                return True
+        return False
+    return isinstance(parent, ast.Call) and bool(parent.args) and parent.args[0] is log and _is_nll(parent, ctx)
+
+
+def _is_nll(call: ast.Call, ctx: ModuleContext) -> bool:
+    return ctx.call_name(call) in NLL or ctx.constructed(call.func) in NLL
 
 
 def _is_one(expr: ast.expr) -> bool:
