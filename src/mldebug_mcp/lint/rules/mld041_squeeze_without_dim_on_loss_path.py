@@ -2,12 +2,17 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.tensors_flow import enclosing_forward, is_loss_class, reaches_return
 from ..rule import Hit, Rule
 
 LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
 # dtype/device moves keep the shape, so `out.squeeze().float()` is still the squeezed tensor
 SHAPE_KEEPING = {"float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type", "contiguous",
                  "cuda", "cpu"}
+# squeezing these gives indices or sizes, not values a loss is computed from
+INDEX_METHODS = {"nonzero", "argmax", "argmin", "argsort", "size", "numel"}
+IN_LOSS = "squeeze() without a dim inside a loss's forward: with a batch of one it also drops the batch axis"
+IN_FORWARD = "squeeze() without a dim on what forward returns: with a batch of one the output loses its batch axis"
 
 
 def is_loss_call(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -23,7 +28,11 @@ def is_loss_call(call: ast.Call, ctx: ModuleContext) -> bool:
 class SqueezeWithoutDimOnLossPath(Rule):
     """What it does: flags `.squeeze()` / `torch.squeeze(x)` without a dim whose result goes to a
     loss (a torch.nn.functional loss or a torch.nn *Loss object), directly or through one
-    assignment (`pred = model(x).squeeze()` then `criterion(pred, y)`).
+    assignment (`pred = model(x).squeeze()` then `criterion(pred, y)`); a squeezed value kept in a
+    name inside a loss's own `forward` (`probs = scores.gather(1, t).squeeze()` in a criterion);
+    and, in a model's `forward`, a squeezed value that flows into what forward returns (the outputs
+    the loss receives). Squeezes of indices (`nonzero().squeeze()`), squeezes added in place into an
+    existing buffer (`out += x.squeeze()`) and squeezes for metrics are not flagged.
 
     Why is this bad: squeeze() removes every axis of size 1. For a batch of one (the last,
     incomplete batch or single-example fine-tuning) the batch axis goes too, and the loss then
@@ -54,6 +63,11 @@ class SqueezeWithoutDimOnLossPath(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if _squeezed(node, ctx) is node:
+            message = _in_forward(node, ctx)
+            if message:
+                yield Hit(node, message)
+            return
         if not is_loss_call(node, ctx):
             return
         for arg in list(node.args) + [k.value for k in node.keywords if k.arg]:
@@ -64,6 +78,26 @@ class SqueezeWithoutDimOnLossPath(Rule):
                 squeeze = _squeezed(values[0], ctx) if values else None
             if squeeze is not None:
                 yield Hit(squeeze)
+
+
+def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
+    """The message when `squeeze` (a dim-less squeeze) lies on the way from a forward's inputs to its result."""
+    found = enclosing_forward(squeeze, ctx)
+    if found is None:
+        return None
+    cls, forward = found
+    tensor = squeeze.func.value if ctx.call_name(squeeze) is None else squeeze.args[0]
+    if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS:
+        return None
+    holder = ctx.parent(squeeze)
+    while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
+        holder = ctx.parent(holder)
+    if is_loss_class(cls):
+        # kept in a name and computed with further: `out += x.squeeze()` keeps the buffer's shape instead
+        return IN_LOSS if isinstance(holder, ast.Assign) else None
+    if isinstance(holder, ast.AugAssign) and not isinstance(holder.value, ast.List):
+        return None
+    return IN_FORWARD if reaches_return(squeeze, forward, ctx) else None
 
 
 def _squeezed(expr: ast.expr, ctx: ModuleContext) -> ast.Call | None:
