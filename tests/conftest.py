@@ -14,6 +14,20 @@ import pytest
 from mldebug_mcp import cli, content
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_folder(tmp_path_factory):
+    """The triage index cache goes to a folder of this run, never the user's own cache (subprocesses inherit it)."""
+    import os
+
+    previous = os.environ.get("MLDEBUG_CACHE_DIR")
+    os.environ["MLDEBUG_CACHE_DIR"] = str(tmp_path_factory.mktemp("mldebug-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("MLDEBUG_CACHE_DIR", None)
+    else:
+        os.environ["MLDEBUG_CACHE_DIR"] = previous
+
+
 @dataclass
 class CliResult:
     code: int

@@ -4,8 +4,6 @@ the MCP server and the Python API; the pure work happens in triage/."""
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..lint.config import LintSettings
-from ..lint.engine import UNREADABLE, lint_source
 from ..models.observations import OBSERVATIONS, unknown_observations
 from ..models.triage import Detail, Hypothesis, TreeAnswer, TriageResult, TriageStep
 from ..triage import ranking
@@ -88,6 +86,12 @@ def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> Tri
 
 def _lint_codes(description: Description) -> list[str]:
     """Rule codes that fire on code pasted into the description (lint never runs the code)."""
+    if not description.code:
+        return []
+    # Imported here: most descriptions carry no code, and the rules cost start-up time.
+    from ..lint.config import LintSettings
+    from ..lint.engine import UNREADABLE, lint_source
+
     codes: list[str] = []
     settings = LintSettings(select=("MLD",), ignore=(UNREADABLE,))
     for snippet in description.code:

@@ -47,54 +47,87 @@ def _norm(vector: Vector) -> Vector:
     return {k: v / length for k, v in vector.items()}
 
 
+def _weigh(idf: dict[str, float], bag: Counter[str] | dict[str, float]) -> Vector:
+    return {t: (1 + math.log(n)) * idf[t] for t, n in bag.items() if n > 0 and t in idf}
+
+
 def _cosine(a: Vector, b: Vector) -> float:
     if len(a) > len(b):
         a, b = b, a
     return sum(v * b.get(k, 0.0) for k, v in a.items())
 
 
+@cache
 def _keyword_pattern(keyword: str) -> re.Pattern[str]:
-    # Identifiers must stand alone: 'softmax' should not hit inside 'log_softmax'.
+    # Identifiers must stand alone: 'softmax' should not hit inside 'log_softmax'. Compiled on first
+    # use: a description meets a handful of the catalogue's thousand keywords.
     return re.compile(r"(?<![\w.])" + re.escape(keyword.lower()) + r"(?![\w])")
 
 
 class CauseIndex:
-    def __init__(self, catalogue: Catalogue):
+    """The catalogue's words, weighed. `state` is what `build_state` returned for the same catalogue
+    (from the on-disk cache, index_cache.py); without it the index is built here."""
+
+    def __init__(self, catalogue: Catalogue, state: dict | None = None):
         self.causes = list(catalogue.causes.values())
-        bags = [self._bag(c) for c in self.causes]
-        position = {c.id: i for i, c in enumerate(self.causes)}
+        state = state if state is not None else self.build_state(catalogue)
+        self.idf: dict[str, float] = state["idf"]
+        self.doc_vectors: list[Vector] = state["doc_vectors"]
+        self.log_likelihood: list[tuple[dict[str, float], float]] = [tuple(pair) for pair in state["log_likelihood"]]
+        self.symptom_vectors: list[list[tuple[str, Vector]]] = [[tuple(pair) for pair in symptoms]
+                                                               for symptoms in state["symptom_vectors"]]
+        self.symptom_stances: dict[str, tuple[list[str], list[str]]] = {
+            phrase: tuple(stances) for phrase, stances in state["symptom_stances"].items()}
+        self.case_vectors: list[list[Vector]] = state["case_vectors"]
+        self.keywords: list[list[tuple[str, float]]] = [[tuple(entry) for entry in entries]
+                                                         for entries in state["keywords"]]
+
+    @classmethod
+    def build_state(cls, catalogue: Catalogue) -> dict:
+        """Everything the index computes from the catalogue, as JSON-ready data (lists, dicts, numbers)."""
+        causes = list(catalogue.causes.values())
+        bags = [cls._bag(c) for c in causes]
+        position = {c.id: i for i, c in enumerate(causes)}
         for case in catalogue.cases:  # real wording joins its cause's vocabulary
             if case.cause in position:
                 bags[position[case.cause]].update(tokens(case.symptom))
         documents = len(bags)
         frequency = Counter(term for bag in bags for term in bag)
-        self.idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
-        self.doc_vectors = [_norm(self._weigh(bag)) for bag in bags]
+        idf = {term: math.log(1 + documents / count) for term, count in frequency.items()}
+
+        def vector(words: list[str]) -> Vector:
+            return _norm(_weigh(idf, Counter(words)))
+
         # Multinomial naive Bayes over the same bags: a second, differently biased view of word evidence.
         vocabulary = len(frequency)
-        self.log_likelihood = []
+        log_likelihood = []
         for bag in bags:
             total = sum(bag.values()) + NB_ALPHA * vocabulary
-            self.log_likelihood.append(({t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
-                                        math.log(NB_ALPHA / total)))
-        self.symptom_vectors = [[(s, self.vector(tokens(s))) for s in c.symptoms] for c in self.causes]
-        self.symptom_stances = {s: read_stances(s) for c in self.causes for s in c.symptoms}
+            log_likelihood.append([{t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
+                                   math.log(NB_ALPHA / total)])
         # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
         by_cause: dict[str, list[Vector]] = {}
         for case in catalogue.cases:
-            by_cause.setdefault(case.cause, []).append(self.vector(tokens(case.symptom)))
-        self.case_vectors = [by_cause.get(c.id, []) for c in self.causes]
+            by_cause.setdefault(case.cause, []).append(vector(tokens(case.symptom)))
         # A keyword that many causes use, as a keyword or in their symptoms, says less about any one of them.
-        texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in self.causes]
-        self.keywords = []
-        for cause in self.causes:
+        texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in causes]
+        keywords = []
+        for cause in causes:
             entries = []
             for keyword in cause.keywords:
-                pattern = _keyword_pattern(keyword)
                 needle = keyword.lower()  # a plain substring test first: most texts lack most keywords
-                owners = max(1, sum(1 for text in texts if needle in text and pattern.search(text)))
-                entries.append((keyword, pattern, 1.0 / owners))
-            self.keywords.append(entries)
+                owners = max(1, sum(1 for text in texts if needle in text and _keyword_pattern(keyword).search(text)))
+                entries.append([keyword, 1.0 / owners])
+            keywords.append(entries)
+        return {
+            "idf": idf,
+            "doc_vectors": [_norm(_weigh(idf, bag)) for bag in bags],
+            "log_likelihood": log_likelihood,
+            "symptom_vectors": [[[s, vector(tokens(s))] for s in c.symptoms] for c in causes],
+            "symptom_stances": {s: list(read_stances(s)) for c in causes for s in c.symptoms},
+            "case_vectors": [by_cause.get(c.id, []) for c in causes],
+            "keywords": keywords,
+        }
 
     @staticmethod
     def _bag(cause: Cause) -> Counter[str]:
@@ -108,12 +141,9 @@ class CauseIndex:
                 bag[term] += KEYWORD_WEIGHT
         return bag
 
-    def _weigh(self, bag: Counter[str] | dict[str, float]) -> Vector:
-        return {t: (1 + math.log(n)) * self.idf.get(t, 0.0) for t, n in bag.items() if n > 0 and t in self.idf}
-
     def vector(self, words: list[str]) -> Vector:
         """The unit TF-IDF vector of a list of tokens, in this index's vocabulary."""
-        return _norm(self._weigh(Counter(words)))
+        return _norm(_weigh(self.idf, Counter(words)))
 
     def case_fits(self, query: Vector) -> list[float]:
         """Per cause, the similarity of its closest real case.
@@ -150,19 +180,40 @@ class CauseIndex:
                 best = max(best, similarity)  # a phrasing that disagrees still scores: only citing it would mislead
                 if similarity > cited and not contradicts(stance, self.symptom_stances[phrase]):
                     best_symptom, cited = phrase, similarity
-            hits = tuple(k for k, pattern, _ in keywords if k.lower() in lowered and pattern.search(lowered))
+            hits = tuple(k for k, _ in keywords if k.lower() in lowered and _keyword_pattern(k).search(lowered))
             # An API name the person writes about says more than one that merely occurs in pasted code.
-            keyword_score = sum(w * (1.0 if pattern.search(told_lower) else CODE_KEYWORD_WEIGHT)
-                                for k, pattern, w in keywords if k in hits)
+            keyword_score = sum(w * (1.0 if _keyword_pattern(k).search(told_lower) else CODE_KEYWORD_WEIGHT)
+                                for k, w in keywords if k in hits)
             score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * _cosine(query, doc)
                      + SYMPTOM_SHARE * best + CASE_SHARE * case_fit + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
             fits[cause.id] = TextFit(score, best_symptom if cited > CITE_SIMILARITY else None, hits)
         return fits
 
 
+STATE_KEYS = ("idf", "doc_vectors", "log_likelihood", "symptom_vectors", "symptom_stances", "case_vectors", "keywords")
+# The modules whose code decides what the index holds: an edit to any of them invalidates the cache.
+_INDEX_SOURCES = ("matcher.py", "text.py", "signals.py")
+
+
+def _state_fits(state: dict, catalogue: Catalogue) -> bool:
+    """Whether a cached state has the index's shape for this catalogue (a file from elsewhere does not)."""
+    causes = len(catalogue.causes)
+    return (all(key in state for key in STATE_KEYS) and isinstance(state["idf"], dict)
+            and all(isinstance(state[key], list) and len(state[key]) == causes
+                    for key in STATE_KEYS if key not in ("idf", "symptom_stances")))
+
+
 @cache
 def bundled_index() -> CauseIndex:
-    """The index of the bundled catalogue, built once per process."""
-    from .catalogue import load_catalogue
+    """The index of the bundled catalogue: built once per process, or read from the on-disk cache."""
+    from pathlib import Path
 
-    return CauseIndex(load_catalogue())
+    from . import index_cache
+    from .catalogue import bundled_texts, load_catalogue
+
+    catalogue = load_catalogue()
+    here = Path(__file__).parent
+    key = index_cache.digest([*bundled_texts(), *((here / name).read_text(encoding="utf-8") for name in _INDEX_SOURCES)])
+    state = index_cache.load_or_build(key, lambda: CauseIndex.build_state(catalogue),
+                                      lambda cached: _state_fits(cached, catalogue))
+    return CauseIndex(catalogue, state)

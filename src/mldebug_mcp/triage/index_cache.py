@@ -1,0 +1,98 @@
+"""The bundled cause index, kept on disk between processes.
+
+Building the index tokenises and stems about five thousand texts (over a second of CPU), while the
+catalogue changes only with a release or an edit. So the built index is stored as JSON in the user's
+cache folder, named by a digest of everything that decides its content: the catalogue's YAML texts and
+the source of the modules that turn text into vectors. Any edit to either gives a new name, and the
+stale files are removed when the new one is written. JSON, not pickle: a file in a shared cache folder
+must never be able to run code. A cache that cannot be read or written only costs the build time.
+
+MLDEBUG_CACHE_DIR moves the folder; MLDEBUG_CACHE_DIR=off turns the cache off."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .._version import __version__
+
+CACHE_ENV = "MLDEBUG_CACHE_DIR"
+PREFIX = "triage-index-"
+MAX_BYTES = 64 * 1024 * 1024  # a cache file larger than this was not written by us
+
+
+def digest(texts: Iterable[str]) -> str:
+    """A digest of the texts, in order, each length-prefixed so that no two lists collide."""
+    h = hashlib.sha256(__version__.encode())
+    for text in texts:
+        data = text.encode("utf-8")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:24]
+
+
+def cache_folder() -> Path | None:
+    """Where index files live, or None when caching is off."""
+    chosen = os.environ.get(CACHE_ENV, "").strip()
+    if chosen.lower() in {"off", "0", "none", "false"}:
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("mldebug-mcp", appauthor=False))
+
+
+def load_or_build(key: str, build: Callable[[], dict], valid: Callable[[dict], bool]) -> dict:
+    """The state stored under `key` when it is there and `valid` accepts it; otherwise `build()`, stored."""
+    folder = cache_folder()
+    if folder is None:
+        return build()
+    path = folder / f"{PREFIX}{key}.json"
+    state = _read(path)
+    if state is not None and valid(state):
+        return state
+    state = build()
+    _write(folder, path, state)
+    return state
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_BYTES:
+                return None
+            state = json.loads(handle.read(MAX_BYTES + 1))
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def _write(folder: Path, path: Path, state: dict) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=PREFIX, suffix=".tmp", dir=folder)
+    except OSError:
+        return
+    try:
+        # Written beside the target and renamed over it: a reader never sees half a file.
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(state, out, separators=(",", ":"))
+        os.replace(temporary, path)
+    except OSError:
+        _remove(Path(temporary))
+        return
+    for stale in folder.glob(f"{PREFIX}*.json"):
+        if stale != path:
+            _remove(stale)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
