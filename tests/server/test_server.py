@@ -135,7 +135,7 @@ async def test_unknown_tool_is_an_error_result(client):
 
 async def test_resources_list_every_document(client):
     uris = {str(r.uri) for r in (await client.list_resources()).resources}
-    expected = {"mldebug://skill", "mldebug://playbook"} | {
+    expected = {"mldebug://skill", "mldebug://playbook", "mldebug://causes"} | {
         f"mldebug://refs/{name}" for name in references.documents() if name not in ("skill", "playbook")
     }
     assert uris == expected
@@ -143,11 +143,23 @@ async def test_resources_list_every_document(client):
     assert templates == {"mldebug://excerpts/{source}"}
 
 
-@pytest.mark.parametrize("uri", ["mldebug://skill", "mldebug://playbook", "mldebug://refs/diagnostics"])
+@pytest.mark.parametrize("uri", ["mldebug://skill", "mldebug://playbook", "mldebug://refs/diagnostics",
+                                 "mldebug://causes"])
 async def test_read_document_resources(client, uri):
     contents = (await client.read_resource(uri)).contents[0]
     assert contents.mime_type == "text/markdown"
     assert contents.text.lstrip().startswith(("---", "#"))
+
+
+async def test_the_cause_catalogue_reaches_a_client_three_ways(client):
+    resource = (await client.read_resource("mldebug://causes")).contents[0].text
+    reference = (await client.call_tool("read_reference", {"document": "causes"})).structured_content
+    assert reference["text"] == resource and reference["sections"]  # the full sheet stays one call away
+    assert "labels-misaligned | " in resource
+    ranked = await client.call_tool("triage", {"symptom": "loss is nan after 300 steps", "include_catalogue": True})
+    assert ranked.structured_content["catalogue"] == resource and resource in _text(ranked)
+    plain = await client.call_tool("triage", {"symptom": "loss is nan after 300 steps"})
+    assert plain.structured_content.get("catalogue") is None and "Cause catalogue" not in _text(plain)
 
 
 async def test_read_excerpts_template(client):

@@ -21,6 +21,8 @@ def _triage_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detail", choices=("compact", "full"), default="full",
                         help="full (default): predictions of each test, anti-patterns, quotes; compact: the why, "
                              "the test, a one-line fix and evidence ids (what MCP clients get by default)")
+    parser.add_argument("--catalogue", action="store_true",
+                        help="also list every cause the tool knows, one line each (id | title | how it shows)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--no-quotes", action="store_true", help="evidence ids instead of quotes")
 
@@ -46,7 +48,8 @@ def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None
         return EXIT_OK
     symptom = text_argument(args.symptom)
     if symptom.strip() or args.observe:
-        result = triage(symptom, args.observe, limit=args.limit, detail=args.detail)
+        result = triage(symptom, args.observe, limit=args.limit, detail=args.detail,
+                        include_catalogue=args.catalogue)
         if args.json:
             emit_json(result.to_json_data())
         else:

@@ -70,6 +70,9 @@ class TriageResult(Model):
     """Ordered, most probable first; always includes a subtle hypothesis and a null one."""
     next_test: str
     """The single most discriminating cheap test to run now."""
+    catalogue: str | None = None
+    """With include_catalogue: every cause the tool knows, one line each (id | title | how it shows), so the
+    reader can pick causes the ranking missed."""
 
     def to_json_data(self) -> object:
         """As Model's; the compact form leaves out the fields it does not fill (they are optional in the schema)."""

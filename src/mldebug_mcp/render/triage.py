@@ -57,8 +57,9 @@ def triage_text(result: TriageResult, quotes: bool = True) -> str:
     footer.append("Weights order the hypotheses; they are not calibrated probabilities. Test before you fix.")
     if compact:
         footer.append(COMPACT_NOTE)
-    return "\n".join(header) + ("\n\n" if header else "") + ("\n" if compact else "\n\n").join(blocks) \
+    text = "\n".join(header) + ("\n\n" if header else "") + ("\n" if compact else "\n\n").join(blocks) \
         + "\n\n" + "\n".join(footer)
+    return text + "\n\n" + result.catalogue if result.catalogue else text
 
 
 def step_text(step: TriageStep, quotes: bool = True) -> str:

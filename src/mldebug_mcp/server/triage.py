@@ -27,12 +27,15 @@ def triage(
         description="compact (default): per hypothesis the why, the test with its tool call, a one-line fix and "
                     "evidence ids (about 10 KB for limit=10); full: also what the test shows either way, "
                     "anti-patterns and the quotes (about 50 KB).")] = "compact",
+    include_catalogue: Annotated[bool, Field(
+        description="Also return every cause the tool knows, one line each (id | title | how it shows; about "
+                    "4,400 tokens), to rank the description against all of them, not only the shortlist.")] = False,
 ) -> Annotated[CallToolResult, TriageOutput]:
     from ..render.triage import triage_text
     from ..services import triage as service
 
     with as_tool_error():
-        result = service.triage(symptom, observations, limit, detail=detail)
+        result = service.triage(symptom, observations, limit, detail=detail, include_catalogue=include_catalogue)
     return tool_result(result, triage_text(result, quotes=True))
 
 
@@ -49,6 +52,12 @@ def triage_step(
     return tool_result(step, step_text(step))
 
 
+def _catalogue_index() -> str:
+    from ..services import triage as service
+
+    return service.catalogue_index()
+
+
 def register(server: MCPServer) -> None:
     server.add_tool(
         triage, name="triage", title="Rank hypotheses for a training failure", annotations=READ_ONLY,
@@ -61,10 +70,14 @@ def register(server: MCPServer) -> None:
             "subtle hypothesis (leakage, sample size, seed variance) and the null (noise, or another change). "
             "Code in the description is linted (never run). Offline, deterministic, and it matches words, not "
             "meaning: on real forum reports the cause is in its top three about a third of the time and in its top "
-            "ten about half, so ask for limit=10, reorder the candidates by what the description really says, and "
-            "let the tests decide. " + OBSERVATION_HELP
+            "ten about half, so ask for limit=10 with include_catalogue=true (or read the resource mldebug://causes), "
+            "rank the description against every cause yourself, and let the tests decide. " + OBSERVATION_HELP
         ),
     )
+    server.resource("mldebug://causes", name="causes", title="Cause catalogue (one line per cause)",
+                    mime_type="text/markdown",
+                    description="Every root cause triage knows: id | title | how it usually shows, by pipeline stage "
+                                "(about 4,400 tokens).")(_catalogue_index)
     server.add_tool(
         triage_step, name="triage_step", title="Walk the triage decision tree", annotations=READ_ONLY,
         description=(

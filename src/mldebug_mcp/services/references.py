@@ -14,10 +14,17 @@ def read_reference(document: str, section: str | None = None) -> ReferenceSectio
     doc = documents.resolve_document(document)
     outline = documents.outline(doc)
     if section is None or not section.strip():
-        return ReferenceSection(document=doc, section=None, text=documents.introduction(doc),
-                                sections=outline, documents=names)
+        # The catalogue's outline alone is a hundred bare titles: its compact index says how each cause shows.
+        text = _causes_index() if doc == "causes" else documents.introduction(doc)
+        return ReferenceSection(document=doc, section=None, text=text, sections=outline, documents=names)
     title, text = documents.read_section(doc, section)
     return ReferenceSection(document=doc, section=title, text=text, sections=outline, documents=names)
+
+
+def _causes_index() -> str:
+    from .triage import catalogue_index
+
+    return catalogue_index()
 
 
 def document_files() -> dict[str, Path]:

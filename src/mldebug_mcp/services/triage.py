@@ -23,14 +23,22 @@ DEFAULT_LIMIT = 5
 DETAILS = ("compact", "full")
 
 
+def catalogue_index() -> str:
+    """Every cause in one read: id | title | how it shows, by category (the mldebug://causes resource)."""
+    from ..triage.catalogue_index import catalogue_index_text
+
+    return catalogue_index_text(load_catalogue())
+
+
 def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
-           index: CauseIndex | None = None, detail: Detail = "full") -> TriageResult:
+           index: CauseIndex | None = None, detail: Detail = "full", include_catalogue: bool = False) -> TriageResult:
     """Ranked hypotheses for a description in the user's words and/or observation keys.
 
     `detail="compact"` keeps per hypothesis what an agent needs to reorder and test them (the why, the test's
     first sentence and its tool call, a one-line fix, evidence ids) and leaves out the predictions of the
     test, the anti-patterns and the quotes (about a fifth of the size). `index` replaces the bundled matcher
-    index (benchmarks use it to hold cases out of the case base)."""
+    index (benchmarks use it to hold cases out of the case base). `include_catalogue` adds the compact list of
+    every cause, for a reader who ranks the description against all of them."""
     stated = list(dict.fromkeys(observations or []))
     unknown = unknown_observations(stated)
     if unknown:
@@ -60,6 +68,7 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     return TriageResult(
         symptom=shown, detail=detail, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
         hypotheses=hypotheses, next_test=_next_test(chosen),
+        catalogue=catalogue_index() if include_catalogue else None,
     )
 
 
