@@ -3,18 +3,27 @@ from collections.abc import Iterator
 from itertools import combinations
 
 from ..context import ModuleContext
+from ..helpers.kinds import kind_of
+from ..helpers.tensors_shape import batch_axis_of, constructed_shape, moves_axes
 from ..rule import Hit, Rule
 
 RESHAPES = {"view", "reshape"}
 # any of these earlier in the same expression means the axes were already reordered
 REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H"}
+BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}
+SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
+               "the axes between: it mixes positions and samples")
 
 
 class ViewAsTranspose(Rule):
     """What it does: flags `.view(...)`/`.reshape(...)` whose sizes are the tensor's own dimensions
-    in a different order: `x.view(x.size(1), x.size(0))`, or `B, T, C = x.shape` then
-    `x.view(B, C, T)`. Merges and splits (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`) and
-    reshapes of an already transposed or permuted tensor are not flagged.
+    in a different order: `x.view(x.size(1), x.size(0))`, `B, T, C = x.shape` then
+    `x.view(B, C, T)`, or heads stacked first (`heads = torch.zeros(H, B, L, D)`) then
+    `heads.view(B, L, -1)`; and splitting heads by merging the batch axis of a projection's output
+    with the heads (`q = self.W_q(x)` then `q.view(q.size(0) * n_heads, -1, d)`), which only works
+    after moving the heads next to the batch axis. Merges and splits of neighbouring axes
+    (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
+    an already transposed or permuted tensor are not flagged.
 
     Why is this bad: view and reshape keep the memory order and only relabel the shape, so the
     result has the intended shape but its elements are scrambled across positions or samples.
@@ -47,30 +56,75 @@ class ViewAsTranspose(Rule):
             return
         if not sizes or _reordered_before(tensor):
             return
-        if _inverted_dims(tensor, sizes) or self._permuted_unpack(node, tensor, sizes, ctx):
+        if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
+        elif _heads_merged_into_batch(tensor, sizes, ctx):
+            yield Hit(node, SPLIT_HEADS.format(method=method))
 
-    def _permuted_unpack(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
-        names = [s.id for s in sizes if isinstance(s, ast.Name)]
-        if len(names) != len(sizes) or len(set(names)) != len(names):
-            return False
+    def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+        """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""
+        shape = self._shape_at(call, tensor, ctx)
+        return shape is not None and moves_axes(shape, sizes)
+
+    def _shape_at(self, call: ast.Call, tensor: ast.expr, ctx: ModuleContext) -> list[ast.expr] | None:
         scope, source = ctx.scope_of(call), ast.dump(tensor)
         # the latest `B, T, C = x.shape` before this call, in the same scope, on the same tensor
-        candidates = [(a, n) for a, n, s in self._unpacks_of(ctx)
+        candidates = [(a.lineno, a.targets[-1].elts) for a, _, s in self._unpacks_of(ctx)
                       if s == source and a.lineno < call.lineno and ctx.scope_of(a) is scope]
+        values = ctx.values_of(tensor, at=call) if isinstance(tensor, ast.Name) else []
+        latest = max((v for v in values if getattr(v, "lineno", 0) < call.lineno), key=lambda v: v.lineno,
+                     default=None)
+        built = constructed_shape(latest, ctx) if latest is not None else None
+        if built is not None and ctx.scope_of(latest) is scope:
+            candidates.append((latest.lineno, built))
         if not candidates:
-            return False
-        unpack, unpacked = max(candidates, key=lambda c: c[0].lineno)
-        if sorted(unpacked) != sorted(names) or unpacked == names:
-            return False
+            return None
+        line, shape = max(candidates, key=lambda c: c[0])
         # the tensor reassigned in between (x = x.transpose(1, 2)) may already have the new shape
-        return not any(unpack.lineno < getattr(v, "lineno", 0) < call.lineno for v in ctx.values_of(tensor, at=call))
+        if any(line < getattr(v, "lineno", 0) < call.lineno for v in values):
+            return None
+        return shape
 
     def _unpacks_of(self, ctx: ModuleContext) -> list[tuple[ast.Assign, list[str], str]]:
         if self._ctx is not ctx:  # built once per module from the index, not by walking
             found = ((a, _shape_unpack(a)) for a in ctx.by_type.get(ast.Assign, ()))
             self._ctx, self._unpacks = ctx, [(a, *u) for a, u in found if u]
         return self._unpacks
+
+
+def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+    """`q.view(q.size(0) * heads, -1, d)` on a Linear layer's output `q` (batch, length, heads * d): the
+    heads factor lives in the last axis, so merging it with the batch axis needs the length axis moved."""
+    first = sizes[0]
+    if len(sizes) < 3 or not (isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult)):
+        return False
+    if not any(_is_batch_size(f, ctx) for f in (first.left, first.right)):
+        return False
+    return kind_of(tensor, ctx) == "logits" and not _reordered_earlier(tensor, ctx)
+
+
+def _is_batch_size(size: ast.expr, ctx: ModuleContext) -> bool:
+    """`x.size(0)`, `x.shape[0]` (or a name holding one), or a name that says it is the batch size."""
+    if batch_axis_of(size, ctx) is not None:
+        return True
+    return isinstance(size, ast.Name) and (size.id.lower() in BATCH_NAMES or "batch" in size.id.lower())
+
+
+def _reordered_earlier(tensor: ast.expr, ctx: ModuleContext, depth: int = 4) -> bool:
+    """The value behind `tensor` was transposed or permuted on its way here (`q = q.view(...).transpose(1, 2)`)."""
+    current = tensor
+    for _ in range(depth):
+        if not isinstance(current, ast.Name):
+            return False
+        values = [v for v in ctx.values_of(current, at=current) if v.lineno < current.lineno]
+        if not values:
+            return False
+        if _reordered_before(values[0]):
+            return True
+        current = values[0]
+        while isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute):
+            current = current.func.value  # x.view(...).contiguous() -> x
+    return False
 
 
 def _sizes(args: list[ast.expr], keywords: list[ast.keyword]) -> list[ast.expr]:

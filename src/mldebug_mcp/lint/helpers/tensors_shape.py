@@ -1,0 +1,107 @@
+"""The symbolic shape of a tensor, as the code spells its sizes, and whether a view keeps the axes in order
+(MLD040).
+
+A shape is the list of size expressions the code wrote (compared as source text), known from
+`B, T, C = x.shape` or from a constructor `x = torch.zeros(H, B, T, D)` (item assignments `x[i] = ...`
+keep it). A view or reshape only regroups neighbouring axes; a size that names an axis further along
+than the axes consumed so far moves that axis, which only a transpose or permute can do.
+"""
+
+from __future__ import annotations
+
+import ast
+
+CONSTRUCTORS = {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.full",
+                "torch.zeros_like", "torch.FloatTensor", "torch.Tensor"}
+NEW_METHODS = {"new_zeros", "new_ones", "new_empty", "new_full"}
+Shape = list[ast.expr]
+
+
+def size_key(expr: ast.expr) -> str:
+    """The source text of a size: `B` unpacked (a store) and `B` read are the same size."""
+    return ast.unparse(expr)
+
+
+def constructed_shape(value: ast.expr, ctx) -> Shape | None:
+    """The sizes a constructor call lists: `torch.zeros(H, B, T, D, device=d)`, `x.new_zeros((B, T))`."""
+    if not isinstance(value, ast.Call):
+        return None
+    name = ctx.call_name(value)
+    if name in CONSTRUCTORS and name not in {"torch.zeros_like"}:
+        sizes = value.args[:1] if name == "torch.full" else value.args
+    elif name is None and ctx.method_name(value) in NEW_METHODS:
+        sizes = value.args[:1] if ctx.method_name(value) == "new_full" else value.args
+    else:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0], ast.Tuple | ast.List):
+        sizes = sizes[0].elts
+    if len(sizes) < 2 or any(isinstance(s, ast.Starred) for s in sizes):
+        return None
+    if any(isinstance(s, ast.Constant) and not isinstance(s.value, int) for s in sizes):
+        return None  # torch.FloatTensor([0.5, 0.25]) holds values, not sizes
+    return list(sizes)
+
+
+def moves_axes(shape: Shape, sizes: list[ast.expr]) -> bool:
+    """Whether `view(*sizes)` on a tensor of `shape` needs an axis taken out of its place (from either end,
+    up to the first size not known: -1, an expression)."""
+    return _moves_from_left(shape, sizes) or _moves_from_left(shape[::-1], sizes[::-1])
+
+
+def _moves_from_left(shape: Shape, sizes: list[ast.expr]) -> bool:
+    keys = [size_key(s) for s in shape]
+    position = 0
+    for size in sizes:
+        if position >= len(keys):
+            return False
+        key = size_key(size)
+        if keys[position] == key:
+            position += 1
+            continue
+        factors = _factors(size)
+        if len(factors) > 1 and sorted(factors) == sorted(keys[position:position + len(factors)]):
+            position += len(factors)  # B * T merges neighbours
+            continue
+        # an axis named here that sits behind axes not placed yet has been moved
+        later = [i for i in range(position + 1, len(keys)) if keys[i] == key]
+        return bool(later) and not all(_maybe_one(s) for s in shape[position:later[0]])
+    return False
+
+
+def _factors(size: ast.expr) -> list[str]:
+    if isinstance(size, ast.BinOp) and isinstance(size.op, ast.Mult):
+        return _factors(size.left) + _factors(size.right)
+    return [size_key(size)]
+
+
+def _maybe_one(size: ast.expr) -> bool:
+    """An axis that may be of size one (a literal 1, or unpacked into `_`): dropping it moves nothing."""
+    if isinstance(size, ast.Constant):
+        return size.value == 1
+    return isinstance(size, ast.Name) and size.id.startswith("_")
+
+
+def batch_axis_of(size: ast.expr, ctx, depth: int = 2) -> ast.expr | None:
+    """The tensor whose batch axis `size` is: `x.size(0)`, `x.shape[0]`, `x.size()[0]`, or a name assigned one."""
+    for _ in range(depth):
+        if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size" \
+                and len(size.args) == 1 and _is_zero(size.args[0]):
+            return size.func.value
+        if isinstance(size, ast.Subscript) and _is_zero(size.slice):
+            owner = size.value
+            if isinstance(owner, ast.Attribute) and owner.attr == "shape":
+                return owner.value
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Attribute) and owner.func.attr == "size" \
+                    and not owner.args:
+                return owner.func.value
+        if not isinstance(size, ast.Name):
+            return None
+        values = ctx.values_of(size, at=size)
+        if len(values) != 1:
+            return None
+        size = values[0]
+    return None
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0 and not isinstance(expr.value, bool)
