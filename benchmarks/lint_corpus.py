@@ -2,7 +2,8 @@
 
 Each case (one YAML in benchmarks/lint_corpus/cases/, format in its README) is a buggy file set from a
 public PyTorch project, confirmed by a fix commit or a maintainer's reply, or a clean training script
-read by hand. Cases whose files are not committed (files: null, non-permissive licences) are skipped
+read by hand. Only the manifests are committed: the files are other projects' code, written into
+files/<id>/ (ignored by git) by benchmarks/lint_corpus_extract.py; cases not extracted are skipped
 and counted. Each case's files are linted together, in one run, through the Python API.
 
 Measured:
@@ -63,9 +64,16 @@ def accepted_codes(case: dict) -> set[str]:
     return codes
 
 
+def case_folder(case: dict, corpus: Path) -> Path:
+    return corpus / "files" / case["id"]
+
+
+def extracted(case: dict, corpus: Path) -> bool:
+    return all((case_folder(case, corpus) / p).is_file() for p in case["paths"])
+
+
 def score(case: dict, corpus: Path) -> Result:
-    root = corpus / case["files"]
-    files = [root / p for p in case["paths"]]
+    files = [case_folder(case, corpus) / p for p in case["paths"]]
     report = lint([str(p) for p in files])
     result = Result(case, files, list(report.findings))
     if case["kind"] != "buggy":
@@ -93,13 +101,13 @@ def main() -> int:
     args = parser.parse_args()
 
     cases = load_cases(args.corpus)
-    skipped = [c for c in cases if not c.get("files")]
-    runnable = [c for c in cases if c.get("files")]
+    skipped = [c for c in cases if not extracted(c, args.corpus)]
+    runnable = [c for c in cases if extracted(c, args.corpus)]
     results = [score(c, args.corpus) for c in runnable]
     buggy = [r for r in results if r.case["kind"] == "buggy"]
     clean = [r for r in results if r.case["kind"] == "clean"]
     print(f"cases: {len(cases)} ({sum(c['kind'] == 'buggy' for c in cases)} buggy, "
-          f"{sum(c['kind'] == 'clean' for c in cases)} clean); skipped, files not committed: {len(skipped)} "
+          f"{sum(c['kind'] == 'clean' for c in cases)} clean); skipped, files not extracted: {len(skipped)} "
           f"({sum(c['kind'] == 'buggy' for c in skipped)} buggy, {sum(c['kind'] == 'clean' for c in skipped)} clean)")
 
     by_class: dict[str, list[Result]] = defaultdict(list)
@@ -125,7 +133,7 @@ def main() -> int:
     base = args.corpus.resolve()
     for r, f in loud:
         try:
-            where = Path(f.path).resolve().relative_to(base / r.case["files"])
+            where = Path(f.path).resolve().relative_to(case_folder(r.case, base))
         except ValueError:
             where = Path(f.path)
         print(f"  {r.case['id']}: {where}:{f.line} {f.code} {f.severity} {f.name}")
