@@ -1,0 +1,97 @@
+"""A zoo of healthy training setups the diagnose checks were not written for.
+
+Each module builds one small, healthy setup in the shape of a well-known public architecture
+and exposes `debug_spec(seed=0, optimizer=True)`: the diagnose contract dict, with the optimizer
+its authors use, or without one (diagnose then uses its default). Its docstring's first line
+says which real code it follows. `SETUPS` is the index; `load_spec` builds one, from the file or
+from a mutated copy of its source (see mutations.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import linecache
+import sys
+import types
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PACKAGE = __name__
+
+SETUPS: tuple[str, ...] = (
+    "resnet18",
+    "mobilenet_v2",
+    "lenet5",
+    "vgg11_bn",
+    "vit_tiny",
+    "frozen_backbone",
+    "unet_segmentation",
+    "fcn_segmentation",
+    "pointnet",
+    "conv_autoencoder",
+    "gru_lm_bvt",
+    "lstm_lm_tied",
+    "nanogpt",
+    "conv1d_gru_classifier",
+    "tanh_mlp_bce",
+    "hf_bert_classifier",
+    "hf_gpt2_lm",
+    "hf_t5_seq2seq",
+    "bilstm_tagger",
+    "kim_cnn_text",
+    "transformer_encoder_classifier",
+    "wavenet",
+    "vae",
+    "dcgan",
+    "gin_graph_classification",
+    "multilabel_bce",
+    "class_weighted_ce",
+    "multi_target_regression",
+    "tabular_embeddings",
+    "ncf_recommender",
+    "lstm_forecaster",
+    "pinn_tanh_lbfgs",
+    "timeseries_fcn",
+    "softmax_regression",
+)
+
+
+def setup_path(name: str) -> Path:
+    if name not in SETUPS:
+        raise ValueError(f"unknown zoo setup {name!r}; expected one of {', '.join(SETUPS)}")
+    return HERE / f"{name}.py"
+
+
+def provenance(name: str) -> str:
+    """The first line of the setup module's docstring: which real code it follows."""
+    module = importlib.import_module(f"{PACKAGE}.{name}")
+    return (module.__doc__ or "").strip().splitlines()[0]
+
+
+_module_ids = itertools.count()
+
+
+def load_module(name: str, source: str | None = None) -> types.ModuleType:
+    """A fresh module of the setup: its file, or `source` (a mutated copy) run in its place."""
+    path = setup_path(name)
+    if source is None:
+        source = path.read_text(encoding="utf-8")
+        filename = str(path)
+    else:
+        digest = hashlib.sha1(source.encode("utf-8")).hexdigest()[:12]
+        filename = f"<zoo {name} mutated {digest}>"
+        # Register the text so tracebacks and inspect can show the mutated lines.
+        linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    module = types.ModuleType(f"{PACKAGE}.{name}__{next(_module_ids)}")
+    module.__file__ = filename
+    module.__package__ = PACKAGE  # the setups import the shared data helpers relatively
+    sys.modules[module.__name__] = module  # dataclasses and pickling look classes up by module
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module
+
+
+def load_spec(name: str, seed: int = 0, optimizer: bool = True, source: str | None = None) -> dict:
+    """A fresh debug spec of the setup (new module, so no state leaks between runs)."""
+    return load_module(name, source).debug_spec(seed, optimizer=optimizer)
