@@ -15,6 +15,7 @@ from .rules.mld013_scheduler_before_optimizer import SchedulerBeforeOptimizer
 from .rules.mld014_accumulation_without_scaling import AccumulationWithoutScaling
 from .rules.mld015_optimizer_missing_parameters import OptimizerMissingParameters
 from .rules.mld016_backward_under_no_grad import BackwardUnderNoGrad
+from .rules.mld017_optimizer_not_zeroed import OptimizerNotZeroed
 from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
 from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
@@ -54,6 +55,7 @@ RULES: tuple[type[Rule], ...] = (
     AccumulationWithoutScaling,
     OptimizerMissingParameters,
     BackwardUnderNoGrad,
+    OptimizerNotZeroed,
     EvaluationWithoutEvalMode,
     TrainModeNotRestored,
     EvaluationWithoutNoGrad,

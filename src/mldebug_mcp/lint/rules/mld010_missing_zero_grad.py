@@ -2,21 +2,23 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import (
-    CORRECT_TRAINING_LOOP,
-    LOOPS,
-    calls_in_order,
-    is_backward,
-    is_optimizer_step,
-    is_zero_grad,
-    sets_grad_to_none,
+from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS
+from ..helpers.optim_steps import (
+    iteration,
+    nested_loops,
+    owner_of,
+    top_statement,
+    unconditional_in,
 )
 from ..rule import Hit, Rule
 
 
 class MissingZeroGrad(Rule):
     """What it does: flags a loop that calls backward() and optimizer.step() but never clears
-    the gradients (zero_grad(), or setting p.grad to None).
+    the gradients (zero_grad(), or setting p.grad to None), also when the backward or the step
+    runs in a helper of this module that the loop calls (`self.train_step(batch)`). The finding
+    sits where the fix goes: at the step, or before the backward when the step is conditional
+    or the backward runs in an inner (accumulation) loop.
 
     Why is this bad: PyTorch accumulates gradients across backward calls. Without clearing,
     every step applies the sum of all gradients so far; the loss may still fall for a while.
@@ -40,27 +42,39 @@ class MissingZeroGrad(Rule):
         "        opt.step()\n"
     )
     GOOD = CORRECT_TRAINING_LOOP
+    BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
+                       "(the optimizer steps on line {line})")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if node not in ctx.backward_scopes:  # no backward() inside: not a training step
+        it = iteration(node, ctx)
+        if not it.backwards or not it.steps or it.clears or _zeroed_elsewhere(node, ctx):
             return
-        calls = list(calls_in_order(node.body))
-        if not any(is_backward(c) for c in calls) or any(is_zero_grad(c) for c in calls):
+        # a loop inside this one (or in a helper it calls) that steps after its own backward is the
+        # training iteration; it reports itself
+        if any(iteration(inner, ctx).backwards and iteration(inner, ctx).steps for inner in nested_loops(node, ctx)):
             return
-        if sets_grad_to_none(node.body):
+        step, via = it.steps[0]
+        backward, backward_via = it.backwards[0]
+        owner = owner_of(step, ctx)
+        plain = unconditional_in(step, node if step is via else owner, ctx)
+        accumulates = owner_of(backward, ctx) not in (node, None) and isinstance(owner_of(backward, ctx), LOOPS)
+        if plain and not accumulates:
+            yield Hit(step)  # zero_grad() goes right after the step (or before the backward)
             return
-        # zero_grad inside a function the loop calls is invisible here: only flag when the
-        # step itself is in this loop.
-        for call in calls:
-            if is_optimizer_step(call, ctx) and not _zeroed_elsewhere(node, ctx):
-                yield Hit(call)
-                return
+        # the step may be skipped, or backward runs in an inner loop: zeroing belongs before the backward
+        anchor = top_statement(backward_via, node.body, ctx) or backward
+        while isinstance(anchor, ast.With | ast.AsyncWith | ast.Try):  # the statement inside the block
+            inner = top_statement(backward_via, anchor.body, ctx)
+            if inner is None:
+                break
+            anchor = inner
+        yield Hit(anchor, self.BEFORE_BACKWARD.format(line=step.lineno))
 
 
 def _zeroed_elsewhere(loop: ast.AST, ctx: ModuleContext) -> bool:
     """An enclosing loop that zeroes once per outer iteration still counts as zeroing."""
     for ancestor in ctx.ancestors(loop):
-        if isinstance(ancestor, LOOPS) and any(is_zero_grad(c) for c in calls_in_order(ancestor.body)):
+        if isinstance(ancestor, LOOPS) and iteration(ancestor, ctx).clears:
             return True
         if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
             break

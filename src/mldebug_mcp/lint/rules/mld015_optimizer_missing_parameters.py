@@ -3,9 +3,16 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.optim_params import (
+    ITERATORS,
+    covered,
+    dotted,
+    is_optimizer_name,
+    params_argument,
+    within,
+)
 from ..rule import Hit, Rule
 
-ITERATORS = {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children"}
 # swapping in a module without parameters (nn.Identity() for the head) leaves nothing untrained
 PARAMETER_FREE = re.compile(
     r"Identity|Flatten|Unflatten|\w*Dropout\w*|\w*Pool[123]d|(Leaky)?ReLU6?|R?ReLU|[GS]?ELU|CELU|GELU|SiLU|Mish|"
@@ -48,72 +55,33 @@ class OptimizerMissingParameters(Rule):
                        "    model.fc = nn.Linear(512, 10)\n    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not _is_optimizer(ctx.call_name(node)):
+        if not is_optimizer_name(ctx.call_name(node)):
             return
-        params = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), None)
-        covered = _covered(params, ctx) if params is not None else None
+        params = params_argument(node)
+        sources = covered(params, ctx) if params is not None else None
         scope = ctx.scope_of(node)
         later = [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > node.lineno]
-        if not covered or any(_rebuilds(c, ctx) for c in later):
+        if not sources or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):
             path = _unfrozen_path(stmt, ctx)
-            if path and _missing(path, covered) and _used_after(node, stmt, ctx, scope):
+            if path and _missing(path, sources) and _used_after(node, stmt, ctx, scope):
                 yield Hit(stmt, self.message.format(what=f"{path} is unfrozen here", line=node.lineno))
         for stmt in ctx.in_scope(scope, (ast.Assign,)):
             if stmt.lineno <= node.lineno or not _builds_module(stmt, ctx):
                 continue
-            path = _dotted(stmt.targets[0])
+            path = dotted(stmt.targets[0])
             # the replaced module is (or holds, or sits inside) what the optimiser was given
-            if any(_within(path, c) or _within(c, path) for c, _ in covered) and _used_after(node, stmt, ctx, scope):
+            if any(within(path, c) or within(c, path) for c, _ in sources) and _used_after(node, stmt, ctx, scope):
                 what = f"{ast.unparse(stmt.targets[0])} is replaced by a new module"
                 yield Hit(stmt, self.message.format(what=what, line=node.lineno))
-
-
-def _is_optimizer(name: str | None) -> bool:
-    if not name or "lr_scheduler" in name or not name.rsplit(".", 1)[-1][:1].isupper():
-        return False
-    return ".optim." in f".{name}." or name == "transformers.AdamW"
-
-
-def _dotted(expr: ast.AST) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        base = _dotted(expr.value)
-        return f"{base}.{expr.attr}" if base else None
-    return _dotted(expr.value) if isinstance(expr, ast.Subscript) else None
-
-
-def _covered(expr: ast.AST | None, ctx: ModuleContext) -> list[tuple[str, bool]] | None:
-    """(path, only-what-was-trainable-then) per source of parameters; None when any is unknown."""
-    if isinstance(expr, ast.Name):
-        value = ctx.resolve(expr)
-        return None if value is expr else _covered(value, ctx)
-    if isinstance(expr, ast.Dict):  # a param group
-        return _covered(next((v for k, v in zip(expr.keys, expr.values)
-                              if isinstance(k, ast.Constant) and k.value == "params"), None), ctx)
-    name = ctx.call_name(expr) or getattr(getattr(expr, "func", None), "id", "")
-    if isinstance(expr, ast.ListComp | ast.GeneratorExp) or (name == "filter" and len(expr.args) == 2):
-        # [p for p in model.parameters() if p.requires_grad], filter(lambda p: p.requires_grad, ...)
-        source = expr.args[1] if name == "filter" else expr.generators[0].iter
-        inner = _covered(source, ctx)
-        return inner and [(p, "requires_grad" in ast.dump(expr)) for p, _ in inner]
-    if isinstance(expr, ast.Call) and ctx.method_name(expr) in ITERATORS:
-        path = _dotted(expr.func.value)
-        return [(path, False)] if path else None
-    parts = (expr.elts if isinstance(expr, ast.List | ast.Tuple)
-             else [expr.left, expr.right] if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)
-             else expr.args if name in {"list", "tuple", "itertools.chain"} else [])
-    found = [_covered(p, ctx) for p in parts]
-    return None if not found or any(f is None for f in found) else [c for f in found for c in f]
 
 
 def _rebuilds(call: ast.Call, ctx: ModuleContext) -> bool:
     """Another optimiser, add_param_group, or a helper whose name says it builds one."""
     func = call.func
     short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return _is_optimizer(ctx.call_name(call)) or short == "add_param_group" or "optimi" in short.lower()
+    return is_optimizer_name(ctx.call_name(call)) or short == "add_param_group" or "optimi" in short.lower()
 
 
 def _unfreezes(calls: list[ast.Call], ctx: ModuleContext, scope: ast.AST, after: int) -> list[ast.AST]:
@@ -133,27 +101,23 @@ def _unfrozen_path(node: ast.AST, ctx: ModuleContext) -> str | None:
         for loop in (a for a in ctx.ancestors(node) if isinstance(a, ast.For)):
             if target.id in {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
                 # `for p in model.layer4.parameters()`, `for block in model.blocks[-2:]`
-                return _dotted(loop.iter.func.value if ctx.method_name(loop.iter) in ITERATORS else loop.iter)
+                return dotted(loop.iter.func.value if ctx.method_name(loop.iter) in ITERATORS else loop.iter)
         target = ctx.resolve(target)
-    return _dotted(target)
+    return dotted(target)
 
 
 def _missing(path: str, covered: list[tuple[str, bool]]) -> bool:
     """`path` shares a root with the optimiser's parameters but lies outside every full group."""
     related = any(path.split(".")[0] == c.split(".")[0] for c, _ in covered)
-    return related and not any(_within(path, c) and not only_trainable for c, only_trainable in covered)
-
-
-def _within(inner: str, outer: str) -> bool:
-    return inner == outer or inner.startswith(outer + ".")
+    return related and not any(within(path, c) and not only_trainable for c, only_trainable in covered)
 
 
 def _builds_module(assign: ast.Assign, ctx: ModuleContext) -> bool:
     """`model = Net()` or `model.fc = nn.Linear(...)`: a new module (or parameter), not `.to()`/DDP."""
-    if len(assign.targets) != 1 or not isinstance(assign.value, ast.Call) or _dotted(assign.targets[0]) is None:
+    if len(assign.targets) != 1 or not isinstance(assign.value, ast.Call) or dotted(assign.targets[0]) is None:
         return False
-    call, target = assign.value, _dotted(assign.targets[0])
-    if any(_dotted(a) == target for a in call.args + [k.value for k in call.keywords]):
+    call, target = assign.value, dotted(assign.targets[0])
+    if any(dotted(a) == target for a in call.args + [k.value for k in call.keywords]):
         return False  # `model = Wrapper(model)` keeps the same parameters
     name = ctx.call_name(call) or ""
     if ctx.method_name(call) == "from_pretrained" or name.startswith(("torchvision.models.", "timm.create_model")):
@@ -174,12 +138,12 @@ def _is_module_class(cls: ast.ClassDef | None, ctx: ModuleContext, depth: int) -
 def _used_after(opt_call: ast.Call, stmt: ast.AST, ctx: ModuleContext, scope: ast.AST) -> bool:
     """The optimiser still steps, or is handed to a call, after `stmt` (later, or in a loop around it)."""
     holder = ctx.parent(opt_call)
-    if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and _dotted(holder.targets[0])):
+    if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and dotted(holder.targets[0])):
         return False
-    key = _dotted(holder.targets[0])
+    key = dotted(holder.targets[0])
     loops = {a for a in ctx.ancestors(stmt) if isinstance(a, ast.For | ast.While)}
     for ref in ctx.in_scope(scope, (type(holder.targets[0]),)):
-        if _dotted(ref) != key or not isinstance(ref.ctx, ast.Load):
+        if dotted(ref) != key or not isinstance(ref.ctx, ast.Load):
             continue
         if ref.lineno > stmt.lineno or loops & set(ctx.ancestors(ref)):
             parent = ctx.parent(ref)

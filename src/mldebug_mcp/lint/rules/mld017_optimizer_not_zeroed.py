@@ -1,0 +1,98 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step
+from ..helpers.optim_steps import (
+    FUNCTIONS,
+    enclosing_iterations,
+    iteration,
+    owner_of,
+    top_statement,
+)
+from ..helpers.optim_zeroing import cleared, keys, stepped_optimizer
+from ..rule import Hit, Rule
+
+
+class OptimizerNotZeroed(Rule):
+    """What it does: flags an optimiser stepped in a training iteration that clears gradients with
+    zero_grad() for other optimisers or modules but never for this one: a GAN step that zeroes the
+    generator and not the discriminator, a student optimiser stepped in a loop where only the
+    teachers' optimisers are zeroed. `netD.zero_grad()` counts for an optimiser built on
+    `netD.parameters()` (or held as `netD.optimizer`); an optimiser whose parameters cannot be read
+    counts as cleared by any module's zero_grad(). The finding sits where the zero_grad() goes:
+    after the previous optimiser's step, else at this optimiser's first backward.
+
+    Why is this bad: gradients accumulate until something clears them. The zero_grad() calls that are
+    there make the loop look right, but this optimiser steps on the sum of every backward so far (and on
+    the gradients other losses left on its parameters), so its updates grow and drift. Training runs.
+    """
+
+    code = "MLD017"
+    name = "optimizer-not-zeroed"
+    category = "optimiser"
+    severity = "error"  # silent: the updates are wrong and nothing fails
+    message = "{opt} steps in an iteration that zeroes {others} but never {opt}: its gradients accumulate"
+    why = "This optimiser's gradients are never cleared, so every step uses the sum of all earlier backwards."
+    fix = "Call zero_grad() on this optimiser (or on the module it optimises) once per step, before its backward."
+    evidence = "karpathy-mistakes/overfit-single-batch-first"
+    node_types = (*LOOPS, *FUNCTIONS)
+    requires_text = ("zero_grad",)  # the rule is about the optimiser left out where others are zeroed
+    BAD = (
+        "def train(G, D, opt_g, opt_d, loader, d_loss, g_loss):\n"
+        "    for real in loader:\n"
+        "        fake = G(real)\n"
+        "        d_loss(D(real), D(fake.detach())).backward()\n"
+        "        opt_d.step()\n"
+        "        opt_g.zero_grad()\n"
+        "        g_loss(D(fake)).backward()\n"
+        "        opt_g.step()\n"
+    )
+    GOOD = BAD.replace("        fake = G(real)\n", "        fake = G(real)\n        opt_d.zero_grad()\n")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        it = iteration(node, ctx)
+        if not it.backwards or not it.steps or it.opaque_zeros or it.manual:
+            return
+        around = list(enclosing_iterations(node, ctx))
+        if any(a.opaque_zeros or a.manual for a in around):
+            return
+        zeros = it.zeros + [z for a in around for z in a.zeros]
+        if not zeros:
+            return  # nothing is zeroed anywhere: MLD010's finding
+        reported: set[str] = set()
+        for step, via in it.steps:
+            optimizer = stepped_optimizer(step) if step is via and owner_of(step, ctx) is node else None
+            if optimizer is None:
+                continue
+            names = keys(optimizer, ctx)
+            if names & reported or cleared(zeros, optimizer, ctx):
+                continue
+            reported |= names
+            others = ", ".join(sorted({ast.unparse(z.func.value) for z in zeros}))
+            message = self.message.format(opt=ast.unparse(optimizer), others=others)
+            yield Hit(_anchor(node, step, ctx), message)
+
+
+def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext) -> ast.AST:
+    """Where the zero_grad() goes: the statement after the previous optimiser's step (this optimiser's
+    part of the iteration starts there), else the first statement of this part that runs a backward."""
+    block = node.body
+    last = top_statement(step, block, ctx)
+    if last is None:
+        return step
+    earlier = block[: block.index(last)]
+    stepped = [i for i, stmt in enumerate(earlier) if any(is_optimizer_step(c, ctx) for c in calls_in_order([stmt]))]
+    if stepped:
+        return block[stepped[-1] + 1]
+    it = iteration(node, ctx)
+    for stmt in [*earlier, last]:
+        if any(via in set(calls_in_order([stmt])) for _, via in it.backwards):
+            while isinstance(stmt, ast.With | ast.AsyncWith | ast.Try):
+                inner = next((s for s in stmt.body if any(via in set(calls_in_order([s])) for _, via in it.backwards)),
+                             None)
+                if inner is None:
+                    break
+                stmt = inner
+            return stmt
+    return step
