@@ -1,4 +1,4 @@
-"""Hugging Face BertForSequenceClassification from a tiny BertConfig (embeddings with token types and LayerNorm, post-LN encoder with extended attention mask, tanh pooler, dropout, loss from labels=), AdamW 1e-4 (BERT's pre-training rate: these weights are not pretrained) with weight decay 0.01; hand-written stand-in (transformers not installed)."""
+"""Hugging Face BertForSequenceClassification from a tiny BertConfig (embeddings with token types and LayerNorm, post-LN encoder with extended attention mask, tanh pooler, dropout, loss from labels=), AdamW 5e-4 with weight decay 0.01 (a small-BERT pre-training rate as in ELECTRA-small: these weights are not pretrained, so the Trainer's fine-tuning default 5e-5 would not apply); hand-written stand-in (transformers not installed)."""
 
 from __future__ import annotations
 
@@ -101,13 +101,14 @@ class BertForSequenceClassification(nn.Module):
 
 def make_batch(gen: torch.Generator) -> dict:
     """A collated batch: [CLS] filler ... keywords of the label's class ... [SEP] [PAD]..., variable lengths."""
-    keywords = 3 + torch.randperm(VOCAB_SIZE - 3, generator=gen)[: 4 * NUM_LABELS].view(NUM_LABELS, 4)
+    words = 3 + torch.randperm(VOCAB_SIZE - 3, generator=gen)
+    keywords, filler = words[: 4 * NUM_LABELS].view(NUM_LABELS, 4), words[4 * NUM_LABELS:]
     labels = torch.arange(NUM_LABELS).repeat_interleave(PER_CLASS)
     input_ids = torch.full((labels.numel(), SEQ_LEN), PAD, dtype=torch.long)
     attention_mask = torch.zeros_like(input_ids)
     for i, label in enumerate(labels.tolist()):
         length = int(torch.randint(SEQ_LEN // 2, SEQ_LEN + 1, (1,), generator=gen))
-        body = torch.randint(3, VOCAB_SIZE, (length - 2,), generator=gen)
+        body = filler[torch.randint(0, filler.numel(), (length - 2,), generator=gen)]
         where = torch.randperm(length - 2, generator=gen)[:2]
         body[where] = keywords[label, torch.randint(0, 4, (2,), generator=gen)]
         input_ids[i, :length] = torch.cat([torch.tensor([CLS]), body, torch.tensor([SEP])])
@@ -117,7 +118,7 @@ def make_batch(gen: torch.Generator) -> dict:
 
 
 def make_optimizer(params) -> torch.optim.Optimizer:
-    return torch.optim.AdamW(params, lr=1e-4, weight_decay=0.01)
+    return torch.optim.AdamW(params, lr=5e-4, weight_decay=0.01)
 
 
 def train_step(model: nn.Module, batch: dict, optimizer: torch.optim.Optimizer) -> torch.Tensor:
