@@ -11,6 +11,10 @@ from .loops import calls_in_order
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
 MODEL_NAME = re.compile(r"model|net|backbone|encoder|decoder|classifier")
+MODE_VERBS = {"set", "eval", "train", "training", "evaluation", "switch", "toggle"}
+# a plain callable named after a model: classifier_fn, encoder_func, net_hook
+CALLABLE = re.compile(r"(^|_)(fn|func|function|callback|hook)s?$")
+MODEL_BASE = re.compile(r"Module|Model|Net")
 NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval|test|run)_")
 
 
@@ -47,16 +51,52 @@ def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
 def model_call(call: ast.Call, ctx: ModuleContext) -> bool:
     """`model(x)`, `self.net(x)`, `model.forward(x)`, `self(x)` in an nn.Module; not constructors."""
     func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
+    return model_like(func, ctx)
+
+
+def model_like(func: ast.AST, ctx: ModuleContext) -> bool:
+    """An expression (in the tree) that holds a model: built from a model class, or named like one."""
     name = ident(func)
     if name is None or ctx.qualname(func) is not None or name in ctx.functions:
         return False  # imported or local callables are constructors/functions, not model instances
     if name == "self":
-        cls = ctx.enclosing_class(call)
+        cls = ctx.enclosing_class(func)
         return cls is not None and any("Module" in (ident(b) or "") for b in cls.bases)
+    if _local_function(func, ctx):
+        return False
     built = ctx.constructed(func) or ""
-    if built in ctx.classes or (built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss")):
-        return True  # mlp = nn.Sequential(...), clf = Net()
-    return bool(MODEL_NAME.search(name.lower())) and not NOT_MODEL.match(name.lower())
+    if built in ctx.classes:
+        return model_class(ctx.classes[built], ctx)  # clf = Net(), not builder = ExprBuilder()
+    if built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss"):
+        return True  # mlp = nn.Sequential(...)
+    lowered = name.lower()
+    return bool(MODEL_NAME.search(lowered)) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered)
+
+
+def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:
+    """A nested def called by name, or a method of the enclosing class called on self."""
+    if isinstance(func, ast.Name):
+        names = ctx.memo(("evaluation", "defs"), lambda: {
+            f.name for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.by_type.get(kind, ())
+            if not isinstance(ctx.parent(f), ast.ClassDef)})
+        return func.id in names
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(func)
+        return cls is not None and any(
+            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == func.attr for n in cls.body)
+    return False
+
+
+def model_class(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
+    """A class of this module that is a model: an nn.Module (or a Model/Net base) through its bases."""
+    for base in cls.bases:
+        name = ident(base) or ""
+        if MODEL_BASE.search(name) or (ctx.qualname(base) or "").startswith("torch.nn"):
+            return True
+        if name in ctx.classes and depth < 4 and ctx.classes[name] is not cls:
+            if model_class(ctx.classes[name], ctx, depth + 1):
+                return True
+    return False
 
 
 def is_eval_call(call: ast.Call) -> bool:
@@ -102,6 +142,9 @@ def scope_calls(scope: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
 
 
 def mode_helper(call: ast.Call) -> bool:
-    """set_mode("eval"), eval_mode(model), evaluating(model): a project's own mode switch."""
+    """set_mode("eval"), eval_mode(model), evaluating(model): a project's own mode switch (not a getter
+    such as get_quantizer_mode())."""
     words = tokens(ident(call.func) or "")
-    return ("mode" in words and "inference" not in words) or words[0] == "evaluating"
+    if words[0] in {"get", "is", "has"}:
+        return False
+    return ("mode" in words and bool(MODE_VERBS & set(words))) or words[0] == "evaluating"

@@ -4,74 +4,56 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.evaluation import (
-    EVAL_WORDS,
-    NESTED,
     ident,
-    is_eval_call,
     is_eval_loader,
-    is_train_call,
-    mode_helper,
     model_call,
+    model_like,
+    no_grad_expr,
     own_nodes,
     scope_calls,
     tokens,
     under_no_grad,
     uses_torch,
 )
-from ..helpers.loops import LOOPS, calls_in_order, is_backward
+from ..helpers.modes import EVAL, SET, TRAIN, direct_switch, key_of, mode_before, position, related, switches
+from ..helpers.modes_evidence import (
+    collected,
+    enclosing_loops,
+    eval_data,
+    file_trains,
+    framework_managed,
+    mc_dropout,
+    named_for_evaluation,
+    region_trains,
+    scope_trains,
+    trains,
+)
 from ..rule import Hit, Rule
 
-FUNC_WORDS = {"validate", "validation", "eval", "evaluate", "evaluation", "test", "testing"}
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
                     r"|^item$|argmax|^eq$|loss|criterion")
 # nn layers whose output does not depend on train/eval mode
 MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|GELU|SiLU|ELU|Tanh|Sigmoid|Softmax"
                        r"|LogSoftmax|Softplus|Mish|Embedding|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
                        r"|ModuleDict|Identity|LayerNorm|RMSNorm|Upsample|Parameter)$")
-
-
-def eval_calls(ctx: ModuleContext) -> list[ast.Call]:
-    return ctx.memo(("eval",), lambda: [c for c in ctx.by_type.get(ast.Call, ()) if is_eval_call(c)])
-
-
-def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
-    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
-    value = ctx.resolve(func)
-    if not isinstance(value, ast.Call):
-        return False
-    if ctx.method_name(value) == "from_pretrained":
-        return True
-    return _free_build(value, ctx, 0)
-
-
-def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
-    name = ctx.call_name(value)
-    if name in ctx.classes and depth < 3:
-        cls = ctx.classes[name]
-        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
-            return False
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
-        return all(_free_build(b, ctx, depth + 1) for b in built)
-    if not (name and MODE_FREE.match(name)):
-        return False
-    return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
-
-
-_EVAL_TEXT = re.compile(r"(val|valid|test|eval|dev)_?(loader|dataloader|dl|set|dataset|ds|data|iter|batches)")
-
-
-def _may_evaluate(func: ast.AST, ctx: ModuleContext) -> bool:
-    """Cheap pre-filter: an evaluation-like name, or an eval-loader word in the function's text."""
-    if any(w in FUNC_WORDS or w in EVAL_WORDS for w in tokens(func.name)):
-        return True
-    text = "\n".join(ctx.lines[func.lineno - 1 : func.end_lineno]).lower()
-    return _EVAL_TEXT.search(text) is not None
+# models kept in eval mode (or in train mode) on purpose by code this rule does not see
+FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
+          "shadow"}
+MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
+# methods that run a model's forward
+FORWARDS = {"forward", "generate"}
+SETUP = {"load_state_dict", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "load", "share_memory"}
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class EvaluationWithoutEvalMode(Rule):
-    """What it does: flags an evaluation function (named validate/evaluate/test_..., or looping over
-    a val/test/dev loader) that runs the model under no_grad or computes metrics, but never calls
-    .eval() (or .train(False)) in the function, an enclosing function, or before a call to it here.
+    """What it does: flags a model that evaluates (its input is val/test data; or it runs under no_grad in
+    code named for evaluation, prediction or inference that does not train; or it runs in an evaluation
+    function; or its outputs are collected in a file that never trains) while its mode is training: never
+    switched with .eval() (nor by an enclosing function, a caller in this file, or a setup method), or
+    switched with .train() just before. A model loaded with load_state_dict in an evaluation file that
+    never calls .eval() is flagged where it is loaded. The finding is where the fix goes: after the model
+    is set up, at the evaluation loop, or at the wrong .train() call.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
@@ -81,13 +63,14 @@ class EvaluationWithoutEvalMode(Rule):
     code = "MLD020"
     name = "evaluation-without-eval-mode"
     category = "modes"
-    severity = "warning"  # the mode may be set by a caller in another file
-    message = "{name}() evaluates the model without calling model.eval()"
+    severity = "warning"  # the mode may be set by a caller in another file, or the model has no dropout/BN
+    message = "the model evaluates in training mode: model.eval() is never called before it"
     why = "Dropout and BatchNorm stay in training mode: metrics are noisy and BN running stats absorb evaluation data."
     fix = "Call model.eval() before evaluating (no_grad does not do it) and model.train() before training resumes."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = (ast.FunctionDef, ast.AsyncFunctionDef)
-    requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev")  # evaluation code only
+    node_types = (ast.Module,)
+    requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev", "predict", "infer",
+                     "generate", "no_grad", "inference_mode", "load_state_dict")
     BAD = (
         "import torch\n"
         "def evaluate(model, val_loader):\n"
@@ -110,68 +93,126 @@ class EvaluationWithoutEvalMode(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not uses_torch(ctx) or not _may_evaluate(node, ctx) or _hook_or_unit_test(node):
+        if not uses_torch(ctx):
             return
-        nodes = list(own_nodes(node))
-        calls = [n for n in nodes if isinstance(n, ast.Call)]
-        if any(is_eval_call(c) or mode_helper(c) for c in calls):
-            return
-        if any(isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Store) for n in nodes):
-            return  # model.training = False
-        val_loops = [n for n in nodes if isinstance(n, ast.For | ast.AsyncFor) and is_eval_loader(n.iter)]
-        if any(is_backward(c) for c in calls):
-            # training and validation in one function: only a val loop without backward is evaluation
-            regions = [n for n in val_loops if not any(is_backward(c) for c in calls_in_order(n.body))]
-        elif any(is_train_call(c) for c in calls):
-            return  # deliberate train mode (MC dropout) or restoring the mode a caller set
-        elif val_loops or _eval_named(node, nodes):
-            regions = [node]
-        else:
-            return
-        for region in regions:
-            region_nodes = list(own_nodes(region)) if region is not node else nodes
-            calls = [c for c in region_nodes if isinstance(c, ast.Call)]
-            models = [c for c in calls if model_call(c, ctx) and _mode_unknown(c, ctx)]
-            metrics = any(_is_metric(n, ctx) for n in region_nodes)
-            if any(under_no_grad(m, ctx) or metrics for m in models) and not _eval_set_outside(node, ctx):
-                yield Hit(node, self.message.format(name=node.name))
-                return
+        hits: dict[int, Hit] = {}
+        for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
+            if not framework_managed(scope, ctx):
+                for hit in _scope_hits(scope, ctx):
+                    hits.setdefault(hit.node.lineno, hit)
+        for hit in _loaded_for_evaluation(ctx):
+            hits.setdefault(hit.node.lineno, hit)
+        yield from hits.values()
 
 
-def _eval_named(func: ast.AST, nodes: list[ast.AST]) -> bool:
-    words = tokens(func.name)
-    # bare "val" is also short for value (q_val, max_val): require val_* or a loop over batches
-    if FUNC_WORDS & set(words):
+def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+    reported: set[str] = set()
+    for call in scope_calls(scope, ctx):
+        receiver = _forward_receiver(call, ctx)
+        key = key_of(receiver) if receiver is not None else None
+        if key is None or key in reported or _mode_given(call, receiver, key, ctx):
+            continue
+        switch = mode_before(call, key, scope, ctx)
+        if switch is not None and switch.mode in (EVAL, SET):
+            continue
+        strong = eval_data(call, scope, ctx) or (
+            _no_grad(call, scope, ctx) and not region_trains(call, scope, ctx)
+            and named_for_evaluation(scope, ctx, file_too=True))
+        if switch is not None:  # train() before the forward
+            if not strong or mc_dropout(scope, ctx):
+                continue
+            if switch.direct and not _trains_between(switch.node, call, scope, ctx):
+                reported.add(key)
+                yield Hit(switch.node, f"{key}.train() here, then {key} evaluates: dropout and BatchNorm run in "
+                                       f"training mode; call {key}.eval() instead")
+                continue
+        elif any(s.mode == EVAL and (s.direct or related(s.key, key))
+                 for s in switches(scope, ctx) if position(s.node) < position(call)):
+            continue  # another name may hold the same model
+        elif _set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)):
+            continue
+        reported.add(key)
+        yield Hit(_anchor(call, key, scope, ctx),
+                  f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+
+
+def _forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The model a call runs, when its output is used: a forward run for its side effects only
+    (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation."""
+    if not (call.args or call.keywords) or isinstance(ctx.parent(call), ast.Expr):
+        return None
+    if model_call(call, ctx):
+        func = call.func
+        return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in FORWARDS and model_like(func.value, ctx):
+        return func.value
+    return None
+
+
+def _mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """The mode does not matter or is handled elsewhere: passed explicitly, a model kept frozen on purpose,
+    `self(x)` inside a model, or a model with no dropout/BatchNorm (or one from_pretrained, in eval)."""
+    if any(k.arg in MODE_KEYWORDS for k in call.keywords) or key == "self":
         return True
-    return "val" in words and (words[0] == "val" or any(isinstance(n, LOOPS) for n in nodes))
-
-
-def _hook_or_unit_test(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    # per-batch hooks (validation_step, on_validation_*, *_epoch_end) run in the mode their driver set
-    if func.name.endswith(("step", "_epoch_end", "_batch_end")) or func.name.startswith("on_"):
+    if FROZEN & {t for part in key.split(".") for t in tokens(part)}:
         return True
-    if func.name.lower().startswith("test"):  # pytest/unittest tests assert; evaluation code reports
-        return any(isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(func))
-    return False
+    return mode_free(receiver, ctx)
 
 
-def _mode_unknown(call: ast.Call, ctx: ModuleContext) -> bool:
-    if any(k.arg in {"training", "train", "deterministic"} for k in call.keywords):
-        return False  # the mode is passed explicitly
-    func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
-    if mode_free(func, ctx):
+def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
+    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
+    value = ctx.resolve(func)
+    if not isinstance(value, ast.Call):
         return False
-    # a model put in eval mode once at construction (EMA copies, frozen teachers); a parameter or
-    # local variable is a different object from a module-level model of the same name
-    if isinstance(func, ast.Name) and func.id in ctx.bindings.get(ctx.scope_of(call), {}):
+    if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
         return True
-    target = ast.dump(func)
-    for c in eval_calls(ctx):
-        if ast.dump(c.func.value) == target:
-            scope = ctx.scope_of(c)
-            if isinstance(scope, ast.Module) or getattr(scope, "name", "") in {"__init__", "setup", "build"}:
-                return False
-    return True
+    return _free_build(value, ctx, 0)
+
+
+def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    name = ctx.call_name(value)
+    if name in ctx.classes and depth < 3:
+        cls = ctx.classes[name]
+        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
+            return False
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
+        return all(_free_build(b, ctx, depth + 1) for b in built)
+    if not (name and MODE_FREE.match(name)):
+        return False
+    return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
+
+
+def _no_grad(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    if under_no_grad(call, ctx):
+        return True
+    return any(isinstance(ctx.parent(c), ast.Expr) and (ctx.call_name(c) or "").endswith("set_grad_enabled")
+               and no_grad_expr(c, ctx) and c.lineno < call.lineno for c in scope_calls(scope, ctx))
+
+
+def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    return trains((c for c in scope_calls(scope, ctx) if position(first) < position(c) < position(last)), ctx)
+
+
+def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """An evaluation function that does not train (a loop, no_grad or metrics around the call), or a loop
+    in a file that never trains whose outputs are gathered (features, activations, predictions)."""
+    in_loop = bool(enclosing_loops(call, scope, ctx))
+    if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx):
+        if in_loop or _no_grad(call, scope, ctx) or any(_is_metric(n, ctx) for n in own_nodes(scope)):
+            return True
+    return not file_trains(ctx) and _over_batches(call, scope, ctx) and collected(call, scope, ctx)
+
+
+def _over_batches(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The call consumes the items of a `for` loop around it (`for x, _ in loader: model(x)`)."""
+    used = {n.id for a in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(a)
+            if isinstance(n, ast.Name)}
+    for loop in enclosing_loops(call, scope, ctx):
+        if isinstance(loop, ast.For | ast.AsyncFor) and used & {
+                n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
+            return True
+    return False
 
 
 def _is_metric(node: ast.AST, ctx: ModuleContext) -> bool:
@@ -183,25 +224,114 @@ def _is_metric(node: ast.AST, ctx: ModuleContext) -> bool:
     return isinstance(node, ast.AugAssign)
 
 
-def _eval_set_outside(func: ast.AST, ctx: ModuleContext) -> bool:
-    """An enclosing function, or a caller in this module, sets eval mode before running it."""
-    for anc in ctx.ancestors(func):
-        if isinstance(anc, NESTED[:2]) and any(is_eval_call(c) for c in calls_in_order(anc.body)):
+def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """An enclosing function, a caller in this file, or a function that leaves the model in eval mode
+    (a setup or load method, module-level code) switches it: this scope runs in that mode."""
+    for anc in ctx.ancestors(scope):
+        if isinstance(anc, FUNCS) and any(s.mode == EVAL for s in switches(anc, ctx)):
             return True
-    if not eval_calls(ctx):
-        return False
-    for call in _calls_by_ident(ctx).get(func.name, ()):
-        if any(is_eval_call(c) for c in scope_calls(ctx.scope_of(call), ctx) if c.lineno <= call.lineno):
+    if isinstance(scope, FUNCS):
+        for call in _calls_by_ident(ctx).get(scope.name, ()):
+            caller = ctx.scope_of(call)
+            if any(s.mode == EVAL and position(s.node) < position(call) for s in switches(caller, ctx)):
+                return True
+    root = key.split(".")[0]
+    if root != "self" and isinstance(scope, FUNCS) and root in ctx.bindings.get(scope, {}):
+        return False  # a parameter or a local: other scopes' switches are about other objects
+    cls = ctx.enclosing_class(scope) if root == "self" else None
+    for other in _switching_scopes(ctx):
+        if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
+            continue
+        last = [s for s in switches(other, ctx) if s.key is not None and related(s.key, key)]
+        if last and last[-1].mode == EVAL:
             return True
     return False
 
 
+def _switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
+    def compute():
+        scopes = {id(ctx.scope_of(c)): ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
+                  if isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"}}
+        return list(scopes.values())
+    return ctx.memo(("mld020", "switching-scopes"), compute)
+
+
 def _calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
-    """Calls grouped by the name they call, built once per module (asked once per evaluation function)."""
     def group() -> dict[str, list[ast.Call]]:
         grouped: dict[str, list[ast.Call]] = {}
         for call in ctx.by_type.get(ast.Call, ()):
             grouped.setdefault(ident(call.func) or "", []).append(call)
         return grouped
-
     return ctx.memo(("mld020", "calls_by_ident"), group)
+
+
+def _anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """Where model.eval() belongs: in training code, before the evaluation loop (else at the call); in
+    evaluation code, after the model is set up here (built, loaded, moved), else before the loop."""
+    loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
+    if scope_trains(scope, ctx):
+        evaluation = [n for n in loops if not isinstance(n, ast.While) and is_eval_loader(n.iter)
+                      and not trains(ast.walk(n), ctx)]
+        return evaluation[-1] if evaluation else call
+    top = _top_statement(call, scope, ctx)
+    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    if setup:
+        return setup[-1]
+    return loops[-1] if loops else top
+
+
+def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    for anc in ctx.ancestors(node):
+        if anc is scope:
+            return node
+        node = anc
+    return node
+
+
+def _statements(scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt]:
+    def compute():
+        kinds = (ast.Assign, ast.AnnAssign, ast.Expr)
+        if isinstance(scope, ast.Module):
+            nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
+        else:
+            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
+        return sorted(nodes, key=position)
+    return ctx.memo(("mld020", "statements", id(scope)), compute)
+
+
+def _sets_up(stmt: ast.stmt, key: str) -> bool:
+    """`model = ...`, `model.load_state_dict(...)`, `model.to(device)`: the model is made ready here."""
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return any(key_of(t) == key for t in targets)
+    value = stmt.value
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP
+            and key_of(value.func.value) == key)
+
+
+def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
+    """An evaluation file (an evaluation function under no_grad, nothing trained) that loads weights into a
+    model and never switches any mode: the model evaluates in the training mode it was built in."""
+    calls = ctx.by_type.get(ast.Call, ())
+    if file_trains(ctx) or any(direct_switch(c) for c in calls) or any(
+            n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
+        return
+    if not any(named_for_evaluation(f, ctx, file_too=False) and _has_no_grad(f, ctx)
+               for kind in FUNCS for f in ctx.by_type.get(kind, ())):
+        return
+    seen = set()
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "load_state_dict" and model_like(func.value, ctx):
+            key = key_of(func.value)
+            if key and key not in seen and not FROZEN & set(tokens(key.replace(".", "_"))):
+                seen.add(key)
+                yield Hit(call, f"{key} is loaded here for evaluation and never put in eval mode "
+                                f"(no .eval() in this file): call {key}.eval() after loading")
+
+
+def _has_no_grad(func: ast.AST, ctx: ModuleContext) -> bool:
+    if any(no_grad_expr(d, ctx) for d in func.decorator_list):
+        return True
+    return any(isinstance(n, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in n.items)
+               for n in own_nodes(func))

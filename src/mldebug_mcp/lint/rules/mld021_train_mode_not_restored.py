@@ -11,7 +11,8 @@ from ..helpers.evaluation import (
     tokens,
     uses_torch,
 )
-from ..helpers.loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
+from ..helpers.loops import LOOPS, calls_in_order, is_backward
+from ..helpers.modes import local_targets, update_step
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
@@ -69,7 +70,7 @@ class TrainModeNotRestored(Rule):
             return
         calls = list(calls_in_order(node.body))
         backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
-        if backward is None or not any(is_optimizer_step(c, ctx) for c in calls):
+        if backward is None or not any(update_step(c, ctx) for c in calls):
             return
         restores = [i for i, c in enumerate(calls) if _restores_train(c, ctx)]
         if any(i < backward for i in restores):
@@ -93,36 +94,11 @@ class TrainModeNotRestored(Rule):
 def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.Call | None:
     """The eval() call of a function of this file (validate(), self._eval_epoch()) that ends in eval
     mode: its last mode switch is .eval() on a trained model."""
-    for target in _local_targets(call, ctx):
+    for target in local_targets(call, ctx):
         switches = [c for c in calls_in_order(target.body) if is_eval_call(c) or is_train_call(c)]
         if switches and is_eval_call(switches[-1]):
             return switches[-1]
     return None
-
-
-def _local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
-    """The functions of this module a call may run: `f()` is the nearest `def f` in the scopes around the
-    call (a nested helper first), else the module's; `x.f()` is any class's method `f`."""
-    name = ident(call.func)
-    if not name:
-        return []
-
-    def table() -> dict[str, list[ast.AST]]:
-        found: dict[str, list[ast.AST]] = {}
-        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
-            for function in ctx.by_type.get(kind, ()):
-                found.setdefault(function.name, []).append(function)
-        return found
-
-    candidates = ctx.memo(("mld021", "functions"), table).get(name, [])
-    if isinstance(call.func, ast.Attribute):
-        return [f for f in candidates if isinstance(ctx.parent(f), ast.ClassDef)]
-    for scope in [*(a for a in ctx.ancestors(call) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)),
-                  ctx.tree]:
-        nested = [f for f in candidates if ctx.parent(f) is scope]
-        if nested:
-            return nested[-1:]
-    return []
 
 
 def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
@@ -136,7 +112,7 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     """`.train()`, a mode helper, or a call to a function/method of this module that calls .train()."""
     if is_train_call(call) or mode_helper(call):
         return True
-    return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in _local_targets(call, ctx))
+    return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in local_targets(call, ctx))
 
 
 def _conditional(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:

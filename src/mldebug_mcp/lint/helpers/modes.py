@@ -1,0 +1,196 @@
+"""The train/eval mode of models along a scope (MLD020, MLD021).
+
+A model is named by its receiver key (`model`, `self.model`, `self.ema.module`); a switch is a call that
+sets the mode of a key: `.eval()`, `.train(False)`, `.train()`, `.train(mode)` (set, value unknown), a
+project's own mode helper (`set_mode(...)`, `with eval_mode(model)`: sets every model), an assignment to
+`.training`, or a call of a function of this module whose own last switch of a key is one of those (the
+key mapped through its parameters). Order is source order: a linear view of the scope, which is what
+the bugs look like (eval() at the top of validation, train() forgotten after it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .evaluation import is_eval_call, mode_helper, own_nodes, scope_calls
+from .loops import is_optimizer_step
+
+EVAL, TRAIN, SET = "eval", "train", "set"
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def key_of(expr: ast.AST) -> str | None:
+    """`self.model.module` for a chain of attributes on a name; None for anything else."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def related(a: str | None, b: str | None) -> bool:
+    """One key is the other or owns it: `model.eval()` switches `model.encoder` too, and a switch of
+    `model.encoder` is taken as deliberate mode handling of `model`."""
+    if a is None or b is None:
+        return True
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+class Switch:
+    """A mode change of `key` (None: every model) made by `node` in the scope being read."""
+
+    __slots__ = ("direct", "key", "mode", "node")
+
+    def __init__(self, node: ast.AST, key: str | None, mode: str, direct: bool = True) -> None:
+        self.node, self.key, self.mode, self.direct = node, key, mode, direct
+
+
+def direct_switch(call: ast.Call) -> tuple[str | None, str] | None:
+    """(key, mode) for a call that sets a mode itself."""
+    func = call.func
+    if is_eval_call(call):
+        return key_of(func.value), EVAL
+    if isinstance(func, ast.Attribute) and func.attr == "train":
+        args = call.args + [k.value for k in call.keywords if k.arg == "mode"]
+        if not args or (isinstance(args[0], ast.Constant) and args[0].value is True):
+            return key_of(func.value), TRAIN
+        return key_of(func.value), SET  # train(mode): restores what a caller had
+    if mode_helper(call):
+        return None, SET
+    return None
+
+
+def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]:
+    """The mode switches of a scope in source order, local helpers' net effect included."""
+    def compute() -> list[Switch]:
+        found = []
+        for call in scope_calls(scope, ctx):
+            direct = direct_switch(call)
+            if direct is not None and direct[0] == "self" and local_targets(call, ctx):
+                direct = None  # `self.train()` of a trainer class that defines its own train()
+            if direct is not None:
+                found.append(Switch(call, *direct))
+            elif depth > 0:
+                found.extend(_helper_switches(call, scope, ctx, depth))
+        for node in own_nodes(scope) if not isinstance(scope, ast.Module) else ctx.by_type.get(ast.Assign, ()):
+            if isinstance(node, ast.Assign) and ctx.scope_of(node) is scope:
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "training":
+                        found.append(Switch(node, key_of(target.value), SET))
+        return sorted(found, key=lambda s: position(s.node))
+
+    return ctx.memo(("mode-switches", id(scope), depth), compute)
+
+
+def _helper_switches(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: int) -> list[Switch]:
+    """What calling a function of this module leaves behind: its last switch of each key, seen from here."""
+    found = []
+    for target in local_targets(call, ctx):
+        if target is scope:
+            continue
+        last: dict[str | None, Switch] = {}
+        for inner in switches(target, ctx, depth - 1):
+            last[inner.key] = inner
+        for inner in last.values():
+            key = _mapped(inner.key, call, target, ctx)
+            if key is not None or inner.key is None:
+                found.append(Switch(call, key, inner.mode, direct=False))
+    return found
+
+
+def _mapped(key: str | None, call: ast.Call, target: ast.AST, ctx: ModuleContext) -> str | None:
+    """A key of the callee as the caller names it: a parameter becomes the argument passed, `self` the
+    receiver of the call; any other name (a global, a closure variable) is the same object."""
+    if key is None:
+        return None
+    root, _, rest = key.partition(".")
+    params = [a.arg for a in target.args.posonlyargs + target.args.args]
+    method = isinstance(ctx.parent(target), ast.ClassDef)
+    suffix = "." + rest if rest else ""
+    if method and params and root == params[0]:
+        base = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        return base + suffix if base else None
+    if root in params:
+        index = params.index(root) - (1 if method else 0)
+        arg = call.args[index] if 0 <= index < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == root), None)
+        base = key_of(arg) if arg is not None else None
+        return base + suffix if base else None
+    if root in {a.arg for a in target.args.kwonlyargs}:
+        return None
+    return key
+
+
+def local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
+    """The functions of this module a call may run: `f()` is the nearest `def f` in the scopes around the
+    call (a nested helper first), else the module's; `x.f()` is any class's method `f`."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if not name:
+        return []
+
+    def table() -> dict[str, list[ast.AST]]:
+        found: dict[str, list[ast.AST]] = {}
+        for kind in FUNCS:
+            for function in ctx.by_type.get(kind, ()):
+                found.setdefault(function.name, []).append(function)
+        return found
+
+    candidates = ctx.memo(("modes", "functions"), table).get(name, [])
+    if isinstance(func, ast.Attribute):
+        if ctx.qualname(func) is not None:
+            return []  # torch.load(), np.save(): a library's function, not a method of this file
+        return [f for f in candidates if isinstance(ctx.parent(f), ast.ClassDef)]
+    for scope in [*(a for a in ctx.ancestors(call) if isinstance(a, FUNCS)), ctx.tree]:
+        nested = [f for f in candidates if ctx.parent(f) is scope]
+        if nested:
+            return nested[-1:]
+    return []
+
+
+def mode_before(node: ast.AST, key: str | None, scope: ast.AST, ctx: ModuleContext) -> Switch | None:
+    """The last switch of `key` (or of every model) in `scope` before `node`, in source order."""
+    where = position(node)
+    last = None
+    for switch in switches(scope, ctx):
+        if position(switch.node) >= where:
+            break
+        if related(switch.key, key):
+            last = switch
+    return last
+
+
+def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """An optimizer step, or a call of a callable built from a model's parameters
+    (`train_op = get_train_op(params=model.parameters())` then `train_op()`)."""
+    if is_optimizer_step(call, ctx):
+        return True
+    if not isinstance(call.func, ast.Name):
+        return False
+    for value in binding_values(call.func, ctx):
+        if isinstance(value, ast.Call) and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "parameters"
+            for n in ast.walk(value)
+        ):
+            return True
+    return False
+
+
+def binding_values(name: ast.Name, ctx: ModuleContext) -> list[ast.expr]:
+    """Values assigned to a name in its scope or, failing that, in the scopes around it (closures)."""
+    scope = ctx.scope_of(name)
+    while True:
+        values = ctx.bindings.get(scope, {}).get(name.id)
+        if values:
+            return values
+        if scope is ctx.tree:
+            return []
+        scope = ctx.scope_of(scope)

@@ -1,0 +1,225 @@
+"""Whether a model call is evaluation, and where a scope trains (MLD020).
+
+Evidence that a forward evaluates, strongest first: its input comes from evaluation data (a val/test
+loader, or a name that took a value from one earlier in the scope); it runs under no_grad in a region
+that does not train, in code named for evaluation (the function, its class or its file: `predict`,
+`Evaluator`, `inference.py`); it runs in a function named for evaluation that does not train; it runs
+in a loop of a file that never trains and its outputs are collected (feature or activation extraction).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import PurePath
+
+from ..context import ModuleContext
+from .evaluation import (
+    EVAL_WORDS,
+    LOADER_WORD,
+    NESTED,
+    ident,
+    is_eval_loader,
+    own_nodes,
+    scope_calls,
+    tokens,
+)
+from .loops import LOOPS, is_backward, is_optimizer_step
+
+EVAL_NAME = {"validate", "validation", "eval", "evaluate", "evaluation", "evaluator", "test", "testing",
+             "tester", "predict", "prediction", "predictor", "inference", "infer", "inferencer"}
+# results taken off the graph or gathered: what extraction and inference code does with outputs
+COLLECT = {"append", "extend", "numpy", "cpu", "tolist", "item", "detach", "save", "write", "imwrite"}
+# the framework switches modes around these (Lightning, HF Trainer)
+FRAMEWORK_BASES = re.compile(r"(?i)lightning|^transformers\.|^accelerate\.")
+EXPORT = re.compile(r"^torch\.(onnx\.export|jit\.(trace|script)|export\.)")
+LOOP_NODES = (*LOOPS, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def eval_named(name: str) -> bool:
+    words = tokens(name)
+    # bare "val" is also short for value (q_val, max_val): only as the first word
+    return bool(EVAL_NAME & set(words)) or (bool(words) and words[0] == "val")
+
+
+def named_for_evaluation(scope: ast.AST, ctx: ModuleContext, file_too: bool) -> bool:
+    """The scope's name, its class's name or (with `file_too`) its file's name says evaluation."""
+    names = [getattr(scope, "name", "")]
+    cls = ctx.enclosing_class(scope) if not isinstance(scope, ast.Module) else None
+    if cls is not None:
+        names.append(cls.name)
+    if file_too:
+        stem = PurePath(ctx.path).stem
+        if not stem.startswith("test_") and not stem.endswith("_test"):  # pytest modules test code
+            names.append(stem)
+    return any(eval_named(n) for n in names if n)
+
+
+def trains(nodes, ctx: ModuleContext) -> bool:
+    return any(isinstance(n, ast.Call) and (is_backward(n) or is_optimizer_step(n, ctx)) for n in nodes)
+
+
+def file_trains(ctx: ModuleContext) -> bool:
+    return ctx.memo(("modes", "file-trains"), lambda: trains(ctx.by_type.get(ast.Call, ()), ctx))
+
+
+def scope_trains(scope: ast.AST, ctx: ModuleContext) -> bool:
+    return ctx.memo(("modes", "trains", id(scope)), lambda: trains(scope_calls(scope, ctx), ctx))
+
+
+def enclosing_loops(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> list[ast.AST]:
+    """Loops and comprehensions around `node` inside `scope`, innermost first."""
+    found = []
+    for anc in ctx.ancestors(node):
+        if anc is scope:
+            break
+        if isinstance(anc, LOOP_NODES):
+            found.append(anc)
+    return found
+
+
+def region_trains(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The innermost loop around `node` (else the whole scope) takes a training step."""
+    loops = [n for n in enclosing_loops(node, scope, ctx) if isinstance(n, LOOPS)]
+    if loops:
+        return trains(ast.walk(loops[0]), ctx)
+    return scope_trains(scope, ctx)
+
+
+def eval_data(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The call's input is evaluation data and nothing around it trains on that data (test-time adaptation
+    and saliency maps take gradients on test data on purpose)."""
+    block = _innermost_block(call, scope, ctx)
+    if block is not None and trains((n for s in block for n in ast.walk(s)), ctx):
+        return False
+    for loop in enclosing_loops(call, scope, ctx):
+        iters = [loop.iter] if isinstance(loop, ast.For | ast.AsyncFor) else [
+            g.iter for g in getattr(loop, "generators", [])]
+        if any(is_eval_loader(i) for i in iters):
+            return not trains(ast.walk(loop), ctx)
+    tainted = _eval_names_before(call, scope, ctx)
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        for n in ast.walk(arg):
+            if isinstance(n, ast.Name) and n.id in tainted:
+                return True
+        if _names_eval_data(arg):
+            return True
+    return False
+
+
+def _names_eval_data(expr: ast.AST) -> bool:
+    """`x_test`, `val_batch`, `self.test_images`, `testloader`: a name of evaluation data. A bare `test` or
+    `val` names too much else (an if statement's test, a value)."""
+    for n in ast.walk(expr):
+        words = tokens(ident(n) or "") if isinstance(n, ast.Name | ast.Attribute) else []
+        if "train" in words:
+            return False
+        if len(words) > 1 and EVAL_WORDS & set(words) or any(LOADER_WORD.fullmatch(w) for w in words):
+            return True
+    return False
+
+
+def _innermost_block(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt] | None:
+    child = node
+    for anc in ctx.ancestors(node):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(anc, field, None)
+            if isinstance(block, list) and child in block:
+                return block
+        if anc is scope:
+            return None
+        child = anc
+    return None
+
+
+def _eval_names_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> set[str]:
+    """Names holding evaluation data just before `call`: bound from a val/test loader (or from a name that
+    was) by an assignment or a loop target earlier in the scope, and not rebound from other data since."""
+    where = (call.lineno, call.col_offset)
+    tainted: set[str] = set()
+    for node in _bindings_in_order(scope, ctx):
+        if (node.lineno, node.col_offset) >= where:
+            break
+        if isinstance(node, ast.For | ast.AsyncFor):
+            source, targets = node.iter, [node.target]
+        else:
+            source, targets = node.value, node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        from_eval = _names_eval_data(source) or any(
+            isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(source))
+        tainted = tainted | names if from_eval else tainted - names
+    return tainted
+
+
+def _bindings_in_order(scope: ast.AST, ctx: ModuleContext) -> list[ast.AST]:
+    def compute():
+        kinds = (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor)
+        if isinstance(scope, ast.Module):
+            nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
+        else:
+            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
+        nodes = [n for n in nodes if getattr(n, "value", True) is not None]
+        return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
+    return ctx.memo(("modes", "bindings", id(scope)), compute)
+
+
+def collected(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The call's output is taken off the graph or gathered (`.detach().numpy()`, `outs.append(...)`),
+    directly or through the name it is assigned to."""
+    parent = ctx.parent(call)
+    names: set[str] = set()
+    while isinstance(parent, ast.Attribute | ast.Call | ast.Subscript | ast.Tuple):
+        if ident(parent) in COLLECT or (isinstance(parent, ast.Call) and ident(parent.func) in COLLECT):
+            return True
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Assign | ast.AnnAssign):
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if not names:
+        return False
+    for use in scope_calls(scope, ctx):
+        if use.lineno > call.lineno and ident(use.func) in COLLECT and any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(use)
+        ):
+            return True
+    return False
+
+
+def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Code whose mode someone else sets: per-batch hooks, unit tests, methods of a model (nn.Module) or of
+    a Lightning/HF trainer class, and export/tracing code."""
+    if isinstance(scope, NESTED[:2]):
+        name = scope.name
+        if name.endswith(("step", "_epoch_end", "_batch_end")) or name.startswith("on_") or name == "forward":
+            return True
+        if name.lower().startswith("test") and any(
+            isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(scope)
+        ):
+            return True  # pytest/unittest tests assert; evaluation code reports
+        cls = ctx.enclosing_class(scope)
+        if cls is not None and (any(_framework_base(b, ctx) for b in cls.bases) or _unit_test_class(cls)):
+            return True
+    return any(EXPORT.match(ctx.call_name(c) or "") for c in scope_calls(scope, ctx))
+
+
+def _unit_test_class(cls: ast.ClassDef) -> bool:
+    """A unittest/pytest class: named for tests and asserting (self.assertEqual, assert)."""
+    if "test" not in tokens(cls.name):
+        return False
+    return any(isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls))
+
+
+def _framework_base(base: ast.AST, ctx: ModuleContext) -> bool:
+    qualname = ctx.qualname(base) or ""
+    name = ident(base) or ""
+    if "Module" in name or qualname.startswith("torch.nn"):
+        return True  # a model's own methods run in whatever mode its user set
+    return bool(FRAMEWORK_BASES.search(qualname))
+
+
+def mc_dropout(scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Dropout kept on at inference on purpose (Monte Carlo dropout, uncertainty estimates)."""
+    if isinstance(scope, ast.Module):
+        return False
+    text = "\n".join(ctx.lines[scope.lineno - 1: scope.end_lineno])
+    return re.search(r"(?i)dropout|monte|\bmc\b|mc_|_mc\b|uncertain|bayes", text) is not None
