@@ -85,3 +85,18 @@ def _tensors(value):
     elif isinstance(value, (tuple, list)):
         for v in value:
             yield from _tensors(v)
+
+
+def test_every_mutation_is_a_one_line_change_that_compiles():
+    from benchmarks.diagnose_zoo.mutations import MUTATIONS, mutated_source
+    from mldebug_mcp.diagnostics.checks import CHECK_IDS
+
+    assert len({m.name for m in MUTATIONS}) == len(MUTATIONS)
+    assert len({m.setup for m in MUTATIONS}) >= 10
+    for m in MUTATIONS:
+        assert m.check in CHECK_IDS and m.setup in SETUPS and m.description, m.name
+        clean = (REPO / "benchmarks" / "diagnose_zoo" / f"{m.setup}.py").read_text(encoding="utf-8").splitlines()
+        mutated = mutated_source(m).splitlines()
+        assert len(mutated) == len(clean), m.name
+        assert sum(a != b for a, b in zip(clean, mutated)) == 1, m.name
+        compile("\n".join(mutated), m.name, "exec")
