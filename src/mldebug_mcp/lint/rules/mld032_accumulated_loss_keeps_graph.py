@@ -2,10 +2,11 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_losses import detached, is_loss_value, named_loss_tensor, trains
+from ..helpers.accum_meters import stored_arguments
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
-    is_loss_call,
     latest_value,
     module_index,
     other_framework,
@@ -15,8 +16,6 @@ from ..rule import Hit, Rule
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 DETACHING = {"item", "detach", "numpy", "tolist"}
-# the result of these still holds the loss's graph
-KEEPS_GRAPH = {"mean", "sum", "float", "double", "to", "cuda", "view", "reshape", "squeeze", "clone"}
 
 
 class AccumulatedLossKeepsGraph(Rule):
@@ -55,25 +54,30 @@ class AccumulatedLossKeepsGraph(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         acc, added = _accumulation(node, ctx)
-        if acc is None:
+        if acc is None or other_framework(ctx) or in_no_grad(node, ctx):
             return
-        loop = next((a for a in ctx.ancestors(node) if isinstance(a, LOOPS + FUNCTIONS)), None)
-        if not isinstance(loop, LOOPS) or other_framework(ctx) or in_no_grad(node, ctx):
-            return
-        key = ast.unparse(acc)
+        loops, func = _enclosing(node, ctx)
+        loop = loops[0] if loops else None
+        if loop is None and not (_on_self(acc) and func is not None and trains(func, ctx)):
+            return  # outside a loop only state kept on self outlives one call of a training step
+        training = any(trains(each, ctx) for each in loops) or (func is not None and trains(func, ctx))
+        key = ast.unparse(_base(acc))
         for operand in _operands(added):
             value = latest_value(operand, ctx) if isinstance(operand, ast.Name) else operand
-            if value is None or not _inside(value, loop, ctx):
+            if value is not None and (loop is not None and not _inside(value, loop, ctx) or detached(value, ctx)):
                 continue
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
-            backwarded = isinstance(operand, ast.Name) and _backwarded_in(operand, loop, ctx) \
-                and not _detached(value, ctx) and depends_on_graph(value, ctx)
-            if not (backwarded or _is_loss(value, ctx)):
+            backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
+                and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx)
+            live = backwarded or value is not None and is_loss_value(value, ctx) \
+                or training and named_loss_tensor(operand, ctx) \
+                or loop is not None and _holds_backwarded(operand, node, loop, ctx)
+            if not live:
                 continue
             # summing losses for a later backward() (or handing the sum back to the caller) is intended
-            if _used_for_backward(key, node, ctx) or (not backwarded and _returned(key, node, ctx)):
+            if _used_for_backward(key, node, ctx) or (not (backwarded or training) and _returned(key, node, ctx)):
                 return
-            if _reset_in_loop(acc, node, loop, ctx):
+            if loop is not None and _reset_in_loop(_base(acc), node, loop, ctx):
                 return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
@@ -92,36 +96,79 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
             return node.targets[0], left
     if isinstance(node, ast.Call) and ctx.method_name(node) == "append" and len(node.args) == 1:
         return node.func.value, node.args[0]
+    if isinstance(node, ast.Call):
+        kept = stored_arguments(node, ctx)  # meter.update(loss): a running-average object keeps the value
+        if kept:
+            return node.func.value, kept[0]
     return None, None
 
 
+def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:
+    """The loops around `node` inside its function (innermost first), and that function."""
+    loops = []
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, FUNCTIONS):
+            return loops, anc
+        if isinstance(anc, LOOPS):
+            loops.append(anc)
+    return loops, None
+
+
+def _base(acc: ast.expr) -> ast.expr:
+    """`totals` for `totals[name]`: the object that keeps the values."""
+    while isinstance(acc, ast.Subscript):
+        acc = acc.value
+    return acc
+
+
+def _on_self(acc: ast.expr) -> bool:
+    """`self.losses`, `self.history[k]`: state that outlives one call of the method."""
+    base = _base(acc)
+    while isinstance(base, ast.Attribute | ast.Subscript):
+        base = base.value
+    return isinstance(base, ast.Name) and base.id == "self" and base is not _base(acc)
+
+
 def _operands(expr: ast.expr) -> Iterator[ast.expr]:
-    """Names and calls the added value is built from by arithmetic (not inside .item() and the like)."""
+    """Names and calls the added value is built from by arithmetic or in a literal container (`[a * 1000, b]`,
+    `{"loss": loss}`), not inside .item() and the like."""
     if isinstance(expr, ast.BinOp):
         yield from _operands(expr.left)
         yield from _operands(expr.right)
+    elif isinstance(expr, ast.List | ast.Tuple):
+        for element in expr.elts:
+            yield from _operands(element)
+    elif isinstance(expr, ast.Dict):
+        for element in expr.values:
+            yield from _operands(element)
     elif isinstance(expr, ast.Name | ast.Call):
         yield expr
 
 
-def _detached(value: ast.AST, ctx: ModuleContext) -> bool:
-    """loss.item(), loss.detach(), float(loss), loss.data: a number or a tensor without the graph."""
-    if isinstance(value, ast.Attribute):
-        return value.attr == "data"
-    return isinstance(value, ast.Call) and (ctx.method_name(value) in DETACHING or isinstance(value.func, ast.Name)
-                                            and value.func.id in {"float", "int"})
-
-
-def _is_loss(value: ast.AST, ctx: ModuleContext) -> bool:
-    while True:
-        if is_loss_call(value, ctx):
-            return True
-        if isinstance(value, ast.BinOp):
-            return _is_loss(value.left, ctx) or _is_loss(value.right, ctx)
-        if isinstance(value, ast.Call) and ctx.method_name(value) in KEEPS_GRAPH and ctx.call_name(value) is None:
-            value = value.func.value
-            continue
+def _holds_backwarded(operand: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
+    """`output['loss'].backward()` in the loop, then `outputs.append(output)`: the container keeps the loss
+    tensor, unless that entry is replaced by a number or a detached tensor before it is kept."""
+    if not isinstance(operand, ast.Name):
         return False
+    calls = module_index(ctx)["backward"].get(ctx.scope_of(loop), ())
+    held = [c for c in calls if _inside(c, loop, ctx) and c.lineno <= node.lineno
+            and _element_of(c.func.value, operand.id)]
+    if not held:
+        return False
+    for assign in ctx.in_scope(ctx.scope_of(loop), (ast.Assign,)):
+        if held[0].lineno <= assign.lineno <= node.lineno and detached(assign.value, ctx) and any(
+                _element_of(t, operand.id) for t in assign.targets):
+            return False
+    return True
+
+
+def _element_of(expr: ast.AST, name: str) -> bool:
+    """`output['loss']`, `output.loss`: an entry of the object `name`."""
+    if not isinstance(expr, ast.Subscript | ast.Attribute):
+        return False
+    while isinstance(expr, ast.Subscript | ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id == name
 
 
 def _backwarded_in(name: ast.Name, loop: ast.AST, ctx: ModuleContext) -> bool:

@@ -1,0 +1,185 @@
+"""Whether a value kept in a running total is a loss tensor that still carries its autograd graph (MLD032).
+
+A value is live when it is computed by a loss (a criterion's call, arithmetic on one, a method that keeps
+the graph), or, in a training step, when it is named as a loss and bound to a tensor expression that
+nothing turned into a number: a call's result, an element unpacked from one, a value iterated out of a
+dict or list of losses (`for name, value in loss_dict.items()`), what a local helper returns. A helper
+whose returns are all numbers (`loss.item()`, `{k: v.item() ...}`) gives numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .graph import in_no_grad, is_loss_call, latest_value, module_index
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+DETACHING = {"item", "detach", "numpy", "tolist"}
+# the result of these still holds the loss's graph
+KEEPS_GRAPH = {"mean", "sum", "float", "double", "to", "cuda", "view", "reshape", "squeeze", "clone"}
+NUMBERS = {"float", "int", "round"}
+NEW_TENSORS = {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros", "torch.ones", "torch.empty",
+               "torch.full", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.zeros_like",
+               "torch.ones_like"}
+
+
+def detached(value: ast.AST, ctx) -> bool:
+    """loss.item(), loss.detach(), float(loss), loss.data: a number or a tensor without the graph."""
+    if isinstance(value, ast.Attribute):
+        return value.attr == "data"
+    if isinstance(value, ast.Subscript):
+        return detached(value.value, ctx)  # loss.data[0]
+    if isinstance(value, ast.BinOp):  # loss.item() * batch_size
+        return detached(value.left, ctx) or detached(value.right, ctx)
+    return isinstance(value, ast.Call) and (ctx.method_name(value) in DETACHING or isinstance(value.func, ast.Name)
+                                            and value.func.id in NUMBERS)
+
+
+def is_loss_value(value: ast.AST, ctx) -> bool:
+    """A loss call, arithmetic on one, or a graph-keeping method of one (`criterion(out, y).mean()`)."""
+    while True:
+        if is_loss_call(value, ctx):
+            return True
+        if isinstance(value, ast.BinOp):
+            return is_loss_value(value.left, ctx) or is_loss_value(value.right, ctx)
+        if isinstance(value, ast.Call) and ctx.method_name(value) in KEEPS_GRAPH and ctx.call_name(value) is None:
+            value = value.func.value
+            continue
+        return False
+
+
+def loss_named(expr: ast.AST) -> bool:
+    name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+    return "loss" in name.lower()
+
+
+def named_loss_tensor(expr: ast.AST, ctx, depth: int = 3) -> bool:
+    """In a training step: `expr` is named as a loss (or iterated out of a container named so) and holds a
+    tensor expression nothing turned into a number."""
+    if depth <= 0 or not isinstance(expr, ast.Name):
+        return False
+    value = latest_value(expr, ctx)
+    if value is not None:
+        if not loss_named(expr) or detached(value, ctx) or in_no_grad(value, ctx):
+            return False
+        if _numeric(value, ctx) or _returns_numbers(value, _position(expr, value, ctx), ctx):
+            return False
+        return isinstance(value, ast.Call | ast.BinOp | ast.Subscript | ast.Name)
+    container = iterated_container(expr, ctx)
+    if container is None:
+        return False
+    return (loss_named(expr) or loss_named(container)) and named_loss_tensor(container, ctx, depth - 1) \
+        or is_loss_value(container, ctx)
+
+
+def iterated_container(name: ast.Name, ctx) -> ast.expr | None:
+    """`d` for `v` in `for k, v in d.items()`, `for v in d.values()`, `for v in d`, `for i, v in enumerate(d)`."""
+    loop = None
+    for anc in ctx.ancestors(name):
+        if isinstance(anc, FUNCTIONS):
+            return None
+        if isinstance(anc, ast.For | ast.AsyncFor) and any(
+                isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(anc.target)):
+            loop = anc
+            break
+    if loop is None:
+        return None
+    source, target = loop.iter, loop.target
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
+            and source.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        source, target = source.args[0], target.elts[1]
+    if isinstance(source, ast.Call) and ctx.method_name(source) == "items" and not source.args:
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name) \
+                and target.elts[1].id == name.id:
+            return source.func.value
+        return None
+    if isinstance(source, ast.Call) and ctx.method_name(source) == "values" and not source.args:
+        source = source.func.value
+    ok = isinstance(target, ast.Name) and target.id == name.id and isinstance(source, ast.Name | ast.Attribute)
+    return source if ok else None
+
+
+def local_callee(call: ast.Call, ctx) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function of this module a call runs: `helper(...)`, or `self.method(...)` of the enclosing class."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return ctx.functions.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(call)
+        if cls is not None:
+            return next((n for n in cls.body if isinstance(n, FUNCTIONS[:2]) and n.name == func.attr), None)
+    return None
+
+
+def _position(name: ast.Name, value: ast.AST, ctx) -> int | None:
+    """Where `name` sits in the tuple target `value` is unpacked into (`model, opt, loss = step(...)` -> 2)."""
+    stmt = ctx.parent(value)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple):
+        names = [e.id if isinstance(e, ast.Name) else None for e in stmt.targets[0].elts]
+        return names.index(name.id) if name.id in names else None
+    return None
+
+
+def _returns_numbers(value: ast.AST, position: int | None, ctx) -> bool:
+    """A call of a local helper whose every return (or its element at `position`) is visibly a number or a
+    dict/list of numbers."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = local_callee(value, ctx)
+    if func is None:
+        return False
+    returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+    if position is not None:
+        returns = [r.elts[position] if isinstance(r, ast.Tuple) and position < len(r.elts) else r for r in returns]
+    return bool(returns) and all(_numeric(r, ctx) for r in returns)
+
+
+def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
+    """A number or a container of numbers (or of detached tensors): constants, `.item()`, `float(x)`, `len(x)`,
+    `x.size(0)`, arithmetic on those, a name every assignment of which (`+=` too) is one."""
+    if depth <= 0:  # counts the names followed, not the size of an expression
+        return False
+    if isinstance(expr, ast.Constant) or isinstance(expr, ast.Attribute | ast.Subscript) and detached(expr, ctx):
+        return True
+    if isinstance(expr, ast.Subscript):
+        return _numeric(expr.value, ctx, depth)  # total[0] of a number-valued total
+    if isinstance(expr, ast.Name):
+        value = latest_value(expr, ctx)
+        if value is None or isinstance(value, ast.Name) and value.id == expr.id:
+            return False
+        more = module_index(ctx)["augmented"].get((ctx.scope_of(expr), expr.id), ())
+        return _numeric(value, ctx, depth - 1) and all(_numeric(a.value, ctx, depth - 1) for a in more)
+    if isinstance(expr, ast.BinOp):
+        return _numeric(expr.left, ctx, depth) and _numeric(expr.right, ctx, depth)
+    if isinstance(expr, ast.UnaryOp):
+        return _numeric(expr.operand, ctx, depth)
+    if isinstance(expr, ast.DictComp):
+        return detached(expr.value, ctx)
+    if isinstance(expr, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+        return detached(expr.elt, ctx)
+    if isinstance(expr, ast.Dict):
+        return bool(expr.values) and all(v is not None and _numeric(v, ctx, depth) for v in expr.values)
+    if isinstance(expr, ast.Tuple | ast.List):
+        return bool(expr.elts) and all(_numeric(e, ctx, depth) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        if detached(expr, ctx):
+            return True  # a graph-free tensor is as harmless as a number here
+        if isinstance(expr.func, ast.Name) and expr.func.id in {"len", "float", "int", "round", "sum", "max", "min"}:
+            return expr.func.id in {"len", "float", "int", "round"} or all(_numeric(a, ctx, depth)
+                                                                          for a in expr.args)
+        name = ctx.call_name(expr) or ""
+        # a new tensor (torch.tensor(stats)) or a NumPy value holds no autograd graph
+        return ctx.method_name(expr) in {"item", "size", "numel", "dim", "tolist"} or name in NEW_TENSORS \
+            or name.startswith(("numpy.", "math.", "statistics."))
+    return False
+
+
+def trains(region: ast.AST, ctx) -> bool:
+    """The loop or function runs a backward(), itself or through a local function or method it calls."""
+    def compute() -> bool:
+        if region in ctx.backward_scopes:
+            return True
+        calls = (n for n in ast.walk(region) if isinstance(n, ast.Call))
+        return any(local_callee(c, ctx) in ctx.backward_scopes for c in calls)
+
+    return ctx.memo(("accum-trains", region), compute)
