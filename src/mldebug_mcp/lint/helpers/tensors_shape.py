@@ -15,6 +15,7 @@ CONSTRUCTORS = {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch
                 "torch.zeros_like", "torch.FloatTensor", "torch.Tensor"}
 NEW_METHODS = {"new_zeros", "new_ones", "new_empty", "new_full"}
 Shape = list[ast.expr]
+REST = ast.Constant(value=...)  # the axes after the known ones, in a shape known only at its start
 
 
 def size_key(expr: ast.expr) -> str:
@@ -42,29 +43,42 @@ def constructed_shape(value: ast.expr, ctx) -> Shape | None:
     return list(sizes)
 
 
+def leading_shape(first: ast.expr) -> Shape:
+    """The shape of a module's output on an input whose first axis is `first`: modules keep the first axis
+    (batch, or sequence for seq-first layers) and the rest is not known."""
+    return [first, REST]
+
+
 def moves_axes(shape: Shape, sizes: list[ast.expr]) -> bool:
     """Whether `view(*sizes)` on a tensor of `shape` needs an axis taken out of its place (from either end,
     up to the first size not known: -1, an expression)."""
-    return _moves_from_left(shape, sizes) or _moves_from_left(shape[::-1], sizes[::-1])
+    if _moves_from_left(shape, sizes):
+        return True
+    return shape[-1] is not REST and _moves_from_left(shape[::-1], sizes[::-1])
 
 
 def _moves_from_left(shape: Shape, sizes: list[ast.expr]) -> bool:
-    keys = [size_key(s) for s in shape]
+    keys = [size_key(s) if s is not REST else None for s in shape]
     position = 0
-    for size in sizes:
-        if position >= len(keys):
+    for index, size in enumerate(sizes):
+        if position >= len(keys) or keys[position] is None:
             return False
         key = size_key(size)
         if keys[position] == key:
             position += 1
             continue
+        if isinstance(size, ast.Constant) and size.value == 1:
+            continue  # a new axis of size one moves nothing
         factors = _factors(size)
-        if len(factors) > 1 and sorted(factors) == sorted(keys[position:position + len(factors)]):
+        if len(factors) > 1 and sorted(factors) == sorted(k for k in keys[position:position + len(factors)] if k):
             position += len(factors)  # B * T merges neighbours
             continue
         # an axis named here that sits behind axes not placed yet has been moved
         later = [i for i in range(position + 1, len(keys)) if keys[i] == key]
-        return bool(later) and not all(_maybe_one(s) for s in shape[position:later[0]])
+        if later:
+            return not all(_maybe_one(s) for s in shape[position:later[0]])
+        # or the axis due here comes later, behind a size that is none of the tensor's axes
+        return not _maybe_one(shape[position]) and keys[position] in {size_key(s) for s in sizes[index + 1:]}
     return False
 
 

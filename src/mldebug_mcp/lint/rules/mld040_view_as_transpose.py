@@ -4,7 +4,12 @@ from itertools import combinations
 
 from ..context import ModuleContext
 from ..helpers.kinds import kind_of
-from ..helpers.tensors_shape import batch_axis_of, constructed_shape, moves_axes
+from ..helpers.tensors_shape import (
+    batch_axis_of,
+    constructed_shape,
+    leading_shape,
+    moves_axes,
+)
 from ..rule import Hit, Rule
 
 RESHAPES = {"view", "reshape"}
@@ -74,7 +79,7 @@ class ViewAsTranspose(Rule):
         values = ctx.values_of(tensor, at=call) if isinstance(tensor, ast.Name) else []
         latest = max((v for v in values if getattr(v, "lineno", 0) < call.lineno), key=lambda v: v.lineno,
                      default=None)
-        built = constructed_shape(latest, ctx) if latest is not None else None
+        built = _built_shape(latest, ctx) if latest is not None else None
         if built is not None and ctx.scope_of(latest) is scope:
             candidates.append((latest.lineno, built))
         if not candidates:
@@ -90,6 +95,21 @@ class ViewAsTranspose(Rule):
             found = ((a, _shape_unpack(a)) for a in ctx.by_type.get(ast.Assign, ()))
             self._ctx, self._unpacks = ctx, [(a, *u) for a, u in found if u]
         return self._unpacks
+
+
+def _built_shape(value: ast.expr, ctx: ModuleContext) -> list[ast.expr] | None:
+    """The shape a constructor gives (`torch.rand(512, 32, 32, 3)`), or the first axis of a module's output
+    on such a tensor (`y = block(x)`: modules keep the first axis)."""
+    shape = constructed_shape(value, ctx)
+    if shape is not None or not isinstance(value, ast.Call) or not value.args:
+        return shape
+    built = (ctx.constructed(value.func) or "").rsplit(".", 1)[-1]
+    source = value.args[0]
+    if not built[:1].isupper() or built.endswith("Loss") or not isinstance(source, ast.Name):
+        return None
+    earlier = [v for v in ctx.values_of(source, at=value) if v.lineno < value.lineno]
+    origin = constructed_shape(earlier[0], ctx) if earlier else None
+    return leading_shape(origin[0]) if origin else None
 
 
 def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
