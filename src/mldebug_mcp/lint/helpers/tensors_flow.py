@@ -1,5 +1,6 @@
-"""Where a tensor goes inside one function: whether a value reaches what the function returns, and whether
-the function is a loss's or a model's forward (MLD041)."""
+"""Where a tensor goes inside one function: whether a value reaches what the function returns, whether
+the function is a loss's or a model's forward (MLD041), and whether a value is the prediction a loss is
+given, reshaped or reduced (MLD061)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,68 @@ def _reads(stmt: ast.stmt, names: set[str]) -> bool:
     if value is None:
         return False
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names for n in ast.walk(value))
+
+
+# layout and reductions that keep a zero a zero (a sum of zeros, a mean, a gather of one)
+ZERO_KEEPING_METHODS = {"view", "reshape", "sum", "mean", "squeeze", "unsqueeze", "permute", "transpose",
+                        "contiguous", "gather", "float", "double", "to", "flatten", "view_as", "expand_as", "prod"}
+ZERO_KEEPING_FUNCTIONS = {"torch.sum", "torch.mean", "torch.gather", "torch.prod", "torch.flatten", "torch.squeeze"}
+IN_PLACE_FLOORS = {"clamp_", "clamp_min_", "clip_", "add_"}
+
+
+def computes_loss(func: ast.AST, ctx) -> bool:
+    """A function that computes a loss: named so (`get_loss`, `nll_loss`), a loss class's `forward`, or a
+    `forward` whose result is a value named as a loss."""
+    if not isinstance(func, FUNCTIONS):
+        return False
+    if "loss" in func.name.lower():
+        return True
+    found = enclosing_forward(func.body[0], ctx) if func.body else None
+    if found is None:
+        return False
+    cls, forward = found
+    if forward is not func:
+        return False
+    returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+    return is_loss_class(cls) or any(isinstance(r, ast.Name) and "loss" in r.id.lower() for r in returns)
+
+
+def from_prediction(expr: ast.AST, func: ast.AST, ctx, latest, budget: int = 12) -> bool:
+    """Whether `expr` is the function's first input (the prediction a loss is given) or what layout changes,
+    sums, means and divisions by a count made of it, with nothing that lifts it off zero on the way
+    (`+ eps`, a clamp; `latest(name)` gives the value a name held before it is read)."""
+    args = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
+    if not args:
+        return False
+    prediction = args[0]
+    floored = {_floored_name(c) for c in ctx.in_scope(func, (ast.Call,)) if ctx.method_name(c) in IN_PLACE_FLOORS}
+    current = expr
+    for _ in range(budget):
+        if isinstance(current, ast.Name):
+            if current.id in floored:
+                return False
+            value = latest(current, ctx)
+            if value is None:
+                return current.id == prediction
+            current = value
+        elif isinstance(current, ast.Subscript):
+            current = current.value
+        elif isinstance(current, ast.BinOp) and isinstance(current.op, ast.Div | ast.Mult) \
+                and isinstance(current.right, ast.Name | ast.Constant | ast.Attribute):
+            current = current.left
+        elif isinstance(current, ast.Call):
+            name = ctx.call_name(current)
+            if name in ZERO_KEEPING_FUNCTIONS and current.args:
+                current = current.args[0]
+            elif name is None and ctx.method_name(current) in ZERO_KEEPING_METHODS:
+                current = current.func.value
+            else:
+                return False
+        else:
+            return False
+    return False
+
+
+def _floored_name(call: ast.Call) -> str | None:
+    receiver = call.func.value
+    return receiver.id if isinstance(receiver, ast.Name) else None

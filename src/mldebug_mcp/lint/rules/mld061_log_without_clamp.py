@@ -2,7 +2,9 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.graph import latest_value
 from ..helpers.patterns import log_argument
+from ..helpers.tensors_flow import computes_loss, from_prediction
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
@@ -18,8 +20,9 @@ class LogWithoutClamp(Rule):
     a normalised ratio (`x / x.sum(...)`, a hand-made softmax), one minus a probability
     (`torch.log(1 - p)`, as in a hand-written binary cross-entropy), a softplus or exp output
     (`std = F.softplus(x + 1e-5)` then `std.log()`: the eps inside does not stop the underflow),
-    or probabilities handed to an NLL loss (`F.nll_loss(torch.log(probs), y)`, or a log taken
-    under `if isinstance(criterion, nn.NLLLoss)`), with no clamp and no `+ eps`.
+    probabilities handed to an NLL loss (`F.nll_loss(torch.log(probs), y)`, or a log taken
+    under `if isinstance(criterion, nn.NLLLoss)`), or, in a loss, the prediction it is given (summed,
+    averaged or reshaped: `torch.log(torch.sum(input, 1) / T)`), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
@@ -53,7 +56,8 @@ class LogWithoutClamp(Rule):
         argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
         if argument is None:
             return
-        what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx)
+        what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
+            or _prediction_in_loss(argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -95,6 +99,15 @@ def _probabilities_for_nll(log: ast.Call, argument: ast.expr, ctx: ModuleContext
     if _under_nll_check(log, ctx) or _nll_input(log, ctx):
         return "probabilities fed to NLLLoss"
     return None
+
+
+def _prediction_in_loss(argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """`torch.log(input)` in a loss (`get_loss`, a criterion's forward) where `input` is the prediction it was
+    given, summed, averaged or reshaped: probabilities or a variance, with nothing keeping them off zero."""
+    func = ctx.enclosing(argument, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    if func is None or not computes_loss(func, ctx):
+        return None
+    return "the prediction a loss is given" if from_prediction(argument, func, ctx, latest_value) else None
 
 
 def _under_nll_check(node: ast.AST, ctx: ModuleContext) -> bool:
