@@ -186,11 +186,13 @@ def test_gradient_flow_detached_layer_and_missing_parameters():
     assert result["status"] == "fail" and "not in optimizer" in result["summary"]
 
 
-def test_overfit_fails_with_softmax_head_and_huge_learning_rate():
+def test_overfit_fails_with_softmax_head_and_warns_of_a_huge_learning_rate():
     capped = verdict(b.classifier(head=nn.Softmax(dim=-1)), "overfit_one_batch")
-    assert capped["status"] != "pass" and len(capped["series"]["loss"]) == 200
-    wild = b.classifier(optimizer=lambda p: torch.optim.SGD(p, lr=50.0))
-    assert status(wild, "overfit_one_batch") == "fail"
+    assert capped["status"] == "fail" and "softmax" in capped["summary"]
+    # A rate that diverges is the rate's fault, not the model's: a lower one memorises the batch.
+    wild = verdict(b.classifier(optimizer=lambda p: torch.optim.SGD(p, lr=50.0)), "overfit_one_batch")
+    assert wild["status"] == "warn" and "too high" in wild["summary"]
+    assert wild["measured"]["working_lr_factor"] < 1
 
 
 def test_parameter_updates_frozen_layer_and_zero_grad_mistakes():

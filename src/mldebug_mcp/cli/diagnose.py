@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .common import EXIT_FINDINGS, EXIT_OK, Command, emit_json, progress_printer
 
+EXIT_CHECK_ERROR = 3  # no check failed, but one raised: its verdict is missing, so the run is not a pass
+
 
 def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="e.g. train.py:debug_spec")
@@ -49,7 +51,12 @@ def run_diagnose(args: argparse.Namespace) -> int:
     else:
         quotes = None if args.no_quotes else quotes_for(evidence_keys(report))
         print(report_text(report, quotes, verbose=args.verbose))
-    return EXIT_FINDINGS if report.status == "fail" else EXIT_OK
+    return exit_code(report.status)
+
+
+def exit_code(status: str) -> int:
+    """1 when a check failed, else 3 when a check raised (error), else 0 (pass, warn)."""
+    return EXIT_FINDINGS if status == "fail" else EXIT_CHECK_ERROR if status == "error" else EXIT_OK
 
 
 # Declared last: each names the functions above.
@@ -61,5 +68,7 @@ COMMANDS = (
                         "(or 'model' when the model returns its own .loss), task and optional optimizer, "
                         "val_batch, seq_dim, preprocess, train_step, gradcheck. FILE is read first and refused if "
                         "importing it would run more than definitions (put that under if __name__ == '__main__':). "
-                        "Exit codes: 0 no check failed, 1 a check failed, 2 the setup could not be run."),
+                        "Each check reports pass, warn, fail, skipped, or error when the check itself raised (that says "
+                        "nothing about the model). Exit codes: 0 no check failed or raised (warnings allowed), 1 a "
+                        "check failed, 2 the setup could not be run, 3 no check failed but one raised (error)."),
 )

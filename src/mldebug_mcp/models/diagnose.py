@@ -16,7 +16,7 @@ class DiagnosticCheck(Model):
     """Stable check id, e.g. 'overfit_one_batch'."""
     title: str
     status: str
-    """pass, warn, fail or skipped."""
+    """pass, warn, fail, skipped, or error when the check itself raised (no verdict on the model)."""
     summary: str
     """One-sentence verdict with the measured value."""
     measured: dict[str, Any] = field(default_factory=dict)
@@ -33,7 +33,7 @@ class DiagnosticCheck(Model):
     series: dict[str, Any] = field(default_factory=dict)
     """Curves and per-layer values (for plots)."""
     error: dict[str, Any] | None = None
-    """User-code exception raised under the check."""
+    """The exception a check raised: type, message, frames (user code) and check_frames (the check's own)."""
     seconds: float = 0.0
 
 
@@ -44,7 +44,7 @@ class DiagnosticReport(Model):
     target: str
     """The debug spec that was diagnosed, or '<in-process>'."""
     status: str
-    """fail if any check failed, else warn if any warned, else pass."""
+    """fail if any check failed, else error if any check raised, else warn if any warned, else pass."""
     checks: list[DiagnosticCheck]
     environment: dict[str, Any] = field(default_factory=dict)
     """torch and python versions, device, seed."""

@@ -8,7 +8,9 @@ from ..models.diagnose import DiagnosticCheck, DiagnosticReport
 from ..models.evidence import Quote
 from .text import evidence_lines, wrapped
 
-MARKS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skipped": "skip"}
+MARKS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skipped": "skip", "error": "ERR"}
+TALLY = ("fail", "error", "warn", "pass", "skipped")
+EXPLAINED = ("warn", "fail", "error")  # an error is the check's own failure, explained with its frames
 
 
 def evidence_keys(report: DiagnosticReport) -> list[str]:
@@ -26,13 +28,13 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
         lines.append(f"python: {env['interpreter']}")
     lines.append("")
     for check in report.checks:
-        lines.append(f"  {MARKS.get(check.status, check.status):4}  {check.id:<20} {check.summary}")
+        lines.append(f"  {MARKS.get(check.status, check.status):4}  {check.id:<20} {check.seconds:6.2f} s  {check.summary}")
     lines.append("")
     for check in report.checks:
-        if check.status in ("warn", "fail") or verbose:
+        if check.status in EXPLAINED or verbose:
             lines += _explained(check, quotes)
     counts = report.counts()
-    tally = ", ".join(f"{counts[s]} {s}" for s in ("fail", "warn", "pass", "skipped") if counts.get(s))
+    tally = ", ".join(f"{counts[s]} {s}" for s in TALLY if counts.get(s))
     lines.append(f"overall: {report.status.upper()} ({tally}) in {report.seconds:.1f} s")
     for path in report.plots:
         lines.append(f"plot: {path}")
@@ -42,9 +44,9 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
 def report_summary(report: DiagnosticReport) -> str:
     """A few lines for a training log: the checks that warned or failed, then the overall verdict."""
     counts = report.counts()
-    tally = ", ".join(f"{counts[s]} {s}" for s in ("fail", "warn", "pass", "skipped") if counts.get(s))
+    tally = ", ".join(f"{counts[s]} {s}" for s in TALLY if counts.get(s))
     lines = [f"mldebug-mcp checks on the first batch: {report.status.upper()} ({tally})"]
-    lines += [f"  {MARKS[c.status]}  {c.id:<20} {c.summary}" for c in report.checks if c.status in ("warn", "fail")]
+    lines += [f"  {MARKS[c.status]:4}  {c.id:<20} {c.summary}" for c in report.checks if c.status in EXPLAINED]
     return "\n".join(lines)
 
 
@@ -56,6 +58,9 @@ def _explained(check: DiagnosticCheck, quotes: Mapping[str, Quote] | None) -> li
     if check.error and check.error.get("frames"):
         out.append("  user code:")
         out += [f"    {frame}" for frame in check.error["frames"][-4:]]
+    if check.error and check.error.get("check_frames"):
+        out.append("  check code:")
+        out += [f"    {frame}" for frame in check.error["check_frames"][-4:]]
     if check.meaning:
         out += wrapped("why it matters: " + check.meaning, "  ")
     if check.next_test:

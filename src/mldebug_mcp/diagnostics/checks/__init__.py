@@ -29,7 +29,7 @@ from . import (
     update_ratio,
 )
 from .preflight import forward_failure, skipped_after
-from .result import FAIL, CheckResult, user_traceback, worst
+from .result import ERROR, FAIL, CheckResult, check_frames, user_traceback, worst
 from .session import Session
 from .spec import DebugSpec, SpecError, as_spec
 
@@ -60,11 +60,15 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
         # batch_sanity reads the batch itself, which is worth seeing when the model cannot take it; the
         # first other check carries a forward that raises, once, rather than each check its own copy.
         carrier = next((m for m in selected if m is not batch_sanity), None)
-        failure = forward_failure(session, carrier.CHECK) if carrier is not None else None
+        failure = forward_failure(session, (carrier or batch_sanity).CHECK) if selected else None
         for index, module in enumerate(selected):
             if progress is not None:
                 progress(index, len(selected), module.CHECK.id)
-            if failure is None or module is batch_sanity:
+            if module is batch_sanity:
+                result = _run_one(module, session)
+                # batch_sanity alone carries the failing forward, unless the batch already explains it
+                results.append(failure if carrier is None and failure is not None and result.status != FAIL else result)
+            elif failure is None:
                 results.append(_run_one(module, session))
             else:
                 results.append(failure if module is carrier else skipped_after(module.CHECK, failure.id))
@@ -89,12 +93,14 @@ def _run_one(module: Any, session: Session) -> CheckResult:
         result = module.run(session)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except Exception as exc:  # user code raised inside the check: that is itself a finding
-        error = user_traceback(exc, _OWN_DIR)
+    except Exception as exc:  # the check broke: say so, never as a verdict on the model
+        error = {**user_traceback(exc, _OWN_DIR), "check_frames": check_frames(exc, _OWN_DIR)}
         result = module.CHECK.result(
-            FAIL, f"the check raised {error['type']}: {error['message']}", error=error,
-            meaning="Your model, loss or step raised an exception under this check's conditions.",
-            next_test="Read the user-code frames of the traceback; the check's conditions are in its description.")
+            ERROR, f"the check itself raised {error['type']}: {error['message']}", error=error,
+            meaning="This check could not reach a verdict: the exception says nothing about whether the model is "
+                    "healthy. The other checks' verdicts stand.",
+            next_test="Read the frames: in your code, the check's conditions (its description) trip it; in the "
+                      "check's code only, please report it with the message and frames.")
     result.seconds = round(time.perf_counter() - started, 3)
     return result
 

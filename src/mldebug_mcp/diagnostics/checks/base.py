@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .result import FAIL, PASS, SKIPPED, WARN, CheckResult, worst
+from .result import ERROR, FAIL, PASS, SKIPPED, WARN, CheckResult, worst
 
 
 @dataclass(frozen=True)
@@ -53,4 +53,4 @@ def rounded(value: float, digits: int = 4) -> float:
     return round(value, max(0, digits - 1 - int(math.floor(math.log10(abs(value))))))
 
 
-__all__ = ["FAIL", "PASS", "SKIPPED", "WARN", "Check", "band", "listed", "rounded"]
+__all__ = ["ERROR", "FAIL", "PASS", "SKIPPED", "WARN", "Check", "band", "listed", "rounded"]

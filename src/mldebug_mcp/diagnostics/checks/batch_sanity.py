@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from .base import FAIL, WARN, Check, rounded
+from .contract import contract_of
 from .session import Session
 from .tensors import content_tensors, tensors_in
 
@@ -84,7 +85,7 @@ def _target_problems(s: Session, inputs: Any, targets: Any, measured: dict) -> l
         return []
     if task in ("classification", "lm"):
         k = spec.num_classes if task == "classification" else spec.vocab_size
-        return _label_problems(targets, k, spec.ignore_index, measured, "vocab_size" if task == "lm" else "num_classes") + (
+        return _label_problems(targets, k, contract_of(s).ignore_index, measured, "vocab_size" if task == "lm" else "num_classes") + (
             _shift_problems(s, inputs, targets) if task == "lm" else [])
     if task == "binary":
         if not targets.is_floating_point():
@@ -100,21 +101,16 @@ def _target_problems(s: Session, inputs: Any, targets: Any, measured: dict) -> l
 
 
 def _output_width(s: Session) -> list[tuple[str, str]]:
-    """The model's class axis must have num_classes (or vocab_size) entries."""
-    import torch
-
-    task = s.spec.task
-    if task not in ("classification", "lm"):
+    """The model's class axis (as the loss reads it, see contract) must have num_classes (or vocab_size) entries."""
+    task, c = s.spec.task, contract_of(s)
+    if task not in ("classification", "lm") or c.class_dim is None or c.output_shape is None:
         return []
-    k = s.spec.num_classes if task == "classification" else s.spec.vocab_size
-    model = s.fresh_model(train=False)
-    with torch.no_grad():
-        logits = s.logits(model, s.batch[0])
-    width = logits.shape[1] if task == "classification" and logits.ndim >= 2 else logits.shape[-1]
+    width, k = c.output_shape[c.class_dim], c.classes
     if width != k:
         name = "num_classes" if task == "classification" else "vocab_size"
         return [(FAIL, f"the model outputs {width} scores per {'sample' if task == 'classification' else 'position'} "
-                       f"but {name} is {k}: the head and the label set disagree")]
+                       f"(logits {list(c.output_shape)}, class axis {c.class_dim}: {c.class_how}) but {name} is {k}: "
+                       "the head and the label set disagree")]
     return []
 
 
@@ -156,7 +152,7 @@ def _balance(counts: list[float], measured: dict) -> list[tuple[str, str]]:
 
 
 def _shift_problems(s: Session, inputs: Any, targets: Any) -> list[tuple[str, str]]:
-    """Probe the loss with fake logits: one that copies the current token must not score well."""
+    """Probe the loss with fake logits laid out as the model's: copying the current token must not score well."""
     import torch
 
     tokens = next((t for _, t in content_tensors(inputs) if not t.is_floating_point()), None)
@@ -165,22 +161,16 @@ def _shift_problems(s: Session, inputs: Any, targets: Any) -> list[tuple[str, st
     k = s.spec.vocab_size
     if int(tokens.max()) >= k or int(tokens.min()) < 0:
         return [(FAIL, f"input token ids reach {int(tokens.max())} but vocab_size is {k}")]
-    if s.model_loss:  # the model shifts inside its own loss (Hugging Face: labels = input_ids); no logits to fake
+    c = contract_of(s)
+    # the model shifts inside its own loss (Hugging Face: labels = input_ids): no logits to fake
+    if s.model_loss or c.class_dim is None:
         return []
-    nxt = torch.cat([tokens[:, 1:], tokens[:, -1:]], dim=1)
-    try:
-        with torch.no_grad():
-            copy_loss = float(s.spec.loss_fn(_confident(tokens, k), targets))
-            next_loss = float(s.spec.loss_fn(_confident(nxt, k), targets))
-    except Exception:  # a loss_fn that reads the model's output object (out.loss) cannot take bare logits
-        return []
-    if math.isfinite(copy_loss) and copy_loss < 0.1 * math.log(k) and not next_loss < copy_loss:
+    d = c.in_seq_dim if c.in_seq_dim is not None and c.in_seq_dim < tokens.ndim else 1
+    length = tokens.shape[d]
+    nxt = torch.cat([tokens.narrow(d, 1, length - 1), tokens.narrow(d, length - 1, 1)], dim=d)
+    copy_loss = c.best_loss(s.spec.loss_fn, tokens, targets)
+    next_loss = c.best_loss(s.spec.loss_fn, nxt, targets)
+    if math.isfinite(copy_loss) and copy_loss - c.floor < 0.1 * math.log(k) and not next_loss < copy_loss:
         return [(FAIL, "the loss rewards predicting the current input token: LM targets are not shifted by one "
                        f"(loss {copy_loss:.3g} for copying the input, {next_loss:.3g} for predicting the next token)")]
     return []
-
-
-def _confident(tokens: Any, k: int) -> Any:
-    import torch
-
-    return torch.nn.functional.one_hot(tokens, k).float() * 30.0

@@ -7,7 +7,7 @@ from collections import deque
 from typing import Any
 
 from .base import FAIL, PASS, Check, rounded
-from .overfit import real_curve
+from .one_batch import real_curve
 from .session import Session
 from .tensors import call_model, tensors_in
 

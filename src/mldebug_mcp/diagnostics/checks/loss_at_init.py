@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from .base import FAIL, PASS, WARN, Check, rounded
+from .contract import contract_of
 from .session import Session
 from .tensors import call_model, primary
 
@@ -96,12 +97,14 @@ def _squashed_output(s: Session, logits: Any) -> str | None:
     finite = bool(logits.isfinite().all())
     if not finite:
         return None
-    if task in ("classification", "lm") and logits.ndim >= 2 and logits.shape[-1] > 1:
-        rows = logits.sum(dim=-1)
+    c = contract_of(s)
+    dim = c.class_dim if c.class_dim is not None and c.class_dim < logits.ndim else logits.ndim - 1
+    if task in ("classification", "lm") and logits.ndim >= 2 and logits.shape[dim] > 1 and c.loss_kind != "nll":
+        rows = logits.sum(dim=dim)
         if bool((logits >= 0).all()) and bool(torch.allclose(rows, torch.ones_like(rows), atol=1e-3)):
             return ("the model outputs probabilities (non-negative rows summing to 1): a softmax before a loss "
                     "that applies its own softmax caps how far the loss can fall")
-    if task == "binary" and bool((logits > 0).all()) and bool((logits < 1).all()):
+    if task == "binary" and c.loss_kind != "bce" and bool((logits > 0).all()) and bool((logits < 1).all()):
         return ("every output lies in (0, 1): a sigmoid before BCEWithLogitsLoss squashes twice; "
                 "feed raw logits to the loss")
     return None

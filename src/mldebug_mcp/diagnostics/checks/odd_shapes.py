@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 from .base import FAIL, WARN, Check, rounded
+from .contract import contract_of, probe_loss
 from .session import Session
 from .tensors import batch_size, call_model, content_tensors, map_tensors, primary, take
 
@@ -15,6 +17,7 @@ CHECK = Check("odd_shapes", "Odd and prime-size dimensions", (
 PRIMES = (7, 5, 3, 2)
 TOLERANCE = 1e-4  # relative gap between the batch loss and the mean of per-sample losses
 PER_SAMPLE_TASKS = ("classification", "binary", "regression")
+ALIGNED = 0.01  # a perfect prediction scoring below 1% of the initial loss is paired with its own target
 
 
 def run(s: Session) -> Any:
@@ -30,17 +33,19 @@ def run(s: Session) -> Any:
         warnings.simplefilter("always")
         logits = primary(call_model(model, inputs))
         measured["output_shape"], measured["target_shape"] = list(logits.shape), _shape(targets)
-        problems += _shape_problems(s.spec.task, logits, targets)
+        problems += _shape_problems(s, logits, targets)
         p = next((q for q in PRIMES if q < n), 1)
         sub = (take(inputs, slice(0, p)), take(targets, slice(0, p)))
         measured["prime_batch"] = p
-        sub_logits = primary(call_model(model, sub[0]))
-        if sub_logits.shape[:1] != (p,):
+        sub_logits = _output_or_raise(model, sub[0], p, problems)
+        if sub_logits is None:
+            pass
+        elif sub_logits.shape[:1] != (p,):
             problems.append((FAIL, f"a batch of {p} gives output shape {tuple(sub_logits.shape)}: the batch size is baked in"))
         elif s.spec.task in PER_SAMPLE_TASKS:
             problems += _decomposition(s, model, sub, p, measured)
-        one = primary(call_model(model, take(inputs, slice(0, 1))))
-        if one.shape[:1] != (1,):
+        one = _output_or_raise(model, take(inputs, slice(0, 1)), 1, problems)
+        if one is not None and one.shape[:1] != (1,):
             problems.append((FAIL, f"a batch of 1 gives output shape {tuple(one.shape)}: an unqualified squeeze() drops the batch axis"))
         if s.spec.seq_dim is not None:
             problems += _sequence(s, model, inputs, targets, measured)
@@ -55,24 +60,55 @@ def run(s: Session) -> Any:
         next_test="Add an assert on output and target shapes right before the loss call in the training code.")
 
 
+def _output_or_raise(model: Any, inputs: Any, size: int, problems: list) -> Any:
+    """The logits for a smaller batch; a model that raises on it is this check's finding, not a crash."""
+    try:
+        return primary(call_model(model, inputs))
+    except Exception as exc:  # the batch size is baked into the model (a reshape, a fixed buffer)
+        problems.append((FAIL, f"a batch of {size} raises {type(exc).__name__} in eval mode: {exc}"))
+        return None
+
+
 def _shape(value: Any) -> Any:
     return list(value.shape) if hasattr(value, "shape") else None
 
 
-def _shape_problems(task: str, logits: Any, targets: Any) -> list[tuple[str, str]]:
+def _shape_problems(s: Session, logits: Any, targets: Any) -> list[tuple[str, str]]:
+    """Output and target shapes as the loss reads them (see contract): the class axis where the loss
+    takes it; for elementwise losses, a mismatch only where the loss really broadcasts."""
     if not hasattr(targets, "shape"):
         return []
+    task, c = s.spec.task, contract_of(s)
     out, tgt = tuple(logits.shape), tuple(targets.shape)
     if task in ("binary", "regression") and out != tgt:
         if logits.numel() == targets.numel():
+            if _loss_aligns(s, logits, targets):
+                return []
             return [(FAIL, f"output {out} and target {tgt} differ in shape: an elementwise loss broadcasts them "
                            f"to {tuple(_broadcast(out, tgt))}, comparing every prediction with every target")]
         return [(FAIL, f"output {out} and target {tgt} do not match")]
-    if task == "classification" and out[:1] + out[2:] != tgt:
-        return [(FAIL, f"logits {out} and labels {tgt}: cross-entropy wants logits (N, C, ...) and labels (N, ...)")]
-    if task == "lm" and out[:-1] != tgt:
-        return [(FAIL, f"logits {out} and targets {tgt}: an LM wants logits (B, T, V) and targets (B, T)")]
+    if task in ("classification", "lm") and c.class_dim is not None and c.class_dim < len(out) and targets.ndim:
+        wanted = out[:c.class_dim] + out[c.class_dim + 1:]
+        if wanted != tgt and not (targets.is_floating_point() and out == tgt):  # class probabilities as targets
+            if logits.numel() == targets.numel() * out[c.class_dim]:
+                return []  # the same values flattened differently: the loss_fn reshapes both
+            return [(FAIL, f"logits {out} and targets {tgt}: with the class axis at dim {c.class_dim} "
+                           f"({c.class_how}), {c.loss_name or 'the loss'} wants targets {wanted}")]
     return []
+
+
+def _loss_aligns(s: Session, logits: Any, targets: Any) -> bool:
+    """A prediction equal to the targets (laid out as the output) scores near 0: the loss pairs each
+    prediction with its own target (a squeeze inside loss_fn); broadcasting would compare it with all."""
+    import torch
+
+    if s.model_loss or not targets.is_floating_point():
+        return False
+    perfect = targets.reshape(logits.shape).to(logits.dtype)
+    if s.spec.task == "binary" and contract_of(s).loss_kind != "bce":
+        perfect = torch.logit(perfect.clamp(1e-4, 1 - 1e-4))
+    given, best = probe_loss(s.spec.loss_fn, logits, targets), probe_loss(s.spec.loss_fn, perfect, targets)
+    return math.isfinite(best) and math.isfinite(given) and best <= ALIGNED * abs(given)
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
@@ -101,7 +137,10 @@ def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -
 
 
 def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:
-    seq_dim = s.spec.seq_dim
+    c = contract_of(s)
+    seq_dim, out_dim = c.in_seq_dim, c.out_seq_dim
+    if seq_dim is None:
+        return []
     lengths = [t.shape[seq_dim] for _, t in _seq_tensors(inputs, seq_dim)]
     if not lengths:
         return []
@@ -113,8 +152,9 @@ def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict)
     short = map_tensors(inputs, lambda _, t: t[cut] if t.ndim > seq_dim and t.shape[seq_dim] == length else t)
     out = primary(call_model(model, short))
     measured["prime_sequence"] = prime
-    if out.ndim > seq_dim and out.shape[seq_dim] != prime and s.spec.task == "lm":
-        return [(FAIL, f"a sequence of {prime} gives output shape {tuple(out.shape)}: the sequence length is baked in")]
+    if out_dim is not None and s.spec.task == "lm" and (out.ndim <= out_dim or out.shape[out_dim] != prime):
+        return [(FAIL, f"a sequence of {prime} gives output shape {tuple(out.shape)}: the sequence length is baked in "
+                       f"(inputs cut along dim {seq_dim}, outputs read along dim {out_dim})")]
     return []
 
 

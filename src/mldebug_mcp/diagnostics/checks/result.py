@@ -14,8 +14,10 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-PASS, WARN, FAIL, SKIPPED = "pass", "warn", "fail", "skipped"
-STATUS_ORDER = {SKIPPED: 0, PASS: 1, WARN: 2, FAIL: 3}
+PASS, WARN, FAIL, SKIPPED, ERROR = "pass", "warn", "fail", "skipped", "error"
+# A check that raised (error) says nothing about the model: above warn, so a run with one is not
+# read as healthy, and below fail, which is a finding about the model.
+STATUS_ORDER = {SKIPPED: 0, PASS: 1, WARN: 2, ERROR: 3, FAIL: 4}
 
 
 @dataclass
@@ -57,6 +59,12 @@ def user_traceback(exc: BaseException, own_dir: str) -> dict[str, Any]:
         "message": str(exc),
         "frames": [f"{f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames],
     }
+
+
+def check_frames(exc: BaseException, own_dir: str) -> list[str]:
+    """The frames of this package's own code in the traceback: where a check itself broke."""
+    return [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(own_dir)]
 
 
 def _library_dirs() -> tuple[str, ...]:

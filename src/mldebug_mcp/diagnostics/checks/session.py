@@ -38,6 +38,8 @@ class Session:
         self.batch = to_device(split_batch(spec.batch), self.device)
         self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
+        self._paused: dict[str, tuple[Any, Any]] = {}  # resumable runs: (model, optimizer) by curve key
+        self.memo: dict[str, Any] = {}  # what several checks share, read once (contract, one-batch runs)
         self.forward_failed = False  # set when the model raised on the batch (see preflight)
 
     # --- models -------------------------------------------------------------------------------
@@ -74,15 +76,23 @@ class Session:
         return self.spec.train_step(model, as_given(batch, self.dict_batch), optimizer)
 
     # --- optimisation ---------------------------------------------------------------------------
-    def make_optimizer(self, model: Any) -> Any:
-        """The spec's optimizer over this model copy's parameters (default Adam, lr 3e-4)."""
+    def make_optimizer(self, model: Any, lr_factor: float = 1.0) -> Any:
+        """The spec's optimizer over this model copy's parameters (default Adam, lr 3e-4), its learning
+        rates multiplied by lr_factor."""
         factory = self.spec.optimizer
         if factory is None:
-            return self.torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
-        if isinstance(factory, self.torch.optim.Optimizer):
+            optimizer = self.torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
+        elif isinstance(factory, self.torch.optim.Optimizer):
             # An instance is tied to the user's tensors: rebuild its class over this copy.
-            return type(factory)(model.parameters(), **_constructor_settings(factory))
-        return factory(model.parameters())
+            optimizer = type(factory)(model.parameters(), **_constructor_settings(factory))
+        else:
+            optimizer = factory(model.parameters())
+        groups = getattr(optimizer, "param_groups", None) or [{}]
+        self.memo.setdefault("base_lr", _positive_float(groups[0].get("lr")))
+        if lr_factor != 1.0:
+            for group in optimizer.param_groups:
+                group["lr"] = group["lr"] * lr_factor
+        return optimizer
 
     def step(self, model: Any, batch: tuple, optimizer: Any) -> float:
         """One training step: the user's own train_step when given, else the textbook one."""
@@ -98,23 +108,33 @@ class Session:
             optimizer.step()
         return float(loss.detach() if hasattr(loss, "detach") else loss)
 
-    def train_curve(self, name: str, batch: tuple, steps: int, stop_below: float | None = None) -> list[float]:
-        """Losses of up to `steps` steps on one batch from the pristine model, cached by name.
+    def train_curve(self, name: str, batch: tuple, steps: int, stop_below: float | None = None,
+                    floor: float = 0.0, lr_factor: float = 1.0, resumable: bool = False) -> list[float]:
+        """Losses of up to `steps` steps on one batch from the pristine model, cached by name and rate.
 
-        Stops early at a non-finite loss or once the loss is below stop_below x the first one.
+        Stops early at a non-finite loss, or once the loss has covered all but stop_below of the way
+        from the first one down to `floor` (the lowest loss the loss function allows). A resumable run
+        keeps its model and optimizer, so that asking for more steps later continues it.
         """
-        cached = self._curves.get(name)
-        if cached is not None and (len(cached) >= steps or _stopped(cached, stop_below)):
-            return cached[:steps]
-        self.seeded()
-        model = self.fresh_model(train=True)
-        optimizer = self.make_optimizer(model)
-        curve: list[float] = []
-        for _ in range(steps):
+        key = f"{name}@{lr_factor:g}"
+        curve = self._curves.get(key, [])
+        if curve and (len(curve) >= steps or _stopped(curve, stop_below, floor)):
+            return curve[:steps]
+        state = self._paused.pop(key, None) if curve else None
+        if state is None:
+            self.seeded()
+            model = self.fresh_model(train=True)
+            state = (model, self.make_optimizer(model, lr_factor))
+            curve = []
+        model, optimizer = state
+        while len(curve) < steps:
             curve.append(self.step(model, batch, optimizer))
-            if _stopped(curve, stop_below):
+            if _stopped(curve, stop_below, floor):
                 break
-        self._curves[name] = curve
+        self._curves[key] = curve
+        # The user's own model (when it refused deepcopy) is reset by every fresh_model: never paused.
+        if resumable and model is not self.spec.model and not _stopped(curve, stop_below, floor):
+            self._paused[key] = state
         return curve
 
 
@@ -125,6 +145,13 @@ def _constructor_settings(optimizer: Any) -> dict[str, Any]:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         return dict(optimizer.defaults)
     return {k: v for k, v in optimizer.defaults.items() if k in parameters}
+
+
+def _positive_float(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None and float(value) > 0 else None
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _usable_device(name: str) -> Any:
@@ -149,6 +176,6 @@ def _model_device(model: Any) -> str:
     return str(first.device) if first is not None else "cpu"
 
 
-def _stopped(curve: list[float], stop_below: float | None) -> bool:
+def _stopped(curve: list[float], stop_below: float | None, floor: float = 0.0) -> bool:
     last = curve[-1]
-    return not math.isfinite(last) or (stop_below is not None and last <= stop_below * curve[0])
+    return not math.isfinite(last) or (stop_below is not None and last - floor <= stop_below * (curve[0] - floor))
