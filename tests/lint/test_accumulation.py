@@ -68,3 +68,9 @@ def test_meter_in_the_same_file_is_read():
     assert [f.line for f in lint_source(fixed, "r.py", LintSettings(select=("MLD032",)))] == [17]
     converted = CONVERTING + RUNNER.replace("from meters import AverageMeter\n", "")
     assert [f.line for f in lint_source(converted, "r.py", LintSettings(select=("MLD032",)))] == []
+
+
+def test_meter_reading_data_keeps_no_graph():
+    summing = STORING.replace("        self.val = val\n", "        val = val.data.sum()\n        self.val = val\n")
+    assert meter_facts(_context(summing, "m.py")) == {"keeps:AverageMeter.update": "converts"}
+    assert _runner_lines(summing) == []

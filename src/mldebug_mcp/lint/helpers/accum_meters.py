@@ -3,7 +3,8 @@ given, so a loss tensor handed to it keeps its autograd graph alive (MLD032).
 
 A meter class defined in the module is read: its method stores a parameter (or an element of one) in
 `self` (`self.sum += val * n`, `self.val = val`, `self._sum[i] += v` over `for i, v in enumerate(values)`,
-`self.history.append(val)`) and never turns it into a number (`val.item()`, `float(val)`, `val.detach()`).
+`self.history.append(val)`) and never turns it into a number or a graph-free tensor (`val.item()`, `float(val)`, `val.detach()`,
+`val.data`).
 A meter class of another file of the run is read there: `meter_facts` tells the project index
 (`keeps:AverageMeter.update` -> 'stores' or 'converts'). A meter class not seen at all is judged by its name
 (`AverageMeter`, `RunningAverage`): the common implementations store what they are given.
@@ -68,6 +69,8 @@ def _stores_parameter(func: ast.FunctionDef | ast.AsyncFunctionDef, ctx) -> bool
     for node in ast.walk(func):
         if isinstance(node, ast.Call) and _converts(node, held, ctx):
             return False
+        if isinstance(node, ast.Attribute) and node.attr == "data" and _reads(node.value, held):
+            return False  # v.data: the tensor without its graph
         if isinstance(node, ast.Assign | ast.AugAssign) and node.value is not None and _reads(node.value, held):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_on_self(t) for t in targets):
