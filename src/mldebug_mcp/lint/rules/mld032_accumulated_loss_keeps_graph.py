@@ -77,7 +77,7 @@ class AccumulatedLossKeepsGraph(Rule):
             # summing losses for a later backward() (or handing the sum back to the caller) is intended
             if _used_for_backward(key, node, ctx) or (not (backwarded or training) and _returned(key, node, ctx)):
                 return
-            if loop is not None and _reset_in_loop(_base(acc), node, loop, ctx):
+            if _reset_in_loop(_base(acc), node, loop or func, ctx):
                 return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
@@ -215,7 +215,8 @@ def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _reset_in_loop(acc: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
-    """`total = 0` inside the same loop: the graphs live for one iteration only."""
+    """`total = 0` inside the same loop (or `self.outputs = []` earlier in the same step): the graphs live for
+    one iteration only."""
     values = ctx.values_of(acc, at=node)
     own = node.value if isinstance(node, ast.Assign) else None
     return any(v is not own and v.lineno < node.lineno and _inside(v, loop, ctx) for v in values)
