@@ -15,6 +15,7 @@ from ..helpers.evaluation import (
     uses_torch,
 )
 from ..helpers.loops import is_backward, is_optimizer_step
+from ..helpers.modes_nograd import unguarded_evaluation
 from ..rule import Hit, Rule
 
 STORE = {"append", "extend", "insert", "appendleft", "put", "setdefault"}
@@ -69,7 +70,14 @@ class EvaluationWithoutNoGrad(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not uses_torch(ctx) or not model_call(node, ctx) or under_no_grad(node, ctx):
+        if not uses_torch(ctx):
+            return
+        evaluation = unguarded_evaluation(node, ctx)
+        if evaluation is not None:
+            yield Hit(node, f"{evaluation.name}() evaluates the model with autograd on: each batch builds a graph "
+                            "and keeps its activations; run it under torch.no_grad()")
+            return
+        if not model_call(node, ctx) or under_no_grad(node, ctx):
             return
         scope = ctx.scope_of(node)
         if isinstance(scope, ast.Lambda):

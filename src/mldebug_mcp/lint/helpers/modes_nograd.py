@@ -1,0 +1,83 @@
+"""Calls that run a whole evaluation pass with autograd on (MLD022).
+
+An evaluation function of this file (it switches a model to eval mode and ends there, or its caller
+switched the model it is given to eval mode just before) that runs a model over a loop of batches, with
+no no_grad/inference_mode of its own and no use of gradients, is called outside no_grad: every batch
+builds a graph and keeps its activations until the output is freed, so evaluation needs far more memory
+than it should (the classic "out of memory during validation"). The fix wraps the call, where it stands.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .evaluation import model_call, no_grad_expr, own_nodes, scope_calls, under_no_grad
+from .modes import EVAL, key_of, local_targets, mode_before, switches
+from .modes_evidence import enclosing_loops
+
+GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "enable_grad", "vjp", "jvp",
+        "jacrev", "jacfwd", "jacobian", "hessian"}
+
+
+def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The evaluation function `call` runs with autograd on, or None."""
+    scope = ctx.scope_of(call)
+    found = next((t for t in local_targets(call, ctx) if t is not scope and _evaluation_of(call, t, scope, ctx)),
+                 None)
+    if found is None or under_no_grad(call, ctx) or _grad_off_before(call, scope, ctx):
+        return None
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _only_called_without_grad(scope, ctx):
+        return None
+    return found
+
+
+def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    if not _evaluates_with_grad(target, ctx):
+        return False
+    last = switches(target, ctx)
+    if last and last[-1].mode == EVAL and last[-1].direct:
+        return True  # validate() puts the model in eval mode itself
+    passed = [key_of(a) for a in [*call.args, *(k.value for k in call.keywords)]]
+    before = [mode_before(call, k, scope, ctx) for k in passed if k]
+    return any(s is not None and s.mode == EVAL and s.key is not None for s in before)  # model.eval(); run(model)
+
+
+def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:
+    """A model forward inside a loop, and nothing that turns grad off or needs it."""
+    def compute() -> bool:
+        if any(no_grad_expr(d, ctx) for d in func.decorator_list):
+            return False
+        nodes = list(own_nodes(func))
+        if any(isinstance(n, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in n.items)
+               for n in nodes):
+            return False
+        if any(isinstance(n, ast.Call) and no_grad_expr(n, ctx) for n in nodes):
+            return False  # torch.set_grad_enabled(False)
+        if any(_grad_word(n) for n in nodes):
+            return False  # saliency, attacks, test-time training; volatile=True
+        return any(isinstance(n, ast.Call) and model_call(n, ctx) and enclosing_loops(n, func, ctx)
+                   for n in nodes)
+    return ctx.memo(("modes-nograd", id(func)), compute)
+
+
+def _grad_word(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in GRAD or node.attr == "step"  # optimizer.step(): it trains
+    if isinstance(node, ast.Name):
+        return node.id in GRAD
+    # Variable(x, volatile=True): how grad was turned off before torch 0.4 (legacy code meant no_grad)
+    return isinstance(node, ast.keyword) and node.arg in {"requires_grad", "volatile"}
+
+
+def _grad_off_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """torch.set_grad_enabled(False) as a statement earlier in the scope."""
+    return any(isinstance(ctx.parent(c), ast.Expr) and (ctx.call_name(c) or "").endswith("set_grad_enabled")
+               and no_grad_expr(c, ctx) and c.lineno < call.lineno for c in scope_calls(scope, ctx))
+
+
+def _only_called_without_grad(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Every call of the enclosing function in this file is under no_grad (then so is this call)."""
+    sites = [c for c in ctx.by_type.get(ast.Call, ()) if func in local_targets(c, ctx)]
+    return bool(sites) and all(under_no_grad(c, ctx) for c in sites)
+
