@@ -103,6 +103,9 @@ ZERO_KEEPING_METHODS = {"view", "reshape", "sum", "mean", "squeeze", "unsqueeze"
                         "contiguous", "gather", "float", "double", "to", "flatten", "view_as", "expand_as", "prod"}
 ZERO_KEEPING_FUNCTIONS = {"torch.sum", "torch.mean", "torch.gather", "torch.prod", "torch.flatten", "torch.squeeze"}
 IN_PLACE_FLOORS = {"clamp_", "clamp_min_", "clip_", "add_"}
+# the steps that make a value a probability-like quantity: a sum or mean over an axis, a picked entry
+REDUCING_METHODS = {"sum", "mean", "prod", "gather"}
+REDUCING_FUNCTIONS = {"torch.sum", "torch.mean", "torch.prod", "torch.gather"}
 
 
 def computes_loss(func: ast.AST, ctx) -> bool:
@@ -123,33 +126,38 @@ def computes_loss(func: ast.AST, ctx) -> bool:
 
 
 def from_prediction(expr: ast.AST, func: ast.AST, ctx, latest, budget: int = 12) -> bool:
-    """Whether `expr` is the function's first input (the prediction a loss is given) or what layout changes,
-    sums, means and divisions by a count made of it, with nothing that lifts it off zero on the way
-    (`+ eps`, a clamp; `latest(name)` gives the value a name held before it is read)."""
+    """Whether `expr` is what sums, means, gathers or divisions by a count made of the function's first input
+    (the prediction a loss is given), through layout changes, with nothing that lifts it off zero on the way
+    (`+ eps`, a clamp; `latest(name)` gives the value a name held before it is read). The bare input is not
+    enough: a loss of log-magnitudes is handed values its caller floored."""
     args = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
     if not args:
         return False
     prediction = args[0]
     floored = {_floored_name(c) for c in ctx.in_scope(func, (ast.Call,)) if ctx.method_name(c) in IN_PLACE_FLOORS}
-    current = expr
+    current, reduced = expr, False
     for _ in range(budget):
         if isinstance(current, ast.Name):
             if current.id in floored:
                 return False
             value = latest(current, ctx)
             if value is None:
-                return current.id == prediction
+                return reduced and current.id == prediction
             current = value
         elif isinstance(current, ast.Subscript):
             current = current.value
         elif isinstance(current, ast.BinOp) and isinstance(current.op, ast.Div | ast.Mult) \
                 and isinstance(current.right, ast.Name | ast.Constant | ast.Attribute):
+            reduced = reduced or isinstance(current.op, ast.Div)
             current = current.left
         elif isinstance(current, ast.Call):
             name = ctx.call_name(current)
+            method = ctx.method_name(current) if name is None else None
             if name in ZERO_KEEPING_FUNCTIONS and current.args:
+                reduced = reduced or name in REDUCING_FUNCTIONS
                 current = current.args[0]
-            elif name is None and ctx.method_name(current) in ZERO_KEEPING_METHODS:
+            elif method in ZERO_KEEPING_METHODS:
+                reduced = reduced or method in REDUCING_METHODS
                 current = current.func.value
             else:
                 return False
