@@ -74,3 +74,25 @@ def test_meter_reading_data_keeps_no_graph():
     summing = STORING.replace("        self.val = val\n", "        val = val.data.sum()\n        self.val = val\n")
     assert meter_facts(_context(summing, "m.py")) == {"keeps:AverageMeter.update": "converts"}
     assert _runner_lines(summing) == []
+
+
+def test_metric_loggers_and_numbers_stay_quiet():
+    source = (
+        "import utils\n"
+        "from utils import AverageMeter\n"
+        "def train_one_epoch(model, optimizer, data_loader):\n"
+        "    metric_logger = utils.MetricLogger(delimiter='  ')\n"
+        "    losses = AverageMeter()\n"
+        "    for images, targets in data_loader:\n"
+        "        loss_dict = model(images, targets)\n"
+        "        total = sum(loss for loss in loss_dict.values())\n"
+        "        optimizer.zero_grad()\n"
+        "        total.backward()\n"
+        "        optimizer.step()\n"
+        "        metric_logger.update(loss=total, **loss_dict)\n"
+        "        losses.update(total.item(), images.size(0))\n"
+        "        losses.update(total.data[0], images.size(0))\n"
+    )
+    assert [f.line for f in lint_source(source, "engine.py", LintSettings(select=("MLD032",)))] == []
+    kept = source.replace("losses.update(total.item(), images.size(0))", "losses.update(total, images.size(0))")
+    assert [f.line for f in lint_source(kept, "engine.py", LintSettings(select=("MLD032",)))] == [13]
