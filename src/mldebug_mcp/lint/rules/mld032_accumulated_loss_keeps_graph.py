@@ -19,14 +19,20 @@ DETACHING = {"item", "detach", "numpy", "tolist"}
 
 
 class AccumulatedLossKeepsGraph(Rule):
-    """What it does: flags `total += loss`, `total = total + loss` and `losses.append(loss)` inside
-    a loop when `loss` is a live tensor (a criterion's output, or a model-derived tensor that feeds
-    a backward() in that loop) and is not turned into a number (.item(), .detach(), float()).
+    """What it does: flags `total += loss`, `total = total + loss`, `totals[name] += loss`,
+    `losses.append(loss)` (also `outputs.append({"loss": loss})`, or a step's output whose
+    `output["loss"]` was backwarded) and `meter.update(loss)` on a running-average object that keeps
+    what it is given, inside a loop, or on state kept in `self` by a training step, when `loss` is a
+    live tensor (a criterion's output, a model-derived tensor that feeds a backward() in that loop,
+    or, where a backward() runs, a value named as a loss that nothing turned into a number: iterated
+    out of a dict of losses, unpacked from a call, returned by a local helper) and is not turned into
+    a number (.item(), .detach(), float()).
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from
     the cause. Summing losses for one backward() on the total (or returning that sum to the caller)
-    is intended and stays quiet, as does anything under torch.no_grad().
+    is intended and stays quiet, as does anything under torch.no_grad() and a meter whose update
+    converts (`val.item()`, `val.data`).
     """
 
     code = "MLD032"
