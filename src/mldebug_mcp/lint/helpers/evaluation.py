@@ -118,7 +118,7 @@ def no_grad_expr(expr: ast.AST, ctx: ModuleContext) -> bool:
     last = (ctx.qualname(target) or ident(target) or "").rsplit(".", 1)[-1]
     if last == "set_grad_enabled" and isinstance(expr, ast.Call):  # set_grad_enabled(phase == "train") counts too
         return not (expr.args and isinstance(expr.args[0], ast.Constant) and expr.args[0].value is True)
-    return last in {"no_grad", "inference_mode"}
+    return last.endswith(("no_grad", "inference_mode"))  # a project's wrapper too: smart_inference_mode()
 
 
 def under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:

@@ -85,6 +85,10 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr == "training":
                         found.append(Switch(node, key_of(target.value), SET))
+                    elif depth > 0 and isinstance(node.value, ast.Call) and key_of(target):
+                        mode = _returned_mode(node.value, scope, ctx, depth)
+                        if mode is not None:
+                            found.append(Switch(node, key_of(target), mode, direct=False))
         return sorted(found, key=lambda s: position(s.node))
 
     return ctx.memo(("mode-switches", id(scope), depth), compute)
@@ -104,6 +108,23 @@ def _helper_switches(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: 
             if key is not None or inner.key is None:
                 found.append(Switch(call, key, inner.mode, direct=False))
     return found
+
+
+def _returned_mode(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: int) -> str | None:
+    """The mode of the model a function of this module returns (`model.eval(); return model` in a loader)."""
+    for target in local_targets(call, ctx):
+        if target is scope:
+            continue
+        for ret in (n for n in own_nodes(target) if isinstance(n, ast.Return) and n.value is not None):
+            value = ret.value
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                value = value.func.value  # return model.to(device).eval()
+            key = key_of(value)
+            end = (ret.end_lineno, ret.end_col_offset)
+            last = [w for w in switches(target, ctx, depth - 1) if w.key == key and position(w.node) < end]
+            if key and last:
+                return last[-1].mode
+    return None
 
 
 def _mapped(key: str | None, call: ast.Call, target: ast.AST, ctx: ModuleContext) -> str | None:

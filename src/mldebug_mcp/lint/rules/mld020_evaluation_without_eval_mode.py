@@ -39,6 +39,7 @@ MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|G
 # models kept in eval mode (or in train mode) on purpose by code this rule does not see
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
           "shadow"}
+WEIGHTS = re.compile(r"weight|ckpt|checkpoint|pretrained|model_path|state_dict|resume")
 MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
 # methods that run a model's forward
 FORWARDS = {"forward", "generate"}
@@ -157,7 +158,26 @@ def _mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext)
         return True
     if FROZEN & {t for part in key.split(".") for t in tokens(part)}:
         return True
-    return mode_free(receiver, ctx)
+    return mode_free(receiver, ctx) or _ready_from_loader(receiver, ctx)
+
+
+def _ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """Built by a project's loader from another file that is handed the weights (`DetectMultiBackend(weights)`,
+    `load_model(ckpt_path)`): putting the model in eval mode is the loader's job, out of sight here.
+    torch.load/torch.jit.load keep whatever mode the model was saved in, so they do not count."""
+    value = ctx.resolve(receiver)
+    for _ in range(4):  # model = Loader(w).to(device)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
+            break
+        value = ctx.resolve(value.func.value)
+    if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").startswith("torch."):
+        return False
+    if (ident(value.func) or "") in ctx.classes or (ident(value.func) or "") in ctx.functions:
+        return False
+    if any(k.arg and WEIGHTS.search(k.arg) for k in value.keywords):
+        return True
+    return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
+               for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
 
 
 def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
