@@ -17,7 +17,7 @@ from mldebug_mcp.services.triage import triage
 from mldebug_mcp.triage.brief import FIX_CHARS, TEST_CHARS, one_line
 
 pytestmark = pytest.mark.anyio
-COMPACT_BUDGET = 12_000  # bytes of structured content and text together, for limit=10
+COMPACT_BUDGET = 18_000  # bytes of structured content and text together, for limit=10, test plan and questions included
 SYMPTOMS = (
     "my loss becomes nan after a few hundred steps, lr 1e-3, adam, fp16",
     "validation accuracy is much lower than training accuracy, the model overfits after epoch 3",

@@ -21,6 +21,8 @@ def _triage_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detail", choices=("compact", "full"), default="full",
                         help="full (default): predictions of each test, anti-patterns, quotes; compact: the why, "
                              "the test, a one-line fix and evidence ids (what MCP clients get by default)")
+    parser.add_argument("--candidate", action="append", default=[], metavar="CAUSE_ID",
+                        help="a cause id you suspect (repeatable); it joins the list and the test plan")
     parser.add_argument("--catalogue", action="store_true",
                         help="also list every cause the tool knows, one line each (id | title | how it shows)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -49,7 +51,7 @@ def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None
     symptom = text_argument(args.symptom)
     if symptom.strip() or args.observe:
         result = triage(symptom, args.observe, limit=args.limit, detail=args.detail,
-                        include_catalogue=args.catalogue)
+                        include_catalogue=args.catalogue, candidates=args.candidate)
         if args.json:
             emit_json(result.to_json_data())
         else:

@@ -47,6 +47,35 @@ class Hypothesis(Model):
     """Ids of anti-patterns tempting here (see check_advice); empty in the compact form."""
     evidence: list[Quote] = field(default_factory=list)
     """The quotes of evidence_ids, with attribution; empty in the compact form."""
+    source: Literal["tool", "agent", "both"] = "tool"
+    """Who put it on the list: the tool's ranking, the caller's candidates, or both."""
+
+
+@dataclass(kw_only=True)
+class PlannedTest(Model):
+    """A cheap test and how well it splits the hypotheses on the list."""
+
+    kind: Literal["question", "cause-test"]
+    """question: a node of the triage tree (answer it, then pass the answer to triage_step); cause-test: the
+    test of one or more listed causes."""
+    ref: str
+    """The tree node (for triage_step's answers) or the test's tool call."""
+    what: str
+    """The question, or what the test does."""
+    how: str
+    """How to answer the question cheaply, or what the test shows if the cause is present."""
+    tool_call: str | None
+    """The mldebug-mcp call that answers it, if one does."""
+    cost: str
+    """How long it takes, in words."""
+    value: float
+    """Expected share of the listed hypotheses' weight it rules out (0.5 = halves it)."""
+    confirms: list[str]
+    """Causes an outcome of the test points to."""
+    rules_out: list[str]
+    """Causes some outcome makes implausible."""
+    answers: list[str] = field(default_factory=list)
+    """For a question: the accepted answers."""
 
 
 @dataclass(kw_only=True)
@@ -70,6 +99,12 @@ class TriageResult(Model):
     """Ordered, most probable first; always includes a subtle hypothesis and a null one."""
     next_test: str
     """The single most discriminating cheap test to run now."""
+    test_plan: list[PlannedTest] = field(default_factory=list)
+    """The few cheap tests that split the listed hypotheses best, best first (cheaper first among near ties)."""
+    thin: str | None = None
+    """Set when the description cannot separate the hypotheses (why, in words): answer `questions` first."""
+    questions: list[PlannedTest] = field(default_factory=list)
+    """When thin: the tree's questions that split the hypotheses best, to answer before ranking."""
     catalogue: str | None = None
     """With include_catalogue: every cause the tool knows, one line each (id | title | how it shows), so the
     reader can pick causes the ranking missed."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..models.triage import Hypothesis, TriageResult, TriageStep
+from ..models.triage import Hypothesis, PlannedTest, TriageResult, TriageStep
 from .text import WIDTH, evidence_lines, labelled
 
 COMPACT_NOTE = ("Compact: why, test, fix and evidence ids of each are in the structured content; detail='full' adds "
@@ -54,12 +54,32 @@ def triage_text(result: TriageResult, quotes: bool = True) -> str:
     blocks = [compact_hypothesis_text(i, h) if compact else hypothesis_text(i, h, quotes)
               for i, h in enumerate(result.hypotheses, 1)]
     footer = labelled("Run next: ", result.next_test, indent=0)
+    if result.test_plan:
+        footer += ["", "Test plan (splits the list best first; value = expected share of the weight ruled out):"]
+        footer += [line for i, t in enumerate(result.test_plan, 1) for line in planned_test_text(i, t)]
     footer.append("Weights order the hypotheses; they are not calibrated probabilities. Test before you fix.")
     if compact:
         footer.append(COMPACT_NOTE)
+    if result.thin:
+        header += labelled("Too thin to rank: ", result.thin + ". Answer these first (triage_step(answers={node: "
+                           "answer}, symptom=...) takes the answers):", indent=0)
+        header += [line for i, q in enumerate(result.questions, 1) for line in planned_test_text(i, q)]
     text = "\n".join(header) + ("\n\n" if header else "") + ("\n" if compact else "\n\n").join(blocks) \
         + "\n\n" + "\n".join(footer)
     return text + "\n\n" + result.catalogue if result.catalogue else text
+
+
+def planned_test_text(number: int, test: PlannedTest) -> list[str]:
+    name = f"[{test.ref}] " if test.kind == "question" else ""
+    lines = labelled(f"{number}. ", f"{name}{test.what} (value {test.value:.2f}; {test.cost})", indent=3)
+    if test.kind == "question":
+        lines += labelled("how: ", test.how, indent=3)
+        lines.append(f"   answers: {', '.join(test.answers)}")
+    if test.tool_call:
+        lines.append(f"   run: {test.tool_call}")
+    if test.confirms:
+        lines.append(f"   points to: {', '.join(test.confirms)}")
+    return lines
 
 
 def step_text(step: TriageStep, quotes: bool = True) -> str:

@@ -25,8 +25,11 @@ def triage(
     limit: Annotated[int, Field(description="Hypotheses before the subtle and null ones are added.", ge=1, le=20)] = 5,
     detail: Annotated[Literal["compact", "full"], Field(
         description="compact (default): per hypothesis the why, the test with its tool call, a one-line fix and "
-                    "evidence ids (about 10 KB for limit=10); full: also what the test shows either way, "
+                    "evidence ids, plus the test plan (about 15 KB for limit=10); full: also what the test shows either way, "
                     "anti-patterns and the quotes (about 50 KB).")] = "compact",
+    candidates: Annotated[list[str] | None, Field(
+        description="Cause ids you suspect (from mldebug://causes): they join the list with their own weights, "
+                    "marked source='agent', and the test plan covers them.", max_length=20)] = None,
     include_catalogue: Annotated[bool, Field(
         description="Also return every cause the tool knows, one line each (id | title | how it shows; about "
                     "4,400 tokens), to rank the description against all of them, not only the shortlist.")] = False,
@@ -35,7 +38,8 @@ def triage(
     from ..services import triage as service
 
     with as_tool_error():
-        result = service.triage(symptom, observations, limit, detail=detail, include_catalogue=include_catalogue)
+        result = service.triage(symptom, observations, limit, detail=detail, include_catalogue=include_catalogue,
+                                candidates=candidates)
     return tool_result(result, triage_text(result, quotes=True))
 
 
@@ -71,7 +75,10 @@ def register(server: MCPServer) -> None:
             "Code in the description is linted (never run). Offline, deterministic, and it matches words, not "
             "meaning: on real forum reports the cause is in its top three about a third of the time and in its top "
             "ten about half, so ask for limit=10 with include_catalogue=true (or read the resource mldebug://causes), "
-            "rank the description against every cause yourself, and let the tests decide. " + OBSERVATION_HELP
+            "rank the description against every cause yourself, pass the ids you suspect as candidates, and let the "
+            "tests decide: test_plan lists the few cheap tests that split the list best. When the report is too "
+            "thin to rank ('thin' is set), ask the user or run the tree questions it returns before trusting any "
+            "order. " + OBSERVATION_HELP
         ),
     )
     server.resource("mldebug://causes", name="causes", title="Cause catalogue (one line per cause)",

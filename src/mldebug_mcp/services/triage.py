@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..models.observations import OBSERVATIONS, unknown_observations
-from ..models.triage import Detail, Hypothesis, TreeAnswer, TriageResult, TriageStep
+from ..models.triage import Detail, Hypothesis, PlannedTest, TreeAnswer, TriageResult, TriageStep
 from ..triage import ranking
 from ..triage.brief import FIX_CHARS, SYMPTOM_CHARS, TEST_CHARS, one_line
 from ..triage.catalogue import Cause, load_catalogue
 from ..triage.description import Description
 from ..triage.matcher import CauseIndex, bundled_index
 from ..triage.signals import read_observations
+from ..triage import test_plan
+from ..triage.text import tokens
 from ..triage.tree import load_tree, walk
 from .evidence import load_store
 
@@ -20,6 +22,7 @@ MAX_SYMPTOM_CHARS = 50_000
 # conventional aliases are assumed (the snippet's own imports, coming later, still win).
 USUAL_IMPORTS = "import numpy as np; import torch; import torch.nn as nn; import torch.nn.functional as F; import torch.optim as optim\n"
 DEFAULT_LIMIT = 5
+MAX_CANDIDATES = 20
 DETAILS = ("compact", "full")
 
 
@@ -31,14 +34,16 @@ def catalogue_index() -> str:
 
 
 def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
-           index: CauseIndex | None = None, detail: Detail = "full", include_catalogue: bool = False) -> TriageResult:
+           index: CauseIndex | None = None, detail: Detail = "full", include_catalogue: bool = False,
+           candidates: list[str] | None = None) -> TriageResult:
     """Ranked hypotheses for a description in the user's words and/or observation keys.
 
     `detail="compact"` keeps per hypothesis what an agent needs to reorder and test them (the why, the test's
     first sentence and its tool call, a one-line fix, evidence ids) and leaves out the predictions of the
     test, the anti-patterns and the quotes (about a fifth of the size). `index` replaces the bundled matcher
     index (benchmarks use it to hold cases out of the case base). `include_catalogue` adds the compact list of
-    every cause, for a reader who ranks the description against all of them."""
+    every cause, for a reader who ranks the description against all of them. `candidates`: cause ids the caller
+    suspects; they join the list with their own weights and the test plan covers them."""
     stated = list(dict.fromkeys(observations or []))
     unknown = unknown_observations(stated)
     if unknown:
@@ -54,6 +59,7 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     if detail not in DETAILS:
         raise UsageError(f"detail must be 'compact' or 'full' (got {detail!r})")
     catalogue = load_catalogue()
+    wanted = _known_causes(catalogue, candidates or [])
     description = Description.read(symptom)
     # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
     read = [k for k in read_observations(description.reported) if k not in stated]
@@ -61,13 +67,25 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
     domains = ranking.detect_domains(catalogue, description.text)
     scored = ranking.score_causes(catalogue, index or bundled_index(), description, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
-    first_plain = next((s for s in chosen if not s.cause.subtle and s.cause.category != "null"), None)
+    picked = {s.cause.id for s in chosen}
+    listed = sorted(chosen + [s for s in scored if s.cause.id in wanted and s.cause.id not in picked],
+                    key=lambda s: (-s.weight, s.cause.id))
+    first_plain = next((s for s in listed if not s.cause.subtle and s.cause.category != "null"), None)
     build = _compact_hypothesis if detail == "compact" else _hypothesis
-    hypotheses = [build(s, s is first_plain) for s in chosen]
+    hypotheses = [build(s, s is first_plain) for s in listed]
+    for item, hypothesis in zip(listed, hypotheses):
+        hypothesis.source = ("both" if item.cause.id in picked else "agent") if item.cause.id in wanted else "tool"
+    leading = [test_plan.Candidate(s.cause, s.weight) for s in listed]
+    known = set(stated + read)
+    tests = test_plan.plan(leading, load_tree(), tool_call, known, set(), size=3)
+    words = sum(1 for t in tokens(description.told) if not t.startswith("_"))
+    thin = test_plan.thin_reason([s.weight for s in chosen if s.cause.category != "null"], len(known), words)
+    questions = test_plan.plan(leading, load_tree(), tool_call, known, set(), size=3, kinds=("question",)) if thin else []
     shown = symptom if detail == "full" or len(symptom) <= SYMPTOM_CHARS else one_line(symptom, SYMPTOM_CHARS)
     return TriageResult(
         symptom=shown, detail=detail, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
         hypotheses=hypotheses, next_test=_next_test(chosen),
+        test_plan=[_planned(t, detail) for t in tests], thin=thin, questions=[_planned(t, detail) for t in questions],
         catalogue=catalogue_index() if include_catalogue else None,
     )
 
@@ -91,6 +109,29 @@ def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> Tri
         answers=[TreeAnswer(label=label, meaning=a.meaning) for label, a in node.answers.items()],
         observations=list(dict.fromkeys(state.observations)),
     )
+
+
+def _known_causes(catalogue, ids: list[str]) -> set[str]:
+    """The caller's candidate ids, checked: an unknown one is an error that lists the close ones."""
+    import difflib
+
+    if len(ids) > MAX_CANDIDATES:
+        raise UsageError(f"{len(ids)} candidates; give at most {MAX_CANDIDATES} cause ids")
+    for cause_id in ids:
+        if cause_id not in catalogue.causes:
+            close = difflib.get_close_matches(cause_id, list(catalogue.causes), n=5, cutoff=0.5)
+            hint = f"close ids: {', '.join(close)}" if close else "read mldebug://causes for every id"
+            raise UsageError(f"unknown cause id {cause_id!r} in candidates; {hint}")
+    return set(ids)
+
+
+def _planned(test: test_plan.PlannedTest, detail: Detail) -> PlannedTest:
+    what, how = test.what, test.how
+    if detail == "compact":
+        what, how = one_line(what, TEST_CHARS), one_line(how, TEST_CHARS)
+    return PlannedTest(kind=test.kind, ref=test.ref, what=what, how=how, tool_call=test.tool_call,
+                       cost=test.cost, value=test.value, confirms=list(test.confirms),
+                       rules_out=list(test.rules_out), answers=list(test.answers))
 
 
 def _lint_codes(description: Description) -> list[str]:
