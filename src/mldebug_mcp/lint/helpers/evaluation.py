@@ -93,9 +93,9 @@ def model_class(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
         name = ident(base) or ""
         if MODEL_BASE.search(name) or (ctx.qualname(base) or "").startswith("torch.nn"):
             return True
-        if name in ctx.classes and depth < 4 and ctx.classes[name] is not cls:
-            if model_class(ctx.classes[name], ctx, depth + 1):
-                return True
+        local = ctx.classes.get(name)
+        if local is not None and local is not cls and depth < 4 and model_class(local, ctx, depth + 1):
+            return True
     return False
 
 

@@ -17,6 +17,8 @@ from .evaluation import is_eval_call, mode_helper, own_nodes, scope_calls
 from .loops import is_optimizer_step
 
 EVAL, TRAIN, SET = "eval", "train", "set"
+# calls that make a model ready where it is used (load weights, move it): model.eval() goes after them
+SETUP = {"load_state_dict", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "load", "share_memory"}
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 

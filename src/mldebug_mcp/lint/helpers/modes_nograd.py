@@ -25,7 +25,7 @@ def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     scope = ctx.scope_of(call)
     found = next((t for t in local_targets(call, ctx) if t is not scope and _evaluation_of(call, t, scope, ctx)),
                  None)
-    if found is None or under_no_grad(call, ctx) or _grad_off_before(call, scope, ctx):
+    if found is None or grad_off_at(call, scope, ctx):
         return None
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _only_called_without_grad(scope, ctx):
         return None
@@ -46,14 +46,9 @@ def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleC
 def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:
     """A model forward inside a loop, and nothing that turns grad off or needs it."""
     def compute() -> bool:
-        if any(no_grad_expr(d, ctx) for d in func.decorator_list):
+        if disables_grad(func, ctx):
             return False
         nodes = list(own_nodes(func))
-        if any(isinstance(n, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in n.items)
-               for n in nodes):
-            return False
-        if any(isinstance(n, ast.Call) and no_grad_expr(n, ctx) for n in nodes):
-            return False  # torch.set_grad_enabled(False)
         if any(_grad_word(n) for n in nodes):
             return False  # saliency, attacks, test-time training; volatile=True
         return any(isinstance(n, ast.Call) and model_call(n, ctx) and enclosing_loops(n, func, ctx)
@@ -70,10 +65,26 @@ def _grad_word(node: ast.AST) -> bool:
     return isinstance(node, ast.keyword) and node.arg in {"requires_grad", "volatile"}
 
 
-def _grad_off_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
-    """torch.set_grad_enabled(False) as a statement earlier in the scope."""
+def grad_off_at(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Under no_grad/inference_mode (written around it or on a def), or after a bare
+    torch.set_grad_enabled(False) earlier in the scope."""
+    if under_no_grad(node, ctx):
+        return True
     return any(isinstance(ctx.parent(c), ast.Expr) and (ctx.call_name(c) or "").endswith("set_grad_enabled")
-               and no_grad_expr(c, ctx) and c.lineno < call.lineno for c in scope_calls(scope, ctx))
+               and no_grad_expr(c, ctx) and c.lineno < node.lineno for c in scope_calls(scope, ctx))
+
+
+def disables_grad(func: ast.AST, ctx: ModuleContext) -> bool:
+    """A function decorated with no_grad, or with a no_grad/inference_mode block or switch of its own."""
+    if any(no_grad_expr(d, ctx) for d in func.decorator_list):
+        return True
+    for node in own_nodes(func):
+        if isinstance(node, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in node.items):
+            return True
+        if isinstance(node, ast.Call) and (ctx.call_name(node) or "").endswith("set_grad_enabled") \
+                and no_grad_expr(node, ctx):
+            return True
+    return False
 
 
 def _only_called_without_grad(func: ast.AST, ctx: ModuleContext) -> bool:

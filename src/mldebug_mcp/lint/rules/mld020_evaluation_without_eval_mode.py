@@ -3,19 +3,18 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.evaluation import (
-    ident,
-    is_eval_loader,
-    model_call,
-    model_like,
-    no_grad_expr,
-    own_nodes,
-    scope_calls,
-    tokens,
-    under_no_grad,
-    uses_torch,
+from ..helpers.evaluation import ident, model_like, own_nodes, scope_calls, uses_torch
+from ..helpers.modes import (
+    EVAL,
+    SET,
+    direct_switch,
+    key_of,
+    mode_before,
+    position,
+    related,
+    switches,
 )
-from ..helpers.modes import EVAL, SET, TRAIN, direct_switch, key_of, mode_before, position, related, switches
+from ..helpers.modes_anchor import anchor
 from ..helpers.modes_evidence import (
     collected,
     enclosing_loops,
@@ -28,22 +27,12 @@ from ..helpers.modes_evidence import (
     scope_trains,
     trains,
 )
+from ..helpers.modes_models import forward_receiver, frozen, mode_given
+from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..rule import Hit, Rule
 
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
                     r"|^item$|argmax|^eq$|loss|criterion")
-# nn layers whose output does not depend on train/eval mode
-MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|GELU|SiLU|ELU|Tanh|Sigmoid|Softmax"
-                       r"|LogSoftmax|Softplus|Mish|Embedding|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
-                       r"|ModuleDict|Identity|LayerNorm|RMSNorm|Upsample|Parameter)$")
-# models kept in eval mode (or in train mode) on purpose by code this rule does not see
-FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
-          "shadow"}
-WEIGHTS = re.compile(r"weight|ckpt|checkpoint|pretrained|model_path|state_dict|resume")
-MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
-# methods that run a model's forward
-FORWARDS = {"forward", "generate"}
-SETUP = {"load_state_dict", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "load", "share_memory"}
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -109,15 +98,15 @@ class EvaluationWithoutEvalMode(Rule):
 def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
     reported: set[str] = set()
     for call in scope_calls(scope, ctx):
-        receiver = _forward_receiver(call, ctx)
+        receiver = forward_receiver(call, ctx)
         key = key_of(receiver) if receiver is not None else None
-        if key is None or key in reported or _mode_given(call, receiver, key, ctx):
+        if key is None or key in reported or mode_given(call, receiver, key, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):
             continue
         strong = eval_data(call, scope, ctx) or (
-            _no_grad(call, scope, ctx) and not region_trains(call, scope, ctx)
+            grad_off_at(call, scope, ctx) and not region_trains(call, scope, ctx)
             and named_for_evaluation(scope, ctx, file_too=True))
         if switch is not None:  # train() before the forward
             if not strong or mc_dropout(scope, ctx):
@@ -133,81 +122,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         elif _set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)):
             continue
         reported.add(key)
-        yield Hit(_anchor(call, key, scope, ctx),
+        yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
-
-
-def _forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
-    """The model a call runs, when its output is used: a forward run for its side effects only
-    (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation."""
-    if not (call.args or call.keywords) or isinstance(ctx.parent(call), ast.Expr):
-        return None
-    if model_call(call, ctx):
-        func = call.func
-        return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in FORWARDS and model_like(func.value, ctx):
-        return func.value
-    return None
-
-
-def _mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
-    """The mode does not matter or is handled elsewhere: passed explicitly, a model kept frozen on purpose,
-    `self(x)` inside a model, or a model with no dropout/BatchNorm (or one from_pretrained, in eval)."""
-    if any(k.arg in MODE_KEYWORDS for k in call.keywords) or key == "self":
-        return True
-    if FROZEN & {t for part in key.split(".") for t in tokens(part)}:
-        return True
-    return mode_free(receiver, ctx) or _ready_from_loader(receiver, ctx)
-
-
-def _ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
-    """Built by a project's loader from another file that is handed the weights (`DetectMultiBackend(weights)`,
-    `load_model(ckpt_path)`): putting the model in eval mode is the loader's job, out of sight here.
-    torch.load/torch.jit.load keep whatever mode the model was saved in, so they do not count."""
-    value = ctx.resolve(receiver)
-    for _ in range(4):  # model = Loader(w).to(device)
-        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
-            break
-        value = ctx.resolve(value.func.value)
-    if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").startswith("torch."):
-        return False
-    if (ident(value.func) or "") in ctx.classes or (ident(value.func) or "") in ctx.functions:
-        return False
-    if any(k.arg and WEIGHTS.search(k.arg) for k in value.keywords):
-        return True
-    return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
-               for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
-
-
-def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
-    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
-    value = ctx.resolve(func)
-    if not isinstance(value, ast.Call):
-        return False
-    if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
-        return True
-    return _free_build(value, ctx, 0)
-
-
-def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
-    name = ctx.call_name(value)
-    if name in ctx.classes and depth < 3:
-        cls = ctx.classes[name]
-        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
-            return False
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
-        return all(_free_build(b, ctx, depth + 1) for b in built)
-    if not (name and MODE_FREE.match(name)):
-        return False
-    return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
-
-
-def _no_grad(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
-    if under_no_grad(call, ctx):
-        return True
-    return any(isinstance(ctx.parent(c), ast.Expr) and (ctx.call_name(c) or "").endswith("set_grad_enabled")
-               and no_grad_expr(c, ctx) and c.lineno < call.lineno for c in scope_calls(scope, ctx))
 
 
 def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
@@ -217,10 +133,10 @@ def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleCo
 def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     """An evaluation function that does not train (a loop, no_grad or metrics around the call), or a loop
     in a file that never trains whose outputs are gathered (features, activations, predictions)."""
-    in_loop = bool(enclosing_loops(call, scope, ctx))
-    if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx):
-        if in_loop or _no_grad(call, scope, ctx) or any(_is_metric(n, ctx) for n in own_nodes(scope)):
-            return True
+    if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx) and (
+            enclosing_loops(call, scope, ctx) or grad_off_at(call, scope, ctx)
+            or any(_is_metric(n, ctx) for n in own_nodes(scope))):
+        return True
     return not file_trains(ctx) and _over_batches(call, scope, ctx) and collected(call, scope, ctx)
 
 
@@ -285,50 +201,6 @@ def _calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
     return ctx.memo(("mld020", "calls_by_ident"), group)
 
 
-def _anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
-    """Where model.eval() belongs: in training code, before the evaluation loop (else at the call); in
-    evaluation code, after the model is set up here (built, loaded, moved), else before the loop."""
-    loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
-    if scope_trains(scope, ctx):
-        evaluation = [n for n in loops if not isinstance(n, ast.While) and is_eval_loader(n.iter)
-                      and not trains(ast.walk(n), ctx)]
-        return evaluation[-1] if evaluation else call
-    top = _top_statement(call, scope, ctx)
-    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
-    if setup:
-        return setup[-1]
-    return loops[-1] if loops else top
-
-
-def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
-    for anc in ctx.ancestors(node):
-        if anc is scope:
-            return node
-        node = anc
-    return node
-
-
-def _statements(scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt]:
-    def compute():
-        kinds = (ast.Assign, ast.AnnAssign, ast.Expr)
-        if isinstance(scope, ast.Module):
-            nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
-        else:
-            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
-        return sorted(nodes, key=position)
-    return ctx.memo(("mld020", "statements", id(scope)), compute)
-
-
-def _sets_up(stmt: ast.stmt, key: str) -> bool:
-    """`model = ...`, `model.load_state_dict(...)`, `model.to(device)`: the model is made ready here."""
-    if isinstance(stmt, ast.Assign | ast.AnnAssign):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        return any(key_of(t) == key for t in targets)
-    value = stmt.value
-    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP
-            and key_of(value.func.value) == key)
-
-
 def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     """An evaluation file (an evaluation function under no_grad, nothing trained) that loads weights into a
     model and never switches any mode: the model evaluates in the training mode it was built in."""
@@ -336,7 +208,7 @@ def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     if file_trains(ctx) or any(direct_switch(c) for c in calls) or any(
             n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
         return
-    if not any(named_for_evaluation(f, ctx, file_too=False) and _has_no_grad(f, ctx)
+    if not any(named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
                for kind in FUNCS for f in ctx.by_type.get(kind, ())):
         return
     seen = set()
@@ -344,14 +216,9 @@ def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "load_state_dict" and model_like(func.value, ctx):
             key = key_of(func.value)
-            if key and key not in seen and not FROZEN & set(tokens(key.replace(".", "_"))):
+            if key and key not in seen and not frozen(key):
                 seen.add(key)
                 yield Hit(call, f"{key} is loaded here for evaluation and never put in eval mode "
                                 f"(no .eval() in this file): call {key}.eval() after loading")
 
 
-def _has_no_grad(func: ast.AST, ctx: ModuleContext) -> bool:
-    if any(no_grad_expr(d, ctx) for d in func.decorator_list):
-        return True
-    return any(isinstance(n, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in n.items)
-               for n in own_nodes(func))

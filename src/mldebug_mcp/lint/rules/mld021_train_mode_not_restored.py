@@ -134,10 +134,10 @@ def _leaves_loop(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
             return True
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
-            if isinstance(block, list) and node in block:
-                # only an unconditional exit in the same block: `if stop: break` still lets training go on
-                if any(isinstance(s, ast.Break | ast.Return | ast.Raise) for s in block[block.index(node) + 1:]):
-                    return True
+            # only an unconditional exit in the same block: `if stop: break` still lets training go on
+            if isinstance(block, list) and node in block and any(
+                    isinstance(s, ast.Break | ast.Return | ast.Raise) for s in block[block.index(node) + 1:]):
+                return True
         node = parent
     return False
 

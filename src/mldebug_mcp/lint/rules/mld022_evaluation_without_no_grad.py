@@ -182,7 +182,7 @@ def _assigned_kept(assign: ast.AST, scope: ast.AST, ctx: ModuleContext, depth: i
             if any(isinstance(v, ast.Name) and v.id == name and id(v) not in inside for v in ast.walk(assign.value)):
                 return True
             for load in loads:
-                if load.id == name and isinstance(load.ctx, ast.Load) and load.lineno >= assign.lineno:
-                    if _kept(load, scope, ctx, depth + 1, load):
-                        return True
+                if (load.id == name and isinstance(load.ctx, ast.Load) and load.lineno >= assign.lineno
+                        and _kept(load, scope, ctx, depth + 1, load)):
+                    return True
     return False

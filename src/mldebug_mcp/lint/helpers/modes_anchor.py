@@ -1,0 +1,54 @@
+"""Where a finding about a model's mode goes: where the user would write model.eval() (MLD020)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .evaluation import is_eval_loader, own_nodes
+from .modes import SETUP, key_of, position
+from .modes_evidence import enclosing_loops, scope_trains, trains
+
+
+def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """Where model.eval() belongs: in training code, before the evaluation loop (else at the call); in
+    evaluation code, after the model is set up here (built, loaded, moved), else before the loop."""
+    loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
+    if scope_trains(scope, ctx):
+        evaluation = [n for n in loops if not isinstance(n, ast.While) and is_eval_loader(n.iter)
+                      and not trains(ast.walk(n), ctx)]
+        return evaluation[-1] if evaluation else call
+    top = _top_statement(call, scope, ctx)
+    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    if setup:
+        return setup[-1]
+    return loops[-1] if loops else top
+
+
+def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    for anc in ctx.ancestors(node):
+        if anc is scope:
+            return node
+        node = anc
+    return node
+
+
+def _statements(scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt]:
+    def compute():
+        kinds = (ast.Assign, ast.AnnAssign, ast.Expr)
+        if isinstance(scope, ast.Module):
+            nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
+        else:
+            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
+        return sorted(nodes, key=position)
+    return ctx.memo(("mld020", "statements", id(scope)), compute)
+
+
+def _sets_up(stmt: ast.stmt, key: str) -> bool:
+    """`model = ...`, `model.load_state_dict(...)`, `model.to(device)`: the model is made ready here."""
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return any(key_of(t) == key for t in targets)
+    value = stmt.value
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP
+            and key_of(value.func.value) == key)

@@ -1,0 +1,98 @@
+"""Which calls run a model, and whether its train/eval mode matters there (MLD020).
+
+The mode does not matter, or is someone else's business, when the call passes it (`training=False`), the
+model is kept frozen on purpose (a teacher, an EMA or target copy), it is `self` inside a model, it holds
+no dropout or BatchNorm, it comes from_pretrained (in eval mode), or a project's loader in another file
+built it from the weights (the loader sets the mode, out of sight).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..context import ModuleContext
+from .evaluation import ident, model_call, model_like, tokens
+from .modes import SETUP
+
+# methods that run a model's forward
+FORWARDS = {"forward", "generate"}
+MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
+# models kept in eval mode (or in train mode) on purpose by code this rule does not see
+FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
+          "shadow"}
+WEIGHTS = re.compile(r"weight|ckpt|checkpoint|pretrained|model_path|state_dict|resume")
+# nn layers whose output does not depend on train/eval mode
+MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|GELU|SiLU|ELU|Tanh|Sigmoid|Softmax"
+                       r"|LogSoftmax|Softplus|Mish|Embedding|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
+                       r"|ModuleDict|Identity|LayerNorm|RMSNorm|Upsample|Parameter)$")
+
+
+def frozen(key: str) -> bool:
+    return bool(FROZEN & {t for part in key.split(".") for t in tokens(part)})
+
+
+def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The model a call runs, when its output is used: a forward run for its side effects only
+    (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation."""
+    if not (call.args or call.keywords) or isinstance(ctx.parent(call), ast.Expr):
+        return None
+    if model_call(call, ctx):
+        func = call.func
+        return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in FORWARDS and model_like(func.value, ctx):
+        return func.value
+    return None
+
+
+def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """The mode does not matter or is handled elsewhere: passed explicitly, a model kept frozen on purpose,
+    `self(x)` inside a model, or a model with no dropout/BatchNorm (or one from_pretrained, in eval)."""
+    if any(k.arg in MODE_KEYWORDS for k in call.keywords) or key == "self":
+        return True
+    if frozen(key):
+        return True
+    return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx)
+
+
+def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """Built by a project's loader from another file that is handed the weights (`DetectMultiBackend(weights)`,
+    `load_model(ckpt_path)`): putting the model in eval mode is the loader's job, out of sight here.
+    torch.load/torch.jit.load keep whatever mode the model was saved in, so they do not count."""
+    value = ctx.resolve(receiver)
+    for _ in range(4):  # model = Loader(w).to(device)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
+            break
+        value = ctx.resolve(value.func.value)
+    if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").startswith("torch."):
+        return False
+    if (ident(value.func) or "") in ctx.classes or (ident(value.func) or "") in ctx.functions:
+        return False
+    if any(k.arg and WEIGHTS.search(k.arg) for k in value.keywords):
+        return True
+    return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
+               for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
+
+
+def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
+    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
+    value = ctx.resolve(func)
+    if not isinstance(value, ast.Call):
+        return False
+    if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
+        return True
+    return _free_build(value, ctx, 0)
+
+
+def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    name = ctx.call_name(value)
+    if name in ctx.classes and depth < 3:
+        cls = ctx.classes[name]
+        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
+            return False
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
+        return all(_free_build(b, ctx, depth + 1) for b in built)
+    if not (name and MODE_FREE.match(name)):
+        return False
+    return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
