@@ -6,13 +6,17 @@ from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_schedul
 from ..rule import Hit, Rule
 
 # statements whose body always runs once reached; an `if` is a different branch
+_EXITS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
+_START_EVENTS = (".EPOCH_STARTED", ".ITERATION_STARTED")
 _PLAIN_BODIES = (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)
 
 
 class SchedulerBeforeOptimizer(Rule):
     """What it does: flags an argument-free lr_scheduler.step() that runs before the
-    optimizer.step() of the same iteration: both in one block, the scheduler first and no
-    optimiser step earlier in that iteration.
+    optimizer.step() of the same iteration: the scheduler first (possibly under an `if`, the
+    optimiser step after that `if` or in the batch loop that follows) and no optimiser step
+    earlier in that iteration; or a scheduler stepped in a pytorch-ignite handler for
+    EPOCH_STARTED / ITERATION_STARTED.
 
     Why is this bad: since PyTorch 1.1 the scheduler must step after the optimiser. Stepping it
     first skips the schedule's initial value and moves every change one step early; PyTorch only
@@ -41,19 +45,66 @@ class SchedulerBeforeOptimizer(Rule):
         "        opt.step()\n"
     )
     GOOD = BAD.replace("        sched.step()\n        opt.step()\n", "        opt.step()\n        sched.step()\n")
+    HANDLER = ("scheduler.step() in a handler run when an epoch or iteration starts, before that epoch's "
+               "optimizer steps")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         call = node.value
         if not (isinstance(call, ast.Call) and is_scheduler_step(call, ctx)) or call.args or call.keywords:
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
-        if not _is_lr_scheduler(call.func.value, ctx) or _stepped_before(node, ctx):
+        if not _is_lr_scheduler(call.func.value, ctx):
             return
-        parent = ctx.parent(node)
-        siblings = _block_of(parent, node)
-        for later in siblings[siblings.index(node) + 1:]:
-            if _steps_optimizer(later, ctx):
-                yield Hit(call)
+        if _in_start_handler(node, ctx):
+            yield Hit(call, self.HANDLER)
+            return
+        if _stepped_before(node, ctx):
+            return
+        # the optimiser step later in the same block, or after the if/with/try the scheduler sits in
+        current: ast.AST = node
+        while (parent := ctx.parent(current)) is not None:
+            block = _block_of(parent, current)
+            later = block[block.index(current) + 1:] if current in block else []
+            for stmt in later:
+                if _steps_optimizer(stmt, ctx):
+                    yield Hit(call)
+                    return
+                if isinstance(stmt, _EXITS):
+                    return  # the iteration ends before any step
+            if not isinstance(parent, ast.If | ast.With | ast.AsyncWith | ast.Try):
                 return
+            if isinstance(parent, ast.If) and _skips_first_iteration(parent.test, ctx):
+                return  # `if epoch > 0: sched.step()` steps after the previous epoch's optimiser steps
+            current = parent
+
+
+def _skips_first_iteration(test: ast.expr, ctx: ModuleContext) -> bool:
+    """`epoch > 0`, `i >= 1`, `step != 0`, or a bare loop counter: false on the first iteration."""
+    counters = {n.id for loop in ctx.ancestors(test) if isinstance(loop, ast.For)
+                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    if isinstance(test, ast.Name):
+        return test.id in counters
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+        bound, op = test.comparators[0].value, test.ops[0]
+        return (isinstance(test.left, ast.Name) and test.left.id in counters
+                and (isinstance(op, ast.Gt | ast.NotEq) and bound == 0 or isinstance(op, ast.GtE) and bound == 1))
+    return False
+
+
+def _in_start_handler(stmt: ast.stmt, ctx: ModuleContext) -> bool:
+    """The step is in a pytorch-ignite handler run when an epoch or an iteration starts, before the
+    engine's update steps the optimiser: `@trainer.on(Events.EPOCH_STARTED)`, or a function handed to
+    `add_event_handler(Events.ITERATION_STARTED, fn)`."""
+    function = ctx.enclosing(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    events = [d.args[0] for d in function.decorator_list if isinstance(d, ast.Call) and d.args
+              and ctx.method_name(d) == "on"]
+    for call in ctx.by_type.get(ast.Call, ()):
+        if (ctx.method_name(call) == "add_event_handler" and len(call.args) >= 2
+                and isinstance(call.args[1], ast.Name) and call.args[1].id == function.name):
+            events.append(call.args[0])
+    return any((ctx.qualname(e) or "").startswith("ignite.") and (ctx.qualname(e) or "").endswith(_START_EVENTS)
+               for e in events)
 
 
 def _is_lr_scheduler(receiver: ast.AST, ctx: ModuleContext) -> bool:
