@@ -72,10 +72,10 @@ def test_returns_must_agree():
         (("class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
           "        self.act = nn.Sigmoid()\n    def forward(self, x):\n        return self.act(x)\n"),
          "criterion = nn.BCEWithLogitsLoss()\ndef step(x, y):\n    return criterion(Net()(x), y)\n",
-         [("train.py", 6, "MLD001")]),
+         [("model.py", 9, "MLD001"), ("train.py", 6, "MLD001")]),
         ("class Net(nn.Module):\n    def forward(self, x):\n        return F.relu(x)\n",
          "def step(x, y):\n    return F.cross_entropy(Net()(x), y)\n",
-         [("train.py", 5, "MLD001")]),
+         [("model.py", 6, "MLD001"), ("train.py", 5, "MLD001")]),
         (("class Net(nn.Module):\n    def forward(self, x):\n        return x\n"
           "    def predict(self, x):\n        return F.softmax(x, 1)\n"),
          "def step(x, y):\n    return F.cross_entropy(Net()(x), y)\n",

@@ -221,9 +221,12 @@ class ModuleContext:
         return None
 
     def local_returns(self) -> dict[str, str]:
-        """Kind of value (helpers/kinds.py) returned by each top-level function and each class's forward:
-        what the project index tells the other files of the run."""
-        return kinds.project_facts(self)
+        """What the project index tells the other files of the run: the kind of value (helpers/kinds/)
+        returned by each top-level function and each class's forward, and which models of other files feed
+        a loss here (`fed:<Model>`, helpers/losses.py)."""
+        from .helpers.losses import fed_facts  # losses.py imports this module: imported when first asked
+
+        return {**kinds.project_facts(self), **fed_facts(self)}
 
 
 def _is_class_name(qualname: str) -> bool:
@@ -234,8 +237,9 @@ class ProjectIndex:
     """Facts about every file of one lint run that rules in another file may need."""
 
     def __init__(self, returns: dict[str, str] | None = None) -> None:
-        # class name (its forward) or function name -> kind of value it returns (helpers/kinds.py:
-        # softmax, sigmoid, log_softmax, relu, logits)
+        # class name (its forward) or function name -> kind of value it returns (helpers/kinds/: softmax,
+        # sigmoid, log_softmax, relu, logits); `Name/0` for an element of a returned tuple; `fed:Name` -> where
+        # a loss of another file takes that model's output
         self.returns = returns if returns is not None else {}
         # names asked about but not known: if another file defines one, this file is checked again
         self.asked: set[str] = set()
@@ -245,6 +249,11 @@ class ProjectIndex:
         if found is None:
             self.asked.add(name)
         return found
+
+    def fed_to(self, name: str) -> str | None:
+        """Where another file's loss that expects logits takes the output of the model `name` ('*': of any
+        model handed to a trainer), as 'CrossEntropyLoss in train.py:12'; None when no file says so."""
+        return self.kind_returned_by(kinds.FED + name)
 
     def activation_returned_by(self, name: str) -> str | None:
         found = self.kind_returned_by(name)

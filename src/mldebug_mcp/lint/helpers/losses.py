@@ -2,6 +2,7 @@
 output is already a probability (MLD002-MLD005)."""
 
 import ast
+import os
 
 from ..context import ModuleContext
 from . import kinds
@@ -81,19 +82,105 @@ def probability_kind(expr: ast.AST, ctx: ModuleContext) -> str | None:
             "torch.nn.LogSoftmax": "log_softmax"}.get(layer or "")
 
 
+LOGIT_LOSSES = frozenset({
+    "torch.nn.CrossEntropyLoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.MultiLabelSoftMarginLoss",
+})
+LOGIT_FUNCTIONS = frozenset({
+    "torch.nn.functional.cross_entropy", "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.nn.functional.multilabel_soft_margin_loss",
+})
+LOGIT_TEXTS = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogits", "binary_cross_entropy_with_logits",
+               "multilabel_soft_margin", "MultiLabelSoftMargin")
+
+
+class LossSource:
+    """Where a loss is chosen: its qualified name, the node that names it, and whether it is a parameter's
+    default (a trainer's `loss_func=CrossEntropyLoss()`, which any model handed to it meets)."""
+
+    __slots__ = ("default", "name", "node")
+
+    def __init__(self, name: str, node: ast.AST, default: bool) -> None:
+        self.name, self.node, self.default = name, node, default
+
+
+def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource | None:
+    """The loss a callee or a value holds: `nn.CrossEntropyLoss()` (the class), `F.cross_entropy` (the
+    function), through names, attributes (`self.loss_func = F.binary_cross_entropy_with_logits`), class
+    constants (`self.DEFAULT_LOSS_CLS()`), `given or fallback`, and a parameter's default."""
+    value, default = expr, False
+    for _ in range(depth):
+        if isinstance(value, ast.Call):
+            name = ctx.call_name(value)
+            if name is not None:
+                return LossSource(name, value, default)
+            callee = value.func
+            if isinstance(callee, ast.Attribute) and callee.attr in MODULE_MOVES:
+                value = callee.value  # nn.CrossEntropyLoss().to(device)
+            else:
+                value = callee  # self.DEFAULT_LOSS_CLS(): the class the attribute holds
+        elif isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            value = value.values[-1]  # loss or nn.BCEWithLogitsLoss(): the fallback when none is given
+        elif isinstance(value, ast.Name | ast.Attribute):
+            name = ctx.qualname(value)
+            if name is not None:
+                return LossSource(name, value, default)
+            if isinstance(value, ast.Name):
+                reaching = kinds.reaching_values(value, ctx)[1] or []
+                if len(reaching) > 1:  # chosen in the branches of an `if`: every branch must pick the same loss
+                    found = [loss_source(v, ctx, depth - 1) if e is None else None for v, e in reaching]
+                    names = {f.name if f is not None else None for f in found}
+                    return found[0] if len(names) == 1 and None not in names else None
+            resolved = ctx.resolve(value)
+            if resolved is not value:
+                value = resolved
+                continue
+            constant = _class_constant(value, ctx)
+            if constant is not None:
+                value = constant
+                continue
+            given = kinds.parameter_default(value, ctx)
+            if given is None:  # a loss handed in: every call of the function in this file must pass the same one
+                passed = [loss_source(p, ctx, depth - 1) for p in kinds.call_sites(value, ctx)]
+                names = {p.name if p is not None else None for p in passed}
+                return passed[0] if len(names) == 1 and None not in names else None
+            value, default = given, True
+        else:
+            return None
+    return None
+
+
+def _class_constant(value: ast.AST, ctx: ModuleContext) -> ast.expr | None:
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"):
+        return None
+    cls = ctx.enclosing_class(value)
+    return kinds.class_constant(cls, value.attr) if cls is not None else None
+
+
 def loss_name(call: ast.Call, ctx: ModuleContext) -> str | None:
     """The qualified name of the loss a call computes: `F.nll_loss(...)` (the function), `criterion(...)` (the
     class that built it), or a parameter's default (`def fit(..., loss_fn=nn.CrossEntropyLoss())`)."""
-    name = ctx.call_name(call)
-    if name is not None:
-        return name
-    built = ctx.constructed(call.func)
-    if built is not None:
-        return built
-    default = kinds.parameter_default(call.func, ctx)
-    if isinstance(default, ast.Call):
-        return ctx.call_name(default)  # an instance built once, when the function was defined
-    return ctx.qualname(default) if default is not None else None  # loss_fn=F.cross_entropy
+    source = loss_call_source(call, ctx)
+    return source.name if source is not None else None
+
+
+def loss_call_source(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
+    """Where the loss a call computes is chosen (kept per call: several rules ask)."""
+    table = ctx.memo(("losses", "source"), dict)
+    if call not in table:
+        name = ctx.call_name(call)
+        callee = call.func
+        if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
+            callee = callee.value  # criterion.forward(out, y)
+        table[call] = LossSource(name, call, False) if name is not None else loss_source(callee, ctx)
+    return table[call]
+
+
+def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
+    """The source of the loss a call computes when it applies its own softmax or sigmoid (expects logits)."""
+    source = loss_call_source(call, ctx)
+    if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
+        return None
+    return source
 
 
 def loss_inputs(call: ast.Call) -> list[ast.expr]:
@@ -104,18 +191,39 @@ def loss_inputs(call: ast.Call) -> list[ast.expr]:
     return first or [k.value for k in call.keywords if k.arg == "input"]
 
 
-def input_kinds(arg: ast.expr, ctx: ModuleContext) -> list[tuple[ast.expr, str]]:
+def input_kinds(arg: ast.expr, ctx: ModuleContext) -> list[tuple[ast.expr, kinds.Traced]]:
     """(where, kind) for the value a loss is given: the argument itself when its kind is known here, else,
     when it is a parameter of the enclosing function, each argument the calls in this module pass for it."""
-    kind = kinds.kind_of(arg, ctx)
-    if kind is not None:
-        return [(arg, kind)]
+    found = kinds.traced_kind(arg, ctx)
+    if found is not None:
+        return [(arg, found)]
     core = arg
     while isinstance(core, ast.Call) and isinstance(core.func, ast.Attribute) and core.func.attr in SHAPE_METHODS:
         core = core.func.value  # out.view(-1, C) where out is a parameter
-    found = []
+    passed_kinds = []
     for passed in kinds.call_sites(core, ctx):
-        kind = kinds.kind_of(passed, ctx)
-        if kind is not None:
-            found.append((passed, kind))
-    return found
+        found = kinds.traced_kind(passed, ctx)
+        if found is not None:
+            passed_kinds.append((passed, found))
+    return passed_kinds
+
+
+def fed_facts(ctx: ModuleContext) -> dict[str, str]:
+    """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
+    (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
+    that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
+    if not any(t in ctx.source for t in LOGIT_TEXTS):
+        return {}
+    facts: dict[str, str] = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        source = logit_loss(call, ctx)
+        if source is None:
+            continue
+        where = f"{source.name.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
+        for arg in loss_inputs(call):
+            names = kinds.fed_names(arg, ctx)
+            if not source.default:  # any model handed in from outside: only a trainer's default loss meets it
+                names.discard(kinds.ANY_MODEL)
+            for name in names:
+                facts.setdefault(kinds.FED + name, where)
+    return facts

@@ -1,18 +1,21 @@
 import ast
+import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.kinds import ACTIVATIONS, RELU, module_output
-from ..helpers.losses import input_kinds, loss_inputs, loss_name
+from ..helpers.kinds import (
+    ACTIVATIONS,
+    ANY_MODEL,
+    RELU,
+    Traced,
+    named_after,
+    project_facts,
+    traced_module_output,
+    traced_return,
+)
+from ..helpers.losses import LOGIT_LOSSES, LOGIT_TEXTS, input_kinds, logit_loss, loss_inputs, loss_source
 from ..rule import Hit, Rule
 
-LOGIT_LOSSES = {
-    "torch.nn.CrossEntropyLoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.MultiLabelSoftMarginLoss",
-}
-LOGIT_FUNCTIONS = {
-    "torch.nn.functional.cross_entropy", "torch.nn.functional.binary_cross_entropy_with_logits",
-    "torch.nn.functional.multilabel_soft_margin_loss",
-}
 # skorch nets -> their default criterion; the net calls criterion(module(X), y) (NeuralNetClassifier takes the
 # log of the module's output first when the criterion is NLLLoss: a softmax module is right there)
 SKORCH_NETS = {
@@ -21,43 +24,56 @@ SKORCH_NETS = {
     "skorch.classifier.NeuralNetBinaryClassifier": "torch.nn.BCEWithLogitsLoss",
     "skorch.NeuralNet": None, "skorch.net.NeuralNet": None,
 }
+# keywords under which a framework or a base class is handed the loss, and the model it will feed
+LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "loss_fct"})
+MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
+# the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
+HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit")
+SKORCH_TEXT = ("NeuralNet",)
+# `# noqa` / `# noqa: MLD001` as the engine reads it: one at the loss also silences the finding at the activation
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-def loss_kind(call: ast.Call, ctx: ModuleContext) -> str | None:
-    """The qualified name of the loss a call computes: F.cross_entropy(...), criterion(...), or a parameter
-    whose default is one (`def fit(model, loss_fn=nn.CrossEntropyLoss())`)."""
-    name = loss_name(call, ctx)
-    return name if name in LOGIT_FUNCTIONS or name in LOGIT_LOSSES else None
+def _silenced(call: ast.Call, ctx: ModuleContext, code: str) -> bool:
+    for number in {call.lineno, call.end_lineno or call.lineno}:
+        found = NOQA.search(ctx.lines[number - 1]) if 0 < number <= len(ctx.lines) else None
+        if found and (found.group("codes") is None
+                      or code in {c.strip().upper() for c in found.group("codes").split(",")}):
+            return True
+    return False
 
 
-def _skorch_hit(call: ast.Call, ctx: ModuleContext, message: str) -> Hit | None:
-    """skorch's `NeuralNetClassifier(module, criterion=nn.CrossEntropyLoss)` with a module returning probabilities."""
-    net = ctx.call_name(call)
-    if net not in SKORCH_NETS:
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _text(message: str, kind: str, loss: str, of: str = "") -> str:
+    """The rule's message for an activation (`of`: whose output it is), or the ReLU one."""
+    text = RELU_MESSAGE.format(loss=loss) if kind == RELU else message.format(activation=kind, loss=loss)
+    return text.replace(" output passed", f" output{of} passed", 1)
+
+
+def _modules_handed(call: ast.Call, ctx: ModuleContext) -> Traced | None:
+    """What the model handed with a loss returns: `module=`/`model=`, else the positional modules a base class
+    chains (`super().__init__(nn.LazyLinear(1), nn.Sigmoid(), loss=...)`: the last one decides)."""
+    given = next((k.value for k in call.keywords if k.arg in MODEL_KEYWORDS), None)
+    if given is not None:
+        return traced_module_output(given, ctx)
+    layers = [a for a in call.args if not isinstance(a, ast.Starred)]
+    if not layers or len(layers) != len(call.args):
         return None
-    given = next((k.value for k in call.keywords if k.arg == "criterion"), None)
-    module = next((k.value for k in call.keywords if k.arg == "module"), call.args[0] if call.args else None)
-    if module is None or isinstance(module, ast.Starred):
-        return None
-    if given is None:
-        criterion = SKORCH_NETS[net]
-    else:
-        value = ctx.resolve(given)
-        criterion = ctx.call_name(value) if isinstance(value, ast.Call) else ctx.qualname(value)
-    if criterion not in LOGIT_LOSSES:
-        return None
-    kind = module_output(module, ctx)
-    if kind not in ACTIVATIONS and kind != RELU:
-        return None
-    short = criterion.rsplit(".", 1)[-1]
-    text = RELU_MESSAGE.format(loss=short) if kind == RELU else message.format(activation=kind, loss=short)
-    return Hit(given if given is not None else call, text)
+    names = [ctx.call_name(a) or "" for a in layers]
+    if not all(n.startswith("torch.nn.") and n[9:10].isupper() for n in names):
+        return None  # only layers written out here are read as a chain
+    return traced_module_output(layers[-1], ctx)
 
 
 class ActivationIntoLogitLoss(Rule):
     """What it does: flags softmax, log_softmax or sigmoid outputs passed to a loss that applies
-    its own (log-)softmax or sigmoid: CrossEntropyLoss, F.cross_entropy, BCEWithLogitsLoss.
+    its own (log-)softmax or sigmoid: CrossEntropyLoss, F.cross_entropy, BCEWithLogitsLoss. The
+    finding points at the activation (where the fix goes), naming the loss; a model of another
+    file is reported at the loss, and in its own file at its activation.
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be
@@ -73,7 +89,7 @@ class ActivationIntoLogitLoss(Rule):
     fix = "Pass the raw logits to the loss; apply softmax/sigmoid only for predictions or metrics."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.Call,)
-    requires_text = ('cross_entropy', 'CrossEntropyLoss', 'BCEWithLogits', 'binary_cross_entropy_with_logits', 'multilabel_soft_margin', 'MultiLabelSoftMargin', 'NeuralNetBinaryClassifier')  # skip modules that cannot contain the pattern
+    requires_text = (*LOGIT_TEXTS, "NeuralNetBinaryClassifier", *HINTS)  # skip modules that cannot hold the pattern
     BAD = (
         "import torch.nn as nn\n"
         "import torch.nn.functional as F\n"
@@ -91,16 +107,77 @@ class ActivationIntoLogitLoss(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        loss = loss_kind(node, ctx)
-        if loss is None:
-            hit = _skorch_hit(node, ctx, self.message)
-            if hit is not None:
-                yield hit
+        if not ctx.memo(("mld001", "loss-text"), lambda: any(t in ctx.source for t in LOGIT_TEXTS + SKORCH_TEXT)):
             return
-        short = loss.rsplit(".", 1)[-1]
+        source = logit_loss(node, ctx)
+        if source is None:
+            yield from self._handed(node, ctx)
+            return
+        loss = _short(source.name)
+        if _silenced(node, ctx, self.code):
+            return
         for arg in loss_inputs(node):
-            for where, kind in input_kinds(arg, ctx):
-                if kind in ACTIVATIONS:
-                    yield Hit(where, self.message.format(activation=kind, loss=short))
-                elif kind == RELU:
-                    yield Hit(where, RELU_MESSAGE.format(loss=short))
+            for where, found in input_kinds(arg, ctx):
+                if found.kind not in ACTIVATIONS and found.kind != RELU:
+                    continue
+                if found.origins:  # the fix goes where the activation is applied
+                    for origin in found.origins:
+                        at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
+                        yield Hit(origin, _text(self.message, found.kind, loss + at))
+                else:  # an activation in another file's model: reported here at the loss, there at the activation
+                    yield Hit(where, _text(self.message, found.kind, loss, f" of {found.via} (another file)"))
+
+    def _handed(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
+        """A loss handed over with a model that returns probabilities (skorch's `NeuralNetClassifier(module,
+        criterion=nn.CrossEntropyLoss)`, a base class given its layers and `loss=`): reported at the loss."""
+        net = ctx.call_name(call)
+        given = next((k.value for k in call.keywords if k.arg in LOSS_KEYWORDS), None)
+        if net in SKORCH_NETS:
+            module = next((k.value for k in call.keywords if k.arg == "module"), call.args[0] if call.args else None)
+            if module is None or isinstance(module, ast.Starred):
+                return
+            found = traced_module_output(module, ctx)
+            loss = loss_source(given, ctx) if given is not None else None
+            name, node = (loss.name, loss.node) if loss is not None else (SKORCH_NETS[net], given or call)
+        elif given is not None:
+            loss = loss_source(given, ctx)
+            if loss is None:
+                return
+            found = _modules_handed(call, ctx)
+            name, node = loss.name, loss.node
+        else:
+            return
+        if name not in LOGIT_LOSSES or found is None or (found.kind not in ACTIVATIONS and found.kind != RELU):
+            return
+        lines = sorted({o.lineno for o in found.origins if o.lineno != node.lineno})
+        of = f" (line {', '.join(map(str, lines))})" if lines else ""
+        yield Hit(node, _text(self.message, found.kind, _short(name), of))
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        """A model of this file whose activation reaches a logit loss in another file (the project index)."""
+        project = ctx.project
+        if project is None:
+            return
+        for name, kind in project_facts(ctx).items():
+            if "/" in name or (kind not in ACTIVATIONS and kind != RELU):
+                continue
+            owner = ctx.classes.get(name) or ctx.functions.get(name)
+            fed = project.fed_to(name)
+            if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
+                fed = project.fed_to(named_after(name))
+                if fed is None and _top_level_model(owner, ctx):
+                    fed = project.fed_to(ANY_MODEL)
+                    fed = f"a trainer's default loss, {fed}" if fed else None
+            found = traced_return(owner, ctx) if fed is not None else None
+            for origin in found.origins if found is not None else ():
+                yield Hit(origin, _text(self.message, found.kind, fed, f" of {name}"))
+
+
+def _top_level_model(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """A module class this file never builds inside another module (not a block such as an attention layer)."""
+    if not cls.bases or not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in cls.body):
+        return False
+    for call in ctx.by_type.get(ast.Call, ()):
+        if isinstance(call.func, ast.Name) and call.func.id == cls.name and ctx.enclosing_class(call) is not None:
+            return False
+    return True

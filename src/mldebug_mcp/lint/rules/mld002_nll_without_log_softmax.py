@@ -45,8 +45,8 @@ class NllWithoutLogSoftmax(Rule):
         if loss_name(node, ctx) not in NLL_LOSSES:
             return
         for arg in loss_inputs(node):
-            found = input_kinds(arg, ctx) or [(arg, probability_kind(arg, ctx))]
-            for where, kind in found:
+            found = [(where, traced.kind) for where, traced in input_kinds(arg, ctx)]
+            for where, kind in found or [(arg, probability_kind(arg, ctx))]:
                 if kind in {SOFTMAX, SIGMOID, LOGITS, "raw logits"}:
                     shown = "raw logits (final Linear)" if kind in {LOGITS, "raw logits"} else f"{kind} output"
                     yield Hit(where, self.message.format(kind=shown))

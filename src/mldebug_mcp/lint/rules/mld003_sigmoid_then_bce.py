@@ -3,16 +3,19 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.kinds import SIGMOID
-from ..helpers.losses import input_kinds, loss_inputs, loss_name, probability_kind
+from ..helpers.kinds.vocabulary import MODULES
+from ..helpers.losses import input_kinds, loss_inputs, loss_name
 from ..rule import Hit, Rule
 
 BCE_LOSSES = {"torch.nn.functional.binary_cross_entropy": "F.binary_cross_entropy", "torch.nn.BCELoss": "BCELoss"}
 
 
 class SigmoidThenBce(Rule):
-    """What it does: flags a sigmoid output (torch.sigmoid, F.sigmoid, .sigmoid(), nn.Sigmoid(), an
-    nn.Sequential ending in nn.Sigmoid, or a model whose forward returns one) passed to nn.BCELoss or
-    F.binary_cross_entropy.
+    """What it does: flags a sigmoid applied in the training code (torch.sigmoid, F.sigmoid, .sigmoid(),
+    nn.Sigmoid()(x), in the loss call, a few lines above it, or in a helper it calls) whose output goes
+    to nn.BCELoss or F.binary_cross_entropy. A model that ends in a sigmoid by design (a GAN
+    discriminator, a forward that returns probabilities) paired with BCELoss is left alone: that is
+    the documented, working pairing for such a model.
 
     Why is this bad: the sigmoid saturates to exactly 0 or 1 in floating point and BCELoss clamps
     its log, so confidently wrong examples get a vanishing or zero gradient and stop teaching. It
@@ -49,7 +52,14 @@ class SigmoidThenBce(Rule):
         if loss is None:
             return
         for arg in loss_inputs(node):
-            found = input_kinds(arg, ctx) or [(arg, probability_kind(arg, ctx))]
-            for where, kind in found:
-                if kind == SIGMOID:
+            for where, found in input_kinds(arg, ctx):
+                if found.kind == SIGMOID and any(not _in_model(o, ctx) for o in found.origins):
                     yield Hit(where, self.message.format(loss=loss))
+
+
+def _in_model(origin: ast.AST, ctx: ModuleContext) -> bool:
+    """Whether a sigmoid is part of a model: applied in its forward, or a layer built into it."""
+    if ctx.call_name(origin) in MODULES:
+        return True  # nn.Sigmoid() as a layer of a Sequential
+    func = ctx.enclosing(origin, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return func is not None and func.name in {"forward", "__call__"}

@@ -1,0 +1,132 @@
+"""What one file tells the other files of a run (the project index), and what it asks of them.
+
+Told: the kind each top-level function and each class's forward returns (`Net` -> 'softmax'), and of each
+element of a returned tuple (`Decoder/0`). Asked, by the file whose loss takes the output: which models of
+other files feed that loss (`fed:Evaluator`; `fed:*` and `fed:~classifier` for a model handed in from
+outside the file as the parameter `classifier`), so the
+file that defines the model can point at its activation (helpers/losses.py writes those facts)."""
+
+from __future__ import annotations
+
+import ast
+
+from .parameters import call_sites, parameter_of
+from .values import conditional, reaching_values
+from .traced import Traced
+from .vocabulary import DEPTH, KEEP_FUNCTIONS, KEEP_METHODS, MODULE_MOVES
+from .walk import Walk
+
+HINTS = ("oftmax", "igmoid", "relu", "ReLU", "Linear", "expit")
+FACTS = "kinds-facts"  # the memo space of the facts: computed before the project index is set
+FED = "fed:"
+ANY_MODEL = "*"
+
+
+def project_facts(ctx, hints: tuple[str, ...] = HINTS) -> dict[str, str]:
+    """Kind returned by each top-level function and each class's forward, and by each element of a tuple they
+    return: what other files may ask. Kept per module: rules ask again for the origins."""
+    return ctx.memo(("kinds", "facts"), lambda: _facts(ctx, hints))
+
+
+def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
+    if not any(h in ctx.source for h in hints):  # nothing here can return a known kind
+        return {}
+    walk = Walk(ctx, FACTS)
+    found: dict[str, str] = {}
+    owners = [(name, func, func) for name, func in ctx.functions.items()]
+    owners += [(name, cls, _forward(cls)) for name, cls in ctx.classes.items()]
+    for name, owner, func in owners:
+        if func is None:
+            continue
+        kind = _ask(walk, owner, None)
+        if kind is not None:
+            found[name] = kind.kind
+        width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
+        for index in range(min(width, 8)):
+            kind = _ask(walk, owner, index)
+            if kind is not None:
+                found[f"{name}/{index}"] = kind.kind
+    return found
+
+
+def _ask(walk: Walk, owner: ast.AST, index: int | None) -> Traced | None:
+    if isinstance(owner, ast.ClassDef):
+        return walk.model(owner, None, index, DEPTH)
+    return walk.returned(owner, None, index, DEPTH)
+
+
+def _forward(cls: ast.ClassDef) -> ast.AST | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                 and n.name == "forward"), None)
+
+
+def named_after(name: str) -> str:
+    """`~classifier` for a parameter `classifier` or a class `Classifier`: a model is often named for its class."""
+    return "~" + name.replace("_", "").lower()
+
+
+def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
+    """The other files' models whose output `expr` is (their class names), or '*' for a model handed in as a
+    parameter no call in this file binds (and `~name`, see named_after). Empty when the producer is of this file or not visible."""
+    walk = Walk(ctx)
+    value = expr
+    for _ in range(depth):
+        if isinstance(value, ast.Subscript):
+            value = value.value
+        elif isinstance(value, ast.Name):
+            bound = walk._binding(value, None)
+            if bound is None:
+                return set()
+            value = bound[0]
+        elif isinstance(value, ast.Call):
+            name = ctx.call_name(value)
+            callee = value.func
+            if name is None and isinstance(callee, ast.Attribute) and callee.attr in KEEP_METHODS:
+                value = callee.value
+            elif name in KEEP_FUNCTIONS and value.args:
+                value = value.args[0]
+            else:
+                if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
+                    callee = callee.value
+                return _model_names(callee, ctx, walk, depth)
+        else:
+            return set()
+    return set()
+
+
+def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
+    for _ in range(depth):
+        if isinstance(model, ast.Name):
+            if model.id == "self" or model.id in ctx.functions or model.id in ctx.classes:
+                return set()
+            _, reaching = reaching_values(model, ctx)
+            found: set[str] = set()
+            for value, element in reaching or ():
+                if element is None:
+                    found |= _model_names(value, ctx, walk, depth - 1)
+            if reaching and not conditional(reaching[-1][0], model, ctx):
+                return found
+            if parameter_of(model, ctx, reassigned=True) is None:  # or the parameter (`if resume: model = ...`)
+                return found
+            passed = call_sites(model, ctx, reassigned=True)
+            if not passed:  # handed in from outside: any model, and the class its parameter is named after
+                return found | {ANY_MODEL, named_after(model.id)}
+            return found.union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
+        if isinstance(model, ast.Attribute):
+            if isinstance(walk.member(model), ast.FunctionDef | ast.AsyncFunctionDef):
+                return set()
+            values = walk.attribute_values(model)
+            return set().union(*(_model_names(v, ctx, walk, depth - 1) for v in values)) if values else set()
+        if not isinstance(model, ast.Call):
+            return set()
+        if isinstance(model.func, ast.Attribute) and model.func.attr in MODULE_MOVES and ctx.call_name(model) is None:
+            model = model.func.value
+            continue
+        name = ctx.call_name(model)
+        if name is None or name.startswith("torch."):
+            return set()
+        simple = name.rsplit(".", 1)[-1]
+        if simple in ctx.classes or name in ctx.functions or not simple[:1].isupper():
+            return set()
+        return {simple}
+    return set()

@@ -1,0 +1,88 @@
+"""Parameters and the values handed to them: a parameter's default, the arguments each call of its function
+passes, a method or a class-level constant of a class."""
+
+from __future__ import annotations
+
+import ast
+
+
+def method_of(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method `name` defined in the body of `cls` (context.py uses it too: it cannot import back)."""
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
+
+
+def class_constant(cls: ast.ClassDef, name: str) -> ast.expr | None:
+    """The value of `NAME = value` in the body of `cls` (read as `self.NAME`), when it is assigned once."""
+    values = [n.value for n in cls.body if isinstance(n, ast.Assign | ast.AnnAssign) and n.value is not None
+              and any(isinstance(t, ast.Name) and t.id == name
+                      for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    return values[0] if len(values) == 1 else None
+
+
+def parameter_of(name: ast.AST, ctx, reassigned: bool = False) -> tuple[ast.AST, int | None, str] | None:
+    """(function, position, name) when `name` is a parameter of its function that is never reassigned (with
+    `reassigned`, also one that is: the caller's value may still reach the use)."""
+    if not isinstance(name, ast.Name):
+        return None
+    func = ctx.scope_of(name)
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    if ctx.bindings.get(func, {}).get(name.id, None) != [] and not reassigned:
+        return None
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if name.id in positional:
+        return func, positional.index(name.id), name.id
+    if name.id in [a.arg for a in func.args.kwonlyargs]:
+        return func, None, name.id
+    return None
+
+
+def parameter_default(name: ast.AST, ctx) -> ast.expr | None:
+    """The default value of a parameter never reassigned in its function: `loss_fn=nn.CrossEntropyLoss()`."""
+    found = parameter_of(name, ctx)
+    if found is None:
+        return None
+    func, _, arg = found
+    args = func.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults,
+                        strict=False))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=False) if d is not None})
+    return defaults.get(arg)
+
+
+def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
+    """The arguments the calls of this module pass for the parameter `name` (a function's or a method's)."""
+    found = parameter_of(name, ctx, reassigned)
+    if found is None:
+        return []
+    func, position, arg = found
+    method = isinstance(ctx.parents.get(func), ast.ClassDef)
+    if method and position is not None:
+        position -= 1  # self
+    passed = []
+    for call in ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(func.name, ()):
+        if method != (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                      and call.func.value.id == "self"):
+            continue
+        if method and ctx.enclosing_class(call) is not ctx.parents.get(func):
+            continue
+        if not method and func.name not in ctx.functions:
+            continue
+        value = next((k.value for k in call.keywords if k.arg == arg), None)
+        if (value is None and position is not None and 0 <= position < len(call.args)
+                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1])):
+            value = call.args[position]
+        if value is not None:
+            passed.append(value)
+    return passed
+
+
+def _calls_by_name(ctx) -> dict[str, list[ast.Call]]:
+    table: dict[str, list[ast.Call]] = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        name = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else None
+        if name is not None:
+            table.setdefault(name, []).append(call)
+    return table

@@ -1,0 +1,48 @@
+"""A kind with where it came from: the nodes of this file that gave the value its kind (the softmax call, the
+nn.Softmax() at the end of a Sequential), or the name of another file's model or function it was read from."""
+
+from __future__ import annotations
+
+import ast
+
+
+class Traced:
+    """`kind` ('softmax', 'sigmoid', 'log_softmax', 'relu', 'logits'); `origins`: nodes of this file where the
+    value got it, in source order; `via`: the name of another file's definition the kind was read from."""
+
+    __slots__ = ("kind", "origins", "via")
+
+    def __init__(self, kind: str, origins: tuple[ast.AST, ...] = (), via: str | None = None) -> None:
+        self.kind, self.origins, self.via = kind, origins, via
+
+    def __repr__(self) -> str:
+        lines = [getattr(o, "lineno", "?") for o in self.origins]
+        return f"Traced({self.kind!r}, lines={lines}, via={self.via!r})"
+
+
+def agree(found: list[Traced | None]) -> Traced | None:
+    """The one kind every candidate has (their origins together), or None when any is unknown or they differ."""
+    if not found or found[0] is None:
+        return None
+    kind = found[0].kind
+    if any(f is None or f.kind != kind for f in found):
+        return None
+    if len(found) == 1:
+        return found[0]
+    origins: list[ast.AST] = []
+    for f in found:
+        origins.extend(o for o in f.origins if o not in origins)
+    origins.sort(key=position)
+    return Traced(kind, tuple(origins), next((f.via for f in found if f.via), None))
+
+
+def position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def end(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0
+
+
+def is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

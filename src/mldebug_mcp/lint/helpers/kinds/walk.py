@@ -1,0 +1,75 @@
+"""The walker that answers kind questions, and the questions rules ask of it."""
+
+from __future__ import annotations
+
+import ast
+
+from .callees import Callees
+from .traced import Traced
+from .values import Values
+from .vocabulary import DEPTH
+
+
+class Walk(Values, Callees):
+    """One question's walk. Answers without an environment are kept per module (ctx.memo), in `space`:
+    the project facts are computed before the project index exists and keep theirs apart."""
+
+    __slots__ = ("active", "ctx", "memo")
+
+    def __init__(self, ctx, space: str = "kinds") -> None:
+        self.ctx = ctx
+        self.memo = ctx.memo((space,), dict)
+        self.active = ctx.memo((space, "active"), set)
+
+
+def traced_kind(expr: ast.AST, ctx) -> Traced | None:
+    """The kind of `expr` where it stands, with the nodes that gave it (see traced.py)."""
+    return Walk(ctx).kind(expr, None, DEPTH)
+
+
+def kind_of(expr: ast.AST, ctx, depth: int = DEPTH) -> str | None:
+    """The kind of `expr` where it stands: 'softmax', 'sigmoid', 'log_softmax', 'relu', 'logits' or None."""
+    found = Walk(ctx).kind(expr, None, depth)
+    return found.kind if found is not None else None
+
+
+def traced_output(module: ast.AST, ctx) -> Traced | None:
+    """The kind of what calling `module` returns: a module instance, a model class, a function."""
+    return Walk(ctx).callee(module, None, DEPTH)
+
+
+def output_kind(module: ast.AST, ctx) -> str | None:
+    found = traced_output(module, ctx)
+    return found.kind if found is not None else None
+
+
+def traced_return(owner: ast.AST, ctx, space: str = "kinds") -> Traced | None:
+    """The kind a function (or a class's forward) returns, every return agreeing."""
+    walk = Walk(ctx, space)
+    if isinstance(owner, ast.ClassDef):
+        return walk.model(owner, None, None, DEPTH)
+    return walk.returned(owner, None, None, DEPTH)
+
+
+def returned_kind(owner: ast.AST, ctx) -> str | None:
+    found = traced_return(owner, ctx)
+    return found.kind if found is not None else None
+
+
+def module_output(module: ast.AST, ctx) -> str | None:
+    """The kind a model returns, given as a class (`NeuralNetClassifier(Net, ...)`) or as an instance."""
+    found = traced_module_output(module, ctx)
+    return found.kind if found is not None else None
+
+
+def traced_module_output(module: ast.AST, ctx) -> Traced | None:
+    value = ctx.resolve(module)
+    name = ctx.qualname(value) if isinstance(value, ast.Name | ast.Attribute) else None
+    if name is not None:
+        simple = name.rsplit(".", 1)[-1]
+        if name in ctx.classes:
+            return traced_return(ctx.classes[name], ctx)
+        if simple[:1].isupper() and not name.startswith("torch."):
+            return Walk(ctx).foreign(simple, None)
+        return None
+    return traced_output(module, ctx)
