@@ -9,6 +9,7 @@ from ..helpers.loops import (
     is_optimizer_step,
     is_zero_grad,
 )
+from ..helpers.optim_params import dotted, within
 from ..rule import Hit, Rule
 
 SCALING = (ast.Div, ast.Mult, ast.FloorDiv)
@@ -50,7 +51,7 @@ class AccumulationWithoutScaling(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         always = list(_unconditional(node.body))
-        stepped = [s for s in always if isinstance(s, ast.If) and _is_modulo(s.test)
+        stepped = [s for s in always if isinstance(s, ast.If) and _modulo(s.test, ctx) is not None
                    and any(is_optimizer_step(c, ctx) for c in calls_in_order(s.body))]
         if not stepped:
             return
@@ -74,8 +75,9 @@ class AccumulationWithoutScaling(Rule):
             loss = call.func.value
             if isinstance(loss, ast.Call) and ctx.method_name(loss) == "scale" and loss.args:
                 loss = loss.args[0]  # scaler.scale(loss).backward()
-            if not _scaled(loss, node, ctx, set()):
-                yield Hit(call)
+            count = _modulo(stepped[0].test, ctx).right
+            if not _scaled(loss, node, ctx, set(), _names_in(count, ctx)):
+                yield Hit(_anchor(call, loss, node, ctx))
 
 
 def _unconditional(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -86,10 +88,65 @@ def _unconditional(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _unconditional(stmt.body)
 
 
-def _is_modulo(test: ast.expr) -> bool:
-    # `"%d" % x` is string formatting, not a step counter
-    return any(isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and not isinstance(sub.left, ast.Constant)
-               for sub in ast.walk(test))
+def _modulo(test: ast.expr, ctx: ModuleContext, depth: int = 2) -> ast.BinOp | None:
+    """The `i % k` a step test checks, also through a flag (`is_grad_step = (i + 1) % k == 0`)."""
+    for sub in ast.walk(test):
+        # `"%d" % x` is string formatting, not a step counter
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and not isinstance(sub.left, ast.Constant):
+            return sub
+        if depth and isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            value = ctx.resolve(sub)
+            if value is not sub and isinstance(value, ast.BoolOp | ast.Compare | ast.BinOp):
+                found = _modulo(value, ctx, depth - 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _names_in(count: ast.expr, ctx: ModuleContext) -> set[str] | None:
+    """The dotted names the accumulation count is read from (`args.accum`, or `cfg.bs` and `bs` for
+    `k = cfg.bs // bs`); None when it is not plain names (then any helper may see it)."""
+    value = ctx.resolve(count) if isinstance(count, ast.Name) else count
+    return ({dotted(count)} | set(_chains(value))) - {None} or None
+
+
+def _chains(expr: ast.AST) -> Iterator[str | None]:
+    """The whole dotted names in an expression (`cfg.bs`, not `cfg` as well)."""
+    if isinstance(expr, ast.Name | ast.Attribute):
+        yield dotted(expr)
+        return
+    for child in ast.iter_child_nodes(expr):
+        yield from _chains(child)
+
+
+def _may_see(call: ast.Call, names: set[str] | None) -> bool:
+    """An opaque helper can divide by the count only if it is handed the count, or what holds it."""
+    if names is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and any(
+            n == func.value.id or n.startswith(func.value.id + ".") for n in names):
+        return True  # self.compute_loss() can read self.accum_steps
+    held = {h for arg in [*call.args, *(k.value for k in call.keywords)] for h in _chains(arg)} - {None}
+    return any(within(n, h) for n in names for h in held)
+
+
+def _anchor(backward: ast.Call, loss: ast.AST, loop: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """Where the division goes: at the backward, or at the loss's assignment when that is not the
+    statement just before the backward (the loss computed inside an autocast block, say)."""
+    if not isinstance(loss, ast.Name):
+        return backward
+    assigns = [n for n in ast.walk(loop) if isinstance(n, ast.Assign | ast.AnnAssign) and n.lineno < backward.lineno
+               and any(isinstance(t, ast.Name) and t.id == loss.id
+                       for tg in (n.targets if isinstance(n, ast.Assign) else [n.target]) for t in ast.walk(tg))]
+    if not assigns:
+        return backward
+    assign = max(assigns, key=lambda n: n.lineno)
+    statement = next((a for a in (backward, *ctx.ancestors(backward)) if isinstance(a, ast.stmt)), None)
+    parent = ctx.parent(statement) if statement is not None else None
+    block = getattr(parent, "body", None) or []
+    before = block[block.index(statement) - 1] if statement in block and block.index(statement) > 0 else None
+    return backward if before is assign else assign
 
 
 def _stepped(call: ast.Call) -> ast.AST:
@@ -97,25 +154,26 @@ def _stepped(call: ast.Call) -> ast.AST:
     return call.args[0] if call.args else call.func.value
 
 
-def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str]) -> bool:
+def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str], names: set[str] | None) -> bool:
     """True when the loss is divided or multiplied on its way to backward (following the names
     it is assigned from in the loop), or comes from a local helper that scales: we cannot tell then."""
     if isinstance(expr, ast.BinOp):
-        return isinstance(expr.op, SCALING) or any(_scaled(e, loop, ctx, seen) for e in (expr.left, expr.right))
+        return isinstance(expr.op, SCALING) or any(_scaled(e, loop, ctx, seen, names) for e in (expr.left, expr.right))
     if isinstance(expr, ast.UnaryOp | ast.Attribute | ast.Subscript | ast.Starred):
-        return _scaled(expr.operand if isinstance(expr, ast.UnaryOp) else expr.value, loop, ctx, seen)
+        return _scaled(expr.operand if isinstance(expr, ast.UnaryOp) else expr.value, loop, ctx, seen, names)
     if isinstance(expr, ast.Call):
         if ctx.method_name(expr) in SCALING_METHODS or ctx.call_name(expr) in {"torch.div", "torch.mul"}:
             return True
         helper = _helper(expr, ctx)
         if helper is not None:  # a helper we can read scales if it divides anywhere; one we cannot, may
-            return helper is True or any(isinstance(n, ast.BinOp) and isinstance(n.op, SCALING)
-                                         for n in ast.walk(helper))
+            if helper is True:
+                return _may_see(expr, names)
+            return any(isinstance(n, ast.BinOp) and isinstance(n.op, SCALING) for n in ast.walk(helper))
         # loss.mean() / out.loss.sum(): follow the receiver, not the arguments (inputs, labels)
-        return isinstance(expr.func, ast.Attribute) and _scaled(expr.func.value, loop, ctx, seen)
+        return isinstance(expr.func, ast.Attribute) and _scaled(expr.func.value, loop, ctx, seen, names)
     if isinstance(expr, ast.Name) and expr.id not in seen:
         seen.add(expr.id)
-        return any(value is None or _scaled(value, loop, ctx, seen) for value in _assigned(expr.id, loop))
+        return any(value is None or _scaled(value, loop, ctx, seen, names) for value in _assigned(expr.id, loop))
     return False
 
 
