@@ -41,7 +41,8 @@ NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
     """Nodes of a function body, not entering nested defs or classes."""
-    stack = list(getattr(func, "body", []))
+    body = getattr(func, "body", [])
+    stack = list(body) if isinstance(body, list) else [body]  # a lambda's body is one expression
     while stack:
         node = stack.pop()
         yield node

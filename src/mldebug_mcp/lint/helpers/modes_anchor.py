@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .evaluation import is_eval_loader, own_nodes
+from .evaluation import own_nodes
 from .modes import SETUP, key_of, position
-from .modes_evidence import enclosing_loops, scope_trains, trains
+from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 
 
 def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
@@ -15,7 +15,7 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     evaluation code, after the model is set up here (built, loaded, moved), else before the loop."""
     loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
     if scope_trains(scope, ctx):
-        evaluation = [n for n in loops if not isinstance(n, ast.While) and is_eval_loader(n.iter)
+        evaluation = [n for n in loops if not isinstance(n, ast.While) and eval_source(n.iter)
                       and not trains(ast.walk(n), ctx)]
         return evaluation[-1] if evaluation else call
     top = _top_statement(call, scope, ctx)

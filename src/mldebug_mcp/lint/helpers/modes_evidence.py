@@ -36,10 +36,14 @@ EXPORT = re.compile(r"^torch\.(onnx\.export|jit\.(trace|script)|export\.)")
 LOOP_NODES = (*LOOPS, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
-def eval_named(name: str) -> bool:
+FILE_WORDS = EVAL_NAME | {"generate", "generation", "sample", "sampling", "demo", "detect", "translate",
+                          "synthesize", "synthesis", "extract", "features"}
+
+
+def eval_named(name: str, words_of_interest: set[str] = EVAL_NAME) -> bool:
     words = tokens(name)
     # bare "val" is also short for value (q_val, max_val): only as the first word
-    return bool(EVAL_NAME & set(words)) or (bool(words) and words[0] == "val")
+    return bool(words_of_interest & set(words)) or (bool(words) and words[0] == "val")
 
 
 def named_for_evaluation(scope: ast.AST, ctx: ModuleContext, file_too: bool) -> bool:
@@ -48,11 +52,11 @@ def named_for_evaluation(scope: ast.AST, ctx: ModuleContext, file_too: bool) -> 
     cls = ctx.enclosing_class(scope) if not isinstance(scope, ast.Module) else None
     if cls is not None:
         names.append(cls.name)
-    if file_too:
-        stem = PurePath(ctx.path).stem
-        if not stem.startswith("test_") and not stem.endswith("_test"):  # pytest modules test code
-            names.append(stem)
-    return any(eval_named(n) for n in names if n)
+    if any(eval_named(n) for n in names if n):
+        return True
+    stem = PurePath(ctx.path).stem
+    # pytest modules hold test code, not evaluation
+    return file_too and not stem.startswith("test_") and not stem.endswith("_test") and eval_named(stem, FILE_WORDS)
 
 
 def trains(nodes, ctx: ModuleContext) -> bool:
@@ -95,7 +99,7 @@ def eval_data(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     for loop in enclosing_loops(call, scope, ctx):
         iters = [loop.iter] if isinstance(loop, ast.For | ast.AsyncFor) else [
             g.iter for g in getattr(loop, "generators", [])]
-        if any(is_eval_loader(i) for i in iters):
+        if any(eval_source(i) for i in iters):
             return not trains(ast.walk(loop), ctx)
     tainted = _eval_names_before(call, scope, ctx)
     for arg in [*call.args, *(k.value for k in call.keywords)]:
@@ -107,10 +111,19 @@ def eval_data(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     return False
 
 
+def eval_source(expr: ast.AST) -> bool:
+    """A loop's iterable (or a value) that is evaluation data: `val_loader`, `loaders["test"]`, `x_test`."""
+    return is_eval_loader(expr) or _names_eval_data(expr)
+
+
 def _names_eval_data(expr: ast.AST) -> bool:
     """`x_test`, `val_batch`, `self.test_images`, `testloader`: a name of evaluation data. A bare `test` or
     `val` names too much else (an if statement's test, a value)."""
     for n in ast.walk(expr):
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+            words = tokens(n.slice.value)  # loaders["val"], splits["test"]
+            if EVAL_WORDS & set(words) and "train" not in words:
+                return True
         words = tokens(ident(n) or "") if isinstance(n, ast.Name | ast.Attribute) else []
         if "train" in words:
             return False
@@ -134,21 +147,36 @@ def _innermost_block(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> list[
 
 def _eval_names_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> set[str]:
     """Names holding evaluation data just before `call`: bound from a val/test loader (or from a name that
-    was) by an assignment or a loop target earlier in the scope, and not rebound from other data since."""
+    was) by an assignment or a loop target earlier in the scope, and not rebound from other data since.
+    Anything named for training data is not evaluation data, whatever it was computed from."""
     where = (call.lineno, call.col_offset)
     tainted: set[str] = set()
     for node in _bindings_in_order(scope, ctx):
         if (node.lineno, node.col_offset) >= where:
             break
         if isinstance(node, ast.For | ast.AsyncFor):
-            source, targets = node.iter, [node.target]
+            pairs = [(node.target, node.iter)]
         else:
-            source, targets = node.value, node.targets if isinstance(node, ast.Assign) else [node.target]
-        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        from_eval = _names_eval_data(source) or any(
-            isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(source))
-        tainted = tainted | names if from_eval else tainted - names
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            pairs = [pair for t in targets for pair in _paired(t, node.value)]
+        for target, source in pairs:
+            names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            from_eval = not _names_train_data(source) and (_names_eval_data(source) or any(
+                isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(source)))
+            tainted = tainted | {n for n in names if "train" not in tokens(n)} if from_eval else tainted - names
     return tainted
+
+
+def _paired(target: ast.AST, value: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """`a, b = x, y` binds a from x and b from y; any other shape binds every name from the whole value."""
+    if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List) \
+            and len(target.elts) == len(value.elts):
+        return list(zip(target.elts, value.elts, strict=True))
+    return [(target, value)]
+
+
+def _names_train_data(expr: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name | ast.Attribute) and "train" in tokens(ident(n) or "") for n in ast.walk(expr))
 
 
 def _bindings_in_order(scope: ast.AST, ctx: ModuleContext) -> list[ast.AST]:

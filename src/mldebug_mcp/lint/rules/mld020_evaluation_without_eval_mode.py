@@ -105,9 +105,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):
             continue
-        strong = eval_data(call, scope, ctx) or (
-            grad_off_at(call, scope, ctx) and not region_trains(call, scope, ctx)
-            and named_for_evaluation(scope, ctx, file_too=True))
+        strong = eval_data(call, scope, ctx) or (not region_trains(call, scope, ctx) and (
+            _generates(call) or (grad_off_at(call, scope, ctx) and named_for_evaluation(scope, ctx, file_too=True))))
         if switch is not None:  # train() before the forward
             if not strong or mc_dropout(scope, ctx):
                 continue
@@ -124,6 +123,10 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+
+
+def _generates(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "generate"  # decoding is inference
 
 
 def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
@@ -166,11 +169,8 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     for anc in ctx.ancestors(scope):
         if isinstance(anc, FUNCS) and any(s.mode == EVAL for s in switches(anc, ctx)):
             return True
-    if isinstance(scope, FUNCS):
-        for call in _calls_by_ident(ctx).get(scope.name, ()):
-            caller = ctx.scope_of(call)
-            if any(s.mode == EVAL and position(s.node) < position(call) for s in switches(caller, ctx)):
-                return True
+    if isinstance(scope, FUNCS) and _callers_set_eval(scope, ctx, 3):
+        return True
     root = key.split(".")[0]
     if root != "self" and isinstance(scope, FUNCS) and root in ctx.bindings.get(scope, {}):
         return False  # a parameter or a local: other scopes' switches are about other objects
@@ -180,6 +180,18 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
             continue
         last = [s for s in switches(other, ctx) if s.key is not None and related(s.key, key)]
         if last and last[-1].mode == EVAL:
+            return True
+    return False
+
+
+def _callers_set_eval(func: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    """A call of `func` in this file follows an eval() in its scope, or sits in a function whose own
+    callers do (main() -> evaluate() -> _batches())."""
+    for call in _calls_by_ident(ctx).get(func.name, ()):
+        caller = ctx.scope_of(call)
+        if any(s.mode == EVAL and position(s.node) < position(call) for s in switches(caller, ctx)):
+            return True
+        if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(caller, ctx, depth - 1):
             return True
     return False
 
