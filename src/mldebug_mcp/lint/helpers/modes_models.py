@@ -12,8 +12,8 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .evaluation import ident, model_call, model_like, tokens
-from .modes import SETUP
+from .evaluation import ident, model_call, model_like, scope_calls, tokens
+from .modes import SETUP, key_of
 
 # methods that run a model's forward
 FORWARDS = {"forward", "generate"}
@@ -54,6 +54,27 @@ def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) 
     if frozen(key):
         return True
     return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx)
+
+
+def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """A model built in this very scope from a class, given no weights and not trained here: a smoke test
+    of shapes (`enc = EncoderRNN(10, 10); print(enc(x).size())`), whose numbers mean nothing either way."""
+    root = key.split(".")[0]
+    if isinstance(scope, ast.Module) or not ctx.bindings.get(scope, {}).get(root):
+        return False
+    value = ctx.resolve(receiver)
+    if not isinstance(value, ast.Call) or ctx.scope_of(value) is not scope:
+        return False
+    name = (ctx.call_name(value) or ident(value.func) or "").rsplit(".", 1)[-1]
+    if not name[:1].isupper():
+        return False  # a function may load weights inside
+    for call in scope_calls(scope, ctx):
+        func = call.func
+        if isinstance(func, ast.Attribute) and "load" in func.attr and key_of(func.value) == key:
+            return False  # model.load_state_dict(...)
+        if isinstance(func, ast.Attribute) and func.attr == "backward":
+            return False
+    return True
 
 
 def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:

@@ -27,7 +27,7 @@ from ..helpers.modes_evidence import (
     scope_trains,
     trains,
 )
-from ..helpers.modes_models import forward_receiver, frozen, mode_given
+from ..helpers.modes_models import forward_receiver, frozen, mode_given, untrained_here
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..rule import Hit, Rule
 
@@ -101,6 +101,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         receiver = forward_receiver(call, ctx)
         key = key_of(receiver) if receiver is not None else None
         if key is None or key in reported or mode_given(call, receiver, key, ctx):
+            continue
+        if untrained_here(receiver, key, scope, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):
