@@ -21,6 +21,9 @@ MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"
 # models kept in eval mode (or in train mode) on purpose by code this rule does not see
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
           "shadow"}
+# libraries whose constructors return a model in training mode, weights or not (torchvision's resnet50(weights=...),
+# timm.create_model(pretrained=True)); torch.load keeps the mode the model was saved in
+MODEL_ZOOS = {"torch", "torchvision", "timm", "torchaudio", "torchtext", "segmentation_models_pytorch"}
 WEIGHTS = re.compile(r"weight|ckpt|checkpoint|pretrained|model_path|state_dict|resume")
 # nn layers whose output does not depend on train/eval mode
 MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|GELU|SiLU|ELU|Tanh|Sigmoid|Softmax"
@@ -56,6 +59,10 @@ def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) 
     return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx)
 
 
+def _off(value: ast.AST) -> bool:
+    return isinstance(value, ast.Constant) and value.value in (False, None, "")  # pretrained=False
+
+
 def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
     """A model built in this very scope from a class, given no weights and not trained here: a smoke test
     of shapes (`enc = EncoderRNN(10, 10); print(enc(x).size())`), whose numbers mean nothing either way."""
@@ -80,17 +87,18 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
 def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
     """Built by a project's loader from another file that is handed the weights (`DetectMultiBackend(weights)`,
     `load_model(ckpt_path)`): putting the model in eval mode is the loader's job, out of sight here.
-    torch.load/torch.jit.load keep whatever mode the model was saved in, so they do not count."""
+    Model zoos (torchvision, timm) build in training mode whatever the weights, and torch.load keeps the
+    mode the model was saved in: they do not count."""
     value = ctx.resolve(receiver)
     for _ in range(4):  # model = Loader(w).to(device)
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
             break
         value = ctx.resolve(value.func.value)
-    if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").startswith("torch."):
+    if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").split(".")[0] in MODEL_ZOOS:
         return False
     if (ident(value.func) or "") in ctx.classes or (ident(value.func) or "") in ctx.functions:
         return False
-    if any(k.arg and WEIGHTS.search(k.arg) for k in value.keywords):
+    if any(k.arg and WEIGHTS.search(k.arg) and not _off(k.value) for k in value.keywords):
         return True
     return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
                for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
