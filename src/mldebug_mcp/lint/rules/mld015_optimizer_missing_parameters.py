@@ -3,6 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.optim_groups import left_out_modules, unused_groups
 from ..helpers.optim_params import (
     ITERATORS,
     covered,
@@ -26,7 +27,12 @@ class OptimizerMissingParameters(Rule):
     in the same function: a part of the model unfrozen (requires_grad_(True),
     p.requires_grad = True) when the optimiser holds only another part or only the parameters
     that were trainable then; or the model, or one of its submodules, replaced by a newly
-    constructed module while the optimiser built on the old one is still used.
+    constructed module while the optimiser built on the old one is still used. Also flags an
+    optimiser built from param groups when one group built before it is never added to the
+    list it takes, and optimisers built on the model alone when the file gathers another
+    module's parameters with the model's (`list(model.parameters()) + list(criterion.parameters())`,
+    a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
+    in eval mode are left out.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -54,6 +60,10 @@ class OptimizerMissingParameters(Rule):
     GOOD = BAD.replace("    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n    model.fc = nn.Linear(512, 10)\n",
                        "    model.fc = nn.Linear(512, 10)\n    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
 
+    GROUP = "the parameter group '{name}' built on line {line} is never passed to this optimizer: its parameters never train"
+    LEFT_OUT = ("{path}'s parameters are gathered for training on line {line}, but this optimizer (like every "
+                "optimizer here) does not hold them: they never train")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not is_optimizer_name(ctx.call_name(node)):
             return
@@ -61,6 +71,11 @@ class OptimizerMissingParameters(Rule):
         sources = covered(params, ctx) if params is not None else None
         scope = ctx.scope_of(node)
         later = [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > node.lineno]
+        # whatever happens later: a group never handed on, a module no optimiser here holds
+        for name, line in unused_groups(node, ctx):
+            yield Hit(node, self.GROUP.format(name=name, line=line))
+        for path, line in left_out_modules(node, sources, ctx) if sources else ():
+            yield Hit(node, self.LEFT_OUT.format(path=path, line=line))
         if not sources or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):
