@@ -165,7 +165,7 @@ class ActivationIntoLogitLoss(Rule):
             fed = project.fed_to(name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
                 fed = project.fed_to(named_after(name))
-                if fed is None and _top_level_model(owner, ctx):
+                if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
                     fed = project.fed_to(ANY_MODEL)
                     fed = f"a trainer's default loss, {fed}" if fed else None
             found = traced_return(owner, ctx) if fed is not None else None
@@ -174,9 +174,13 @@ class ActivationIntoLogitLoss(Rule):
 
 
 def _top_level_model(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
-    """A module class this file never builds inside another module (not a block such as an attention layer)."""
-    if not cls.bases or not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in cls.body):
+    """A model: a module class whose forward does more than apply its activation (not nn.Softmax itself) and
+    that this file never builds inside another module (not a block such as an attention layer)."""
+    forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    if not cls.bases or forward is None:
         return False
+    if not any(isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) for n in ast.walk(forward)):
+        return False  # computes nothing before its activation: a layer, not a model
     for call in ctx.by_type.get(ast.Call, ()):
         if isinstance(call.func, ast.Name) and call.func.id == cls.name and ctx.enclosing_class(call) is not None:
             return False
