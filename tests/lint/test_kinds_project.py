@@ -1,0 +1,106 @@
+"""What the files of one run tell each other about value kinds: a model's activation reported in its own file when
+another file's logit loss takes its output (fed:<Model>, a parameter named after the class, a trainer's default
+loss), and at the loss in the loss's file."""
+
+from pathlib import Path
+
+import pytest
+
+from mldebug_mcp.lint.engine import lint_paths
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+EVALUATOR = (
+    "class Evaluator(nn.Module):\n"
+    "    def __init__(self, n_in, n_out, hidden=None):\n"
+    "        super().__init__()\n"
+    "        if hidden is None:\n"
+    "            self.block = nn.Sequential(nn.Linear(n_in, n_out), nn.Softmax())\n"
+    "        else:\n"
+    "            self.block = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, n_out),\n"
+    "                                       nn.Softmax())\n"
+    "    def forward(self, x):\n"
+    "        out = self.block(x)\n"
+    "        return out\n"
+)
+CALLBACK = (
+    "class OnlineProbe:\n"
+    "    def setup(self, module):\n"
+    "        from model import Evaluator\n"
+    "        module.probe = Evaluator(8, 3)\n"
+    "    def on_batch_end(self, module, x, y):\n"
+    "        preds = module.probe(x)\n"
+    "        return F.cross_entropy(preds, y)\n"
+)
+CLASSIFIER = (
+    "class Classifier(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(8, 3)\n"
+    "    def forward(self, x):\n"
+    "        x = self.fc(x)\n"
+    "        return F.softmax(x, dim=1)\n"
+)
+HANDED = (
+    "def train(encoder, {name}, loader):\n"
+    "    criterion = nn.CrossEntropyLoss()\n"
+    "    for x, y in loader:\n"
+    "        loss = criterion({name}(encoder(x)), y)\n"
+    "        loss.backward()\n"
+)
+SCORER = (
+    "class Attention(nn.Module):\n"
+    "    def forward(self, q, k):\n"
+    "        energy = q @ k\n"
+    "        return F.softmax(energy, dim=-1)\n"
+    "class Scorer(nn.Module):\n"
+    "    def __init__(self, encoder):\n"
+    "        super().__init__()\n"
+    "        self.encoder = encoder\n"
+    "        self.attention = Attention()\n"
+    "        self.final = nn.Softmax()\n"
+    "    def forward(self, a, b):\n"
+    "        scores = self.encoder(a) @ self.encoder(b).T\n"
+    "        return self.final(scores)\n"
+)
+TRAINER = (
+    "class Trainer:\n"
+    "    def __init__(self, loss_func=nn.CrossEntropyLoss()):\n"
+    "        self.loss_func = loss_func\n"
+    "    def _batch(self, model, x, y):\n"
+    "        loss = self.loss_func(model(x), y)\n"
+    "        loss.backward()\n"
+    "    def train(self, model, data):\n"
+    "        for x, y in data:\n"
+    "            self._batch(model, x, y)\n"
+)
+
+
+def _findings(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        (tmp_path / name).write_text(HEADER + body)
+    found = []
+    for jobs in (1, 2):
+        result = lint_paths([tmp_path], jobs=jobs)
+        found.append([(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"])
+    assert found[0] == found[1]
+    return found[0]
+
+
+def test_a_head_of_another_file_is_reported_at_its_softmax_and_at_the_loss(tmp_path):
+    found = _findings(tmp_path, {"model.py": EVALUATOR, "probe.py": CALLBACK})
+    assert found == [("model.py", 8), ("model.py", 11), ("probe.py", 10)]
+
+
+@pytest.mark.parametrize(("name", "expected"), [("classifier", [("model.py", 10)]), ("net", [])])
+def test_a_model_handed_in_under_its_class_name(tmp_path, name, expected):
+    assert _findings(tmp_path, {"model.py": CLASSIFIER, "train.py": HANDED.format(name=name)}) == expected
+
+
+def test_a_trainer_default_loss_meets_the_models_of_the_run_but_not_their_blocks(tmp_path):
+    found = _findings(tmp_path, {"networks.py": SCORER, "trainer.py": TRAINER})
+    assert found == [("networks.py", 16)]  # Scorer's final softmax; Attention is a block built inside Scorer
+
+
+def test_no_trainer_no_finding(tmp_path):
+    assert _findings(tmp_path, {"networks.py": SCORER, "model.py": CLASSIFIER}) == []
