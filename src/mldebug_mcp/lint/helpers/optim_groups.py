@@ -66,12 +66,10 @@ def _is_group(value: ast.Dict, uses: list[ast.Name], ctx: ModuleContext) -> bool
 def left_out_modules(optimizer: ast.Call, sources: list[tuple[str, bool]], ctx: ModuleContext) -> list[tuple[str, int]]:
     """(module, line) for modules gathered with this optimiser's parameters (in its scope or at module
     level) that no optimiser built in this file holds, and that the file does not freeze."""
-    scope = ctx.scope_of(optimizer)
-    near = (scope, ctx.tree)  # names mean the same thing in one function and at module level
-    built = [(call, sources) for call, sources in _optimisers(ctx) if ctx.scope_of(call) in near]
-    if any(sources is None for _, sources in built):
+    held = held_nearby(optimizer, ctx)
+    if held is None:
         return []  # an optimiser next to this one whose parameters cannot be read may hold them
-    held = {path for _, sources in built for path, _ in sources}
+    near = (ctx.scope_of(optimizer), ctx.tree)
     found = []
     for assign, gathered in _gathered(ctx):
         if ctx.scope_of(assign) not in near:
@@ -80,9 +78,19 @@ def left_out_modules(optimizer: ast.Call, sources: list[tuple[str, bool]], ctx: 
             continue  # a collection of other modules
         line = assign.lineno
         for path, _ in gathered:
-            if not any(within(path, h) for h in held) and not _frozen(path, ctx) and path not in dict(found):
+            if not any(within(path, h) for h in held) and not frozen(path, ctx) and path not in dict(found):
                 found.append((path, line))
     return found
+
+
+def held_nearby(optimizer: ast.Call, ctx: ModuleContext) -> set[str] | None:
+    """The modules held by the optimisers built in the optimiser's scope or at module level (where names
+    mean the same things); None when one of them cannot be read."""
+    near = (ctx.scope_of(optimizer), ctx.tree)
+    built = [sources for call, sources in _optimisers(ctx) if ctx.scope_of(call) in near]
+    if any(sources is None for sources in built):
+        return None
+    return {path for sources in built for path, _ in sources}
 
 
 def _gathered(ctx: ModuleContext) -> list[tuple[ast.Assign, list[tuple[str, bool]]]]:
@@ -117,7 +125,7 @@ def _optimisers(ctx: ModuleContext) -> list[tuple[ast.Call, list[tuple[str, bool
     return ctx.memo(("optim_groups.optimisers",), collect)
 
 
-def _frozen(path: str, ctx: ModuleContext) -> bool:
+def frozen(path: str, ctx: ModuleContext) -> bool:
     """The file freezes the module or puts it in eval mode: leaving it out of the optimiser is deliberate."""
     for call in ctx.by_type.get(ast.Call, ()):
         method = ctx.method_name(call)

@@ -3,7 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.optim_groups import left_out_modules, unused_groups
+from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
 from ..helpers.optim_params import (
     ITERATORS,
     covered,
@@ -12,6 +12,7 @@ from ..helpers.optim_params import (
     params_argument,
     within,
 )
+from ..helpers.optim_untrained import untrained_modules
 from ..rule import Hit, Rule
 
 # swapping in a module without parameters (nn.Identity() for the head) leaves nothing untrained
@@ -61,6 +62,8 @@ class OptimizerMissingParameters(Rule):
                        "    model.fc = nn.Linear(512, 10)\n    opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
 
     GROUP = "the parameter group '{name}' built on line {line} is never passed to this optimizer: its parameters never train"
+    UNTRAINED = ("{name} (built on line {line}) has trainable parameters and runs in training, but no optimizer "
+                 "here holds them: they never train")
     LEFT_OUT = ("{path}'s parameters are gathered for training on line {line}, but this optimizer (like every "
                 "optimizer here) does not hold them: they never train")
 
@@ -76,6 +79,9 @@ class OptimizerMissingParameters(Rule):
             yield Hit(node, self.GROUP.format(name=name, line=line))
         for path, line in left_out_modules(node, sources, ctx) if sources else ():
             yield Hit(node, self.LEFT_OUT.format(path=path, line=line))
+        held = held_nearby(node, ctx) if sources else None
+        for name, line in untrained_modules(node, held, ctx) if held is not None else ():
+            yield Hit(node, self.UNTRAINED.format(name=name, line=line))
         if not sources or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):

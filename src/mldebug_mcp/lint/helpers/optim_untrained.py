@@ -1,0 +1,110 @@
+"""A module with trainable parameters, built and used in training next to an optimiser that never holds it.
+
+`crf = CRF(...)` or `criterion = AdaptiveSoftmaxLoss(...)` (a loss with its own weights) called on the way
+to the loss while `optimizer = Adam(model.parameters())`: backward fills their gradients and nothing
+updates them. Only modules we can see have parameters count (a torch.nn layer that has weights, or a
+local nn.Module subclass that builds one); losses without weights (nn.CrossEntropyLoss), modules frozen
+or put in eval mode, modules only run under no_grad, and modules handed to anything but their own call
+(a wrapper, a helper that may build its own optimiser) stay out.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..context import ModuleContext
+from .optim_groups import frozen
+from .optim_params import dotted, within
+
+# torch.nn classes without weights of their own (containers hold whatever they are given: not certain)
+WITHOUT_OWN_WEIGHTS = re.compile(
+    r"Identity|Flatten|Unflatten|\w*Dropout\w*|\w*Pool[123]d|(Leaky)?ReLU6?|R?ReLU|[GS]?ELU|CELU|GELU|SiLU|Mish|"
+    r"(Log)?Sigmoid|Tanh|Tanhshrink|(Log)?Softmax2?d?|Softmin|Softplus|Softsign|Hard\w+|Upsample\w*|Pixel(Un)?Shuffle"
+    r"|\w*Loss|Sequential|Module(List|Dict)|Parameter(List|Dict)|\w*Padding\w*|\w*Pad[123]d|ChannelShuffle|Fold|Unfold"
+    r"|CosineSimilarity|PairwiseDistance|\w*Parallel|Module"
+)
+WEIGHTED_LOSSES = {"AdaptiveLogSoftmaxWithLoss"}
+NO_GRAD = ("no_grad", "inference_mode")
+
+
+def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
+    """The call builds a module that certainly has trainable parameters."""
+    name = ctx.call_name(call) or ""
+    simple = name.rsplit(".", 1)[-1]
+    if name.startswith("torch.nn.") and simple[:1].isupper():
+        return simple in WEIGHTED_LOSSES or not WITHOUT_OWN_WEIGHTS.fullmatch(simple)
+    cls = ctx.classes.get(name)
+    return cls is not None and _module_class_with_weights(cls, ctx, depth)
+
+
+def _module_class_with_weights(cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:
+    """A local nn.Module subclass whose methods build a layer with weights or an nn.Parameter."""
+    if depth == 0 or not any((ctx.qualname(b) or "").startswith("torch.nn.") or ctx.classes.get(ctx.qualname(b) or "")
+                             for b in cls.bases):
+        return False
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and node is not cls:
+            name = ctx.call_name(node) or ""
+            if name == "torch.nn.Parameter" or name.startswith("torch.nn.") and has_parameters(node, ctx, depth - 1):
+                return True
+    bases = [ctx.classes.get(ctx.qualname(b) or "") for b in cls.bases]
+    return any(b is not None and b is not cls and _module_class_with_weights(b, ctx, depth - 1) for b in bases)
+
+
+def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -> list[tuple[str, int]]:
+    """(name, line) of weighted modules built in the optimiser's scope (or at module level), called in a
+    training step and held by no optimiser nearby (`held`: the modules those optimisers hold)."""
+    scope = ctx.scope_of(optimizer)
+    found = []
+    for assign in [*ctx.in_scope(scope, (ast.Assign,)), *(ctx.in_scope(ctx.tree, (ast.Assign,)) if scope is not ctx.tree
+                                                        else [])]:
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+            continue
+        name = assign.targets[0].id
+        value = assign.value
+        if not isinstance(value, ast.Call) or not has_parameters(value, ctx) or any(within(name, h) or within(h, name)
+                                                                                   for h in held):
+            continue
+        if _trained(name, ctx.scope_of(assign), ctx) and not frozen(name, ctx) and name not in dict(found):
+            found.append((name, assign.lineno))
+    return found
+
+
+def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Called in a training step (a block with a backward), never frozen, only ever called or moved."""
+    called = False
+    for node in ctx.by_type.get(ast.Name, ()):
+        if node.id != name or not isinstance(node.ctx, ast.Load) or not _sees(scope, node, ctx):
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            if _in_training_step(parent, ctx) and not _under_no_grad(parent, ctx):
+                called = True
+            continue
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            call = ctx.parent(parent)
+            if parent.attr in {"eval", "requires_grad_"} or not (isinstance(call, ast.Call) and call.func is parent):
+                return False  # frozen, evaluated, or an attribute read: not sure it should train
+            continue  # crf.decode(...), criterion.cuda(): its parameters stay where they are
+        return False  # handed to a wrapper or a helper, stored, returned: its parameters may reach an optimiser
+    return called
+
+
+def _sees(scope: ast.AST, node: ast.AST, ctx: ModuleContext) -> bool:
+    """`node` reads the name bound in `scope`: in that scope, or nested in it (a loop's helper closure)."""
+    return ctx.scope_of(node) is scope or scope in set(ctx.ancestors(node))
+
+
+def _in_training_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    return any(a in ctx.backward_scopes for a in ctx.ancestors(call))
+
+
+def _under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.With | ast.AsyncWith) and any(
+                isinstance(item.context_expr, ast.Call)
+                and (ctx.call_name(item.context_expr) or dotted(item.context_expr.func) or "").endswith(NO_GRAD)
+                for item in ancestor.items):
+            return True
+    return False
