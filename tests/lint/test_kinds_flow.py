@@ -25,23 +25,23 @@ def _result(body: str):
     ("body", "expected"),
     [
         # a Sequential built by add_module: the last module added decides
-        ("seq = nn.Sequential()\nseq.add_module('fc', nn.Linear(2, 2))\nseq.add_module('sm', nn.Softmax())\n"
-         "result = seq(z)\n", "softmax"),
-        ("seq = nn.Sequential()\nseq.add_module('sm', nn.Softmax())\nseq.add_module('fc', nn.Linear(2, 2))\n"
-         "result = seq(z)\n", "logits"),
+        (("seq = nn.Sequential()\nseq.add_module('fc', nn.Linear(2, 2))\nseq.add_module('sm', nn.Softmax())\n"
+         "result = seq(z)\n"), "softmax"),
+        (("seq = nn.Sequential()\nseq.add_module('sm', nn.Softmax())\nseq.add_module('fc', nn.Linear(2, 2))\n"
+         "result = seq(z)\n"), "logits"),
         # from a list literal, unless the list is changed in place
         ("layers = [nn.Linear(2, 2), nn.Sigmoid()]\nresult = nn.Sequential(*layers)(z)\n", "sigmoid"),
         ("layers = [nn.Linear(2, 2)]\nlayers.append(nn.Sigmoid())\nresult = nn.Sequential(*layers)(z)\n", None),
         ("result = nn.Sequential(OrderedDict([('fc', nn.Linear(2, 2)), ('act', nn.LogSoftmax(1))]))(z)\n",
          "log_softmax"),
         # an `if` that may skip the assignment: both values must agree
-        ("def f(z, training):\n    x = nn.Linear(2, 2)(z)\n    if not training:\n        x = x.softmax(1)\n"
-         "    return x\nresult = f(z, False)\n", None),
-        ("def f(z, a):\n    if a:\n        x = F.softmax(z, 1)\n    else:\n        x = torch.softmax(z, 1)\n"
-         "    return x\nresult = f(z, 1)\n", "softmax"),
+        (("def f(z, training):\n    x = nn.Linear(2, 2)(z)\n    if not training:\n        x = x.softmax(1)\n"
+         "    return x\nresult = f(z, False)\n"), None),
+        (("def f(z, a):\n    if a:\n        x = F.softmax(z, 1)\n    else:\n        x = torch.softmax(z, 1)\n"
+         "    return x\nresult = f(z, 1)\n"), "softmax"),
         # a buffer filled slot by slot takes the kind of what is stored
-        ("def f(steps):\n    out = torch.zeros(3, 4).cuda()\n    for t in range(3):\n"
-         "        out[t] = F.log_softmax(steps[t], 1)\n    return out\nresult = f(z)\n", "log_softmax"),
+        (("def f(steps):\n    out = torch.zeros(3, 4).cuda()\n    for t in range(3):\n"
+         "        out[t] = F.log_softmax(steps[t], 1)\n    return out\nresult = f(z)\n"), "log_softmax"),
         ("result = z.resize(4, 2).type_as(z)\nresult = F.sigmoid(z).resize(4, 2)\n", "sigmoid"),
     ],
 )

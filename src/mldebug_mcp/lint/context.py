@@ -224,7 +224,8 @@ class ModuleContext:
         """What the project index tells the other files of the run: the kind of value (helpers/kinds/)
         returned by each top-level function and each class's forward, and which models of other files feed
         a loss here (`fed:<Model>`, helpers/losses.py)."""
-        from .helpers.losses import fed_facts  # losses.py imports this module: imported when first asked
+        # losses.py imports this module: imported when first asked
+        from .helpers.losses import fed_facts
 
         return {**kinds.project_facts(self), **fed_facts(self)}
 

@@ -13,7 +13,14 @@ from ..helpers.kinds import (
     traced_module_output,
     traced_return,
 )
-from ..helpers.losses import LOGIT_LOSSES, LOGIT_TEXTS, input_kinds, logit_loss, loss_inputs, loss_source
+from ..helpers.losses import (
+    LOGIT_LOSSES,
+    LOGIT_TEXTS,
+    input_kinds,
+    logit_loss,
+    loss_inputs,
+    loss_source,
+)
 from ..rule import Hit, Rule
 
 # skorch nets -> their default criterion; the net calls criterion(module(X), y) (NeuralNetClassifier takes the

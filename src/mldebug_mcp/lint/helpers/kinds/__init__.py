@@ -19,7 +19,13 @@ Nothing here imports the lint package at run time (context.py uses it for the pr
 """
 
 from .facts import ANY_MODEL, FED, fed_names, named_after, project_facts
-from .parameters import call_sites, class_constant, method_of, parameter_default, parameter_of
+from .parameters import (
+    call_sites,
+    class_constant,
+    method_of,
+    parameter_default,
+    parameter_of,
+)
 from .traced import Traced
 from .values import reaching_values
 from .vocabulary import (

@@ -10,7 +10,14 @@ import ast
 from . import stores
 from .parameters import call_sites, method_of
 from .traced import Traced, agree, end, is_none, position
-from .vocabulary import FUNCTIONS, MODULE_MOVES, MODULES, ORDERED_DICTS, PASS_MODULES, SEQUENTIAL
+from .vocabulary import (
+    FUNCTIONS,
+    MODULE_MOVES,
+    MODULES,
+    ORDERED_DICTS,
+    PASS_MODULES,
+    SEQUENTIAL,
+)
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 
 from .parameters import call_sites, parameter_of
-from .values import conditional, reaching_values
 from .traced import Traced
+from .values import conditional, reaching_values
 from .vocabulary import DEPTH, KEEP_FUNCTIONS, KEEP_METHODS, MODULE_MOVES
 from .walk import Walk
 

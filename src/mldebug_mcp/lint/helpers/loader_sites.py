@@ -1,0 +1,192 @@
+"""Where a DataLoader goes and where set_epoch belongs for it (MLD054): the places that iterate the loader,
+followed through names, `self.<attr>`, dicts of loaders and this file's functions, methods and classes, and
+the epoch loop around them (or the end of a per-epoch method)."""
+
+import ast
+
+from ..context import ModuleContext
+
+# calls that iterate the loader they are given (or wrap it for a loop)
+ITERATORS = frozenset({"enumerate", "iter", "zip", "tqdm", "trange", "cycle"})
+# calls handed a loader that do not run it
+NOT_RUNNING = frozenset({"len", "print", "isinstance", "getattr", "hasattr"})
+# words of a loop header that counts the steps or batches inside one epoch
+STEP_WORDS = ("per_epoch", "step", "batch", "iter")
+DEPTH = 4
+
+
+class Point:
+    """A position with no node of its own: the end of a method, where a set_epoch call belongs."""
+
+    def __init__(self, line: int, col: int) -> None:
+        self.lineno = self.end_lineno = line
+        self.col_offset = self.end_col_offset = col
+
+
+def set_epoch_place(loader: ast.Call, ctx: ModuleContext):
+    """Where set_epoch belongs for this loader: the epoch loop around its first iteration, the end of the
+    per-epoch method that iterates it, or that first iteration itself (`iter(loader)` before the loop)."""
+    sites = sorted(_sites(_handle_of(loader, ctx), ctx, DEPTH), key=lambda n: (n.lineno, n.col_offset))
+    for site in sites[:1]:
+        return epoch_place(site, ctx, DEPTH) or (site if has_epoch_loop(ctx) else None)
+    return None
+
+
+def _handle_of(value: ast.AST, ctx: ModuleContext) -> list[tuple]:
+    """How the code reaches a value: ('name', scope, id, key) or ('attr', class, attr, key) for
+    `x = value`, `self.x = value`, `x = {"train": value}` (key 'train')."""
+    parent, key = ctx.parent(value), None
+    if isinstance(parent, ast.Dict):
+        index = next((i for i, v in enumerate(parent.values) if v is value), None)
+        k = parent.keys[index] if index is not None else None
+        if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+            return []
+        key, value, parent = k.value, parent, ctx.parent(parent)
+    if not isinstance(parent, ast.Assign | ast.AnnAssign) or parent.value is not value:
+        return []
+    handles = []
+    for target in parent.targets if isinstance(parent, ast.Assign) else [parent.target]:
+        if isinstance(target, ast.Name):
+            handles.append(("name", ctx.scope_of(parent), target.id, key))
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            handles.append(("attr", ctx.enclosing_class(parent), target.attr, key))
+    return handles
+
+
+def _uses(handle: tuple, ctx: ModuleContext) -> list[tuple[ast.expr, str | None]]:
+    """(use, key still to apply): `loaders["train"]` applies the key; a bare `loaders` hands the dict on."""
+    kind, owner, name, key = handle
+    if kind == "name":
+        found = [n for n in ctx.in_scope(owner, (ast.Name,)) if n.id == name and isinstance(n.ctx, ast.Load)]
+    else:
+        found = [n for n in ctx.by_type.get(ast.Attribute, ()) if n.attr == name and isinstance(n.value, ast.Name)
+                 and n.value.id == "self" and isinstance(n.ctx, ast.Load) and ctx.enclosing_class(n) is owner]
+    if key is None:
+        return [(n, None) for n in found]
+    keyed = []
+    for use in found:
+        parent = ctx.parent(use)
+        if isinstance(parent, ast.Subscript) and parent.value is use:
+            if isinstance(parent.slice, ast.Constant) and parent.slice.value == key:
+                keyed.append((parent, None))
+        else:
+            keyed.append((use, key))
+    return keyed
+
+
+def _sites(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST]:
+    """The nodes that iterate the loader: `for b in loader`, `enumerate(loader)`, `iter(loader)`, a call of
+    code not visible here that is handed it; followed into this file's functions, methods and classes."""
+    sites: list[ast.AST] = []
+    if depth <= 0:
+        return sites
+    for handle in handles:
+        for use, key in _uses(handle, ctx):
+            parent = ctx.parent(use)
+            if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is use and key is None:
+                sites.append(parent)
+            elif isinstance(parent, ast.keyword):
+                sites.extend(_handed(ctx.parent(parent), parent.arg, key, ctx, depth))
+            elif isinstance(parent, ast.Call) and use in parent.args:
+                sites.extend(_handed(parent, parent.args.index(use), key, ctx, depth))
+            elif isinstance(parent, ast.Dict) and key is None:
+                sites.extend(_sites(_handle_of(use, ctx), ctx, depth - 1))
+    return sites
+
+
+def _handed(call: ast.Call, slot: int | str, key: str | None, ctx: ModuleContext, depth: int) -> list[ast.AST]:
+    """A call given the loader: an iterator over it, a function or class of this file (followed), or code
+    not visible here (the call itself: it runs the loader)."""
+    callee = call.func
+    simple = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+    if simple in ITERATORS:
+        return [call] if key is None else []
+    target = _local_callee(callee, ctx)
+    if target is None:
+        return [] if key is not None or simple in NOT_RUNNING else [call]
+    func, cls = target
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if isinstance(slot, int):
+        slot += 1 if params[:1] == ["self"] else 0  # self.method(loader), Class(loader): self is not passed
+        if slot >= len(params):
+            return []
+        slot = params[slot]
+    if slot not in params + [a.arg for a in func.args.kwonlyargs]:
+        return []
+    handles = [("name", func, slot, None)]
+    if cls is not None:  # a class given the loader: what its __init__ keeps in self.<attr>
+        for node in ctx.in_scope(func, (ast.Assign,)):
+            if isinstance(node.value, ast.Name) and node.value.id == slot:
+                handles += [("attr", cls, t.attr, None) for t in node.targets if isinstance(t, ast.Attribute)
+                            and isinstance(t.value, ast.Name) and t.value.id == "self"]
+    return _sites([(kind, owner, name, key) for kind, owner, name, _ in handles], ctx, depth - 1)
+
+
+def _local_callee(callee: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.ClassDef | None] | None:
+    """(function, class it builds) for a call of this file's function, method of the same class, or class."""
+    if isinstance(callee, ast.Name):
+        if callee.id in ctx.functions:
+            return ctx.functions[callee.id], None
+        cls = ctx.classes.get(callee.id)
+        init = _method(cls, "__init__") if cls is not None else None
+        return (init, cls) if init is not None else None
+    if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
+        cls = ctx.enclosing_class(callee)
+        method = _method(cls, callee.attr) if cls is not None else None
+        return (method, None) if method is not None else None
+    return None
+
+
+def _method(cls: ast.ClassDef, name: str):
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
+
+
+def epoch_place(site: ast.AST, ctx: ModuleContext, depth: int):
+    """The epoch loop around `site` (in its function or around a call of that function), else the end of the
+    per-epoch method (`_train_epoch`) `site` is in."""
+    loop = next((a for a in [site, *ctx.ancestors(site)] if isinstance(a, ast.For | ast.AsyncFor | ast.While)
+                 and a is not site and epoch_header(a)), None)
+    func = ctx.enclosing(site, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if loop is not None and (func is None or func in ctx.ancestors(loop)):
+        return loop
+    if func is None or depth <= 0:
+        return None
+    for call in _calls_of(func, ctx):
+        found = epoch_place(call, ctx, depth - 1)
+        if isinstance(found, ast.For | ast.AsyncFor | ast.While):
+            return found
+    if "epoch" in func.name.lower():
+        last = func.body[-1]
+        return Point(last.end_lineno or last.lineno, last.col_offset)
+    return None
+
+
+def _calls_of(func: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
+    method = isinstance(ctx.parent(func), ast.ClassDef)
+    found = []
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        if method and isinstance(callee, ast.Attribute) and callee.attr == func.name \
+                and isinstance(callee.value, ast.Name) and callee.value.id == "self" or not method and isinstance(callee, ast.Name) and callee.id == func.name:
+            found.append(call)
+    return found
+
+
+def epoch_header(loop: ast.AST) -> bool:
+    """`for epoch in ...`, `for _ in range(num_epochs)`, `while epoch < max_epochs`; not a loop over the
+    steps of one epoch (`for steps_per_epoch, batch in ...`, `while step < steps_per_epoch`)."""
+    head = [loop.test] if isinstance(loop, ast.While) else [loop.target, loop.iter]
+    names = [(n.id if isinstance(n, ast.Name) else n.attr).lower()
+             for h in head for n in ast.walk(h) if isinstance(n, ast.Name | ast.Attribute)]
+    if any(word in name for name in names for word in STEP_WORDS):
+        return False
+    return any("epoch" in name for name in names)
+
+
+def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
+    loops = [n for t in (ast.For, ast.AsyncFor, ast.While) for n in ctx.by_type.get(t, ()) if epoch_header(n)]
+    return sorted(loops, key=lambda n: (n.lineno, n.col_offset))
+
+
+def has_epoch_loop(ctx: ModuleContext) -> bool:
+    return ctx.memo(("mld054", "epoch-loop"), lambda: bool(epoch_loops(ctx)))
