@@ -104,3 +104,44 @@ def test_a_trainer_default_loss_meets_the_models_of_the_run_but_not_their_blocks
 
 def test_no_trainer_no_finding(tmp_path):
     assert _findings(tmp_path, {"networks.py": SCORER, "model.py": CLASSIFIER}) == []
+
+
+SEQ2SEQ = (
+    "class Decoder(nn.Module):\n"
+    "    def __init__(self, hidden, vocab):\n"
+    "        super().__init__()\n"
+    "        self.out = nn.Linear(hidden, vocab)\n"
+    "    def forward(self, x, state):\n"
+    "        out = F.log_softmax(self.out(x), dim=1)\n"
+    "        return out, state\n"
+    "class Seq2Seq(nn.Module):\n"
+    "    def __init__(self, encoder, decoder):\n"
+    "        super().__init__()\n"
+    "        self.encoder, self.decoder = encoder, decoder\n"
+    "        self.decoder = decoder\n"
+    "    def forward(self, src, steps):\n"
+    "        outputs = torch.zeros(steps, src.size(1), 10).cuda()\n"
+    "        state = self.encoder(src)\n"
+    "        for t in range(steps):\n"
+    "            out, state = self.decoder(src[t], state)\n"
+    "            outputs[t] = out\n"
+    "        return outputs\n"
+)
+SEQ2SEQ_TRAIN = (
+    "from model import Decoder, Seq2Seq\n"
+    "def train(model, batches):\n"
+    "    for src, trg in batches:\n"
+    "        output = model(src, trg.size(0))\n"
+    "        loss = F.cross_entropy(output[1:].view(-1, 10), trg[1:].view(-1))\n"
+    "        loss.backward()\n"
+    "def main(encoder, batches):\n"
+    "    model = Seq2Seq(encoder, Decoder(32, 10)).cuda()\n"
+    "    train(model, batches)\n"
+)
+
+
+def test_a_model_returns_what_the_module_handed_to_its_constructor_returns(tmp_path):
+    # Seq2Seq's output is the decoder's first output slot by slot: the facts say which argument, train.py reads it
+    assert _findings(tmp_path, {"model.py": SEQ2SEQ, "train.py": SEQ2SEQ_TRAIN}) == [("train.py", 8)]
+    (tmp_path / "train.py").write_text(HEADER + SEQ2SEQ_TRAIN.replace("F.cross_entropy", "F.nll_loss"))
+    assert [f for f in lint_paths([tmp_path]).findings if f.code < "MLD004"] == []

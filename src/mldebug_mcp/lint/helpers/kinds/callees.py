@@ -9,7 +9,7 @@ import ast
 
 from . import stores
 from .parameters import call_sites, method_of
-from .traced import Traced, agree, end, is_none, position
+from .traced import Argument, Traced, agree, end, is_none, position, symbolic
 from .vocabulary import (
     FUNCTIONS,
     MODULE_MOVES,
@@ -70,6 +70,8 @@ class Callees:
             depth -= 1
         if isinstance(value, ast.Call):
             return self.built(value, env, depth - 1, index, applied)
+        if isinstance(value, Argument):  # the facts' stand-in for a constructor argument
+            return Traced(value.kind(index))
         name = ctx.qualname(value)
         if name in FUNCTIONS and index is None:  # act = F.softmax; act(x)
             return Traced(FUNCTIONS[name], (applied,) if applied is not None else ())
@@ -150,8 +152,20 @@ class Callees:
             func = ctx.functions[name]
             return agree([self.callee(r.value, None, depth - 1, index) for r in self.returns_of(func)])
         if simple[:1].isupper() and not name.startswith("torch."):
-            return self.foreign(simple, index)
+            return self._given(self.foreign(simple, index), construction, depth)
         return None
+
+    def _given(self, found: Traced | None, construction: ast.Call, depth: int) -> Traced | None:
+        """Another file's model whose output is what one of its constructor arguments returns: that argument's."""
+        argument = symbolic(found.kind) if found is not None else None
+        if argument is None:
+            return found
+        position, name, element = argument
+        given = next((k.value for k in construction.keywords if k.arg == name), None)
+        if given is None and position < len(construction.args) and not any(
+                isinstance(a, ast.Starred) for a in construction.args[:position + 1]):
+            given = construction.args[position]
+        return self.callee(given, None, depth - 1, element) if given is not None else None
 
     def layers(self, sequential: ast.Call) -> list[ast.expr] | None:
         """The modules of an `nn.Sequential(...)` in order, or None when some are not visible."""

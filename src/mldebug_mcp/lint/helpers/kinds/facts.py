@@ -1,7 +1,8 @@
 """What one file tells the other files of a run (the project index), and what it asks of them.
 
 Told: the kind each top-level function and each class's forward returns (`Net` -> 'softmax'), and of each
-element of a returned tuple (`Decoder/0`). Asked, by the file whose loss takes the output: which models of
+element of a returned tuple (`Decoder/0`); for a model whose output is what a constructor argument returns,
+which argument (`Seq2Seq` -> 'arg:1:decoder/0', read by the file that builds it). Asked, by the file whose loss takes the output: which models of
 other files feed that loss (`fed:Evaluator`; `fed:*` and `fed:~classifier` for a model handed in from
 outside the file as the parameter `classifier`), so the
 file that defines the model can point at its activation (helpers/losses.py writes those facts)."""
@@ -11,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from .parameters import call_sites, parameter_of
-from .traced import Traced
+from .traced import Argument, Traced
 from .values import conditional, reaching_values
 from .vocabulary import DEPTH, KEEP_FUNCTIONS, KEEP_METHODS, MODULE_MOVES
 from .walk import Walk
@@ -50,14 +51,25 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
 
 
 def _ask(walk: Walk, owner: ast.AST, index: int | None) -> Traced | None:
-    if isinstance(owner, ast.ClassDef):
-        return walk.model(owner, None, index, DEPTH)
-    return walk.returned(owner, None, index, DEPTH)
+    if not isinstance(owner, ast.ClassDef):
+        return walk.returned(owner, None, index, DEPTH)
+    found = walk.model(owner, None, index, DEPTH)
+    init, forward = _method(owner, "__init__"), _forward(owner)
+    if found is not None or init is None or forward is None:
+        return found
+    # what it returns may be what a module handed to its constructor returns: say which argument
+    params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    env = {(init, name): Argument(position, name) for position, name in enumerate(params)}
+    return walk.returned(forward, env, index, DEPTH)
 
 
 def _forward(cls: ast.ClassDef) -> ast.AST | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and n.name == "forward"), None)
+    return _method(cls, "forward")
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.AST | None:
+    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name),
+                None)
 
 
 def named_after(name: str) -> str:

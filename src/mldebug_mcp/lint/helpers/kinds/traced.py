@@ -20,6 +20,31 @@ class Traced:
         return f"Traced({self.kind!r}, lines={lines}, via={self.via!r})"
 
 
+class Argument(ast.expr):
+    """A constructor argument not known yet: the facts of a model whose output is what one of its `__init__`
+    arguments returns (`Seq2Seq(encoder, decoder)` returns element 0 of the decoder's output) say so, and the
+    file that builds the model reads the kind from the argument it passes (see `symbolic`)."""
+
+    def __init__(self, position: int, name: str) -> None:
+        super().__init__()
+        self.position, self.name = position, name
+
+    def kind(self, index: int | None) -> str:
+        return f"{SYMBOLIC}{self.position}:{self.name}" + (f"/{index}" if index is not None else "")
+
+
+SYMBOLIC = "arg:"
+
+
+def symbolic(kind: str) -> tuple[int, str, int | None] | None:
+    """(position, name, element) of 'arg:1:decoder/0'; None for a plain kind."""
+    if not kind.startswith(SYMBOLIC):
+        return None
+    position, _, rest = kind[len(SYMBOLIC):].partition(":")
+    name, _, element = rest.partition("/")
+    return int(position), name, int(element) if element else None
+
+
 def agree(found: list[Traced | None]) -> Traced | None:
     """The one kind every candidate has (their origins together), or None when any is unknown or they differ."""
     if not found or found[0] is None:
