@@ -10,12 +10,14 @@ from ..helpers.kinds import (
     Traced,
     named_after,
     project_facts,
+    reaching_values,
     traced_module_output,
     traced_return,
 )
 from ..helpers.losses import (
     LOGIT_LOSSES,
     LOGIT_TEXTS,
+    SHAPE_METHODS,
     input_kinds,
     logit_loss,
     loss_inputs,
@@ -34,11 +36,13 @@ SKORCH_NETS = {
 # keywords under which a framework or a base class is handed the loss, and the model it will feed
 LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "loss_fct"})
 MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
+PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
+                      "compute the logits here and keep the {kind} in forward for inference")
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit")
 SKORCH_TEXT = ("NeuralNet",)
-# `# noqa` / `# noqa: MLD001` as the engine reads it: one at the loss also silences the finding at the activation
+# a noqa comment (bare or naming MLD001) as the engine reads it: one at the loss also silences the activation's
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -131,6 +135,11 @@ class ActivationIntoLogitLoss(Rule):
                     for origin in found.origins:
                         at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
                         yield Hit(origin, _text(self.message, found.kind, loss + at))
+                    predicted = _inference_forward_call(where, found, ctx)
+                    if predicted is not None:  # or where the step asks forward, meant for inference
+                        call = "self.forward(...)" if isinstance(predicted.func, ast.Attribute) else "self(...)"
+                        yield Hit(predicted, PREDICTION_MESSAGE.format(
+                            call=call, kind=found.kind, line=found.origins[0].lineno, loss=f"{loss} (line {node.lineno})"))
                 else:  # an activation in another file's model: reported here at the loss, there at the activation
                     yield Hit(where, _text(self.message, found.kind, loss, f" of {found.via} (another file)"))
 
@@ -178,6 +187,32 @@ class ActivationIntoLogitLoss(Rule):
             found = traced_return(owner, ctx) if fed is not None else None
             for origin in found.origins if found is not None else ():
                 yield Hit(origin, _text(self.message, found.kind, fed, f" of {name}"))
+
+
+def _inference_forward_call(where: ast.expr, found: Traced, ctx: ModuleContext) -> ast.Call | None:
+    """`y_hat = self(x)` in the training_step of a module (Lightning's convention: forward is the inference
+    path) when the activation is in its forward: the step can take the logits instead."""
+    value = where
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and ctx.call_name(value) is None \
+            and value.func.attr in SHAPE_METHODS:
+        value = value.func.value
+    if isinstance(value, ast.Name):
+        reaching = reaching_values(value, ctx)[1] or []
+        value = reaching[0][0] if len(reaching) == 1 and reaching[0][1] is None else None
+    if not isinstance(value, ast.Call):
+        return None
+    callee = value.func
+    if isinstance(callee, ast.Attribute) and callee.attr == "forward":
+        callee = callee.value
+    cls = ctx.enclosing_class(value)
+    step = ctx.enclosing(value, (ast.FunctionDef,))
+    if not (isinstance(callee, ast.Name) and callee.id == "self") or cls is None or step.name != "training_step":
+        return None
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    forward = methods.get("forward")
+    if "training_step" not in methods or forward is None:
+        return None
+    return value if all(o in set(ast.walk(forward)) for o in found.origins) else None
 
 
 def _top_level_model(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
