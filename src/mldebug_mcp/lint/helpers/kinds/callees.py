@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from . import stores
-from .parameters import call_sites, method_of
+from .parameters import call_sites, handed_to_class, method_of
 from .traced import Argument, Traced, agree, end, is_none, position, symbolic
 from .vocabulary import (
     FUNCTIONS,
@@ -47,7 +47,7 @@ class Callees:
                 bound = self._binding(value, env)
                 if bound is None:
                     if env is None and index is None:  # a model handed in: every call in this file must agree
-                        passed = call_sites(value, ctx)
+                        passed = call_sites(value, ctx) or handed_to_class(value, ctx)
                         if passed:
                             return agree([self.callee(p, None, depth - 1) for p in passed])
                     break

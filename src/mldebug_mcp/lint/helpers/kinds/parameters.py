@@ -78,6 +78,20 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
     return passed
 
 
+def handed_to_class(name: ast.AST, ctx) -> list[ast.expr]:
+    """A framework hand-off: `compute_loss(self, model, inputs)` in a class this file builds as
+    `MyTrainer(model=net, ...)` with an inherited constructor: the framework calls the method with that model."""
+    found = parameter_of(name, ctx)
+    if found is None or found[1] is None:
+        return []
+    func, _, arg = found
+    cls = ctx.parents.get(func)
+    if not isinstance(cls, ast.ClassDef) or method_of(cls, "__init__") is not None or not cls.bases:
+        return []
+    calls = ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(cls.name, ())
+    return [k.value for call in calls if isinstance(call.func, ast.Name) for k in call.keywords if k.arg == arg]
+
+
 def _calls_by_name(ctx) -> dict[str, list[ast.Call]]:
     table: dict[str, list[ast.Call]] = {}
     for call in ctx.by_type.get(ast.Call, ()):
