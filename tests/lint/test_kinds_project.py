@@ -145,3 +145,29 @@ def test_a_model_returns_what_the_module_handed_to_its_constructor_returns(tmp_p
     assert _findings(tmp_path, {"model.py": SEQ2SEQ, "train.py": SEQ2SEQ_TRAIN}) == [("train.py", 8)]
     (tmp_path / "train.py").write_text(HEADER + SEQ2SEQ_TRAIN.replace("F.cross_entropy", "F.nll_loss"))
     assert [f for f in lint_paths([tmp_path]).findings if f.code < "MLD004"] == []
+
+
+DDP_TRAINER = (
+    "from torch.nn.parallel import DistributedDataParallel\n"
+    "from utils import reseed\n"
+    "class Trainer:\n"
+    "    def __init__(self, model, train_loader):\n"
+    "        self.model = DistributedDataParallel(model)\n"
+    "        self.train_loader = train_loader\n"
+    "    def run(self, epochs, step):\n"
+    "        for epoch in range(epochs):\n"
+    "            {reseed}\n"
+    "            for batch in self.train_loader:\n"
+    "                step(self.model, batch)\n"
+)
+RESEED = "def reseed(loader, epoch):\n    loader.sampler.set_epoch(epoch)\n"
+
+
+@pytest.mark.parametrize(("reseed", "expected"), [("pass", [("trainer.py", 11)]),
+                                                  ("reseed(self.train_loader, epoch)", [])])
+def test_ddp_epochs_over_a_loader_built_elsewhere_unless_a_helper_sets_the_epoch(tmp_path, reseed, expected):
+    (tmp_path / "trainer.py").write_text(HEADER + DDP_TRAINER.replace("{reseed}", reseed))
+    (tmp_path / "utils.py").write_text(HEADER + RESEED)
+    for jobs in (1, 2):
+        result = lint_paths([tmp_path], jobs=jobs)
+        assert [(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD054"] == expected

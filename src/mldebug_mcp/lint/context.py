@@ -223,11 +223,12 @@ class ModuleContext:
     def local_returns(self) -> dict[str, str]:
         """What the project index tells the other files of the run: the kind of value (helpers/kinds/)
         returned by each top-level function and each class's forward, and which models of other files feed
-        a loss here (`fed:<Model>`, helpers/losses.py)."""
-        # losses.py imports this module: imported when first asked
+        a loss here (`fed:<Model>`, helpers/losses.py), which functions call set_epoch (helpers/loader_sites.py)."""
+        # these helpers import this module: imported when first asked
+        from .helpers.loader_sites import epoch_setters
         from .helpers.losses import fed_facts
 
-        return {**kinds.project_facts(self), **fed_facts(self)}
+        return {**kinds.project_facts(self), **fed_facts(self), **epoch_setters(self)}
 
 
 def _is_class_name(qualname: str) -> bool:

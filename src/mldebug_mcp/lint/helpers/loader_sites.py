@@ -13,6 +13,7 @@ NOT_RUNNING = frozenset({"len", "print", "isinstance", "getattr", "hasattr"})
 # words of a loop header that counts the steps or batches inside one epoch
 STEP_WORDS = ("per_epoch", "step", "batch", "iter")
 DEPTH = 4
+EPOCH_SETTER = "sets_epoch:"  # project facts: a function of this file that calls set_epoch
 
 
 class Point:
@@ -190,3 +191,17 @@ def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
 
 def has_epoch_loop(ctx: ModuleContext) -> bool:
     return ctx.memo(("mld054", "epoch-loop"), lambda: bool(epoch_loops(ctx)))
+
+
+def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
+    """`sets_epoch:<name>` for each function or method of this file that calls `.set_epoch(...)`: what the
+    project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch)."""
+    if "set_epoch" not in ctx.source:
+        return {}
+    found = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "set_epoch":
+            func = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if func is not None:
+                found[EPOCH_SETTER + func.name] = "set_epoch"
+    return found

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_sites import (
+    EPOCH_SETTER,
     ITERATORS,
     epoch_loops,
     has_epoch_loop,
@@ -62,7 +63,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if _sets_epoch(ctx) or _framework(ctx):
+        if _sets_epoch(ctx) or _framework(ctx) or _calls_an_epoch_setter(ctx):
             return
         samplers = [c for c in ctx.by_type.get(ast.Call, ()) if _shuffling_sampler(c, ctx)]
         samplers.sort(key=lambda c: (c.lineno, c.col_offset))
@@ -78,7 +79,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         for sampler in samplers:  # no iteration of its loader seen here: at its construction
             if sampler not in placed and has_epoch_loop(ctx):
                 yield Hit(sampler)
-        if any(t in ctx.source for t in DDP_TEXT):  # DDP training over a loader built elsewhere
+        if any(t in ctx.source for t in DDP_TEXT) or (not samplers and "DistributedSampler" in ctx.source):
+            # DDP training, or a file that knows of distributed samplers, over a train loader built elsewhere
             for loop in epoch_loops(ctx):
                 if (loop.lineno, loop.col_offset) not in reported and _iterates_unseen_train_loader(loop, ctx):
                     reported.add((loop.lineno, loop.col_offset))
@@ -97,6 +99,21 @@ def _sets_epoch(ctx: ModuleContext) -> bool:
         return any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))
 
     return "set_epoch" in ctx.source and ctx.memo(("mld054", "sets_epoch"), look)
+
+
+def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:
+    """An epoch loop that calls a function of another file which calls set_epoch (the project index)."""
+    project = ctx.project
+    if project is None:
+        return False
+    for loop in epoch_loops(ctx):
+        for call in ast.walk(loop):
+            if isinstance(call, ast.Call):
+                callee = call.func
+                name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", None)
+                if name and project.kind_returned_by(EPOCH_SETTER + name):
+                    return True
+    return False
 
 
 def _framework(ctx: ModuleContext) -> bool:
