@@ -44,7 +44,7 @@ class Callees:
                     return self.returned(ctx.functions[value.id], None, index, depth - 1)
                 if value.id in ctx.classes and not self._bound(value):
                     return None  # Net(x) builds a model
-                bound = self._binding(value, env)
+                bound = self.binding(value, env)
                 if bound is None:
                     if env is None and index is None:  # a model handed in: every call in this file must agree
                         passed = call_sites(value, ctx) or handed_to_class(value, ctx)
@@ -114,7 +114,7 @@ class Callees:
         scope = self.ctx.scope_of(name)
         return name.id in self.ctx.bindings.get(scope, {}) and scope is not self.ctx.tree
 
-    def _binding(self, name: ast.Name, env: dict | None) -> tuple[ast.AST, dict | None] | None:
+    def binding(self, name: ast.Name, env: dict | None) -> tuple[ast.AST, dict | None] | None:
         """The value a name holds where it is used (latest assignment before), or the caller's argument."""
         ctx = self.ctx
         scope = ctx.scope_of(name)

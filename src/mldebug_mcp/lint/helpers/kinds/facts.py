@@ -2,10 +2,10 @@
 
 Told: the kind each top-level function and each class's forward returns (`Net` -> 'softmax'), and of each
 element of a returned tuple (`Decoder/0`); for a model whose output is what a constructor argument returns,
-which argument (`Seq2Seq` -> 'arg:1:decoder/0', read by the file that builds it). Asked, by the file whose loss takes the output: which models of
-other files feed that loss (`fed:Evaluator`; `fed:*` and `fed:~classifier` for a model handed in from
-outside the file as the parameter `classifier`), so the
-file that defines the model can point at its activation (helpers/losses.py writes those facts)."""
+which argument (`Seq2Seq` -> 'arg:1:decoder/0', read by the file that builds it). Asked, by the file whose
+loss takes the output: which models of other files feed that loss (`fed:Evaluator`; `fed:*` and
+`fed:~classifier` for a model handed in from outside the file as the parameter `classifier`), so the file
+that defines the model can point at its activation (helpers/losses.py writes those facts)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ def _ask(walk: Walk, owner: ast.AST, index: int | None) -> Traced | None:
         return found
     # what it returns may be what a module handed to its constructor returns: say which argument
     params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    kept = {n.value.id for n in walk.ctx.in_scope(init, (ast.Assign,)) if isinstance(n.value, ast.Name)}
+    if not kept.intersection(params):
+        return None  # keeps no argument: its output cannot depend on one
     env = {(init, name): Argument(position, name) for position, name in enumerate(params)}
     return walk.returned(forward, env, index, DEPTH)
 
@@ -86,7 +89,7 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
         if isinstance(value, ast.Subscript):
             value = value.value
         elif isinstance(value, ast.Name):
-            bound = walk._binding(value, None)
+            bound = walk.binding(value, None)
             if bound is None:
                 return set()
             value = bound[0]

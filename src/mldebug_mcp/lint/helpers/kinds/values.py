@@ -147,15 +147,17 @@ class Values:
             return None
         found = []
         for value, element in reaching:
-            found.append(self._assigned(name, scope, value, element, env, depth, ask, index))
+            found.append(self._assigned(name.id, scope, value, element, env, depth, ask, index))
             if found[-1] is None:
                 break
         return agree(found)
 
-    def _assigned(self, name, scope, value, element, env, depth, ask, index) -> Traced | None:
+    def _assigned(self, name: str, scope: ast.AST, value: ast.expr, element: int | None, env: dict | None,
+                  depth: int, ask, index: int | None) -> Traced | None:
+        """The kind one assignment gives `name`: its value, an element of it, or what a buffer is filled with."""
         if element is None:
             if index is None and self._is_buffer(value):
-                stored = stores.filled(self.ctx, scope, name.id)
+                stored = stores.filled(self.ctx, scope, name)
                 return agree([self.kind(v, env, depth - 1) for v in stored]) if stored else None
             return ask(value, env, depth - 1)
         if index is None:
