@@ -225,16 +225,17 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
         ):
             return True  # pytest/unittest tests assert; evaluation code reports
         cls = ctx.enclosing_class(scope)
-        if cls is not None and (any(_framework_base(b, ctx) for b in cls.bases) or _unit_test_class(cls)):
+        if cls is not None and (any(_framework_base(b, ctx) for b in cls.bases) or _unit_test_class(cls, ctx)):
             return True
     return any(EXPORT.match(ctx.call_name(c) or "") for c in scope_calls(scope, ctx))
 
 
-def _unit_test_class(cls: ast.ClassDef) -> bool:
+def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     """A unittest/pytest class: named for tests and asserting (self.assertEqual, assert)."""
     if "test" not in tokens(cls.name):
         return False
-    return any(isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls))
+    return ctx.memo(("modes", "unit-test-class", id(cls)), lambda: any(
+        isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls)))
 
 
 def _framework_base(base: ast.AST, ctx: ModuleContext) -> bool:

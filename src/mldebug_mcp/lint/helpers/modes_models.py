@@ -40,6 +40,10 @@ def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation."""
     if not (call.args or call.keywords) or isinstance(ctx.parent(call), ast.Expr):
         return None
+    return ctx.memo(("modes", "forward", id(call)), lambda: _receiver(call, ctx))
+
+
+def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     if model_call(call, ctx):
         func = call.func
         return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func

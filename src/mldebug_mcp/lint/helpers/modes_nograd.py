@@ -12,7 +12,14 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .evaluation import model_call, no_grad_expr, own_nodes, scope_calls, under_no_grad
+from .evaluation import (
+    is_eval_call,
+    model_call,
+    no_grad_expr,
+    own_nodes,
+    scope_calls,
+    under_no_grad,
+)
 from .modes import EVAL, key_of, local_targets, mode_before, switches
 from .modes_evidence import enclosing_loops
 
@@ -22,6 +29,8 @@ GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "e
 
 def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     """The evaluation function `call` runs with autograd on, or None."""
+    if not ctx.memo(("modes-nograd", "evals"), lambda: any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ()))):
+        return None  # both shapes need an eval() somewhere in the file
     scope = ctx.scope_of(call)
     found = next((t for t in local_targets(call, ctx) if t is not scope and _evaluation_of(call, t, scope, ctx)),
                  None)
@@ -33,14 +42,13 @@ def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
 
 
 def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
-    if not _evaluates_with_grad(target, ctx):
-        return False
     last = switches(target, ctx)
-    if last and last[-1].mode == EVAL and last[-1].direct:
-        return True  # validate() puts the model in eval mode itself
-    passed = [key_of(a) for a in [*call.args, *(k.value for k in call.keywords)]]
-    before = [mode_before(call, k, scope, ctx) for k in passed if k]
-    return any(s is not None and s.mode == EVAL and s.key is not None for s in before)  # model.eval(); run(model)
+    if not (last and last[-1].mode == EVAL and last[-1].direct):  # validate() puts the model in eval mode itself
+        passed = [key_of(a) for a in [*call.args, *(k.value for k in call.keywords)]]
+        before = [mode_before(call, k, scope, ctx) for k in passed if k]
+        if not any(s is not None and s.mode == EVAL and s.key is not None for s in before):
+            return False  # nor did the caller: model.eval(); run_epoch(model, valid_data)
+    return _evaluates_with_grad(target, ctx)
 
 
 def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:

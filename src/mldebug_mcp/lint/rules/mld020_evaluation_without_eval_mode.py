@@ -87,7 +87,8 @@ class EvaluationWithoutEvalMode(Rule):
             return
         hits: dict[int, Hit] = {}
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-            if not framework_managed(scope, ctx):
+            calls = ctx.in_scope(scope, (ast.Call,))  # one index for all scopes: most run no model
+            if any(forward_receiver(c, ctx) is not None for c in calls) and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
