@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.diagnose_zoo import SETUPS, load_spec, provenance  # noqa: E402
-from mldebug_mcp.diagnostics.checks import CHECK_IDS, run_checks  # noqa: E402
+from benchmarks.diagnose_zoo import SETUPS, load_spec, provenance
+from mldebug_mcp.diagnostics.checks import CHECK_IDS, run_checks
 
 TARGET_WARNS_PER_RUN, TARGET_RATIO = 1.0, 3.0
 PLAIN_STEPS = 200
@@ -70,7 +70,7 @@ def one_run(name: str, seed: int, given: bool) -> dict:
         started = time.perf_counter()
         report = run_checks(load_spec(name, seed, given), seed=seed)
         row["suite_s"] = time.perf_counter() - started
-    except Exception as exc:  # the suite itself (or building the spec) raised: an error of the run
+    except Exception as exc:  # noqa: BLE001 - the suite itself (or building the spec) raised: an error of the run
         row.update(suite_s=None, run_error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
         row["checks"] = {}
         return row
@@ -135,7 +135,8 @@ def summarise(runs: list[dict], names: list[str]) -> dict:
            "warns_per_run": warns_per_run <= TARGET_WARNS_PER_RUN,
            "speed": bool(ratios) and max(ratios) <= TARGET_RATIO}
     return {"runs": runs, "setups": setups, "findings": findings, "counts": counts, "warns_per_run": warns_per_run,
-            "worst_ratio": max(ratios, default=None), "targets": met, "torch": torch.__version__}
+            "worst_ratio": max(ratios, default=None), "targets": met, "torch": torch.__version__,
+            "checks_source": checks_source()}
 
 
 def _where(r: dict) -> dict:
@@ -147,7 +148,20 @@ def _worst(statuses: list) -> str | None:
     return max(known, key=lambda s: SEVERITY.get(s, 5)) if known else None
 
 
+def checks_source() -> str:
+    """The commit the checks come from, and whether the working tree changes them (runs are snapshots)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "src/mldebug_mcp/diagnostics")
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + (" with uncommitted check changes" if dirty else "")
+
+
 def print_report(result: dict) -> None:
+    print(f"checks from {result['checks_source']}, torch {result['torch']}")
     legend = "  ".join(f"{i + 1}={c}" for i, c in enumerate(CHECK_IDS))
     print(f"checks: {legend}")
     print("verdicts, worst over seeds: . pass  W warn  F fail  E error  - skipped\n")

@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.diagnose_zoo import load_spec  # noqa: E402
-from benchmarks.diagnose_zoo.mutations import MUTATIONS, mutated_source  # noqa: E402
-from mldebug_mcp.diagnostics.checks import CHECK_IDS, run_checks  # noqa: E402
+from benchmarks.diagnose_zoo import load_spec
+from benchmarks.diagnose_zoo.mutations import MUTATIONS, mutated_source
+from mldebug_mcp.diagnostics.checks import CHECK_IDS, run_checks
 
 TARGET_CAUGHT, TARGET_RUNS, TARGET_SETUPS = 0.90, 150, 10
 FIRED = ("warn", "fail")
@@ -42,7 +42,7 @@ def suite(name: str, seed: int, source: str | None = None) -> tuple[dict, float]
     try:
         report = run_checks(load_spec(name, seed, True, source=source), seed=seed)
         verdicts = {c["id"]: (c["status"], c["summary"]) for c in report["checks"]}
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a run that raises is reported, not fatal
         verdicts = {c: ("error", f"the run raised {type(exc).__name__}: {exc}") for c in CHECK_IDS}
     return verdicts, time.perf_counter() - started
 
@@ -85,10 +85,23 @@ def run(mutations: list, seeds: list[int], progress: bool = True) -> dict:
             "mean_mutant_suite_s": statistics.mean(r["seconds"] for r in rows) if rows else None,
             "targets": {"runs": len(rows) >= TARGET_RUNS, "setups": len(setups) >= TARGET_SETUPS,
                         "caught": caught / max(1, len(rows)) >= TARGET_CAUGHT},
-            "torch": torch.__version__}
+            "torch": torch.__version__, "checks_source": checks_source()}
+
+
+def checks_source() -> str:
+    """The commit the checks come from, and whether the working tree changes them (runs are snapshots)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "src/mldebug_mcp/diagnostics")
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + (" with uncommitted check changes" if dirty else "")
 
 
 def print_report(result: dict) -> None:
+    print(f"checks from {result['checks_source']}, torch {result['torch']}")
     print(f"{'mutation':36} {'setup':30} {'seed':>4} {'intended check':18} {'mutant':7} {'clean':7} result")
     for r in result["mutations"]:
         mark = "caught" if r["caught"] else ("fired on the twin too" if r["fired"] else "MISSED")

@@ -70,9 +70,9 @@ class Block(nn.Module):
 class GPT(nn.Module):
     def __init__(self):
         super().__init__()
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(VOCAB_SIZE, N_EMBD), wpe=nn.Embedding(BLOCK_SIZE, N_EMBD), drop=nn.Dropout(DROPOUT),
-            h=nn.ModuleList([Block() for _ in range(N_LAYER)]), ln_f=nn.LayerNorm(N_EMBD)))
+        self.transformer = nn.ModuleDict({
+            "wte": nn.Embedding(VOCAB_SIZE, N_EMBD), "wpe": nn.Embedding(BLOCK_SIZE, N_EMBD), "drop": nn.Dropout(DROPOUT),
+            "h": nn.ModuleList([Block() for _ in range(N_LAYER)]), "ln_f": nn.LayerNorm(N_EMBD)})
         self.lm_head = nn.Linear(N_EMBD, VOCAB_SIZE, bias=False)
         self.transformer.wte.weight = self.lm_head.weight  # weight tying
         self.apply(self._init_weights)
@@ -91,7 +91,7 @@ class GPT(nn.Module):
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         # nanoGPT returns (logits, loss) and, without targets, only the last position's logits;
         # here forward always returns every position's logits and the loss lives in loss_fn.
-        b, t = idx.size()
+        _, t = idx.size()
         pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:

@@ -18,8 +18,8 @@ torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.diagnose_zoo import SETUPS, load_module, load_spec, provenance  # noqa: E402
-from mldebug_mcp.diagnostics.checks import as_spec  # noqa: E402
+from benchmarks.diagnose_zoo import SETUPS, load_module, load_spec, provenance
+from mldebug_mcp.diagnostics.checks import as_spec
 
 STEPS = 30
 MAX_PARAMETERS = 250_000  # small enough that 200 steps take about a second on one CPU thread
