@@ -23,7 +23,8 @@ def run(s: Session) -> Any:
     s.seeded()
     model = s.fresh_model(train=True)
     stats: dict[str, dict[str, float]] = {}
-    handles = [m.register_forward_hook(_recorder(name or type(m).__name__, m, stats))
+    producers: dict[int, str] = {}  # id of a leaf module's output -> that module's type
+    handles = [m.register_forward_hook(_recorder(name or type(m).__name__, m, stats, producers))
                for name, m in model.named_modules() if not list(m.children())]
     try:
         with torch.no_grad():
@@ -61,19 +62,22 @@ def run(s: Session) -> Any:
                   "and whether the learning rate ever spiked.")
 
 
-def _recorder(name: str, module: Any, stats: dict) -> Any:
+def _recorder(name: str, module: Any, stats: dict, producers: dict) -> Any:
     import torch
 
     kind = type(module).__name__
 
-    def hook(_module: Any, _inputs: Any, output: Any) -> None:
+    def hook(_module: Any, inputs: Any, output: Any) -> None:
+        source = producers.get(id(inputs[0])) if inputs and isinstance(inputs[0], torch.Tensor) else None
+        if isinstance(output, torch.Tensor):
+            producers[id(output)] = kind
         if not isinstance(output, torch.Tensor) or not output.is_floating_point() or output.numel() == 0:
             return
         out = output.detach().float()
         finite = out[out.isfinite()]
         row = {"std": float(finite.std()) if finite.numel() > 1 else 0.0}
         if kind in ("ReLU", "ReLU6") and out.ndim >= 2 and out.shape[0] > 1:
-            row["dead"] = float((out.reshape(out.shape[0], -1) <= 0).all(dim=0).float().mean())
+            row["dead"] = _dead_fraction(out, source)
         elif kind == "Tanh":
             row["saturated"] = float((out.abs() > TANH_CUT).float().mean())
         elif kind == "Sigmoid":
@@ -81,3 +85,22 @@ def _recorder(name: str, module: Any, stats: dict) -> Any:
         stats[name] = row
 
     return hook
+
+
+CHANNEL_FIRST = ("Conv", "BatchNorm", "InstanceNorm", "GroupNorm", "MaxPool", "AvgPool", "AdaptiveAvgPool",
+                 "AdaptiveMaxPool", "LPPool", "Upsample", "PixelShuffle", "Dropout1d", "Dropout2d", "Dropout3d")
+
+
+def _dead_fraction(out: Any, source: str | None) -> float:
+    """The fraction of units silent on every sample and at every position. A unit is a feature of a
+    (B, F) output, a channel of a feature map (dim 1, where convolutions put it), or a last-axis
+    feature of a linear layer's (B, T, F): a pixel position a filter never fires at on a plain
+    background is not a dead unit. `source` is the module type that produced the input, if a module did."""
+    if out.ndim == 2:
+        return float((out <= 0).all(dim=0).float().mean())
+    silent = out <= 0
+    channels = float(silent.transpose(0, 1).reshape(out.shape[1], -1).all(dim=1).float().mean())
+    features = float(silent.reshape(-1, out.shape[-1]).all(dim=0).float().mean())
+    if source is not None:
+        return channels if source.startswith(CHANNEL_FIRST) else features
+    return channels if out.ndim >= 4 else min(channels, features)  # images are channel-first; (B, T, F) unknown

@@ -7,7 +7,7 @@ from collections import deque
 from typing import Any
 
 from .base import FAIL, PASS, Check, rounded
-from .one_batch import real_curve
+from .one_batch import RUN_KEY, real_curve
 from .session import Session
 from .tensors import call_model, tensors_in
 
@@ -52,6 +52,10 @@ def run(s: Session) -> Any:
     try:
         where = _one_step(s, model, tracer)
         curve = real_curve(s)
+        raised = s.run_errors.get(RUN_KEY)
+        if where is None and raised:
+            return CHECK.skip(f"the training step raised {raised['type']} at step {raised['step']} before any "
+                              "NaN/Inf was seen; see overfit_one_batch")
         if where is None and not all(math.isfinite(v) for v in curve):
             where = _replay(s, tracer, len(curve))
     finally:

@@ -31,6 +31,14 @@ def expected_loss(s: Session) -> tuple[float | None, str]:
     return None, "no expected value for a custom task"
 
 
+def _constant_guess(s: Session) -> float | None:
+    """Var(y): the MSE of predicting the targets' mean everywhere (regression only)."""
+    targets = s.batch[1]
+    if s.spec.task != "regression" or not hasattr(targets, "is_floating_point") or not targets.is_floating_point():
+        return None
+    return float(targets.double().var(unbiased=False)) if targets.numel() > 1 else None
+
+
 def run(s: Session) -> Any:
     import torch
 
@@ -53,6 +61,11 @@ def run(s: Session) -> Any:
         return CHECK.skip(f"loss at init is {loss:.4g}; {why}, so there is nothing to compare with")
     ratio = loss / expected
     measured["ratio_to_expected"] = rounded(ratio)
+    spread = _constant_guess(s)  # MSE of the best single constant: an untrained model may sit there
+    if ratio < PASS_LOW and spread is not None and loss >= PASS_LOW * spread:
+        expected, why = spread, "Var(y) for MSE with predictions near one constant (up to mean(y^2) near 0)"
+        ratio = loss / expected
+        measured["ratio_to_expected"] = rounded(ratio)
     if PASS_LOW <= ratio <= PASS_HIGH:
         status = PASS
     elif WARN_LOW <= ratio <= WARN_HIGH:
@@ -104,7 +117,35 @@ def _squashed_output(s: Session, logits: Any) -> str | None:
         if bool((logits >= 0).all()) and bool(torch.allclose(rows, torch.ones_like(rows), atol=1e-3)):
             return ("the model outputs probabilities (non-negative rows summing to 1): a softmax before a loss "
                     "that applies its own softmax caps how far the loss can fall")
-    if task == "binary" and c.loss_kind != "bce" and bool((logits > 0).all()) and bool((logits < 1).all()):
+    if task == "binary" and c.loss_kind != "bce" and _sigmoid_output(s, logits):
         return ("every output lies in (0, 1): a sigmoid before BCEWithLogitsLoss squashes twice; "
                 "feed raw logits to the loss")
     return None
+
+
+# Autograd nodes that only move values around: the op behind the output lies further back.
+SHAPE_OPS = ("View", "UnsafeView", "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Permute", "Clone", "Select",
+             "Slice", "Expand", "AsStrided", "Alias")
+
+
+def _sigmoid_output(s: Session, logits: Any) -> bool:
+    """The output comes out of a sigmoid: read from autograd, else guessed from values all in (0, 1)."""
+    op = _last_op(s)  # None when the output has no autograd history to read
+    if op is not None:
+        return op.startswith("Sigmoid")
+    return bool((logits > 0).all()) and bool((logits < 1).all())
+
+
+def _last_op(s: Session) -> str | None:
+    """The autograd node that produced the logits, past reshapes ('SigmoidBackward0', 'AddmmBackward0', ...)."""
+    import torch
+
+    try:
+        model = s.fresh_model(train=False)
+        with torch.enable_grad():
+            node = primary(call_model(model, s.batch[0])).grad_fn
+    except Exception:  # preflight reports a forward that raises
+        return None
+    while node is not None and type(node).__name__.startswith(SHAPE_OPS) and node.next_functions:
+        node = node.next_functions[0][0]
+    return type(node).__name__ if node is not None else None

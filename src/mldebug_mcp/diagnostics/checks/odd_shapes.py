@@ -128,12 +128,31 @@ def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -
     measured.update(batch_loss=rounded(whole), mean_sample_loss=rounded(mean), relative_gap=rounded(gap))
     if gap <= TOLERANCE:
         return []
+    # A loss averaged over counted elements (tokens, pixels; the ignore_index left out) weighs each
+    # sample by how many of its targets count: that mean, not the per-sample one, is the contract.
+    weights = _counted_targets(s, sub[1], p)
+    if weights is not None and sum(weights) > 0:
+        weighted = sum(w * v for w, v in zip(weights, parts)) / sum(weights)
+        if abs(whole - weighted) <= TOLERANCE * max(abs(weighted), 1e-12):
+            measured.update(weighted_mean_sample_loss=rounded(weighted), weighted_by="counted target elements")
+            return []
     if abs(whole - sum(parts)) <= TOLERANCE * max(abs(whole), 1e-12):
         return [(WARN, f"the batch loss is the sum of per-sample losses ({whole:.4g}): reduction='sum' scales "
                        "the gradient with the batch size")]
     return [(FAIL, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}): "
                    "samples interact in eval mode, through the loss (broadcasting (N, 1) against (N,)) or the model "
                    "(mixing across the batch, randomness that survives eval); see batch_independence and train_eval_modes")]
+
+
+def _counted_targets(s: Session, targets: Any, p: int) -> list[float] | None:
+    """Per sample, how many target elements a mean over elements counts (integer class targets equal to
+    the loss's ignore_index are left out)."""
+    if not hasattr(targets, "shape") or targets.ndim < 2:
+        return None
+    if targets.is_floating_point():
+        return [float(targets[j].numel()) for j in range(p)]
+    ignore = contract_of(s).ignore_index
+    return [float((targets[j] != ignore).sum()) for j in range(p)]
 
 
 def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:

@@ -55,6 +55,14 @@ class Run:
         return not math.isfinite(self.last) or self.last > self.first * UNSTABLE_RISE
 
 
+def run_key(factor: float) -> str:
+    """The session's key for the real-batch run at this factor (see Session.train_curve)."""
+    return f"real@{factor:g}"
+
+
+RUN_KEY = run_key(1.0)
+
+
 def floor(s: Session) -> float:
     return contract_of(s).floor
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from .base import FAIL, PASS, WARN, Check, rounded
 from .contract import contract_of
-from .one_batch import TARGET_FRACTION, Run, lr_text, real_curve, search, times, user_run
+from .one_batch import RUN_KEY, TARGET_FRACTION, Run, lr_text, real_curve, run_key, search, times, user_run
 from .session import Session
 
 CHECK = Check("overfit_one_batch", "Overfit one batch", (
@@ -46,8 +46,13 @@ def run(s: Session) -> Any:
     measured["search"] = [{"lr_factor": r.factor, "steps_run": len(r.curve), "final_loss": rounded(r.last),
                            "reached": r.reached} for r in runs]
     details = [_line(s, r) for r in [user, *runs]]
-    at_given = (f"at the given rate the loss went from {first:.4g} to {last:.4g} in {len(user.curve)} steps"
-                if math.isfinite(last) else f"at the given rate the loss became {last} at step {len(user.curve) - 1}")
+    raised = s.run_errors.get(RUN_KEY)
+    if raised:
+        at_given = f"at the given rate the training step raised {raised['type']} at step {raised['step']}: {raised['message']}"
+    elif math.isfinite(last):
+        at_given = f"at the given rate the loss went from {first:.4g} to {last:.4g} in {len(user.curve)} steps"
+    else:
+        at_given = f"at the given rate the loss became {last} at step {len(user.curve) - 1}"
     reached = [r for r in runs if r.reached]
     if reached:
         r = reached[0]
@@ -60,8 +65,8 @@ def run(s: Session) -> Any:
     finite = [r for r in [user, *runs] if math.isfinite(r.last)]
     if not finite:
         also = ", and at every lower rate tried" if runs else ""
-        return _result(FAIL, f"{at_given}{also}: the model, the loss or the step produces NaN/Inf (see first_nonfinite)",
-                       measured, expected, series, details)
+        cause = "" if raised else ": the model, the loss or the step produces NaN/Inf (see first_nonfinite)"
+        return _result(FAIL, f"{at_given}{also}{cause}", measured, expected, series, details, error=raised)
     best = min(finite, key=lambda r: r.fraction())
     bug = _known_floor(s, best)
     if bug:
@@ -76,9 +81,9 @@ def run(s: Session) -> Any:
 
 
 def _result(status: str, summary: str, measured: dict, expected: dict, series: dict,
-            details: list[str] | None = None) -> Any:
+            details: list[str] | None = None, error: dict | None = None) -> Any:
     return CHECK.result(
-        status, summary, measured=measured, expected=expected, series=series, details=details or [],
+        status, summary, measured=measured, expected=expected, series=series, details=details or [], error=error,
         meaning="A model that cannot memorise a single batch at any learning rate has a bug in the loop, the loss "
                 "or the data; nothing at full scale is worth running until this passes.",
         next_test="If flat at every rate: gradient flow and parameter updates. If it stalls at a floor: look for "
@@ -86,7 +91,9 @@ def _result(status: str, summary: str, measured: dict, expected: dict, series: d
 
 
 def _line(s: Session, r: Run) -> str:
-    state = "reached" if r.reached else ("diverged" if not math.isfinite(r.last) else
+    raised = s.run_errors.get(run_key(r.factor))
+    state = "reached" if r.reached else (f"raised {raised['type']}" if raised else
+                                         "diverged" if not math.isfinite(r.last) else
                                          "rose" if r.unstable else "fell short")
     return f"{lr_text(s, r.factor)}: {r.first:.4g} -> {r.last:.4g} in {len(r.curve)} steps ({state})"
 

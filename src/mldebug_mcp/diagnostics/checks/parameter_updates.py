@@ -49,7 +49,8 @@ def run(s: Session) -> Any:
 
 
 def _zero_grad_probe(s: Session, measured: dict) -> list[tuple[str, str]]:
-    """Run the user's train_step twice from the same state, with .grad preset to 0 and to a sentinel."""
+    """Run the user's train_step twice from the same state, with .grad preset to 0 and to a sentinel; a
+    sentinel that survives counts only when the step also leaves its own gradients behind."""
     seen = [_grads_at_step(s, preset) for preset in (0.0, SENTINEL)]
     if seen[0] is None:
         return [(WARN, "train_step never called optimizer.step() on the optimizer it was given, "
@@ -60,7 +61,7 @@ def _zero_grad_probe(s: Session, measured: dict) -> list[tuple[str, str]]:
         measured["zero_grad_probe"] = "zeroed"
         return [(FAIL, "optimizer.step() saw no gradients: zero_grad runs between backward and step")]
     kept = [n for n in names if planted[n] is not None and bool(((planted[n] - clean[n]) - SENTINEL).abs().max() < 1e-4)]
-    if len(kept) == len(names):
+    if len(kept) == len(names) and _leaves_gradients(s):
         measured["zero_grad_probe"] = "accumulating"
         return [(FAIL, "gradients from before the step survive into it: train_step never calls zero_grad, "
                        "so every step uses the sum of all past gradients")]
@@ -78,11 +79,29 @@ def _grads_at_step(s: Session, preset: float) -> dict[str, Any] | None:
             p.grad = torch.full_like(p, preset)
     captured: dict[str, Any] = {}
 
-    def capture(*_: Any, **__: Any) -> None:  # replaces step: record what it would use, change nothing
+    def capture(closure: Any = None, *_: Any, **__: Any) -> Any:  # replaces step: record what it would use
+        loss = None
+        if callable(closure):  # L-BFGS style: step(closure) computes the gradients itself
+            with torch.enable_grad():
+                loss = closure()
         captured.update({n: None if p.grad is None else p.grad.detach().clone() for n, p in model.named_parameters()})
+        return loss
 
     optimizer.step = capture
     with torch.random.fork_rng(devices=[]):
         s.seeded(1)
         s.user_step(model, s.batch, optimizer)
     return captured or None
+
+
+def _leaves_gradients(s: Session) -> bool:
+    """After one real step from fresh gradients, some .grad is non-zero: nothing zeroes them at the end
+    of the step either (backward, step, zero_grad is as fresh as zero_grad, backward, step)."""
+    import torch
+
+    model = s.fresh_model(train=True)
+    optimizer = s.make_optimizer(model)
+    with torch.random.fork_rng(devices=[]):
+        s.seeded(1)
+        s.user_step(model, s.batch, optimizer)
+    return any(p.grad is not None and bool(p.grad.any()) for p in model.parameters())

@@ -6,13 +6,16 @@ import copy
 import inspect
 import itertools
 import math
+import os
 from typing import Any
 
 from .batch_format import as_given, split_batch
 from .model_loss import computes_own_loss, loss_in
+from .result import user_traceback
 from .spec import DebugSpec
 from .tensors import call_model, primary, to_device
 
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_LR = 3e-4  # Karpathy's "Adam is safe" default [karpathy-recipe/adam-is-safe]
 
 
@@ -39,6 +42,7 @@ class Session:
         self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
         self._paused: dict[str, tuple[Any, Any]] = {}  # resumable runs: (model, optimizer) by curve key
+        self.run_errors: dict[str, dict[str, Any]] = {}  # curve key -> the exception that ended that run
         self.memo: dict[str, Any] = {}  # what several checks share, read once (contract, one-batch runs)
         self.forward_failed = False  # set when the model raised on the batch (see preflight)
 
@@ -128,7 +132,13 @@ class Session:
             curve = []
         model, optimizer = state
         while len(curve) < steps:
-            curve.append(self.step(model, batch, optimizer))
+            try:
+                curve.append(self.step(model, batch, optimizer))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception as exc:  # a step that raises ends its run like a divergence, and is kept
+                self.run_errors[key] = {"step": len(curve), **user_traceback(exc, _OWN_DIR)}
+                curve.append(math.nan)
             if _stopped(curve, stop_below, floor):
                 break
         self._curves[key] = curve

@@ -30,7 +30,10 @@ def run(s: Session) -> Any:
     s.step(model, s.batch, optimizer)
     ratios: dict[str, float] = {}
     for name, p in weights.items():
-        scale = float(before[name].float().std())
+        # A layer initialised far below the scale of its width (softmax regression's N(0, 0.01)) has
+        # no scale of its own yet: its updates are read against the std of PyTorch's default init for its
+        # width, U(-1/sqrt(fan_in), 1/sqrt(fan_in)), which is 1/sqrt(3 fan_in).
+        scale = max(float(before[name].float().std()), (3 * before[name].numel() / before[name].shape[0]) ** -0.5)
         update = float((p.detach() - before[name]).float().std())
         if scale > 0 and update > 0 and math.isfinite(update):
             ratios[name] = rounded(math.log10(update / scale), 3)
