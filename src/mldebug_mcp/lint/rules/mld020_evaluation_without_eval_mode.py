@@ -37,13 +37,18 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class EvaluationWithoutEvalMode(Rule):
-    """What it does: flags a model that evaluates (its input is val/test data; or it runs under no_grad in
-    code named for evaluation, prediction or inference that does not train; or it runs in an evaluation
-    function; or its outputs are collected in a file that never trains) while its mode is training: never
-    switched with .eval() (nor by an enclosing function, a caller in this file, or a setup method), or
-    switched with .train() just before. A model loaded with load_state_dict in an evaluation file that
-    never calls .eval() is flagged where it is loaded. The finding is where the fix goes: after the model
-    is set up, at the evaluation loop, or at the wrong .train() call.
+    """What it does: follows the train/eval mode of each model along a function or script and flags one
+    that evaluates in training mode. Evaluation: its input is val/test data (a val/test loader, or a
+    name that took a value from one), or it decodes with .generate(), or it runs under no_grad in code
+    named for evaluation, prediction or inference (function, class or file) that does not train, or it
+    runs in an evaluation function, or its outputs are collected in a file that never trains (features,
+    activations). Training mode: the model was never switched with .eval() (nor by an enclosing function,
+    a caller in this file, a loader or setup method that leaves it in eval mode), or .train() was called
+    just before. A model loaded with load_state_dict in an evaluation file that never calls .eval() is
+    flagged where it is loaded. Quiet for Lightning/HF hooks, a model's own methods, unit tests, export
+    code, frozen copies (teacher, EMA, target), models without dropout/BatchNorm, from_pretrained models,
+    and Monte Carlo dropout. The finding is where the fix goes: after the model is set up, at the
+    evaluation loop, or at the wrong .train() call.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
@@ -60,7 +65,7 @@ class EvaluationWithoutEvalMode(Rule):
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.Module,)
     requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev", "predict", "infer",
-                     "generate", "no_grad", "inference_mode", "load_state_dict")
+                     "generate", "no_grad", "inference_mode", "load_state_dict", "extract", "feature", "embed")
     BAD = (
         "import torch\n"
         "def evaluate(model, val_loader):\n"

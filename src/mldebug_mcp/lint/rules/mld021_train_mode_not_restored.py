@@ -22,8 +22,9 @@ FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg"
 
 class TrainModeNotRestored(Rule):
     """What it does: flags model.eval() inside a training loop (one that calls backward() and an
-    optimizer step) when no .train() follows it in the loop body and none runs at the top of
-    each iteration, e.g. periodic validation that never switches back.
+    optimizer step, or an update op built from model.parameters()) when no .train() follows it in the
+    loop body and none runs at the top of each iteration, e.g. periodic validation that never switches
+    back; a call of a function of this file whose last mode switch is .eval() counts as the eval().
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
     running statistics. Nothing fails; the model just converges to something worse.

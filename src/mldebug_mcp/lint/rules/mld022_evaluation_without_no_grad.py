@@ -32,11 +32,15 @@ class EvaluationWithoutNoGrad(Rule):
     code after model.eval()) that runs outside torch.no_grad()/inference_mode() and whose output
     is kept: appended to a list, accumulated with +=, stored in an attribute or collected by a
     comprehension, without .detach() or .item(). Code that computes gradients (backward,
-    autograd.grad, requires_grad) is left alone: saliency maps and attacks need them.
+    autograd.grad, requires_grad) is left alone: saliency maps and attacks need them. Also flags a
+    call, outside no_grad, of an evaluation function of the same file (it calls model.eval() itself, or
+    the caller did just before) that runs the model over a loop with no no_grad of its own: the fix
+    wraps that call.
 
     Why is this bad: eval() does not turn off autograd. Every forward records a graph, and a
     kept output keeps that graph and its activations alive, so memory grows with each batch
-    until evaluation runs out of memory or slows to a crawl. The numbers are still right.
+    until evaluation runs out of memory or slows to a crawl; even outputs dropped at once make each
+    forward store its activations for a backward that never comes. The numbers are still right.
     """
 
     code = "MLD022"
