@@ -188,3 +188,33 @@ def enclosing_iterations(node: ast.AST, ctx: ModuleContext) -> Iterator[Iteratio
                     yield iteration(ancestor, ctx)
                 elif isinstance(ancestor, FUNCTIONS):
                     break
+
+
+def training_blocks(ctx: ModuleContext) -> set[ast.AST]:
+    """Loops and functions that run a backward, in their own body or through a local helper: the only
+    blocks whose iteration is worth expanding (a cheap filter by the helpers' names, computed once)."""
+    def collect() -> set[ast.AST]:
+        reaching = {f.name for f in ctx.backward_scopes if isinstance(f, FUNCTIONS)}
+        functions = [f for kind in FUNCTIONS for f in ctx.by_type.get(kind, ())]
+        for _ in range(DEPTH):
+            grown = {f.name for f in functions if f.name not in reaching
+                     and any(_callee_name(c) in reaching for c in ctx.in_scope(f, (ast.Call,)))}
+            if not grown:
+                break
+            reaching |= grown
+        blocks = set(ctx.backward_scopes)
+        for call in ctx.by_type.get(ast.Call, ()):
+            if _callee_name(call) in reaching:
+                for ancestor in ctx.ancestors(call):
+                    if isinstance(ancestor, LOOPS + FUNCTIONS):
+                        if ancestor in blocks:
+                            break
+                        blocks.add(ancestor)
+        return blocks
+
+    return ctx.memo(("optim_steps.training_blocks",), collect)
+
+
+def _callee_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None

@@ -8,6 +8,7 @@ from ..helpers.optim_steps import (
     nested_loops,
     owner_of,
     top_statement,
+    training_blocks,
     unconditional_in,
 )
 from ..rule import Hit, Rule
@@ -46,6 +47,8 @@ class MissingZeroGrad(Rule):
                        "(the optimizer steps on line {line})")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
+            return
         it = iteration(node, ctx)
         if not it.backwards or not it.steps or it.clears or _zeroed_elsewhere(node, ctx):
             return

@@ -9,6 +9,7 @@ from ..helpers.optim_steps import (
     iteration,
     owner_of,
     top_statement,
+    training_blocks,
 )
 from ..helpers.optim_zeroing import cleared, keys, stepped_optimizer
 from ..rule import Hit, Rule
@@ -51,6 +52,8 @@ class OptimizerNotZeroed(Rule):
     GOOD = BAD.replace("        fake = G(real)\n", "        fake = G(real)\n        opt_d.zero_grad()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
+            return
         it = iteration(node, ctx)
         if not it.backwards or not it.steps or it.opaque_zeros or it.manual:
             return
