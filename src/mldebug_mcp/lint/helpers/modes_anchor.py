@@ -17,12 +17,21 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     if scope_trains(scope, ctx):
         evaluation = [n for n in loops if not isinstance(n, ast.While) and eval_source(n.iter)
                       and not trains(ast.walk(n), ctx)]
-        return evaluation[-1] if evaluation else call
+        return _wrapper(evaluation[-1], ctx) if evaluation else call
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
     if setup:
         return setup[-1]
-    return loops[-1] if loops else top
+    return _wrapper(loops[-1], ctx) if loops else top
+
+
+def _wrapper(loop: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """A loop that opens a `with torch.no_grad():` block is reported at the `with`: the fix goes just
+    above it or just inside it, and a finding there is one line from either."""
+    parent = ctx.parent(loop)
+    if isinstance(parent, ast.With | ast.AsyncWith) and parent.body and parent.body[0] is loop:
+        return parent
+    return loop
 
 
 def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
