@@ -151,3 +151,18 @@ def test_a_caller_that_sets_eval_mode_keeps_the_evaluation_quiet():
             return predict(model, test_loader)
     """
     assert _lines(source, "predict.py") == []
+
+
+def test_activations_read_by_a_hook_are_evaluation():
+    source = """
+        import torch
+
+        def hooked_features(net, loader, layer):
+            feats = []
+            layer.register_forward_hook(lambda m, i, o: feats.append(o.detach()))
+            for images, _ in loader:
+                net(images)
+            return feats
+    """
+    assert _lines(source, "features.py") == [7]
+    assert _lines(source.replace("feats = []", "feats = []\n            net.eval()"), "features.py") == []

@@ -82,7 +82,12 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
                 found.append(Switch(call, *direct))
             elif depth > 0:
                 found.extend(_helper_switches(call, scope, ctx, depth))
-        for node in own_nodes(scope) if not isinstance(scope, ast.Module) else ctx.by_type.get(ast.Assign, ()):
+        nodes = own_nodes(scope) if not isinstance(scope, ast.Module) else [
+            *ctx.by_type.get(ast.Assign, ()), *ctx.by_type.get(ast.Expr, ())]
+        for node in nodes:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Attribute) and node.value.attr == "eval" \
+                    and ctx.scope_of(node) is scope:
+                found.append(Switch(node, key_of(node.value.value), SET))  # `model.eval`: reported on its own
             if isinstance(node, ast.Assign) and ctx.scope_of(node) is scope:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr == "training":

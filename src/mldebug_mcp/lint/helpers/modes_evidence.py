@@ -195,6 +195,8 @@ def collected(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     """The call's output is taken off the graph or gathered (`.detach().numpy()`, `outs.append(...)`),
     directly or through the name it is assigned to."""
     parent = ctx.parent(call)
+    if isinstance(parent, ast.Expr):
+        return True  # run for its forward hooks (forward_receiver keeps such calls only in files with hooks)
     names: set[str] = set()
     while isinstance(parent, ast.Attribute | ast.Call | ast.Subscript | ast.Tuple):
         if ident(parent) in COLLECT or (isinstance(parent, ast.Call) and ident(parent.func) in COLLECT):

@@ -37,10 +37,26 @@ def frozen(key: str) -> bool:
 
 def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     """The model a call runs, when its output is used: a forward run for its side effects only
-    (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation."""
-    if not (call.args or call.keywords) or isinstance(ctx.parent(call), ast.Expr):
+    (calibrating observers, refreshing BatchNorm statistics, warming up) is not evaluation, unless the
+    file registers forward hooks (activations are read by the hook)."""
+    if not (call.args or call.keywords):
+        return None
+    if isinstance(ctx.parent(call), ast.Expr) and not _hooks(ctx):
         return None
     return ctx.memo(("modes", "forward", id(call)), lambda: _receiver(call, ctx))
+
+
+def _hooks(ctx: ModuleContext) -> bool:
+    return ctx.memo(("modes", "hooks"), lambda: any(
+        isinstance(c.func, ast.Attribute) and c.func.attr.startswith("register_forward")
+        for c in ctx.by_type.get(ast.Call, ())))
+
+
+def bare_switch(stmt: ast.AST, attr: str, ctx: ModuleContext) -> str | None:
+    """`model.eval` written as a statement without the call: it does nothing. The model's key, or None."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Attribute) and stmt.value.attr == attr):
+        return None
+    return key_of(stmt.value.value) if model_like(stmt.value.value, ctx) else None
 
 
 def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:

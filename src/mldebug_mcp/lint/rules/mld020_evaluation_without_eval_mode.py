@@ -27,7 +27,13 @@ from ..helpers.modes_evidence import (
     scope_trains,
     trains,
 )
-from ..helpers.modes_models import forward_receiver, frozen, mode_given, untrained_here
+from ..helpers.modes_models import (
+    bare_switch,
+    forward_receiver,
+    frozen,
+    mode_given,
+    untrained_here,
+)
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..rule import Hit, Rule
 
@@ -98,6 +104,11 @@ class EvaluationWithoutEvalMode(Rule):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
             hits.setdefault(hit.node.lineno, hit)
+        for stmt in ctx.by_type.get(ast.Expr, ()):
+            key = bare_switch(stmt, "eval", ctx)
+            if key:
+                hits[stmt.lineno] = Hit(stmt, f"{key}.eval without parentheses does nothing: {key} stays in "
+                                              f"training mode; write {key}.eval()")
         yield from hits.values()
 
 

@@ -13,6 +13,7 @@ from ..helpers.evaluation import (
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, update_step
+from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
@@ -72,6 +73,12 @@ class TrainModeNotRestored(Rule):
         calls = list(calls_in_order(node.body))
         backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
         if backward is None or not any(update_step(c, ctx) for c in calls):
+            return
+        bare = [(s, k) for s in ast.walk(node) if (k := bare_switch(s, "train", ctx))]
+        if bare:  # `model.train` without the call: the restore the author meant never happens
+            stmt, key = bare[0]
+            yield Hit(stmt, f"{key}.train without parentheses does nothing: after the first evaluation {key} "
+                            f"trains in eval mode; write {key}.train()")
             return
         restores = [i for i, c in enumerate(calls) if _restores_train(c, ctx)]
         if any(i < backward for i in restores):
