@@ -59,8 +59,13 @@ def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:
         nodes = list(own_nodes(func))
         if any(_grad_word(n) for n in nodes):
             return False  # saliency, attacks, test-time training; volatile=True
-        return any(isinstance(n, ast.Call) and model_call(n, ctx) and enclosing_loops(n, func, ctx)
-                   for n in nodes)
+        forwards = [n for n in nodes if isinstance(n, ast.Call) and model_call(n, ctx)]
+        models = {key_of(f.func.value if isinstance(f.func, ast.Attribute) and f.func.attr == "forward" else f.func)
+                  for f in forwards} - {None}
+        handed = any(isinstance(n, ast.Call) and any(key_of(a) in models for a in [*n.args, *(
+            k.value for k in n.keywords)]) for n in nodes)
+        # the model handed to another function (an attack, an explainer) that may need its gradients
+        return not handed and any(enclosing_loops(f, func, ctx) for f in forwards)
     return ctx.memo(("modes-nograd", id(func)), compute)
 
 
