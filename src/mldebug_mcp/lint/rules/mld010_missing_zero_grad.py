@@ -11,6 +11,7 @@ from ..helpers.optim_steps import (
     training_blocks,
     unconditional_in,
 )
+from ..helpers.optim_zeroing import cleared, stepped_optimizer
 from ..rule import Hit, Rule
 
 
@@ -50,7 +51,7 @@ class MissingZeroGrad(Rule):
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
         it = iteration(node, ctx)
-        if not it.backwards or not it.steps or it.clears or _zeroed_elsewhere(node, ctx):
+        if not it.backwards or not it.steps or it.clears or _zeroed_elsewhere(node, it, ctx):
             return
         # a loop inside this one (or in a helper it calls) that steps after its own backward is the
         # training iteration; it reports itself
@@ -74,11 +75,32 @@ class MissingZeroGrad(Rule):
         yield Hit(anchor, self.BEFORE_BACKWARD.format(line=step.lineno))
 
 
-def _zeroed_elsewhere(loop: ast.AST, ctx: ModuleContext) -> bool:
-    """An enclosing loop that zeroes once per outer iteration still counts as zeroing."""
+def _zeroed_elsewhere(loop: ast.AST, it, ctx: ModuleContext) -> bool:
+    """An enclosing loop that zeroes once per outer iteration counts as zeroing, unless this loop steps
+    on every pass (several backward/step pairs per zero_grad: a critic loop, a batch loop in an epoch)."""
+    step, via = it.steps[0]
+    repeats = (unconditional_in(step, loop if step is via else owner_of(step, ctx), ctx)
+               and not any(isinstance(n, ast.Break | ast.Return) for s in loop.body for n in ast.walk(s)))
     for ancestor in ctx.ancestors(loop):
-        if isinstance(ancestor, LOOPS) and iteration(ancestor, ctx).clears:
-            return True
+        around = iteration(ancestor, ctx) if isinstance(ancestor, LOOPS) else None
+        if around is not None and around.clears:
+            if not repeats or not _loops(loop) or around.opaque_zeros or around.manual:
+                return True
+            optimizer = stepped_optimizer(step)
+            # zeroed once for several steps: this rule's finding; zeroing only other optimisers: MLD017's
+            return optimizer is None or not cleared(around.zeros, optimizer, ctx)
         if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
             break
     return False
+
+
+def _loops(loop: ast.AST) -> bool:
+    """The loop may run more than once: not `for _ in range(1)` or over a one-element literal."""
+    if isinstance(loop, ast.For):
+        it = loop.iter
+        if isinstance(it, ast.List | ast.Tuple) and len(it.elts) <= 1:
+            return False
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and it.args \
+                and all(isinstance(a, ast.Constant) for a in it.args) and len(range(*[a.value for a in it.args])) <= 1:
+            return False
+    return True
