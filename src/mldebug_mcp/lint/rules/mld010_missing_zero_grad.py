@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS
+from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,
@@ -44,6 +44,8 @@ class MissingZeroGrad(Rule):
         "        opt.step()\n"
     )
     GOOD = CORRECT_TRAINING_LOOP
+    ONCE_OUTSIDE = ("zero_grad() runs once before this loop, which steps on every pass: each step after the "
+                    "first adds up all earlier gradients")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
@@ -62,8 +64,8 @@ class MissingZeroGrad(Rule):
         owner = owner_of(step, ctx)
         plain = unconditional_in(step, node if step is via else owner, ctx)
         accumulates = owner_of(backward, ctx) not in (node, None) and isinstance(owner_of(backward, ctx), LOOPS)
-        if plain and not accumulates:
-            yield Hit(step)  # zero_grad() goes right after the step (or before the backward)
+        if plain and not accumulates:  # zero_grad() goes right after the step (or before the backward)
+            yield Hit(step, self.ONCE_OUTSIDE if step is via and _zeroed_before(node, ctx) else None)
             return
         # the step may be skipped, or backward runs in an inner loop: zeroing belongs before the backward
         anchor = top_statement(backward_via, node.body, ctx) or backward
@@ -92,6 +94,13 @@ def _zeroed_elsewhere(loop: ast.AST, it, ctx: ModuleContext) -> bool:
         if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
             break
     return False
+
+
+def _zeroed_before(loop: ast.AST, ctx: ModuleContext) -> bool:
+    """A zero_grad() earlier in the same function (or an enclosing loop), outside this loop."""
+    inside = set(ast.walk(loop))
+    return any(is_zero_grad(c) and c.lineno < loop.lineno and c not in inside
+               for c in ctx.in_scope(ctx.scope_of(loop), (ast.Call,)))
 
 
 def _loops(loop: ast.AST) -> bool:
