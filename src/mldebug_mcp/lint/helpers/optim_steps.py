@@ -96,15 +96,34 @@ class Iteration:
         self.backwards = [(c, via) for c, via in self.calls
                           if is_backward(c) and not (ctx.call_name(c) or "").startswith("torch.distributed.autograd")]
         self.steps = [(c, via) for c, via in self.calls if is_optimizer_step(c, ctx)]
-        self.zeros = [c for c, _ in self.calls if is_zero_grad(c)]
+        # a helper's `opt.zero_grad()` on what it was handed (`def reset(*opts)`) clears we cannot say what
+        handed = [c for c, via in self.calls if is_zero_grad(c) and c is not via and _on_argument(c, ctx)]
+        self.zeros = [c for c, _ in self.calls if is_zero_grad(c) and c not in handed]
         # `utils.zero_grads(model)`, `self.reset_grad()`: a helper we cannot read that says it clears
-        self.opaque_zeros = [c for c, _ in self.calls if not is_zero_grad(c) and _says_it_clears(c)]
+        self.opaque_zeros = handed + [c for c, _ in self.calls if not is_zero_grad(c) and _says_it_clears(c)]
         helpers = {local_callee(c, ctx) for c, via in self.calls if c is via} - {None}
         self.manual = sets_grad_to_none(node.body) or any(sets_grad_to_none(h.body) for h in helpers)
 
     @property
     def clears(self) -> bool:
         return bool(self.zeros or self.opaque_zeros or self.manual)
+
+
+def _on_argument(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """The receiver is a parameter of the helper it runs in, or a loop variable over one."""
+    root = zero.func.value
+    while isinstance(root, ast.Attribute | ast.Subscript):
+        root = root.value
+    function = ctx.enclosing(zero, FUNCTIONS)
+    if not isinstance(root, ast.Name) or function is None:
+        return False
+    arguments = function.args
+    names = {a.arg for a in [*arguments.args, *arguments.kwonlyargs, *arguments.posonlyargs,
+                             *filter(None, [arguments.vararg, arguments.kwarg])]} - {"self", "cls"}
+    for loop in ctx.ancestors(zero):
+        if isinstance(loop, ast.For) and root.id in {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}:
+            return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(loop.iter))
+    return root.id in names
 
 
 def _says_it_clears(call: ast.Call) -> bool:

@@ -1,0 +1,73 @@
+"""The optimiser-step rules between themselves: one finding per bug, in the class that names it, saying why."""
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+OPTIMISER_RULES = ("MLD010", "MLD011", "MLD012", "MLD013", "MLD014", "MLD015", "MLD017")
+
+
+def _findings(source: str) -> list[tuple[int, str, str]]:
+    found = lint_source(source, "snippet.py", LintSettings(select=OPTIMISER_RULES))
+    return [(f.line, f.code, f.message) for f in found]
+
+
+STUDENT_NEVER_ZEROED = """\
+def train(teacher, student, gen, opt_t, opt_s, opt_g, batches, loss_fn):
+    for batch in batches:
+        opt_t.zero_grad()
+        loss_fn(teacher(batch)).backward()
+        opt_t.step()
+        for _ in range(3):
+            loss_fn(student(gen(batch).detach())).backward()
+            opt_s.step()
+        opt_g.zero_grad()
+        loss_fn(student(gen(batch))).backward()
+        opt_g.step()
+"""
+
+
+def test_an_optimiser_left_out_where_others_are_zeroed_is_mld017_only():
+    found = _findings(STUDENT_NEVER_ZEROED)
+    assert [(line, code) for line, code, _ in found] == [(7, "MLD017")]
+    assert "opt_s" in found[0][2] and "opt_t" in found[0][2]
+
+
+def test_a_critic_zeroed_once_per_batch_is_mld010_and_says_so():
+    source = STUDENT_NEVER_ZEROED.replace("        opt_t.zero_grad()\n", "        opt_t.zero_grad()\n        opt_s.zero_grad()\n")
+    found = _findings(source)
+    assert [(line, code) for line, code, _ in found] == [(9, "MLD010")]
+    assert "once before this loop" in found[0][2]
+
+
+def test_zeroing_in_a_local_helper_counts():
+    source = (
+        "def reset(*optimizers):\n"
+        "    for opt in optimizers:\n"
+        "        opt.zero_grad()\n"
+        "def train(g, d, opt_g, opt_d, batches, loss_fn):\n"
+        "    for batch in batches:\n"
+        "        reset(opt_g, opt_d)\n"
+        "        loss_fn(d(batch), d(g(batch).detach())).backward()\n"
+        "        opt_d.step()\n"
+        "        reset(opt_g, opt_d)\n"
+        "        loss_fn(d(g(batch))).backward()\n"
+        "        opt_g.step()\n"
+    )
+    assert _findings(source) == []
+
+
+def test_the_forgotten_group_and_the_left_out_module_are_named():
+    source = (
+        "import torch\n"
+        "def build(model, criterion):\n"
+        "    groups = []\n"
+        "    group = {'params': model.encoder.parameters(), 'lr': 1e-4}\n"
+        "    groups.append(group)\n"
+        "    group = {'params': model.head.parameters(), 'lr': 1e-3}\n"
+        "    return torch.optim.AdamW(groups)\n"
+        "params = list(model.parameters()) + list(criterion.parameters())\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=1.0)\n"
+    )
+    messages = {line: message for line, code, message in _findings(source) if code == "MLD015"}
+    assert "'group' built on line 6" in messages[7]
+    assert "criterion" in messages[9]
