@@ -205,3 +205,24 @@ def test_warnings_of_the_linted_code_are_not_printed(tmp_path):
     run = subprocess.run([sys.executable, "-W", "default", "-m", "mldebug_mcp", "lint", "regex.py"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "Warning" not in run.stderr, run.stderr
+
+
+def _chain(levels: int, calls: int, handed: str) -> str:
+    """Helpers that pass a model and a loss down `levels` levels, each calling the next `calls` times."""
+    lines = ["import torch.nn as nn", "crit = nn.CrossEntropyLoss()",
+             "def f0(m, loss, x, y):\n    return loss(m(x), y) + crit(m(x), y)"]
+    for level in range(1, levels + 1):
+        body = "\n".join(f"    f{level - 1}({handed})" for _ in range(calls))
+        lines.append(f"def f{level}(m, loss, x, y):\n{body}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("handed", ["m, loss, x, y", "m, nn.CrossEntropyLoss(), x, y", "nn.Softmax(), loss, x, y"])
+def test_helpers_handing_values_down_many_paths_do_not_explode(tmp_path, handed):
+    # Ten levels of a dozen calls each is 12**10 paths: walked per path, the kind analysis never finished.
+    import subprocess
+
+    (tmp_path / "deep.py").write_text(_chain(10, 12, handed))
+    code = "import sys; from mldebug_mcp.services.lint import lint; lint([sys.argv[1]])"
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "deep.py")], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]

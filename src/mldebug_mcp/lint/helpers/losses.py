@@ -103,6 +103,19 @@ class LossSource:
         self.name, self.node, self.default = name, node, default
 
 
+def _handed_loss(name: ast.AST, ctx: ModuleContext, depth: int) -> LossSource | None:
+    """The loss every call site hands in for a parameter, once per parameter: helpers that pass it down through
+    many calls at many levels would otherwise be walked once per path (exponentially many)."""
+    known = ctx.memo(("handed-loss",), dict)
+    key = (ctx.scope_of(name), getattr(name, "id", None))
+    if key not in known:
+        known[key] = None  # a cycle of calls hands in nothing known
+        passed = [loss_source(p, ctx, depth - 1) for p in kinds.call_sites(name, ctx)]
+        names = {p.name if p is not None else None for p in passed}
+        known[key] = passed[0] if len(names) == 1 and None not in names else None
+    return known[key]
+
+
 def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource | None:
     """The loss a callee or a value holds: `nn.CrossEntropyLoss()` (the class), `F.cross_entropy` (the
     function), through names, attributes (`self.loss_func = F.binary_cross_entropy_with_logits`), class
@@ -140,9 +153,7 @@ def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource
                 continue
             given = kinds.parameter_default(value, ctx)
             if given is None:  # a loss handed in: every call of the function in this file must pass the same one
-                passed = [loss_source(p, ctx, depth - 1) for p in kinds.call_sites(value, ctx)]
-                names = {p.name if p is not None else None for p in passed}
-                return passed[0] if len(names) == 1 and None not in names else None
+                return _handed_loss(value, ctx, depth)
             value, default = given, True
         else:
             return None

@@ -47,9 +47,7 @@ class Callees:
                 bound = self.binding(value, env)
                 if bound is None:
                     if env is None and index is None:  # a model handed in: every call in this file must agree
-                        passed = call_sites(value, ctx) or handed_to_class(value, ctx)
-                        if passed:
-                            return agree([self.callee(p, None, depth - 1) for p in passed])
+                        return self._handed_in(value, depth)
                     break
                 value, env = bound
             elif isinstance(value, ast.Attribute):
@@ -94,6 +92,25 @@ class Callees:
             self.active.discard(key)
         if env is None:
             self.memo[key] = found
+        return found
+
+    def _handed_in(self, name: ast.Name, depth: int) -> Traced | None:
+        """What every caller hands in for a parameter that is called, agreed. Kept per parameter: chains of
+        helpers that pass a model down through many call sites would otherwise be walked once per path,
+        exponentially many (a dozen calls at each of ten levels never finished)."""
+        scope = self.ctx.scope_of(name)
+        key = ("handed", scope, name.id)
+        if key in self.active:
+            return None
+        if key in self.memo:
+            return self.memo[key]
+        self.active.add(key)
+        try:
+            passed = call_sites(name, self.ctx) or handed_to_class(name, self.ctx)
+            found = agree([self.callee(p, None, depth - 1) for p in passed]) if passed else None
+        finally:
+            self.active.discard(key)
+        self.memo[key] = found
         return found
 
     def foreign(self, simple: str, index: int | None) -> Traced | None:

@@ -109,6 +109,21 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
     return set()
 
 
+def _handed_models(name: ast.Name, ctx, walk: Walk, depth: int) -> set[str]:
+    """The models every call site hands in for a parameter, once per parameter (chains of helpers passing a
+    model down through many call sites would otherwise be walked once per path, exponentially many)."""
+    known = ctx.memo(("handed-models",), dict)
+    key = (ctx.scope_of(name), name.id)
+    if key not in known:
+        known[key] = set()  # a cycle of calls hands in nothing known
+        passed = call_sites(name, ctx, reassigned=True)
+        if not passed:  # handed in from outside: any model, and the class its parameter is named after
+            known[key] = {ANY_MODEL, named_after(name.id)}
+        else:
+            known[key] = set().union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
+    return known[key]
+
+
 def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
     for _ in range(depth):
         if isinstance(model, ast.Name):
@@ -123,10 +138,7 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
                 return found
             if parameter_of(model, ctx, reassigned=True) is None:  # or the parameter (`if resume: model = ...`)
                 return found
-            passed = call_sites(model, ctx, reassigned=True)
-            if not passed:  # handed in from outside: any model, and the class its parameter is named after
-                return found | {ANY_MODEL, named_after(model.id)}
-            return found.union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
+            return found | _handed_models(model, ctx, walk, depth)
         if isinstance(model, ast.Attribute):
             if isinstance(walk.member(model), ast.FunctionDef | ast.AsyncFunctionDef):
                 return set()
