@@ -6,9 +6,9 @@ import math
 from typing import Any
 
 from .base import FAIL, PASS, SKIPPED, WARN, Check, band, rounded
-from .one_batch import learning_run, lr_text
+from .one_batch import fit_then_score, learning_run, lr_text
 from .session import Session
-from .tensors import content_tensors, map_tensors, replace_content, tensors_in
+from .tensors import content_tensors, map_tensors, replace_content, take, tensors_in
 
 CHECK = Check("input_dependence", "Real vs zeroed and random inputs, real vs shuffled targets", (
     "slavv/try-random-input", "slavv/shuffle-labels-with-inputs", "karpathy-recipe/overfit-one-batch"))
@@ -17,6 +17,7 @@ PASS_RATIO, FAIL_RATIO = 0.7, 0.9  # our thresholds: real loss / baseline loss a
 TAIL = 5  # average the last steps so dropout noise does not decide the verdict
 LEARNS = 0.9  # our threshold: real data that keeps 90% of the way to its floor has not learnt; nothing to compare
 WEAK = 0.5    # real data that keeps more than half the way has learnt weakly: warnings at most
+TRANSFER = 0.1  # our threshold: true targets carry over when their held-out loss beats shuffled targets' by 10% of its start
 
 
 def run(s: Session) -> Any:
@@ -57,10 +58,12 @@ def run(s: Session) -> Any:
     for name, batch in variants.items():
         curve = s.train_curve(name, batch, n, lr_factor=real.factor)
         series[name] = [rounded(v) for v in curve]
-        base = _tail(curve) - floor
-        ratios[name] = (real_tail - floor) / base if base > 0 else math.inf if math.isfinite(base) else math.nan
+        ratios[name] = _ratio(real_tail, _tail(curve), floor)
         measured[_key(name)] = rounded(ratios[name])
-    verdicts, notes = _verdicts(ratios, pure=_identical_samples(zeroed), weak=left > WEAK)
+    transfer = None
+    if "shuffled targets" in ratios and not ratios["shuffled targets"] <= PASS_RATIO:
+        transfer = _transfer(s, n, real.factor, generator, measured, series)
+    verdicts, notes = _verdicts(ratios, pure=_identical_samples(zeroed), weak=left > WEAK, transfer=transfer)
     status = max(verdicts.values(), key=[SKIPPED, PASS, WARN, FAIL].index)
     bad = [k for k, v in verdicts.items() if v != PASS]
     where = f"after {n} steps at {rate}"
@@ -81,7 +84,8 @@ def run(s: Session) -> Any:
         meaning=MEANING, next_test=NEXT)
 
 
-def _verdicts(ratios: dict[str, float], pure: bool, weak: bool) -> tuple[dict[str, str], dict[str, str]]:
+def _verdicts(ratios: dict[str, float], pure: bool, weak: bool,
+              transfer: bool | None = None) -> tuple[dict[str, str], dict[str, str]]:
     """A verdict per baseline, and notes on the ones that cannot decide here.
 
     Zeroed inputs leave every sample the same, so only the label marginal can be learnt: a sound
@@ -89,8 +93,10 @@ def _verdicts(ratios: dict[str, float], pure: bool, weak: bool) -> tuple[dict[st
     Random inputs can be memorised, by a large model often as fast as data: they never fail, and
     warn only beside a zeroed baseline that did not pass. They also gauge memorisation: when noise
     is learnt as fast as the data, a batch with shuffled labels is memorised as fast too, and true
-    labels no faster than shuffled ones is a warning, not proof. Real data that covers less than half
-    the way to its floor (weak) makes every comparison a warning at most."""
+    labels no faster than shuffled ones is a warning, not proof; `transfer` (true targets learnt on
+    one half of the batch predict the other half clearly better than shuffled ones) settles it in
+    favour of the labels. Real data that covers less than half the way to its floor (weak) makes
+    every comparison a warning at most."""
     verdicts, notes = {}, {}
     for name, ratio in ratios.items():
         if math.isnan(ratio):
@@ -102,10 +108,52 @@ def _verdicts(ratios: dict[str, float], pure: bool, weak: bool) -> tuple[dict[st
     for name, cap in capped.items():
         if name in verdicts and (cap or weak) and verdicts[name] == FAIL:
             verdicts[name] = WARN
+    if transfer and verdicts.get("shuffled targets", PASS) != PASS:
+        verdicts["shuffled targets"] = PASS
+        notes["shuffled targets"] = ": memorised as fast, but true targets carry over to the held-out half"
     if verdicts.get("random inputs") != PASS and verdicts.get("zeroed inputs") == PASS:
         verdicts["random inputs"] = PASS
         notes["random inputs"] = ": noise is memorised about as fast as the data, no verdict"
     return verdicts, notes
+
+
+def _transfer(s: Session, n: int, factor: float, generator: Any, measured: dict, series: dict) -> bool | None:
+    """Do true targets carry over where shuffled ones cannot? Each trained on one half of the batch,
+    both scored on the other half (None when the batch is too small to halve)."""
+    halves = _halves(s.batch)
+    swapped = _shuffled(halves[0][1], generator) if halves else None
+    if swapped is None:
+        return None
+    first_half, second_half = halves
+    own, own_before, own_after = fit_then_score(s, first_half, n, factor, second_half)
+    other, _, other_after = fit_then_score(s, (_relabelled(first_half[0], first_half[1], swapped), swapped), n,
+                                           factor, second_half)
+    series["real (first half)"], series["shuffled targets (first half)"] = own, other
+    measured["held_out_loss"] = {"before": rounded(own_before), "true_targets": rounded(own_after),
+                                 "shuffled_targets": rounded(other_after)}
+    # carried over: about as good as before training on the held-out half or better (memorising one
+    # half of a batch with arbitrary labels makes the other half far worse), and clearly better than
+    # after training on shuffled targets
+    return own_after <= (1 + TRANSFER) * own_before and other_after - own_after >= TRANSFER * abs(own_before)
+
+
+def _ratio(real_tail: float, base_tail: float, floor: float) -> float:
+    """real / baseline, both above the floor; NaN when the baseline diverged (no verdict from it)."""
+    base = base_tail - floor
+    if not math.isfinite(base):
+        return math.nan
+    return (real_tail - floor) / base if base > 0 else math.inf
+
+
+def _halves(batch: tuple) -> tuple[tuple, tuple] | None:
+    """The batch cut in two along dim 0 (four samples at least), for a held-out comparison."""
+    import torch
+
+    inputs, targets = batch
+    if not isinstance(targets, torch.Tensor) or targets.ndim == 0 or targets.shape[0] < 4:
+        return None
+    half = targets.shape[0] // 2
+    return ((take(inputs, slice(0, half)), targets[:half]), (take(inputs, slice(half, None)), targets[half:]))
 
 
 def _identical_samples(inputs: Any) -> bool:

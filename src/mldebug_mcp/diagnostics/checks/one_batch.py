@@ -21,7 +21,7 @@ LEARNS_FRACTION = 0.5   # a short run that covers half the way learns well enoug
 UNSTABLE_RISE = 1.05    # a run that ends 5% above its first loss went the wrong way
 UP, DOWN = 10.0, 0.1
 MAX_RUNS = 3            # at most three short runs in the search
-SLOW_FRACTION = 0.75    # a first stretch that covers less than a quarter of the way is slow
+ON_TRACK_FRACTION = 0.5  # a first stretch that covers half the way falls fast enough to reach the target
 
 
 @dataclass(frozen=True)
@@ -74,17 +74,24 @@ def _train(s: Session, factor: float, steps: int) -> Run:
 
 
 def user_run(s: Session) -> Run:
-    """The spec's own optimizer on the real batch, as far as the verdict needs: the full step budget,
-    stopping at the target; or only its first short stretch when it is slow there and a higher rate
-    reaches the target (the practitioner's move), which leaves the rest of the budget unspent."""
+    """The spec's own optimizer on the real batch, as far as the verdict needs. Its first short stretch
+    first: a run on track there (half the way covered; a steady fall then gets to the target within
+    the budget) or one that rises continues to the full step budget, stopping at the target. A run
+    off track is the practitioner's cue to try other rates: the search runs from there, and the
+    spec's run continues only when no rate did better, which leaves the rest of its budget unspent."""
     if "user_run" in s.memo:
         return s.memo["user_run"]
     head = _train(s, 1.0, short_steps(s))
-    slow = not head.reached and not head.unstable and head.fraction() > SLOW_FRACTION and len(head.curve) < s.steps
-    if not (slow and any(r.reached for r in search(s, head))):
+    off_track = (not head.reached and not head.unstable and head.fraction() > ON_TRACK_FRACTION
+                 and len(head.curve) < s.steps)
+    if not (off_track and _did_better(search(s, head), head)):
         head = _train(s, 1.0, s.steps)  # continues the same run
     s.memo["user_run"] = head
     return head
+
+
+def _did_better(runs: list[Run], head: Run) -> bool:
+    return any(r.reached or (not r.unstable and r.fraction() < head.fraction()) for r in runs)
 
 
 def real_curve(s: Session) -> list[float]:
@@ -113,14 +120,16 @@ def search(s: Session, user: Run | None = None) -> list[Run]:
             if not at(DOWN).reached:
                 at(DOWN * DOWN)
         else:  # 10x, 100x, 1000x while they fall short; between the last two once one overshoots
+            # a spec's run that used its whole budget leaves room for one short run less
+            limit = MAX_RUNS if len(user.curve) <= short_steps(s) else MAX_RUNS - 1
             factor = 1.0
-            while len(runs) < MAX_RUNS:
+            while len(runs) < limit:
                 factor *= UP
                 r = at(factor)
                 if r.reached:
                     break
                 if r.unstable:
-                    if len(runs) < MAX_RUNS:
+                    if len(runs) < limit:
                         at(factor / UP ** 0.5)
                     break
     s.memo[key] = runs
@@ -150,3 +159,34 @@ def lr_text(s: Session, factor: float) -> str:
 def times(factor: float) -> str:
     """10x, 316x, 3.16x, 0.1x: a factor without exponent notation."""
     return f"{factor:.0f}x" if factor >= 100 else f"{factor:.3g}x"
+
+
+def fit_then_score(s: Session, train: tuple, steps: int, factor: float, held_out: tuple) -> tuple[list[float], float, float]:
+    """Train a fresh copy on `train` for `steps` steps at `factor` times the spec's rate; return its
+    curve and its eval-mode loss on `held_out` before and after (NaN when a step or the score raises)."""
+    import torch
+
+    s.seeded()
+    model = s.fresh_model(train=True)
+    optimizer = s.make_optimizer(model, factor)
+
+    def score() -> float:
+        model.eval()
+        try:
+            with torch.no_grad():
+                return float(s.loss(model, held_out))
+        except Exception:  # a model or loss that cannot score this half: no held-out evidence
+            return math.nan
+        finally:
+            model.train()
+
+    before, curve = score(), []
+    for _ in range(steps):
+        try:
+            curve.append(s.step(model, train, optimizer))
+        except Exception:  # a step that raises ends the run like a divergence (see Session.train_curve)
+            curve.append(math.nan)
+        if not math.isfinite(curve[-1]):
+            break
+    return curve, before, score()
+
