@@ -81,13 +81,34 @@ class ModuleContext:
             current = self.parents.get(current)
 
     def enclosing(self, node: ast.AST, kinds: tuple[type, ...]) -> ast.AST | None:
-        return next((a for a in self.ancestors(node) if isinstance(a, kinds)), None)
+        parents = self.parents
+        current = parents.get(node)
+        while current is not None and not isinstance(current, kinds):
+            current = parents.get(current)
+        return current
 
     def scope_of(self, node: ast.AST) -> Scope:
-        cached = self._scopes.get(node)
+        scopes = self._scopes
+        cached = scopes.get(node)
+        if cached is not None:
+            return cached
+        # Up to the first ancestor that is a scope or whose scope is known; every node passed on the way
+        # shares that answer, so each node's scope is worked out once per module.
+        parents, passed = self.parents, [node]
+        current = parents.get(node)
+        while current is not None:
+            if isinstance(current, _SCOPES):
+                cached = current
+                break
+            cached = scopes.get(current)
+            if cached is not None:
+                break
+            passed.append(current)
+            current = parents.get(current)
         if cached is None:
-            found = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            cached = self._scopes[node] = found if found is not None else self.tree
+            cached = self.tree
+        for passed_node in passed:
+            scopes[passed_node] = cached
         return cached
 
     def in_scope(self, scope: Scope, kinds: tuple[type, ...]) -> list[ast.AST]:

@@ -3,10 +3,9 @@ switches, no_grad regions written around a node, and the calls of a scope (MLD02
 
 import ast
 import re
-from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .loops import calls_in_order
+from .loops import calls_in_order, child_fields
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
@@ -18,8 +17,17 @@ MODEL_BASE = re.compile(r"Module|Model|Net")
 NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval|test|run)_")
 
 
-def tokens(name: str) -> list[str]:
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().replace("-", "_").split("_")
+CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_TOKENS: dict[str, tuple[str, ...]] = {}  # names repeat across calls and files; the split is pure
+
+
+def tokens(name: str) -> tuple[str, ...]:
+    found = _TOKENS.get(name)
+    if found is None:
+        if len(_TOKENS) > 100_000:  # bounded: a long run over many projects
+            _TOKENS.clear()
+        found = _TOKENS[name] = tuple(CAMEL.sub(r"\1_\2", name).lower().replace("-", "_").split("_"))
+    return found
 
 
 def is_eval_loader(expr: ast.AST) -> bool:
@@ -33,20 +41,31 @@ def ident(node: ast.AST) -> str | None:
 
 
 def uses_torch(ctx: ModuleContext) -> bool:
-    return any(v.split(".")[0] == "torch" for v in ctx.aliases.values())
+    return ctx.memo(("uses-torch",), lambda: any(v.split(".")[0] == "torch" for v in ctx.aliases.values()))
 
 
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function body, not entering nested defs or classes."""
+def own_nodes(func: ast.AST, ctx: ModuleContext | None = None) -> list[ast.AST]:
+    """Nodes of a function body, not entering nested defs or classes (nor expression contexts and operators,
+    which no caller asks about). With `ctx`, walked once per function and module."""
+    if ctx is not None:
+        return ctx.memo(("own-nodes", id(func)), lambda: own_nodes(func))
     body = getattr(func, "body", [])
     stack = list(body) if isinstance(body, list) else [body]  # a lambda's body is one expression
+    found = []
+    AST, fields_of = ast.AST, child_fields
     while stack:
         node = stack.pop()
-        yield node
-        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, NESTED))
+        found.append(node)
+        for name in fields_of(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(c for c in value if isinstance(c, AST) and not isinstance(c, NESTED))
+            elif isinstance(value, AST) and not isinstance(value, NESTED):
+                stack.append(value)
+    return found
 
 
 def model_call(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -57,6 +76,14 @@ def model_call(call: ast.Call, ctx: ModuleContext) -> bool:
 
 def model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     """An expression (in the tree) that holds a model: built from a model class, or named like one."""
+    cache = ctx.memo(("model-like",), dict)  # MLD020 and MLD022 ask about every call
+    found = cache.get(func)
+    if found is None:
+        found = cache[func] = _model_like(func, ctx)
+    return found
+
+
+def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     name = ident(func)
     if name is None or ctx.qualname(func) is not None or name in ctx.functions:
         return False  # imported or local callables are constructors/functions, not model instances

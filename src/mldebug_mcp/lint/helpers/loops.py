@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from ..context import ModuleContext
 
@@ -21,21 +20,43 @@ CORRECT_TRAINING_LOOP = (
 ZERO_GRAD = {"zero_grad"}
 
 
-def calls_in_order(body: list[ast.stmt]) -> Iterator[ast.Call]:
+def calls_in_order(body: list[ast.stmt]) -> list[ast.Call]:
     """Calls in a block in execution order (source order), not entering nested defs or classes."""
+    found: list[ast.Call] = []
     for stmt in body:
-        yield from _calls(stmt)
+        _calls(stmt, found)
+    return found
 
 
-def _calls(node: ast.AST) -> Iterator[ast.Call]:
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+_NOT_ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Fields that never hold a call: expression contexts, operators, comments, string kinds.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold statements or expressions, in `_fields` order."""
+    found = _FIELDS.get(node_type)
+    if found is None:
+        found = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
+    return found
+
+
+def _calls(node: ast.AST, found: list[ast.Call]) -> None:
+    if isinstance(node, _NOT_ENTERED):
         return
-    children = list(ast.iter_child_nodes(node))
+    AST = ast.AST
     # arguments are evaluated before the call itself
-    for child in children:
-        yield from _calls(child)
+    for name in child_fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, AST):
+                    _calls(item, found)
+        elif isinstance(value, AST):
+            _calls(value, found)
     if isinstance(node, ast.Call):
-        yield node
+        found.append(node)
 
 
 def is_backward(call: ast.Call) -> bool:

@@ -82,7 +82,7 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
                 found.append(Switch(call, *direct))
             elif depth > 0:
                 found.extend(_helper_switches(call, scope, ctx, depth))
-        nodes = own_nodes(scope) if not isinstance(scope, ast.Module) else [
+        nodes = own_nodes(scope, ctx) if not isinstance(scope, ast.Module) else [
             *ctx.by_type.get(ast.Assign, ()), *ctx.by_type.get(ast.Expr, ())]
         for node in nodes:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Attribute) and node.value.attr == "eval" \
@@ -122,7 +122,7 @@ def _returned_mode(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: in
     for target in local_targets(call, ctx):
         if target is scope:
             continue
-        for ret in (n for n in own_nodes(target) if isinstance(n, ast.Return) and n.value is not None):
+        for ret in (n for n in own_nodes(target, ctx) if isinstance(n, ast.Return) and n.value is not None):
             value = ret.value
             while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
                 value = value.func.value  # return model.to(device).eval()

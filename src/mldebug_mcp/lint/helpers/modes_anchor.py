@@ -48,7 +48,7 @@ def _statements(scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt]:
         if isinstance(scope, ast.Module):
             nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
         else:
-            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
+            nodes = [n for n in own_nodes(scope, ctx) if isinstance(n, kinds)]
         return sorted(nodes, key=position)
     return ctx.memo(("mld020", "statements", id(scope)), compute)
 

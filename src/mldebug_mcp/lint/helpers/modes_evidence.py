@@ -54,7 +54,7 @@ def named_for_evaluation(scope: ast.AST, ctx: ModuleContext, file_too: bool) -> 
         names.append(cls.name)
     if any(eval_named(n) for n in names if n):
         return True
-    stem = PurePath(ctx.path).stem
+    stem = ctx.memo(("path-stem",), lambda: PurePath(ctx.path).stem)
     # pytest modules hold test code, not evaluation
     return file_too and not stem.startswith("test_") and not stem.endswith("_test") and eval_named(stem, FILE_WORDS)
 
@@ -185,7 +185,7 @@ def _bindings_in_order(scope: ast.AST, ctx: ModuleContext) -> list[ast.AST]:
         if isinstance(scope, ast.Module):
             nodes = [n for k in kinds for n in ctx.by_type.get(k, ()) if ctx.scope_of(n) is scope]
         else:
-            nodes = [n for n in own_nodes(scope) if isinstance(n, kinds)]
+            nodes = [n for n in own_nodes(scope, ctx) if isinstance(n, kinds)]
         nodes = [n for n in nodes if getattr(n, "value", True) is not None]
         return sorted(nodes, key=lambda n: (n.lineno, n.col_offset))
     return ctx.memo(("modes", "bindings", id(scope)), compute)

@@ -56,7 +56,7 @@ def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:
     def compute() -> bool:
         if disables_grad(func, ctx):
             return False
-        nodes = list(own_nodes(func))
+        nodes = list(own_nodes(func, ctx))
         if any(_grad_word(n) for n in nodes):
             return False  # saliency, attacks, test-time training; volatile=True
         forwards = [n for n in nodes if isinstance(n, ast.Call) and model_call(n, ctx)]
@@ -91,7 +91,7 @@ def disables_grad(func: ast.AST, ctx: ModuleContext) -> bool:
     """A function decorated with no_grad, or with a no_grad/inference_mode block or switch of its own."""
     if any(no_grad_expr(d, ctx) for d in func.decorator_list):
         return True
-    for node in own_nodes(func):
+    for node in own_nodes(func, ctx):
         if isinstance(node, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in node.items):
             return True
         if isinstance(node, ast.Call) and (ctx.call_name(node) or "").endswith("set_grad_enabled") \

@@ -157,7 +157,7 @@ def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     in a file that never trains whose outputs are gathered (features, activations, predictions)."""
     if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx) and (
             enclosing_loops(call, scope, ctx) or grad_off_at(call, scope, ctx)
-            or any(_is_metric(n, ctx) for n in own_nodes(scope))):
+            or any(_is_metric(n, ctx) for n in own_nodes(scope, ctx))):
         return True
     return not file_trains(ctx) and _over_batches(call, scope, ctx) and collected(call, scope, ctx)
 
@@ -236,11 +236,12 @@ def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     """An evaluation file (an evaluation function under no_grad, nothing trained) that loads weights into a
     model and never switches any mode: the model evaluates in the training mode it was built in."""
     calls = ctx.by_type.get(ast.Call, ())
-    if file_trains(ctx) or any(direct_switch(c) for c in calls) or any(
-            n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
+    # the cheapest test first: most files have no evaluation function under no_grad
+    if file_trains(ctx) or not any(named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
+                                   for kind in FUNCS for f in ctx.by_type.get(kind, ())):
         return
-    if not any(named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
-               for kind in FUNCS for f in ctx.by_type.get(kind, ())):
+    if any(direct_switch(c) for c in calls) or any(
+            n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
         return
     seen = set()
     for call in calls:

@@ -81,7 +81,7 @@ class EvaluationWithoutNoGrad(Rule):
             yield Hit(node, f"{evaluation.name}() evaluates the model with autograd on: each batch builds a graph "
                             "and keeps its activations; run it under torch.no_grad()")
             return
-        if not model_call(node, ctx) or under_no_grad(node, ctx):
+        if not _evaluation_code(ctx) or not model_call(node, ctx) or under_no_grad(node, ctx):
             return
         scope = ctx.scope_of(node)
         if isinstance(scope, ast.Lambda):
@@ -92,11 +92,27 @@ class EvaluationWithoutNoGrad(Rule):
             yield Hit(node)
 
 
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _evaluation_code(ctx: ModuleContext) -> bool:
+    """The file has what the checks after unguarded_evaluation start from: an eval() call (for _after_eval)
+    or a loop or comprehension over evaluation data (for _in_val_loop). Most library files have neither,
+    and then no model call needs to be looked at."""
+    def compute() -> bool:
+        if any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ())):
+            return True
+        loops = (n.iter for kind in (ast.For, ast.AsyncFor) for n in ctx.by_type.get(kind, ()))
+        comprehensions = (g.iter for kind in COMPREHENSIONS for n in ctx.by_type.get(kind, ()) for g in n.generators)
+        return any(is_eval_loader(i) for i in loops) or any(is_eval_loader(i) for i in comprehensions)
+    return ctx.memo(("mld022", "evaluation-code"), compute)
+
+
 def _scope_nodes(scope: ast.AST, ctx: ModuleContext, kind: type) -> list[ast.AST]:
     def compute():
         if isinstance(scope, ast.Module):
             return [n for n in ctx.by_type.get(kind, ()) if ctx.scope_of(n) is scope]
-        return [n for n in own_nodes(scope) if isinstance(n, kind)]
+        return [n for n in own_nodes(scope, ctx) if isinstance(n, kind)]
     return ctx.memo(("nodes", id(scope), kind), compute)
 
 
