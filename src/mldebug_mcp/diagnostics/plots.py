@@ -15,7 +15,7 @@ from .checks.update_ratio import WARN_HIGH, WARN_LOW
 
 # (check id, series key, file name, title, kind)
 PLOTS = (
-    ("overfit_one_batch", "loss", "overfit_curve.png", "Overfit one batch: loss per step", "curve"),
+    ("overfit_one_batch", None, "overfit_curve.png", "Overfit one batch: loss per step, at each rate tried", "curves"),
     ("input_dependence", None, "input_baselines.png", "Real vs baseline inputs and targets", "curves"),
     ("gradient_flow", "grad_norm", "gradient_norms.png", "Gradient norm per parameter (log scale)", "bars_log"),
     ("update_ratio", "log10_update_ratio", "update_ratios.png", "log10 update/weight ratio per layer", "bars_band"),
@@ -58,10 +58,13 @@ def _draw(axes: Any, data: Any, kind: str) -> None:
         axes.set_ylabel("loss")
         axes.set_yscale("log" if min(_numbers(data), default=1) > 0 else "linear")
     elif kind == "curves":
+        everything = []
         for label, values in data.items():
+            everything += _numbers(values)
             axes.plot(_numbers(values), label=label)
         axes.set_xlabel("step")
         axes.set_ylabel("loss")
+        axes.set_yscale("log" if min((v for v in everything if math.isfinite(v)), default=1) > 0 else "linear")
         axes.legend()
     else:
         names = list(data)
