@@ -39,8 +39,8 @@ class ModuleContext:
     """One parsed module with the indexes build_context fills in one walk. A plain class, not a dataclass:
     it is built once per file and the decorator's cost is paid on every `lint` start."""
 
-    def __init__(self, path: str, source: str, tree: ast.Module, lines: list[str]) -> None:
-        self.path, self.source, self.tree, self.lines = path, source, tree, lines
+    def __init__(self, path: str, source: str, tree: ast.Module, lines: list[str] | None = None) -> None:
+        self.path, self.source, self.tree, self._lines = path, source, tree, lines
         self.parents: dict[ast.AST, ast.AST] = {}
         self.aliases: dict[str, str] = {}  # local name -> qualified name
         self.by_type: dict[type, list[ast.AST]] = defaultdict(list)
@@ -61,6 +61,13 @@ class ModuleContext:
         self._call_names: dict = {}
         self._constructed: dict = {}
         self._memo: dict = {}
+
+    @property
+    def lines(self) -> list[str]:
+        """The source's lines, split when first asked (noqa comments of a finding): most files have none."""
+        if self._lines is None:
+            self._lines = self.source.splitlines()
+        return self._lines
 
     def memo(self, key: tuple, compute):
         """A value helpers compute once per module (tables, calls per scope): kept with the module, so
@@ -293,44 +300,29 @@ _TRAINING_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor
 
 def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
     """One walk: parents, aliases, bindings, returns, definitions, nodes by type."""
-    ctx = ModuleContext(path, source, tree, source.splitlines())
+    ctx = ModuleContext(path, source, tree)
     ctx.bindings[tree] = {}
     parents, by_type, bindings = ctx.parents, ctx.by_type, ctx.bindings
     child_fields = _CHILD_FIELDS
-    AST = ast.AST
-    stack: list[tuple[ast.AST, ast.AST, ast.ClassDef | None, ast.AST | None]] = [(tree, tree, None, None)]
+    AST, special = ast.AST, _SPECIAL
+    # Depth first with an explicit stack of nodes. The (scope, class, function) around the nodes changes
+    # only below a def, lambda or class: before its children, a tuple that restores the outer one is
+    # pushed, popped once all of them are done.
+    around: tuple[ast.AST, ast.ClassDef | None, ast.AST | None] = (tree, None, None)
+    stack: list = [tree]
     pop, push = stack.pop, stack.append
     while stack:
-        node, scope, cls, func = pop()
+        node = pop()
         node_type = type(node)
+        if node_type is tuple:
+            around = node
+            continue
         by_type[node_type].append(node)
-        child_scope, child_cls, child_func = scope, cls, func
-        if node_type is ast.Call:
-            callee = node.func
-            if type(callee) is ast.Attribute and callee.attr == "backward":
-                _mark_training(ctx, node)
-        elif node_type in _ASSIGNS:
-            if node.value is not None:
-                for target in (node.targets if node_type is ast.Assign else (node.target,)):
-                    _bind(ctx, scope, cls, target, node.value)
-        elif node_type is ast.Return:
-            if func is not None and type(node.value) in (ast.Call, ast.Name):
-                ctx.returns.setdefault(func, []).append(node.value)
-        elif node_type in _SCOPES:
-            child_scope = node
-            scope_bindings = bindings.setdefault(node, {})
-            if node_type is not ast.Lambda:
-                child_func = node
-                if cls is None and scope is tree:
-                    ctx.functions[node.name] = node
-                arguments = node.args
-                for arg in arguments.args + arguments.kwonlyargs + arguments.posonlyargs:
-                    scope_bindings.setdefault(arg.arg, [])
-        elif node_type is ast.ClassDef:
-            ctx.classes[node.name] = node
-            child_cls = node
-        elif node_type is ast.Import or node_type is ast.ImportFrom:
-            _record_import(ctx, node)
+        if node_type in special:  # most nodes are names, attributes, constants: nothing to record
+            inner = _record(ctx, node, node_type, around)
+            if inner is not around:
+                push(around)
+                around = inner
         fields = child_fields.get(node_type)
         if fields is None:
             fields = child_fields[node_type] = _child_fields(node_type)
@@ -342,14 +334,54 @@ def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
                 for item in value:
                     if isinstance(item, AST):
                         parents[item] = node
-                        push((item, child_scope, child_cls, child_func))
+                        push(item)
             elif isinstance(value, AST):
                 parents[value] = node
-                push((value, child_scope, child_cls, child_func))
+                push(value)
     for table in (*bindings.values(), *ctx.class_attrs.values()):
-        for name in table:
-            table[name].sort(key=lambda v: getattr(v, "lineno", 0))
+        for values in table.values():
+            if len(values) > 1:
+                values.sort(key=_line)
     return ctx
+
+
+def _record(ctx: ModuleContext, node: ast.AST, node_type: type, around: tuple) -> tuple:
+    """What build_context keeps of one node of a _SPECIAL type; the (scope, class, function) of its children."""
+    scope, cls, func = around
+    if node_type is ast.Call:
+        callee = node.func
+        if type(callee) is ast.Attribute and callee.attr == "backward":
+            _mark_training(ctx, node)
+    elif node_type in _ASSIGNS:
+        if node.value is not None:
+            for target in (node.targets if node_type is ast.Assign else (node.target,)):
+                _bind(ctx, scope, cls, target, node.value)
+    elif node_type is ast.Return:
+        if func is not None and type(node.value) in (ast.Call, ast.Name):
+            ctx.returns.setdefault(func, []).append(node.value)
+    elif node_type in _SCOPES:
+        scope_bindings = ctx.bindings.setdefault(node, {})
+        if node_type is ast.Lambda:
+            return node, cls, func
+        if cls is None and scope is ctx.tree:
+            ctx.functions[node.name] = node
+        arguments = node.args
+        for arg in arguments.args + arguments.kwonlyargs + arguments.posonlyargs:
+            scope_bindings.setdefault(arg.arg, [])
+        return node, cls, node
+    elif node_type is ast.ClassDef:
+        ctx.classes[node.name] = node
+        return scope, node, func
+    elif node_type is ast.Import or node_type is ast.ImportFrom:
+        _record_import(ctx, node)
+    return around
+
+
+def _line(node: ast.AST) -> int:
+    return getattr(node, "lineno", 0)
+
+
+_SPECIAL = frozenset({ast.Call, *_ASSIGNS, ast.Return, *_SCOPES, ast.ClassDef, ast.Import, ast.ImportFrom})
 
 
 # Fields never walked: expression contexts (Load/Store) and operator singletons carry no

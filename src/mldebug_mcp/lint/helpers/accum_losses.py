@@ -179,6 +179,8 @@ def trains(region: ast.AST, ctx) -> bool:
     def compute() -> bool:
         if region in ctx.backward_scopes:
             return True
+        if not ctx.backward_scopes:
+            return False  # no backward() in the file: no callee runs one either
         calls = (n for n in ast.walk(region) if isinstance(n, ast.Call))
         return any(local_callee(c, ctx) in ctx.backward_scopes for c in calls)
 
