@@ -7,6 +7,7 @@ import inspect
 import itertools
 import math
 import os
+import time
 from typing import Any
 
 from .batch_format import as_given, split_batch
@@ -43,6 +44,7 @@ class Session:
         self._curves: dict[str, list[float]] = {}
         self._paused: dict[str, tuple[Any, Any]] = {}  # resumable runs: (model, optimizer) by curve key
         self.run_errors: dict[str, dict[str, Any]] = {}  # curve key -> the exception that ended that run
+        self.run_seconds: dict[str, float] = {}  # curve name -> seconds spent training it, all rates together
         self.memo: dict[str, Any] = {}  # what several checks share, read once (contract, one-batch runs)
         self.forward_failed = False  # set when the model raised on the batch (see preflight)
 
@@ -121,6 +123,14 @@ class Session:
         keeps its model and optimizer, so that asking for more steps later continues it.
         """
         key = f"{name}@{lr_factor:g}"
+        started = time.perf_counter()
+        try:
+            return self._train_curve(key, batch, steps, stop_below, floor, lr_factor, resumable)
+        finally:
+            self.run_seconds[name] = self.run_seconds.get(name, 0.0) + time.perf_counter() - started
+
+    def _train_curve(self, key: str, batch: tuple, steps: int, stop_below: float | None, floor: float,
+                     lr_factor: float, resumable: bool) -> list[float]:
         curve = self._curves.get(key, [])
         if curve and (len(curve) >= steps or _stopped(curve, stop_below, floor)):
             return curve[:steps]
