@@ -61,6 +61,7 @@ class ModuleContext:
         self._call_names: dict = {}
         self._constructed: dict = {}
         self._memo: dict = {}
+        self._texts: dict[str, bool] = {}
 
     @property
     def lines(self) -> list[str]:
@@ -68,6 +69,14 @@ class ModuleContext:
         if self._lines is None:
             self._lines = self.source.splitlines()
         return self._lines
+
+    def has_text(self, text: str) -> bool:
+        """Whether the source contains `text`: looked for once per module, whoever asks (the rules'
+        requires_text, the project facts); a miss scans the whole file."""
+        found = self._texts.get(text)
+        if found is None:
+            found = self._texts[text] = text in self.source
+        return found
 
     def memo(self, key: tuple, compute):
         """A value helpers compute once per module (tables, calls per scope): kept with the module, so

@@ -156,16 +156,8 @@ def active_rules(settings: LintSettings) -> list[Rule]:
 def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
     """Run `rules` over one indexed module; findings sorted, noqa applied."""
     by_type: dict[type, list[Rule]] = {}
-    source = ctx.source
-    present: dict[str, bool] = {}  # each distinct text is looked for once per file, not once per rule
-
-    def has(text: str) -> bool:
-        found = present.get(text)
-        if found is None:
-            found = present[text] = text in source
-        return found
-
-    rules = [r for r in rules if not r.requires_text or any(has(t) for t in r.requires_text)]
+    has_text = ctx.has_text  # each distinct text is looked for once per file, not once per rule
+    rules = [r for r in rules if not r.requires_text or any(map(has_text, r.requires_text))]
     for rule in rules:
         for node_type in rule.node_types:
             by_type.setdefault(node_type, []).append(rule)

@@ -196,7 +196,7 @@ def has_epoch_loop(ctx: ModuleContext) -> bool:
 def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
     """`sets_epoch:<name>` for each function or method of this file that calls `.set_epoch(...)`: what the
     project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch)."""
-    if "set_epoch" not in ctx.source:
+    if not ctx.has_text("set_epoch"):
         return {}
     found = {}
     for call in ctx.by_type.get(ast.Call, ()):

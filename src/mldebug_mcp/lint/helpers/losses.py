@@ -223,7 +223,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
-    if not any(t in ctx.source for t in LOGIT_TEXTS):
+    if not any(map(ctx.has_text, LOGIT_TEXTS)):
         return {}
     facts: dict[str, str] = {}
     for call in ctx.by_type.get(ast.Call, ()):

@@ -118,7 +118,7 @@ class ActivationIntoLogitLoss(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not ctx.memo(("mld001", "loss-text"), lambda: any(t in ctx.source for t in LOGIT_TEXTS + SKORCH_TEXT)):
+        if not ctx.memo(("mld001", "loss-text"), lambda: any(map(ctx.has_text, LOGIT_TEXTS + SKORCH_TEXT))):
             return
         source = logit_loss(node, ctx)
         if source is None:

@@ -79,7 +79,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         for sampler in samplers:  # no iteration of its loader seen here: at its construction
             if sampler not in placed and has_epoch_loop(ctx):
                 yield Hit(sampler)
-        if any(t in ctx.source for t in DDP_TEXT) or (not samplers and "DistributedSampler" in ctx.source):
+        if any(map(ctx.has_text, DDP_TEXT)) or (not samplers and ctx.has_text("DistributedSampler")):
             # DDP training, or a file that knows of distributed samplers, over a train loader built elsewhere
             for loop in epoch_loops(ctx):
                 if (loop.lineno, loop.col_offset) not in reported and _iterates_unseen_train_loader(loop, ctx):
@@ -98,7 +98,7 @@ def _sets_epoch(ctx: ModuleContext) -> bool:
                 return True
         return any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))
 
-    return "set_epoch" in ctx.source and ctx.memo(("mld054", "sets_epoch"), look)
+    return ctx.has_text("set_epoch") and ctx.memo(("mld054", "sets_epoch"), look)
 
 
 def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:

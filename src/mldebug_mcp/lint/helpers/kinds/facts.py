@@ -30,7 +30,7 @@ def project_facts(ctx, hints: tuple[str, ...] = HINTS) -> dict[str, str]:
 
 
 def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
-    if not any(h in ctx.source for h in hints):  # nothing here can return a known kind
+    if not any(map(ctx.has_text, hints)):  # nothing here can return a known kind
         return {}
     walk = Walk(ctx, FACTS)
     found: dict[str, str] = {}

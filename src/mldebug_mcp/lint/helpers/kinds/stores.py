@@ -79,7 +79,7 @@ def added_modules(ctx, sequential: ast.Call) -> list[ast.expr]:
             modules.sort(key=position)  # the index lists calls in walk order, not source order
         return table
 
-    if "add_module" not in ctx.source:
+    if not ctx.has_text("add_module"):
         return []
     return ctx.memo(("kinds-added",), build).get(sequential, [])
 
