@@ -50,6 +50,8 @@ class AccumulationWithoutScaling(Rule):
     GOOD = BAD.replace("model(x), y)\n", "model(x), y) / accum\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
+            return
         always = list(_unconditional(node.body))
         stepped = [s for s in always if isinstance(s, ast.If) and _modulo(s.test, ctx) is not None
                    and any(is_optimizer_step(c, ctx) for c in calls_in_order(s.body))]

@@ -68,7 +68,7 @@ class TrainModeNotRestored(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not uses_torch(ctx):
+        if node not in ctx.backward_scopes or not uses_torch(ctx):  # no backward() inside: not a training step
             return
         calls = list(calls_in_order(node.body))
         backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
