@@ -43,7 +43,10 @@ def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
         return None
     if isinstance(ctx.parent(call), ast.Expr) and not _hooks(ctx):
         return None
-    return ctx.memo(("modes", "forward", id(call)), lambda: _receiver(call, ctx))
+    receivers = ctx.memo(("modes", "forward"), dict)  # MLD020 asks about every call of every scope
+    if call not in receivers:
+        receivers[call] = _receiver(call, ctx)
+    return receivers[call]
 
 
 def _hooks(ctx: ModuleContext) -> bool:

@@ -236,15 +236,17 @@ def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     """An evaluation file (an evaluation function under no_grad, nothing trained) that loads weights into a
     model and never switches any mode: the model evaluates in the training mode it was built in."""
     calls = ctx.by_type.get(ast.Call, ())
-    # the cheapest test first: most files have no evaluation function under no_grad
-    if file_trains(ctx) or not any(named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
-                                   for kind in FUNCS for f in ctx.by_type.get(kind, ())):
+    loads = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"]
+    # the cheapest tests first: most files load no weights, or have no evaluation function under no_grad
+    if not loads or file_trains(ctx) or not any(
+            named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
+            for kind in FUNCS for f in ctx.by_type.get(kind, ())):
         return
     if any(direct_switch(c) for c in calls) or any(
             n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
         return
     seen = set()
-    for call in calls:
+    for call in loads:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "load_state_dict" and model_like(func.value, ctx):
             key = key_of(func.value)
