@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import gc
 import os
 import re
@@ -148,9 +149,16 @@ def read_notebook_module(path: Path, roots: Roots = None) -> tuple[NotebookModul
 
 
 def active_rules(settings: LintSettings) -> list[Rule]:
-    """The selected rules at or above the severity threshold (MLD000, an error, is never filtered)."""
-    return [rule_class() for rule_class in RULES
-            if settings.enabled(rule_class.code) and settings.shows(rule_class.severity)]
+    """The selected rules at or above the severity threshold (MLD000, an error, is never filtered); new
+    instances for each module (a rule may keep state while it checks one)."""
+    return [rule_class() for rule_class in _selected(settings)]
+
+
+@functools.lru_cache(maxsize=16)
+def _selected(settings: LintSettings) -> tuple[type[Rule], ...]:
+    # asked once per file: the selection of one run's (frozen, hashable) settings is worked out once
+    return tuple(rule_class for rule_class in RULES
+                 if settings.enabled(rule_class.code) and settings.shows(rule_class.severity))
 
 
 def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
