@@ -110,8 +110,11 @@ def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:
         return func.id in names
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
         cls = ctx.enclosing_class(func)
-        return cls is not None and any(
-            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == func.attr for n in cls.body)
+        if cls is None:
+            return False
+        methods = ctx.memo(("evaluation", "methods", id(cls)), lambda: {
+            n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)})
+        return func.attr in methods
     return False
 
 

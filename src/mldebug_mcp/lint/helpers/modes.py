@@ -173,6 +173,8 @@ def local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
         return found
 
     candidates = ctx.memo(("modes", "functions"), table).get(name, [])
+    if not candidates:
+        return []  # most calls: no function of this module has the name
     if isinstance(func, ast.Attribute):
         if ctx.qualname(func) is not None:
             return []  # torch.load(), np.save(): a library's function, not a method of this file
