@@ -165,3 +165,28 @@ def test_a_step_that_raises_at_a_searched_rate_ends_that_run_not_the_check():
     slow = b.classifier(optimizer=lambda p: torch.optim.SGD(p, lr=1e-5), train_step=fragile_step)
     result = verdict(slow, "overfit_one_batch")
     assert result["status"] in ("warn", "fail") and any("raised RuntimeError" in d for d in result["details"])
+
+
+def test_a_class_weighted_loss_with_void_pixels_weighs_samples_by_their_counted_pixels():
+    g = torch.Generator().manual_seed(0)
+    images = torch.randn(8, 3, 6, 6, generator=g)
+    masks = torch.randint(0, 4, (8, 6, 6), generator=g)
+    masks[:, :1] = 255  # void border, as segmentation datasets mark it
+    masks[:3, 3:] = 255  # some images have more void than others
+    criterion = nn.CrossEntropyLoss(weight=torch.tensor([0.5, 1.0, 2.0, 4.0]), ignore_index=255)
+    spec = dict(model=nn.Conv2d(3, 4, 3, padding=1), batch=(images, masks), loss_fn=criterion,
+                task="classification", num_classes=4)
+    result = verdict(spec, "odd_shapes")
+    assert result["status"] == "pass" and "weighted_mean_sample_loss" in result["measured"]
+
+
+def test_half_of_a_handful_of_silent_units_warns_and_a_silent_wide_layer_fails():
+    narrow = b.classifier()
+    narrow["model"] = nn.Sequential(nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 4))
+    with torch.no_grad():
+        narrow["model"][0].bias[:5] = -50.0  # 5 of 8 units silent
+    result = verdict(narrow, "activations")
+    assert result["status"] == "warn" and "62% of 8 ReLU units" in result["summary"]
+    wide = b.classifier()
+    nn.init.constant_(wide["model"][0].bias, -50.0)  # all 32 silent
+    assert verdict(wide, "activations")["status"] == "fail"

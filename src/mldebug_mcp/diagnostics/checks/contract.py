@@ -40,6 +40,7 @@ class Contract:
     loss_kind: str = "unknown"
     ignore_index: int = -100
     label_smoothing: float | None = None
+    class_weight: Any = None  # the loss's per-class weights (a weighted mean divides by their sum)
     floor: float = 0.0
     floor_how: str = "not established; 0 assumed"
 
@@ -93,7 +94,7 @@ def _read(s: Any) -> Contract:
 
     spec = s.spec
     name, kind, ignore, smoothing = loss_facts(None if s.model_loss else spec.loss_fn)
-    facts = dict(loss_name=name, loss_kind=kind, label_smoothing=smoothing,
+    facts = dict(loss_name=name, loss_kind=kind, label_smoothing=smoothing, class_weight=_class_weight(spec.loss_fn),
                  ignore_index=spec.ignore_index if ignore is None else ignore)
     try:
         model = s.fresh_model(train=False)
@@ -144,6 +145,17 @@ def loss_facts(loss_fn: Any) -> tuple[str, str, int | None, float | None]:
             return (f"F.{function.__name__}", kind, keywords.get("ignore_index", -100) if classy else None,
                     keywords.get("label_smoothing", 0.0) if kind == "cross_entropy" else None)
     return getattr(fn, "__name__", type(fn).__name__), "unknown", None, None
+
+
+def _class_weight(loss_fn: Any) -> Any:
+    """The `weight` tensor of a CrossEntropyLoss/NLLLoss module, or of a partial of F.cross_entropy/nll_loss."""
+    import torch
+
+    if isinstance(loss_fn, functools.partial):
+        weight = loss_fn.keywords.get("weight")
+    else:
+        weight = getattr(loss_fn, "weight", None) if isinstance(loss_fn, (torch.nn.CrossEntropyLoss, torch.nn.NLLLoss)) else None
+    return weight.detach() if isinstance(weight, torch.Tensor) else None
 
 
 def _without(shape: tuple[int, ...] | None, axis: int | None) -> tuple[int, ...] | None:

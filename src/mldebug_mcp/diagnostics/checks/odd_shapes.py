@@ -145,14 +145,21 @@ def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -
 
 
 def _counted_targets(s: Session, targets: Any, p: int) -> list[float] | None:
-    """Per sample, how many target elements a mean over elements counts (integer class targets equal to
-    the loss's ignore_index are left out)."""
-    if not hasattr(targets, "shape") or targets.ndim < 2:
+    """Per sample, the weight a mean over elements gives it: how many of its target elements count
+    (class indices the loss ignores, its ignore_index or any outside [0, k) since it ran on them, are
+    left out), each counted with its class's weight when the loss has per-class weights."""
+    import torch
+
+    c = contract_of(s)
+    if not hasattr(targets, "shape") or targets.ndim < 1 or (targets.ndim < 2 and c.class_weight is None):
         return None
     if targets.is_floating_point():
         return [float(targets[j].numel()) for j in range(p)]
-    ignore = contract_of(s).ignore_index
-    return [float((targets[j] != ignore).sum()) for j in range(p)]
+    k = c.classes or (int(targets.max()) + 1)
+    counted = (targets != c.ignore_index) & (targets >= 0) & (targets < k)
+    weights = torch.ones(k) if c.class_weight is None or c.class_weight.numel() != k else c.class_weight.float().cpu()
+    per_element = weights[targets.clamp(0, k - 1).cpu()] * counted.float().cpu()
+    return [float(per_element[j].sum()) for j in range(p)]
 
 
 def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from .session import Session
 CHECK = Check("overfit_one_batch", "Overfit one batch", (
     "karpathy-recipe/overfit-one-batch", "cs231n/overfit-tiny-subset", "karpathy-mistakes/overfit-single-batch-first"))
 
-MOVED_FRACTION = 0.9  # our threshold: a run that covers less than 10% of the way to the floor did not move
+MOVED_FRACTION = 0.97  # our threshold: a run that covers less than 3% of the way to the floor did not move
 FLOOR_MATCH = 0.05    # within 5% of a known bug's floor, the loss sits on it
 FLAT_TAIL = 0.02      # the last quarter of a run changes by less than 2%: it has stopped falling
 
