@@ -57,6 +57,13 @@ def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _builds_loss_module(ctx: ModuleContext) -> bool:
+    """A call of the file builds one of MODULES: what ctx.constructed() follows a name back to is such a
+    call of this file, so without one no call here runs a loss module (and constructed() need not be asked)."""
+    return ctx.memo(("mld005", "modules"),
+                    lambda: any(ctx.call_name(c) in MODULES for c in ctx.by_type.get(ast.Call, ())))
+
+
 class RegressionShapeBroadcast(Rule):
     """What it does: flags MSE / L1 / smooth-L1 / Huber losses (functional or module) where one side is
     visibly (N, 1), via unsqueeze(-1), x[:, None], view(-1, 1) or a model ending in nn.Linear(h, 1) in
@@ -90,7 +97,9 @@ class RegressionShapeBroadcast(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        loss = FUNCTIONS.get(ctx.call_name(node) or "") or MODULES.get(ctx.constructed(node.func) or "")
+        loss = FUNCTIONS.get(ctx.call_name(node) or "")
+        if loss is None and _builds_loss_module(ctx):
+            loss = MODULES.get(ctx.constructed(node.func) or "")
         if loss is None:
             return
         pred = node.args[0:1] or [k.value for k in node.keywords if k.arg == "input"]
