@@ -32,6 +32,7 @@ ACTIVATIONS = {
 SELF_RETURNING = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
                             "requires_grad_", "to_empty", "share_memory"})
 ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid"}
+_MISSING = object()  # memo's marker for "not computed yet" (None and False are answers)
 Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
 
 
@@ -81,9 +82,10 @@ class ModuleContext:
     def memo(self, key: tuple, compute):
         """A value helpers compute once per module (tables, calls per scope): kept with the module, so
         nothing outlives the file or leaks between files."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        value = self._memo.get(key, _MISSING)
+        if value is _MISSING:
+            value = self._memo[key] = compute()
+        return value
 
     # ---- structure ---------------------------------------------------------------
 
@@ -400,8 +402,20 @@ _SKIPPED_FIELDS = frozenset({"ctx", "op", "type_comment", "kind"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+# Fields that only ever hold names, numbers or flags, never a node: a Name or a Constant (the most common
+# nodes) then has no field to look at.
+_SCALAR_FIELDS = {
+    ast.Name: {"id"}, ast.Attribute: {"attr"}, ast.Constant: {"value"}, ast.FunctionDef: {"name"},
+    ast.AsyncFunctionDef: {"name"}, ast.ClassDef: {"name"}, ast.arg: {"arg"}, ast.keyword: {"arg"},
+    ast.alias: {"name", "asname"}, ast.ImportFrom: {"module", "level"}, ast.comprehension: {"is_async"},
+    ast.AnnAssign: {"simple"}, ast.FormattedValue: {"conversion"}, ast.Global: {"names"},
+    ast.Nonlocal: {"names"}, ast.ExceptHandler: {"name"},
+}
+
+
 def _child_fields(node_type: type) -> tuple[str, ...]:
-    return tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS and f not in ("ops",))
+    scalar = _SCALAR_FIELDS.get(node_type, ())
+    return tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS and f not in ("ops",) and f not in scalar)
 
 
 def _mark_training(ctx: ModuleContext, call: ast.Call) -> None:
