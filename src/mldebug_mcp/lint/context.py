@@ -159,9 +159,10 @@ class ModuleContext:
     def call_name(self, call: ast.AST) -> str | None:
         if not isinstance(call, ast.Call):
             return None
-        if call not in self._call_names:  # many rules ask about the same call
-            self._call_names[call] = self.qualname(call.func)
-        return self._call_names[call]
+        name = self._call_names.get(call, _MISSING)  # many rules ask about the same call
+        if name is _MISSING:
+            name = self._call_names[call] = self.qualname(call.func)
+        return name
 
     def method_name(self, call: ast.AST) -> str | None:
         """`opt.step()` -> 'step' for any receiver."""
@@ -202,9 +203,9 @@ class ModuleContext:
     def constructed(self, expr: ast.AST) -> str | None:
         """If `expr` holds an object built by `Class(...)`, the class's qualified name.
         Module methods that return the module itself (`Net().to(device)`) are seen through."""
-        if expr in self._constructed:
-            return self._constructed[expr]
-        result = self._constructed[expr] = self._constructed_uncached(expr)
+        result = self._constructed.get(expr, _MISSING)
+        if result is _MISSING:
+            result = self._constructed[expr] = self._constructed_uncached(expr)
         return result
 
     def _constructed_uncached(self, expr: ast.AST) -> str | None:
