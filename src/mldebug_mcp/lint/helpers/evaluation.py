@@ -3,6 +3,7 @@ switches, no_grad regions written around a node, and the calls of a scope (MLD02
 
 import ast
 import re
+from functools import lru_cache
 
 from ..context import ModuleContext
 from .loops import calls_in_order, child_fields
@@ -18,16 +19,11 @@ NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval
 
 
 CAMEL = re.compile(r"([a-z0-9])([A-Z])")
-_TOKENS: dict[str, tuple[str, ...]] = {}  # names repeat across calls and files; the split is pure
 
 
+@lru_cache(maxsize=65_536)  # names repeat across calls and files; the split is pure, so it may outlive a file
 def tokens(name: str) -> tuple[str, ...]:
-    found = _TOKENS.get(name)
-    if found is None:
-        if len(_TOKENS) > 100_000:  # bounded: a long run over many projects
-            _TOKENS.clear()
-        found = _TOKENS[name] = tuple(CAMEL.sub(r"\1_\2", name).lower().replace("-", "_").split("_"))
-    return found
+    return tuple(CAMEL.sub(r"\1_\2", name).lower().replace("-", "_").split("_"))
 
 
 def is_eval_loader(expr: ast.AST) -> bool:

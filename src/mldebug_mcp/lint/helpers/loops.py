@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 
 from ..context import ModuleContext
 
@@ -31,15 +32,12 @@ def calls_in_order(body: list[ast.stmt]) -> list[ast.Call]:
 _NOT_ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Fields that never hold a call: expression contexts, operators, comments, string kinds.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+@cache  # one entry per ast node type: a fixed table, not per-file state
 def child_fields(node_type: type) -> tuple[str, ...]:
     """The fields of a node type that may hold statements or expressions, in `_fields` order."""
-    found = _FIELDS.get(node_type)
-    if found is None:
-        found = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
-    return found
+    return tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
 
 
 def _calls(node: ast.AST, found: list[ast.Call]) -> None:
