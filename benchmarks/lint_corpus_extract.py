@@ -1,6 +1,6 @@
 """Extract the lint corpus's files from the repositories they come from.
 
-The corpora (benchmarks/lint_corpus/, benchmarks/lint_corpus_blind/) commit only their manifests: one
+The corpora (benchmarks/lint_corpus/ and the blind splits lint_corpus_blind/, lint_corpus_blind2/) commit only their manifests: one
 YAML per case naming the public repository, the commit and the paths. The files themselves are other
 projects' code and stay out of this repository; this script writes each case's paths at its commit into
 `files/<id>/` of the corpus (ignored by git), which is where the scorer (benchmarks/lint_corpus.py) reads
@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent
-CORPORA = (ROOT / "lint_corpus", ROOT / "lint_corpus_blind")
+CORPORA = (ROOT / "lint_corpus", ROOT / "lint_corpus_blind", ROOT / "lint_corpus_blind2")
 
 
 def mirror_of(repo: str, mirrors: Path) -> Path | None:
