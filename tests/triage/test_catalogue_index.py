@@ -41,3 +41,15 @@ def test_read_reference_causes_gives_the_index_and_a_section_still_gives_one_cau
     cause = next(iter(load_catalogue().causes.values()))
     section = read_reference("causes", cause.title)
     assert cause.id in section.text and "Fix:" in section.text
+
+
+def test_the_size_the_tool_and_the_skill_state_is_the_real_one():
+    from pathlib import Path
+
+    import mldebug_mcp.server.triage as server_triage
+
+    real = int(re.search(r"about ([\d,]+) tokens", catalogue_index()).group(1).replace(",", ""))
+    skill = Path(__file__).resolve().parents[2] / "skill" / "SKILL.md"
+    for text in (Path(server_triage.__file__).read_text(encoding="utf-8"), skill.read_text(encoding="utf-8")):
+        stated = [int(n.replace(",", "")) for n in re.findall(r"about ([\d,]+) tokens", text)]
+        assert stated and all(abs(n - real) <= 0.25 * real for n in stated), (stated, real)

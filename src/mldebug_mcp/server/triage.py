@@ -32,7 +32,7 @@ def triage(
                     "marked source='agent', and the test plan covers them.", max_length=20)] = None,
     include_catalogue: Annotated[bool, Field(
         description="Also return every cause the tool knows, one line each (id | title | how it shows; about "
-                    "4,400 tokens), to rank the description against all of them, not only the shortlist.")] = False,
+                    "5,000 tokens), to rank the description against all of them, not only the shortlist.")] = False,
 ) -> Annotated[CallToolResult, TriageOutput]:
     from ..render.triage import triage_text
     from ..services import triage as service
@@ -84,7 +84,7 @@ def register(server: MCPServer) -> None:
     server.resource("mldebug://causes", name="causes", title="Cause catalogue (one line per cause)",
                     mime_type="text/markdown",
                     description="Every root cause triage knows: id | title | how it usually shows, by pipeline stage "
-                                "(about 4,400 tokens).")(_catalogue_index)
+                                "(about 5,000 tokens).")(_catalogue_index)
     server.add_tool(
         triage_step, name="triage_step", title="Walk the triage decision tree", annotations=READ_ONLY,
         description=(
