@@ -190,3 +190,15 @@ def test_half_of_a_handful_of_silent_units_warns_and_a_silent_wide_layer_fails()
     wide = b.classifier()
     nn.init.constant_(wide["model"][0].bias, -50.0)  # all 32 silent
     assert verdict(wide, "activations")["status"] == "fail"
+
+
+def test_a_step_that_clips_but_never_zeroes_still_accumulates():
+    def clipping_step(model, batch, optimizer):
+        loss = F.cross_entropy(model(batch[0]), batch[1])
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # rescales the leftover with the rest
+        optimizer.step()
+        return loss
+
+    result = verdict(b.classifier(train_step=clipping_step), "parameter_updates")
+    assert result["status"] == "fail" and result["measured"]["zero_grad_probe"] == "accumulating"

@@ -51,6 +51,8 @@ def run(s: Session) -> Any:
 def _zero_grad_probe(s: Session, measured: dict) -> list[tuple[str, str]]:
     """Run the user's train_step twice from the same state, with .grad preset to 0 and to a sentinel; a
     sentinel that survives counts only when the step also leaves its own gradients behind."""
+    import torch
+
     seen = [_grads_at_step(s, preset) for preset in (0.0, SENTINEL)]
     if seen[0] is None:
         return [(WARN, "train_step never called optimizer.step() on the optimizer it was given, "
@@ -60,7 +62,9 @@ def _zero_grad_probe(s: Session, measured: dict) -> list[tuple[str, str]]:
     if not names or all(not bool(clean[n].any()) for n in names):
         measured["zero_grad_probe"] = "zeroed"
         return [(FAIL, "optimizer.step() saw no gradients: zero_grad runs between backward and step")]
-    kept = [n for n in names if planted[n] is not None and bool(((planted[n] - clean[n]) - SENTINEL).abs().max() < 1e-4)]
+    # The planted value reaches step() when nothing zeroes the gradients first: exactly added, or
+    # rescaled with the rest when the step clips the gradient norm.
+    kept = [n for n in names if planted[n] is not None and not torch.allclose(planted[n], clean[n], rtol=1e-4, atol=1e-6)]
     if len(kept) == len(names) and _leaves_gradients(s):
         measured["zero_grad_probe"] = "accumulating"
         return [(FAIL, "gradients from before the step survive into it: train_step never calls zero_grad, "
