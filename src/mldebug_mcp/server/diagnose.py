@@ -66,8 +66,9 @@ def register(server: MCPServer) -> None:
         diagnose, name="diagnose", title="Run runtime diagnostics on a training setup", annotations=RUNS_USER_CODE,
         description=(
             "Runs 15 PyTorch checks on a small training setup and returns a verdict per check (pass, warn, fail, "
-            "skipped) with measured vs expected values, what it means, the next cheapest test and the evidence "
-            "id. target is FILE.py:FUNCTION (inside the allowed directories) or package.module:FUNCTION; the "
+            "skipped, or error when the check itself broke, with the traceback) with measured vs expected values, "
+            "what it means, the next cheapest test and the evidence id; the one-batch tests retry at a few "
+            "learning rates before calling a slow setup broken. target is FILE.py:FUNCTION (inside the allowed directories) or package.module:FUNCTION; the "
             "function returns a dict with model, batch=(inputs, targets) or a collator's dict with labels, "
             "loss_fn (or 'model' for a model that computes its own loss, the default), task ('classification' "
             "with num_classes, 'binary', 'regression', 'lm' with vocab_size, 'custom') and optional optimizer, "
