@@ -45,13 +45,7 @@ MAX_PROBE_RATIO = 0.6
 INIT_LOSS_TOLERANCE = 0.25
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    """Tiny models train faster on one thread, and the timings do not depend on other load."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # conftest.py
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,12 +16,7 @@ from . import builders as b
 from . import issue_cases as ic
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # conftest.py
 
 
 def statuses(report) -> dict[str, str]:

@@ -25,12 +25,7 @@ STEPS = 30
 MAX_PARAMETERS = 250_000  # small enough that 200 steps take about a second on one CPU thread
 
 
-@pytest.fixture(autouse=True, scope="module")
-def single_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("single_thread")  # conftest.py
 
 
 def test_the_zoo_has_at_least_30_setups_each_with_its_module():
