@@ -27,14 +27,14 @@ def test_a_test_that_halves_the_weight_is_worth_one_half_and_one_that_rules_out_
     skewed = test_plan.cause_tests(_candidates(("double-softmax", 0.9), ("graph-broken", 0.1)), tool_call)
     assert {round(t.value, 3) for t in skewed} == {0.18}
     # A tree question whose answers no listed cause predicts or contradicts cannot split them.
-    for t in test_plan.question_tests(load_tree(), two, set(), set()):
+    for t in test_plan.question_tests(load_tree(), two, set()):
         assert t.value > 0 and (t.confirms or t.rules_out)
 
 
 def test_a_question_whose_observation_is_known_is_not_asked_again():
     listed = _candidates(("fp16-range", 0.5), ("double-softmax", 0.3), ("data-not-shuffled", 0.2))
-    asked = {t.ref for t in test_plan.question_tests(load_tree(), listed, set(), set())}
-    known = {t.ref for t in test_plan.question_tests(load_tree(), listed, {"nan"}, set())}
+    asked = {t.ref for t in test_plan.question_tests(load_tree(), listed, set())}
+    known = {t.ref for t in test_plan.question_tests(load_tree(), listed, {"nan"})}
     assert "nan" in asked and "nan" not in known
 
 

@@ -87,6 +87,15 @@ class ModuleContext:
             value = self._memo[key] = compute()
         return value
 
+    def memo_recursive(self, key: tuple, compute, pending):
+        """`memo` for an answer that may ask itself again (helpers calling each other in a cycle): while it
+        is being computed the question's answer is `pending`."""
+        value = self._memo.get(key, _MISSING)
+        if value is _MISSING:
+            self._memo[key] = pending
+            value = self._memo[key] = compute()
+        return value
+
     # ---- structure ---------------------------------------------------------------
 
     def parent(self, node: ast.AST) -> ast.AST | None:

@@ -4,8 +4,8 @@ mldebug-mcp often runs from an environment of its own (uvx for the Claude Code p
 while torch and the user's code live in the project's environment. The candidates, in order:
 the interpreter named at server start (--diagnose-python, MLDEBUG_DIAGNOSE_PYTHON), an activated
 virtual environment ($VIRTUAL_ENV), uv's project environment ($UV_PROJECT_ENVIRONMENT), a `.venv`
-or `venv` folder of the project, and last this program's own interpreter. The first one that can
-import torch is used, and the report says which one and why.
+or `venv` folder of the project, and last this program's own interpreter. The first candidate
+able to load torch is used, and the report says which one and why.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ MAX_SYMPTOM_CHARS = 50_000
 USUAL_IMPORTS = "import numpy as np; import torch; import torch.nn as nn; import torch.nn.functional as F; import torch.optim as optim\n"
 DEFAULT_LIMIT = 5
 MAX_CANDIDATES = 20
+PLAN_SIZE = 3  # tests in the plan, and tree questions asked when the report is thin
 DETAILS = ("compact", "full")
 
 
@@ -77,15 +78,15 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
         hypothesis.source = ("both" if item.cause.id in picked else "agent") if item.cause.id in wanted else "tool"
     leading = [test_plan.Candidate(s.cause, s.weight) for s in listed]
     known = set(stated + read)
-    tests = test_plan.plan(leading, load_tree(), tool_call, known, set(), size=3)
+    ranked = test_plan.plan(leading, load_tree(), tool_call, known)
     words = sum(1 for t in tokens(description.told) if not t.startswith("_"))
     thin = test_plan.thin_reason([s.weight for s in chosen if s.cause.category != "null"], len(known), words)
-    questions = test_plan.plan(leading, load_tree(), tool_call, known, set(), size=3, kinds=("question",)) if thin else []
+    questions = [t for t in ranked if t.kind == "question"][:PLAN_SIZE] if thin else []
     shown = symptom if detail == "full" or len(symptom) <= SYMPTOM_CHARS else one_line(symptom, SYMPTOM_CHARS)
     return TriageResult(
         symptom=shown, detail=detail, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
         hypotheses=hypotheses, next_test=_next_test(chosen),
-        test_plan=[_planned(t, detail) for t in tests], thin=thin, questions=[_planned(t, detail) for t in questions],
+        test_plan=[_planned(t, detail) for t in ranked[:PLAN_SIZE]], thin=thin, questions=[_planned(t, detail) for t in questions],
         catalogue=catalogue_index() if include_catalogue else None,
     )
 

@@ -45,10 +45,16 @@ class PlannedTest:
     how: str                      # how to answer or run it cheaply
     tool_call: str | None
     cost: str
+    cost_rank: int                # 0 = cheapest (COSTS)
     value: float                  # expected share of the leading weight ruled out
     confirms: tuple[str, ...]     # causes an outcome points to
     rules_out: tuple[str, ...]    # causes some outcome makes implausible
     answers: tuple[str, ...] = ()  # for a question: the accepted answers
+
+    @property
+    def merit(self) -> float:
+        """The value, less COST_PENALTY per cost step: near ties go to the cheaper test."""
+        return self.value - COST_PENALTY * self.cost_rank
 
 
 def _normalised(candidates: list[Candidate]) -> list[Candidate]:
@@ -69,12 +75,10 @@ def _value(allowed: dict[str, set[str]], weights: dict[str, float], outcomes: li
     return expected
 
 
-def question_tests(tree: Tree, candidates: list[Candidate], known: set[str], answered: set[str]) -> list[PlannedTest]:
+def question_tests(tree: Tree, candidates: list[Candidate], known: set[str]) -> list[PlannedTest]:
     weights = {c.cause.id: c.weight for c in candidates}
     tests = []
     for name, node in tree.nodes.items():
-        if name in answered:
-            continue
         outcomes = [label for label in node.answers if label not in UNKNOWN_ANSWERS]
         observes = {label: node.answers[label].observation for label in outcomes}
         if any(o in known for o in observes.values() if o):
@@ -92,8 +96,8 @@ def question_tests(tree: Tree, candidates: list[Candidate], known: set[str], ans
         value = _value(allowed, weights, outcomes)
         if value <= 0:
             continue
-        kind = _tool_kind(node.tool_call) if node.tool_call else "look"
-        tests.append(PlannedTest("question", name, node.question, node.how, node.tool_call, COSTS[kind][1],
+        rank, cost = COSTS[_tool_kind(node.tool_call) if node.tool_call else "look"]
+        tests.append(PlannedTest("question", name, node.question, node.how, node.tool_call, cost, rank,
                                  round(value, 3), tuple(confirms), tuple(rules_out), tuple(node.answers)))
     return tests
 
@@ -111,24 +115,18 @@ def cause_tests(candidates: list[Candidate], tool_call) -> list[PlannedTest]:
         value = _value(allowed, weights, ["positive", "negative"])
         first = members[0].cause
         # A positive result points to the group; a negative one rules the group out.
+        rank, cost = COSTS[first.test.tool]
         tests.append(PlannedTest("cause-test", key, first.test.description, first.predicts.if_cause,
-                                 tool_call(first), COSTS[first.test.tool][1], round(value, 3),
+                                 tool_call(first), cost, rank, round(value, 3),
                                  tuple(sorted(ids)), tuple(sorted(ids))))
     return tests
 
 
-def plan(candidates: list[Candidate], tree: Tree, tool_call, known: set[str], answered: set[str],
-         size: int = 3, kinds: tuple[str, ...] = ("question", "cause-test")) -> list[PlannedTest]:
-    """The `size` tests of `kinds` that split the leading hypotheses best, cheaper first among near ties."""
+def plan(candidates: list[Candidate], tree: Tree, tool_call, known: set[str]) -> list[PlannedTest]:
+    """Every test that can split the leading hypotheses, best first (cheaper first among near ties)."""
     leading = _normalised(candidates)
-    tests = ((question_tests(tree, leading, known, answered) if "question" in kinds else [])
-             + (cause_tests(leading, tool_call) if "cause-test" in kinds else []))
-
-    def merit(test: PlannedTest) -> float:
-        step = next(rank for rank, label in COSTS.values() if label == test.cost)
-        return test.value - COST_PENALTY * step
-
-    return sorted(tests, key=lambda t: (-merit(t), t.ref))[:size]
+    tests = question_tests(tree, leading, known) + cause_tests(leading, tool_call)
+    return sorted(tests, key=lambda t: (-t.merit, t.ref))
 
 
 def thin_reason(weights: list[float], observations: int, prose_words: int) -> str | None:

@@ -106,14 +106,13 @@ class LossSource:
 def _handed_loss(name: ast.AST, ctx: ModuleContext, depth: int) -> LossSource | None:
     """The loss every call site hands in for a parameter, once per parameter: helpers that pass it down through
     many calls at many levels would otherwise be walked once per path (exponentially many)."""
-    known = ctx.memo(("handed-loss",), dict)
-    key = (ctx.scope_of(name), getattr(name, "id", None))
-    if key not in known:
-        known[key] = None  # a cycle of calls hands in nothing known
+    def agreed() -> LossSource | None:
         passed = [loss_source(p, ctx, depth - 1) for p in kinds.call_sites(name, ctx)]
         names = {p.name if p is not None else None for p in passed}
-        known[key] = passed[0] if len(names) == 1 and None not in names else None
-    return known[key]
+        return passed[0] if len(names) == 1 and None not in names else None
+
+    key = ("handed-loss", ctx.scope_of(name), getattr(name, "id", None))
+    return ctx.memo_recursive(key, agreed, None)  # a cycle of calls hands in nothing known
 
 
 def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource | None:

@@ -112,16 +112,13 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
 def _handed_models(name: ast.Name, ctx, walk: Walk, depth: int) -> set[str]:
     """The models every call site hands in for a parameter, once per parameter (chains of helpers passing a
     model down through many call sites would otherwise be walked once per path, exponentially many)."""
-    known = ctx.memo(("handed-models",), dict)
-    key = (ctx.scope_of(name), name.id)
-    if key not in known:
-        known[key] = set()  # a cycle of calls hands in nothing known
+    def handed() -> set[str]:
         passed = call_sites(name, ctx, reassigned=True)
         if not passed:  # handed in from outside: any model, and the class its parameter is named after
-            known[key] = {ANY_MODEL, named_after(name.id)}
-        else:
-            known[key] = set().union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
-    return known[key]
+            return {ANY_MODEL, named_after(name.id)}
+        return set().union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
+
+    return ctx.memo_recursive(("handed-models", ctx.scope_of(name), name.id), handed, set())  # a cycle: nothing
 
 
 def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
