@@ -48,3 +48,79 @@ def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
     if not short[:1].isupper() or short in STATELESS:
         return None
     return short if name.startswith(PREPROCESSING_MODULES) or ("." in name and short in KNOWN) else None
+
+
+# a name's words: `self.trainData` -> train, data; `X_test` -> x, test
+WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+TRAIN_WORDS = {"train", "training"}
+HELD_OUT_WORDS = {"val", "valid", "validation", "test", "testing", "dev", "eval", "holdout"}
+ADDERS = {"append", "extend", "add"}
+
+
+def _split_word(target: ast.AST) -> str | None:
+    """'train' or 'held out' when the innermost name of an assignment target or container says so."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    words = {w.lower() for w in WORDS.findall(name)}
+    return "train" if words & TRAIN_WORDS else "held out" if words & HELD_OUT_WORDS else None
+
+
+def _mentions(expr: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+
+
+def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext) -> bool:
+    """Whether, after line `after`, the function cuts the variables `data` into a training part and a
+    held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, or a loop over the data
+    appending to `X_train` and `X_test` (both parts must appear; a train part alone is no split)."""
+    rows = set(data)
+    for loop in ctx.in_scope(scope, (ast.For,)):  # loop variables over the data are its rows
+        if loop.lineno > after and _mentions(loop.iter, data):
+            rows |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    parts = set()
+    for node in ctx.in_scope(scope, (ast.Assign, ast.Call)):
+        if node.lineno <= after:
+            continue
+        if isinstance(node, ast.Assign):
+            parts |= {_split_word(t) or _index_word(v) for t, v in _pairs(node) if _slice_of(v, data)}
+        elif isinstance(node, ast.Call) and ctx.method_name(node) in ADDERS \
+                and any(_mentions(a, rows) for a in node.args):
+            parts.add(_split_word(node.func.value))
+    return {"train", "held out"} <= parts
+
+
+def _pairs(assign: ast.Assign) -> list[tuple[ast.AST, ast.AST]]:
+    """(target, value) pairs: `a, b = x[:n], x[n:]` pairs element-wise."""
+    pairs = []
+    for target in assign.targets:
+        if isinstance(target, ast.Tuple) and isinstance(assign.value, ast.Tuple) \
+                and len(target.elts) == len(assign.value.elts):
+            pairs += zip(target.elts, assign.value.elts)
+        else:
+            pairs.append((target, assign.value))
+    return pairs
+
+
+def _index_word(value: ast.Subscript) -> str | None:
+    """The part an index names: `X[test_idx]` -> 'held out'."""
+    words = {_split_word(n) for n in ast.walk(value.slice) if isinstance(n, ast.Name)} - {None}
+    return words.pop() if len(words) == 1 else None
+
+
+def _slice_of(value: ast.AST, data: set[str]) -> bool:
+    return isinstance(value, ast.Subscript) and _mentions(value.value, data)
+
+
+def rows_part(expr: ast.AST) -> bool:
+    """Whether `expr` selects some rows only: `data[:n]`, `X[b:e, :]`, `X[train_idx]`; not `df[cols]`
+    or `X[:, 0]`, which keep every row."""
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Subscript):
+            continue
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        if isinstance(first, ast.Slice) and (first.lower or first.upper):
+            return True
+        if any(_split_word(n) == "train" for n in ast.walk(node.slice) if isinstance(n, ast.Name)):
+            return True
+    return False

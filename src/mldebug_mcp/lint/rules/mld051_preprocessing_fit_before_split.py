@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import preprocessor
+from ..helpers.data import preprocessor, rows_part, split_by_hand
 from ..rule import Hit, Rule
 
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
@@ -32,7 +32,9 @@ def _names_in(nodes: list[ast.AST]) -> set[str]:
 class PreprocessingFitBeforeSplit(Rule):
     """What it does: flags a scaler, imputer, encoder, PCA, vectorizer or feature selector that is
     fitted on a variable which a later train_test_split/random_split in the same function splits
-    (directly or through variables computed from the fitted output).
+    (directly or through variables computed from the fitted output), or which the function later
+    cuts by hand into training and held-out parts (slices such as `self.train = data[:n]` and
+    `self.test = data[n:]`, or a loop appending rows to `X_train` and `X_test`).
 
     Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
     computed with the rows that later become the test set, so test information leaks into
@@ -74,9 +76,12 @@ class PreprocessingFitBeforeSplit(Rule):
         splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS]
         earlier = [s for s in splits if s.lineno < node.lineno]
         # fitted on the training part: named so, or produced by an earlier split
-        if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx):
+        if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx) or rows_part(node.args[0]):
             return
         tainted = _derived(node, data, scope, ctx)
+        if split_by_hand(scope, tainted, node.end_lineno, ctx):
+            yield Hit(node, self.message.format(cls=cls, data=data))
+            return
         for split in splits:
             # the arrays split: train_test_split(*arrays, ...), random_split(dataset, lengths)
             arrays = split.args if "train_test_split" in ctx.call_name(split) else split.args[:1]
