@@ -10,7 +10,10 @@ Beside triage's own rates it prints two reference readers, both LLM helpers work
 - `expert` (expert_ranked.yaml): five catalogue causes ranked from the description and the catalogue alone,
   i.e. what the words support for a reader that understands them;
 - `agent` (agent_reranked.yaml): three causes chosen from triage's own top ten, as an agent calling the tool
-  would; a snapshot of triage's candidates at the time it was made (the file says when).
+  would; a snapshot of triage's candidates at the time it was made (the file says when);
+- `expert19` and `agent19` (readers/*.yaml, made with triage_readers.py for issue 19, held-out sets only): five
+  causes from the catalogue alone, and five from triage's top ten together with the whole catalogue.
+Triage itself is scored on its top ten (limit=10), the candidates it hands an agent.
 
 Splits:
 - `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
@@ -46,10 +49,12 @@ from mldebug_mcp.services.triage import triage
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
 HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh"}
-READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml"}
+READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
+           # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
+           "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
 SPLITS = ("dev", "earlier", "heldout", "fresh")
 FOLDS = 5
-TOP = (1, 3, 5)
+TOP = (1, 3, 5, 10)
 
 
 def split_of(file_name: str, url: str) -> str:
@@ -91,7 +96,7 @@ def evaluate(cases: list[dict]) -> list[dict]:
         # A thread must not be matched against our own paraphrase of it: earlier sets are scored against an
         # index without their fold (the held-out sets have no paraphrase in the case base at all).
         index = None if case["file"] in HELD_OUT else index_without_fold(fold_of(case["url"]))
-        result = triage(case["symptom"], limit=5, index=index)
+        result = triage(case["symptom"], limit=10, index=index)
         case["ranked"] = [h.cause for h in result.hypotheses]
         case["rank"] = rank_in(case["ranked"], case["causes"])
     return cases
