@@ -169,3 +169,45 @@ def from_prediction(expr: ast.AST, func: ast.AST, ctx, latest, budget: int = 12)
 def _floored_name(call: ast.Call) -> str | None:
     receiver = call.func.value
     return receiver.id if isinstance(receiver, ast.Name) else None
+
+
+PROBABILITIES = {"sigmoid", "softmax"}
+WHERE = {"torch.where"}
+
+
+def shared_probability(log: ast.Call, argument: ast.expr, ctx) -> bool:
+    """Whether a log's argument is a name holding a sigmoid/softmax output that the function also
+    uses for something else (`p = torch.sigmoid(z)`; `(1 - p) ** gamma * torch.log(p)`): the
+    probability itself is needed, so the fix is a floor on it (MLD061), not log-space (MLD060)."""
+    if not isinstance(argument, ast.Name) or ctx.activation_of(argument) not in PROBABILITIES:
+        return False
+    func = ctx.enclosing(log, (*FUNCTIONS, ast.Lambda))
+    inside = {id(n) for n in ast.walk(log)}
+    return func is not None and any(
+        isinstance(n, ast.Name) and n.id == argument.id and isinstance(n.ctx, ast.Load) and id(n) not in inside
+        for n in ast.walk(func))
+
+
+def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
+    """A probability picked or masked to a part that can be 0: `probs * one_hot`, `torch.where(y == 1,
+    p, 1 - p)`, `probs.gather(1, y)`, `probs[idx]`, directly or held in a name."""
+    if depth == 0:
+        return False
+    value = ctx.resolve(expr) if isinstance(expr, ast.Name | ast.Attribute) else expr
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return any(_probability(side, ctx) for side in (value.left, value.right))
+    if isinstance(value, ast.Call) and ctx.call_name(value) in WHERE and len(value.args) == 3:
+        return any(_probability(branch, ctx) for branch in value.args[1:])
+    if isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) == "gather":
+        return _probability(value.func.value, ctx)
+    if isinstance(value, ast.Subscript):
+        return _probability(value.value, ctx)
+    return False
+
+
+def _probability(expr: ast.expr, ctx) -> bool:
+    """A sigmoid/softmax output, or one minus it."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Constant) \
+            and expr.left.value == 1:
+        return _probability(expr.right, ctx)
+    return ctx.activation_of(expr) in PROBABILITIES

@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.patterns import log_argument
+from ..helpers.tensors_flow import shared_probability
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log"}
@@ -49,5 +50,6 @@ class LogOfSoftmax(Rule):
         if argument is None:
             return
         activation = ctx.activation_of(argument)
-        if activation in STABLE:
+        # a probability the function also uses elsewhere needs a floor, not log space: MLD061's finding
+        if activation in STABLE and not shared_probability(node, argument, ctx):
             yield Hit(node, self.message.format(activation=activation, stable=STABLE[activation]))

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.patterns import log_argument
-from ..helpers.tensors_flow import computes_loss, from_prediction
+from ..helpers.tensors_flow import computes_loss, from_prediction, masked_probability, shared_probability
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
@@ -21,8 +21,11 @@ class LogWithoutClamp(Rule):
     (`torch.log(1 - p)`, as in a hand-written binary cross-entropy), a softplus or exp output
     (`std = F.softplus(x + 1e-5)` then `std.log()`: the eps inside does not stop the underflow),
     probabilities handed to an NLL loss (`F.nll_loss(torch.log(probs), y)`, or a log taken
-    under `if isinstance(criterion, nn.NLLLoss)`), or, in a loss, the prediction it is given (summed,
-    averaged or reshaped: `torch.log(torch.sum(input, 1) / T)`), with no clamp and no `+ eps`.
+    under `if isinstance(criterion, nn.NLLLoss)`), in a loss, the prediction it is given (summed,
+    averaged or reshaped: `torch.log(torch.sum(input, 1) / T)`), a sigmoid/softmax probability held
+    in a variable the loss also uses for other terms (`p = torch.sigmoid(x)`, then `torch.log(p)` and
+    `(1 - p) ** gamma`), or a probability masked or picked to a part (`probs * one_hot`,
+    `torch.where(y == 1, p, 1 - p)`, `probs.gather(1, y)`), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
@@ -57,7 +60,7 @@ class LogWithoutClamp(Rule):
         if argument is None:
             return
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
-            or _prediction_in_loss(argument, ctx)
+            or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -73,6 +76,16 @@ def _unsafe(expr: ast.expr, ctx: ModuleContext) -> str | None:
             return "a normalised ratio"
         if any(isinstance(side, ast.BinOp) and _unsafe(side, ctx) for side in (value.left, value.right)):
             return "a ratio involving 1 - p"
+    return None
+
+
+def _probability(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """A sigmoid/softmax probability kept in a name and used for other terms too (a focal weight),
+    or a probability masked or picked to a part (`probs * one_hot`, `torch.where(y, p, 1 - p)`)."""
+    if shared_probability(log, argument, ctx):
+        return "a probability"
+    if not _guarded(ctx.resolve(argument), ctx) and masked_probability(argument, ctx):
+        return "a masked or picked probability"
     return None
 
 
