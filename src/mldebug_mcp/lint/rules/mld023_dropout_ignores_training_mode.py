@@ -2,6 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.modes_dropout import (
+    drops_units,
+    in_forward_pass,
+    only_when_training,
+    random_mask,
+    reads_training,
+)
 from ..rule import Hit, Rule
 
 FUNCTIONAL_DROPOUT = {"torch.nn.functional.dropout", "torch.nn.functional.dropout1d", "torch.nn.functional.dropout2d",
@@ -13,10 +20,13 @@ DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d
 
 
 class DropoutIgnoresTrainingMode(Rule):
-    """What it does: inside a module's forward, flags dropout that does not follow the module's train/eval
-    mode: F.dropout(x, p) without `training=self.training` (its default is training=True), an attention
-    call given `dropout_p=` a fixed rate instead of one that is 0 outside training, and an nn.Dropout
-    built inside forward and called at once (a fresh module is always in training mode).
+    """What it does: in a module's forward pass (forward and the methods of its class that forward calls
+    outside a training-only branch), flags dropout that does not follow the module's train/eval mode:
+    F.dropout(x, p) without `training=self.training` (its default is training=True), an attention call
+    given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
+    and called (a fresh module is always in training mode), and a hand-made dropout mask (`bernoulli_(1 - p)`,
+    `torch.rand(shape) < keep_prob`, rescaled by 1/(1-p) or named for a drop rate) drawn without an
+    `if self.training` guard. Random draws that are not dropout (sampling binary units) stay quiet.
 
     Why is this bad: model.eval() switches only the submodules it owns. These calls keep dropping units
     at evaluation and inference, so validation scores are noisy and pessimistic, and predictions vary
@@ -32,8 +42,8 @@ class DropoutIgnoresTrainingMode(Rule):
     fix = ("Pass training=self.training to F.dropout, dropout_p=self.p if self.training else 0.0 to attention, "
            "or register nn.Dropout in __init__ and call self.dropout(x).")
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = (ast.Call,)
-    requires_text = ("dropout", "Dropout")
+    node_types = (ast.Call, ast.Compare)
+    requires_text = ("drop", "Drop", "bernoulli", "keep")
     BAD = (
         "import torch.nn as nn\n"
         "import torch.nn.functional as F\n"
@@ -50,7 +60,11 @@ class DropoutIgnoresTrainingMode(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not _in_forward(node, ctx) or _only_when_training(node, ctx):
+        if not in_forward_pass(node, ctx) or only_when_training(node, ctx):
+            return
+        if isinstance(node, ast.Compare):
+            if random_mask(node, ctx) and drops_units(node, ctx):
+                yield Hit(node, MASK)
             return
         name = ctx.call_name(node) or ""
         if name in FUNCTIONAL_DROPOUT and not _keyword(node, "training") and len(node.args) < 3:
@@ -60,40 +74,31 @@ class DropoutIgnoresTrainingMode(Rule):
             if rate is not None and not _zero_outside_training(rate, ctx):
                 yield Hit(rate, "attention dropout_p does not depend on self.training: attention weights are "
                                 "dropped at evaluation and inference too")
-        elif isinstance(node.func, ast.Call) and ctx.call_name(node.func) in DROPOUT_MODULES:
+        elif _built_here(node.func, ctx):
             yield Hit(node, "nn.Dropout built inside forward is always in training mode: model.eval() never reaches it")
+        elif random_mask(node, ctx) and drops_units(node, ctx) and not _inside_mask(node, ctx):
+            yield Hit(node, MASK)
 
 
-def _in_forward(node: ast.AST, ctx: ModuleContext) -> bool:
-    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return function is not None and function.name == "forward" and ctx.enclosing_class(function) is not None
+MASK = ("hand-made dropout mask drawn whatever the mode: it keeps dropping units at evaluation and inference; "
+        "apply it only under `if self.training:`")
 
 
-def _only_when_training(node: ast.AST, ctx: ModuleContext) -> bool:
-    """Inside the body of `if self.training ...:` (or `if not self.training: ... else:` branch): only reached
-    in training mode."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.If) and _reads_training(ancestor.test):
-            negated = isinstance(ancestor.test, ast.UnaryOp) and isinstance(ancestor.test.op, ast.Not)
-            if (child in ancestor.body) != negated:
-                return True
-        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
-            return _after_eval_exit(ancestor, child)
-        child = ancestor
-    return False
+def _built_here(func: ast.AST, ctx: ModuleContext) -> bool:
+    """`nn.Dropout(p)(x)`, or `drop = nn.Dropout(p)` in this function and then `drop(x)`."""
+    if isinstance(func, ast.Call):
+        return ctx.call_name(func) in DROPOUT_MODULES
+    if not isinstance(func, ast.Name):
+        return False
+    values = ctx.values_of(func, func)
+    return bool(values) and all(isinstance(v, ast.Call) and ctx.call_name(v) in DROPOUT_MODULES
+                                and ctx.scope_of(v) is ctx.scope_of(func) for v in values)
 
 
-def _after_eval_exit(function: ast.AST, statement: ast.AST) -> bool:
-    """`if not self.training: return ...` earlier in the function: what follows runs only in training."""
-    for earlier in function.body:
-        if earlier is statement:
-            return False
-        if (isinstance(earlier, ast.If) and isinstance(earlier.test, ast.UnaryOp)
-                and isinstance(earlier.test.op, ast.Not) and _reads_training(earlier.test)
-                and earlier.body and isinstance(earlier.body[-1], ast.Return | ast.Raise)):
-            return True
-    return False
+def _inside_mask(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`torch.rand(...) < p` is reported once, at the comparison."""
+    parent = ctx.parent(call)
+    return isinstance(parent, ast.Compare) and random_mask(parent, ctx)
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -106,14 +111,9 @@ def _zero_outside_training(rate: ast.expr, ctx: ModuleContext) -> bool:
     only when it is assigned from such an expression in the same function."""
     if isinstance(rate, ast.Constant):
         return not rate.value
-    if _reads_training(rate):
+    if reads_training(rate):
         return True
     if isinstance(rate, ast.Name):
         values = ctx.values_of(rate, rate)
         return bool(values) and all(_zero_outside_training(v, ctx) for v in values)
     return False
-
-
-def _reads_training(expr: ast.expr) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == "training" or isinstance(n, ast.Name) and n.id == "training"
-               for n in ast.walk(expr))

@@ -1,0 +1,141 @@
+"""Where a module's forward pass runs, whether a node there is reached only in training mode, and what
+a hand-made dropout mask looks like (MLD023).
+
+A module's forward pass is `forward` and the methods of the same class it calls on `self` (and those
+call), unless the call itself runs only in training mode: `_attention(q, k, v)` called from forward
+drops attention weights on every call just as forward would.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..context import ModuleContext
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DEPTH = 3
+# random draws a mask is made of: torch.bernoulli(p), x.bernoulli_(p), torch.rand(shape) < p
+BERNOULLI = {"bernoulli", "bernoulli_"}
+UNIFORM = {"torch.rand", "torch.rand_like", "torch.empty_like", "torch.empty"}
+UNIFORM_METHODS = {"uniform_", "rand_like"}
+# what says the mask drops units: a rate or keep probability named so, or the rescaling by 1/(1-p)
+DROP_WORD = re.compile(r"(?i)drop|keep|survival")
+
+
+def in_forward_pass(node: ast.AST, ctx: ModuleContext) -> bool:
+    """`node` is in a module's forward or in a method of its class that forward calls (outside a
+    training-only branch)."""
+    function = ctx.enclosing(node, FUNCS)
+    if function is None:
+        return False
+    cls = ctx.enclosing_class(function)
+    if cls is None or ctx.parent(function) is not cls:
+        return False
+    return function.name == "forward" or function.name in _reached_from_forward(cls, ctx)
+
+
+def _reached_from_forward(cls: ast.ClassDef, ctx: ModuleContext) -> set[str]:
+    def compute() -> set[str]:
+        methods = {f.name: f for f in cls.body if isinstance(f, FUNCS)}
+        reached: set[str] = set()
+        frontier = [methods["forward"]] if "forward" in methods else []
+        for _ in range(DEPTH):
+            following = []
+            for function in frontier:
+                for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                    func = call.func
+                    if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                            and func.value.id == "self" and func.attr in methods and func.attr != "forward"
+                            and func.attr not in reached and not only_when_training(call, ctx)):
+                        reached.add(func.attr)
+                        following.append(methods[func.attr])
+            frontier = following
+        return reached
+    return ctx.memo(("modes", "reached-from-forward", id(cls)), compute)
+
+
+def only_when_training(node: ast.AST, ctx: ModuleContext) -> bool:
+    """Inside the body of `if self.training ...:` (or the else of `if not self.training:`), or after an
+    early `if not self.training: return x` (also `if p == 0 or not self.training: return x`)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.If) and reads_training(ancestor.test):
+            negated = _negated(ancestor.test)
+            if (child in ancestor.body) != negated:
+                return True
+        if (isinstance(ancestor, ast.IfExp) and reads_training(ancestor.test)
+                and (child is ancestor.body) != _negated(ancestor.test)):
+            return True
+        if isinstance(ancestor, FUNCS):
+            return _after_eval_exit(ancestor, child)
+        child = ancestor
+    return False
+
+
+def _negated(test: ast.expr) -> bool:
+    """True when the module is not training: `not self.training`, `self.training is False`, or an
+    `or`/`and` with such an operand (`p == 0 or not self.training`)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and reads_training(test.left):
+        false = isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is False
+        return false and isinstance(test.ops[0], ast.Is | ast.Eq)
+    return isinstance(test, ast.BoolOp) and any(_negated(v) and reads_training(v) for v in test.values)
+
+
+def _after_eval_exit(function: ast.AST, statement: ast.AST) -> bool:
+    """`if not self.training: return ...` earlier in the function: what follows runs only in training."""
+    for earlier in function.body:
+        if earlier is statement:
+            return False
+        if (isinstance(earlier, ast.If) and _negated(earlier.test) and reads_training(earlier.test)
+                and earlier.body and isinstance(earlier.body[-1], ast.Return | ast.Raise)):
+            return True
+    return False
+
+
+def reads_training(expr: ast.expr) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "training"
+               or isinstance(n, ast.Name) and n.id in {"training", "is_training", "train"}
+               for n in ast.walk(expr))
+
+
+def random_mask(node: ast.AST, ctx: ModuleContext) -> bool:
+    """A random draw a dropout mask is made of: `torch.bernoulli(p)`, `x.new(...).bernoulli_(p)`, or a
+    comparison of uniform noise with a probability (`torch.rand(shape) < keep_prob`)."""
+    if isinstance(node, ast.Call):
+        name = ctx.call_name(node) or ""
+        return name.rsplit(".", 1)[-1] in BERNOULLI or (
+            isinstance(node.func, ast.Attribute) and node.func.attr in BERNOULLI and ctx.qualname(node.func) is None)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
+        return any(_uniform(side, ctx) for side in (node.left, node.comparators[0]))
+    return False
+
+
+def _uniform(expr: ast.expr, ctx: ModuleContext) -> bool:
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Call) and ((ctx.call_name(n) or "") in UNIFORM or (
+                isinstance(n.func, ast.Attribute) and n.func.attr in UNIFORM_METHODS)):
+            return True
+    return False
+
+
+def drops_units(mask: ast.AST, ctx: ModuleContext) -> bool:
+    """The random mask is dropout: its statement names a drop rate or keep probability, or rescales by
+    1/(1-p), or its function or class is named for dropout (not sampling, masking of tokens, noise)."""
+    statement = next((a for a in ctx.ancestors(mask) if isinstance(a, ast.stmt)), mask)
+    names = [n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(statement)
+             if isinstance(n, ast.Attribute | ast.Name)]
+    if any(DROP_WORD.search(n) for n in names) or any(_rescales(n) for n in ast.walk(statement)):
+        return True
+    function = ctx.enclosing(mask, FUNCS)
+    cls = ctx.enclosing_class(mask)
+    return any(DROP_WORD.search(getattr(s, "name", "")) for s in (function, cls) if s is not None)
+
+
+def _rescales(node: ast.AST) -> bool:
+    """`x / (1 - p)` or `x * (1 / (1 - p))`: inverted-dropout rescaling."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.right, ast.BinOp)
+            and isinstance(node.right.op, ast.Sub) and isinstance(node.right.left, ast.Constant)
+            and node.right.left.value == 1)
