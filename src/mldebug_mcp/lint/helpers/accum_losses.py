@@ -185,3 +185,74 @@ def trains(region: ast.AST, ctx) -> bool:
         return any(local_callee(c, ctx) in ctx.backward_scopes for c in calls)
 
     return ctx.memo(("accum-trains", region), compute)
+
+
+# A training step that hands back what it backwarded (`loss.backward(); return loss`, `losses.total.backward();
+# return losses`): its caller's running sums of that result keep every step's graph. A step of another file
+# of the run is told through the project index: backwards:<function or method name> -> 'returns'.
+STEP_FACT = "backwards:"
+LIBRARIES = ("torch.", "numpy.", "math.", "sklearn.", "transformers.", "accelerate.", "lightning.")
+RETURNS = "returns"
+
+
+def step_facts(ctx) -> dict[str, str]:
+    """The functions and methods of this file that return a value they ran backward() on."""
+    funcs = list(ctx.functions.values()) + [f for cls in ctx.classes.values() for f in cls.body
+                                             if isinstance(f, FUNCTIONS[:2])]
+    return {f"{STEP_FACT}{f.name}": RETURNS for f in funcs if returns_backwarded(f, ctx)}
+
+
+def returns_backwarded(func: ast.AST, ctx) -> bool:
+    """`func` runs backward() on a value (or on an entry of one: `losses.total.backward()`) and returns it, a
+    part it was summed from (`total = a + b; total.backward(); return a, b, total`) or a container of them."""
+    def compute() -> bool:
+        live = set()
+        for call in ast.walk(func):
+            if isinstance(call, ast.Call) and ctx.method_name(call) in {"backward", "manual_backward"}:
+                target = call.args[0] if call.args else call.func.value  # accelerator.backward(loss)
+                live |= {_root(target)} - {None}
+        if not live:
+            return False
+        bindings = ctx.bindings.get(func, {})
+        for name in list(live):  # the parts a backwarded sum was built from carry the same graph
+            for value in bindings.get(name, ()):
+                if isinstance(value, ast.BinOp):
+                    live |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+        return any(_root(e) in live for r in returns for e in _elements(r))
+
+    return ctx.memo(("accum-step-returns", func), compute)
+
+
+def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
+    """`expr` holds (an element of) what a training step returned after running backward() on it, through names
+    and unpacking: `rpn, cls, total = step(...)`, `losses = trainer.train_step(batch)`."""
+    if depth <= 0 or expr is None:
+        return False
+    if isinstance(expr, ast.Name):
+        return from_backward_step(latest_value(expr, ctx), ctx, depth - 1)
+    if isinstance(expr, ast.Subscript | ast.Attribute):
+        return from_backward_step(expr.value, ctx, depth - 1)
+    if not isinstance(expr, ast.Call) or detached(expr, ctx):
+        return False
+    local = local_callee(expr, ctx)
+    if local is not None:
+        return returns_backwarded(local, ctx)
+    name = ctx.method_name(expr) or (expr.func.id if isinstance(expr.func, ast.Name) else None)
+    if name is None or ctx.project is None or (ctx.call_name(expr) or "").startswith(LIBRARIES):
+        return False  # torch's, NumPy's and other libraries' functions are not this project's training steps
+    return ctx.project.kind_returned_by(f"{STEP_FACT}{name}") == RETURNS
+
+
+def _root(expr: ast.AST) -> str | None:
+    while isinstance(expr, ast.Attribute | ast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _elements(expr: ast.AST) -> list[ast.AST]:
+    if isinstance(expr, ast.Tuple | ast.List):
+        return list(expr.elts)
+    if isinstance(expr, ast.Dict):
+        return [v for v in expr.values if v is not None]
+    return [expr]

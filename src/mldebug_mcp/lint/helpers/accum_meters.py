@@ -25,8 +25,11 @@ STORES, CONVERTS = "stores", "converts"
 
 
 def meter_facts(ctx) -> dict[str, str]:
-    """What this file tells the others of the run: whether each class's update-like method keeps its argument."""
-    found = {}
+    """What this file tells the others of the run: whether each class's update-like method keeps its argument,
+    and which training steps return what they backwarded (helpers/accum_losses.py)."""
+    from .accum_losses import step_facts  # accum_losses imports graph, which the context imports first
+
+    found = step_facts(ctx)
     for name, cls in ctx.classes.items():
         for func in cls.body:
             if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES:

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_losses import detached, is_loss_value, named_loss_tensor, trains
+from ..helpers.accum_losses import detached, from_backward_step, is_loss_value, named_loss_tensor, trains
 from ..helpers.accum_meters import stored_arguments
 from ..helpers.graph import (
     depends_on_graph,
@@ -20,13 +20,14 @@ DETACHING = {"item", "detach", "numpy", "tolist"}
 
 class AccumulatedLossKeepsGraph(Rule):
     """What it does: flags `total += loss`, `total = total + loss`, `totals[name] += loss`,
-    `losses.append(loss)` (also `outputs.append({"loss": loss})`, or a step's output whose
+    `log[step] = loss` (a key that changes each iteration), `losses.append(loss)` (also `outputs.append({"loss": loss})`, or a step's output whose
     `output["loss"]` was backwarded) and `meter.update(loss)` on a running-average object that keeps
     what it is given, inside a loop, or on state kept in `self` by a training step, when `loss` is a
     live tensor (a criterion's output, a model-derived tensor that feeds a backward() in that loop,
     or, where a backward() runs, a value named as a loss that nothing turned into a number: iterated
-    out of a dict of losses, unpacked from a call, returned by a local helper) and is not turned into
-    a number (.item(), .detach(), float()).
+    out of a dict of losses, unpacked from a call, returned by a local helper; or what a training step
+    of this or another file returns after running backward() on it: `rpn, cls, total = train_step(...)`)
+    and is not turned into a number (.item(), .detach(), float()).
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from
@@ -44,7 +45,7 @@ class AccumulatedLossKeepsGraph(Rule):
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
-    requires_text = ('backward',)  # skip modules that cannot contain the pattern
+    requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
     BAD = (
         "def train(model, criterion, opt, loader):\n"
         "    total = 0.0\n"
@@ -75,11 +76,15 @@ class AccumulatedLossKeepsGraph(Rule):
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
             backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
                 and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx)
-            live = backwarded or value is not None and is_loss_value(value, ctx) \
-                or training and named_loss_tensor(operand, ctx) \
-                or loop is not None and _holds_backwarded(operand, node, loop, ctx)
+            # what a training step returned after its backward() (its own file's or another's)
+            stepped = loop is not None and from_backward_step(operand, ctx)
+            # with no backward() in the file only a step of another file that runs one is evidence of training
+            live = backwarded or stepped or bool(ctx.backward_scopes) and (
+                value is not None and is_loss_value(value, ctx) or training and named_loss_tensor(operand, ctx)
+                or loop is not None and _holds_backwarded(operand, node, loop, ctx))
             if not live:
                 continue
+            training = training or stepped
             # summing losses for a later backward() (or handing the sum back to the caller) is intended
             if _used_for_backward(key, node, ctx) or (not (backwarded or training) and _returned(key, node, ctx)):
                 return
@@ -102,11 +107,33 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
             return node.targets[0], left
     if isinstance(node, ast.Call) and ctx.method_name(node) == "append" and len(node.args) == 1:
         return node.func.value, node.args[0]
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+            and _key_varies(node.targets[0], ctx):
+        return node.targets[0], node.value  # log[step] = loss: one entry per iteration
     if isinstance(node, ast.Call):
         kept = stored_arguments(node, ctx)  # meter.update(loss): a running-average object keeps the value
         if kept:
             return node.func.value, kept[0]
     return None, None
+
+
+def _key_varies(target: ast.Subscript, ctx: ModuleContext) -> bool:
+    """`log[step]` where `step` is a loop variable or a counter advanced in a loop around the store: each
+    iteration adds an entry (a constant key, `log["last"] = loss`, overwrites one)."""
+    keys = {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
+    if not keys:
+        return False
+    for anc in ctx.ancestors(target):
+        if isinstance(anc, FUNCTIONS):
+            return False
+        if isinstance(anc, LOOPS):
+            targets = {n.id for n in ast.walk(anc.target) if isinstance(n, ast.Name)} if isinstance(
+                anc, ast.For | ast.AsyncFor) else set()
+            advanced = {n.target.id for n in ast.walk(anc) if isinstance(n, ast.AugAssign)
+                        and isinstance(n.target, ast.Name)}
+            if keys & (targets | advanced):
+                return True
+    return False
 
 
 def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:
@@ -147,8 +174,8 @@ def _operands(expr: ast.expr) -> Iterator[ast.expr]:
     elif isinstance(expr, ast.Dict):
         for element in expr.values:
             yield from _operands(element)
-    elif isinstance(expr, ast.Name | ast.Call):
-        yield expr
+    elif isinstance(expr, ast.Name | ast.Call | ast.Subscript):
+        yield expr  # a subscript: an entry of a step's result (`result["loss"]`)
 
 
 def _holds_backwarded(operand: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
