@@ -3,7 +3,7 @@
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source
 
-OPTIMISER_RULES = ("MLD010", "MLD011", "MLD012", "MLD013", "MLD014", "MLD015", "MLD017")
+OPTIMISER_RULES = ("MLD010", "MLD011", "MLD012", "MLD013", "MLD014", "MLD015", "MLD017", "MLD018", "MLD019")
 
 
 def _findings(source: str) -> list[tuple[int, str, str]]:

@@ -16,6 +16,8 @@ from .rules.mld014_accumulation_without_scaling import AccumulationWithoutScalin
 from .rules.mld015_optimizer_missing_parameters import OptimizerMissingParameters
 from .rules.mld016_backward_under_no_grad import BackwardUnderNoGrad
 from .rules.mld017_optimizer_not_zeroed import OptimizerNotZeroed
+from .rules.mld018_zero_grad_clears_accumulation import ZeroGradClearsAccumulation
+from .rules.mld019_accumulation_divided_by_running_count import AccumulationDividedByRunningCount
 from .rules.mld020_evaluation_without_eval_mode import EvaluationWithoutEvalMode
 from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
@@ -56,6 +58,8 @@ RULES: tuple[type[Rule], ...] = (
     OptimizerMissingParameters,
     BackwardUnderNoGrad,
     OptimizerNotZeroed,
+    ZeroGradClearsAccumulation,
+    AccumulationDividedByRunningCount,
     EvaluationWithoutEvalMode,
     TrainModeNotRestored,
     EvaluationWithoutNoGrad,

@@ -19,12 +19,14 @@ SCALING_METHODS = {"div", "div_", "mul", "mul_", "true_divide", "divide", "multi
 
 class AccumulationWithoutScaling(Rule):
     """What it does: in a loop that calls backward() every iteration but steps the optimiser
-    only under a modulo test (`if (i + 1) % k == 0:`), flags (a) a zero_grad() that still runs
-    every iteration, or otherwise (b) a backward() on a loss never divided by anything.
+    only under a modulo test (`if (i + 1) % k == 0:`), flags a backward() on a loss never divided
+    by anything (a zero_grad() that runs every micro-batch is MLD018's finding). Also flags a
+    Trainer subclass's `compute_loss(..., num_items_in_batch)` override that ignores
+    `num_items_in_batch` and never divides by the accumulation steps: recent transformers Trainers
+    then back-propagate its loss as is and sum it over the accumulation steps.
 
-    Why is this bad: (a) clears the accumulated gradients every micro-batch, so each step uses
-    only the last one; (b) sums k micro-batch gradients, so the step is k times too large for
-    SGD and gradient-clipping thresholds lose their meaning. Both still train.
+    Why is this bad: accumulation sums k micro-batch gradients, so the step is k times too large
+    for SGD and gradient-clipping thresholds lose their meaning. It still trains.
     """
 
     code = "MLD014"
@@ -37,7 +39,6 @@ class AccumulationWithoutScaling(Rule):
     evidence = "goyal/linear-scaling-and-warmup"
     node_types = LOOPS
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
-    ZEROED = "zero_grad() runs every micro-batch while the optimizer steps every k: accumulation is lost"
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"
         "    for i, (x, y) in enumerate(loader):\n"
@@ -65,12 +66,9 @@ class AccumulationWithoutScaling(Rule):
         optimisers = {ast.dump(_stepped(c)) for s in stepped for c in calls_in_order(s.body)
                       if is_optimizer_step(c, ctx)}
         called = {ast.dump(c.func) for c in calls}  # model(x): model.zero_grad() clears the same grads
-        zeroed = [c for c in calls if is_zero_grad(c) and isinstance(c.func, ast.Attribute)
-                  and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called)]
-        if zeroed:
-            for call in zeroed:
-                yield Hit(call, self.ZEROED)
-            return
+        if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute)
+               and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called) for c in calls):
+            return  # zeroed every micro-batch: MLD018's finding; nothing accumulates to scale
         for call in backwards:
             if call.args:  # accelerator.backward(loss) / engine.backward(loss) scale by themselves
                 continue

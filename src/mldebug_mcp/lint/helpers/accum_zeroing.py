@@ -1,0 +1,159 @@
+"""zero_grad() calls that run on every micro-batch while the optimiser steps only every k of them.
+
+Gradient accumulation sums several backwards into .grad and steps once; a zero_grad() that runs on each
+micro-batch throws the sum away, so every step sees only the last micro-batch. The shapes real code has:
+
+- a batch loop that steps under an accumulation test (`if (i + 1) % k == 0`, `if accelerator.sync_gradients`)
+  and zeroes unconditionally;
+- `with accelerator.accumulate(model):` (or DDP's `with model.no_sync():`) around a module's zero_grad():
+  accelerate skips only the prepared optimiser's zero_grad until the sync step, not the model's;
+- an inner micro-batch loop that zeroes and backwards on each pass, followed by the step;
+- a method that zeroes and backwards (`forward_backward`) while another method of its class steps.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from .loops import LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from .optim_steps import FUNCTIONS, iteration, local_callee, unconditional_in
+from .optim_zeroing import cleared, is_optimizer, stepped_optimizer
+
+ACCUMULATION_WORDS = ("accum", "sync_gradients", "update_freq", "grad_steps", "gradient_steps", "micro")
+ACCUMULATING_CONTEXTS = {"accumulate", "no_sync"}
+
+
+def accumulation_test(test: ast.expr, ctx: ModuleContext, depth: int = 2) -> bool:
+    """A step condition that reads as 'every k micro-batches': a modulo on a counter, or a name that
+    says accumulation (`accum_steps`, `accelerator.sync_gradients`), also through a flag assigned one."""
+    for sub in ast.walk(test):
+        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod) and not isinstance(sub.left, ast.Constant):
+            return True
+        if isinstance(sub, ast.Name | ast.Attribute):
+            spelled = (sub.id if isinstance(sub, ast.Name) else sub.attr).lower()
+            if any(word in spelled for word in ACCUMULATION_WORDS):
+                return True
+            if depth and isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                value = ctx.resolve(sub)
+                if value is not sub and isinstance(value, ast.expr) and accumulation_test(value, ctx, depth - 1):
+                    return True
+    return False
+
+
+def _step_guard(step: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.If | None:
+    """The `if` inside `loop` whose accumulation test guards this step."""
+    for ancestor in ctx.ancestors(step):
+        if ancestor is loop:
+            return None
+        if isinstance(ancestor, ast.If) and accumulation_test(ancestor.test, ctx):
+            return ancestor
+    return None
+
+
+def _inside(node: ast.AST, block: ast.AST, ctx: ModuleContext) -> bool:
+    return block in ctx.ancestors(node)
+
+
+def in_conditional_step_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """`zero` runs on every pass of a loop that backwards on every pass and steps under an accumulation test."""
+    loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
+    if not isinstance(loop, LOOPS) or not unconditional_in(zero, loop, ctx):
+        return False
+    it = iteration(loop, ctx)
+    direct_steps = [s for s, via in it.steps if s is via and ctx.enclosing(s, LOOPS + FUNCTIONS) is loop]
+    if not direct_steps or any(unconditional_in(s, loop, ctx) for s in direct_steps):
+        return False
+    guards = [_step_guard(s, loop, ctx) for s in direct_steps]
+    if any(g is None for g in guards):
+        return False
+    # a backward outside the step's branch: it runs on the micro-batches that do not step
+    if not any(not any(_inside(via, g, ctx) for g in guards) for _, via in it.backwards):
+        return False
+    return _clears_stepped(zero, direct_steps, ctx)
+
+
+def _clears_stepped(zero: ast.Call, steps: list[ast.Call], ctx: ModuleContext) -> bool:
+    optimizers = [stepped_optimizer(s) for s in steps]
+    return any(o is None or cleared([zero], o, ctx) for o in optimizers)
+
+
+def in_accumulating_context(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """`with accelerator.accumulate(model):` around a module's zero_grad (the prepared optimiser's own
+    zero_grad is skipped until the sync step, a module's is not), or `with ddp.no_sync():` around any."""
+    for ancestor in ctx.ancestors(zero):
+        if isinstance(ancestor, FUNCTIONS):
+            return False
+        if not isinstance(ancestor, ast.With | ast.AsyncWith):
+            continue
+        for item in ancestor.items:
+            expr = item.context_expr
+            method = ctx.method_name(expr) if isinstance(expr, ast.Call) else None
+            if method == "no_sync":
+                return True
+            if method == "accumulate" and not is_optimizer(zero.func.value, ctx):
+                return True
+    return False
+
+
+def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """`zero` runs on each pass of an inner loop that backwards but never steps, and the step follows that
+    loop: `for micro in chunks: opt.zero_grad(); loss.backward()` then `opt.step()`. A loop that reads
+    the gradients after each backward (per-task gradients, PCGrad) is collecting them on purpose."""
+    loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
+    if not isinstance(loop, LOOPS) or not unconditional_in(zero, loop, ctx):
+        return False
+    it = iteration(loop, ctx)
+    if it.steps or not it.backwards or _reads_gradients(loop):
+        return False
+    outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
+    if outer is None:
+        return False
+    after = [c for c in calls_in_order(outer.body) if c.lineno > loop.end_lineno and is_optimizer_step(c, ctx)
+             and unconditional_in(c, outer, ctx)]
+    # the zero_grad before the backward, every pass: the step after the loop sees only the last micro-batch
+    return bool(after) and any(b.lineno > zero.lineno for b, _ in it.backwards) and _clears_stepped(zero, after, ctx)
+
+
+def _reads_gradients(loop: ast.AST) -> bool:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Attribute) and node.attr in {"grad", "grads"} and isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+            name = (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id).lower()
+            if "grad" in name and not is_zero_grad(node) and not is_backward(node) and "clip" not in name:
+                return True
+    return False
+
+
+def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """`zero` runs before a backward in a method that never steps, while another method of the same class
+    steps an optimiser it clears and never zeroes: the backward method is the micro-batch half of an
+    accumulating trainer (`forward_backward` then `optim_step`). Returns that stepping method."""
+    function = ctx.enclosing(zero, FUNCTIONS)
+    cls = ctx.enclosing_class(zero)
+    if function is None or cls is None or ctx.enclosing(zero, LOOPS + FUNCTIONS) is not function:
+        return None
+    if not unconditional_in(zero, function, ctx):
+        return None
+    calls = [c for c in calls_in_order(function.body)]
+    calls += [inner for c in calls for inner in _helper_calls(c, ctx)]
+    if any(is_optimizer_step(c, ctx) for c in calls):
+        return None
+    if not any(is_backward(c) and c.lineno > zero.lineno for c in calls_in_order(function.body)):
+        return None
+    for method in cls.body:
+        if not isinstance(method, FUNCTIONS) or method is function:
+            continue
+        own = calls_in_order(method.body)
+        steps = [c for c in own if is_optimizer_step(c, ctx)]
+        if steps and not any(is_zero_grad(c) or is_backward(c) for c in own) and _clears_stepped(zero, steps, ctx):
+            return method
+    return None
+
+
+def _helper_calls(call: ast.Call, ctx: ModuleContext) -> Iterator[ast.Call]:
+    helper = local_callee(call, ctx)
+    if helper is not None and helper not in ctx.ancestors(call):
+        yield from calls_in_order(helper.body)

@@ -1,0 +1,79 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..helpers.accum_zeroing import (
+    in_accumulating_context,
+    in_backward_only_method,
+    in_conditional_step_loop,
+    in_micro_batch_loop,
+)
+from ..helpers.loops import is_zero_grad
+from ..rule import Hit, Rule
+
+
+class ZeroGradClearsAccumulation(Rule):
+    """What it does: flags a zero_grad() that runs on every micro-batch of a gradient-accumulation
+    loop while the optimiser steps only every k: a batch loop that steps under
+    `if (i + 1) % k == 0` (or `if accelerator.sync_gradients`) and zeroes outside that branch; a
+    module's zero_grad() (`model.zero_grad()`) inside `with accelerator.accumulate(model):`, where
+    only the prepared optimiser's zero_grad is skipped until the sync step; any zero_grad() inside
+    DDP's `with model.no_sync():`; an inner micro-batch loop that zeroes before each backward and
+    steps after the loop; a trainer method that zeroes and backwards (`forward_backward`) while
+    another method of its class steps.
+
+    Why is this bad: accumulation sums k backwards into .grad before one step. Clearing on every
+    micro-batch throws that sum away, so each step uses only the last micro-batch: the effective
+    batch is k times smaller than configured, and nothing fails.
+    """
+
+    code = "MLD018"
+    name = "zero-grad-clears-accumulation"
+    category = "optimiser"
+    severity = "error"  # silent: the effective batch shrinks k-fold and training still runs
+    message = "zero_grad() runs on every micro-batch but the optimizer steps every k: the accumulated gradients are lost"
+    why = "Each micro-batch's zero_grad() discards what earlier micro-batches accumulated, so a step sees one micro-batch."
+    fix = "Zero the gradients together with the step (right after optimizer.step()), inside the accumulation branch."
+    evidence = "pytorch-tutorials/gradients-accumulate"
+    node_types = (ast.Call,)
+    requires_text = ("zero_grad",)
+    BAD = (
+        "def train(model, opt, loader, loss_fn, accum=4):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        opt.zero_grad()\n"
+        "        loss = loss_fn(model(x), y) / accum\n"
+        "        loss.backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            opt.step()\n"
+    )
+    GOOD = (
+        "def train(model, opt, loader, loss_fn, accum=4):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = loss_fn(model(x), y) / accum\n"
+        "        loss.backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            opt.step()\n"
+        "            opt.zero_grad()\n"
+    )
+    CONTEXT = ("{zero}() runs on every micro-batch inside {block}, which accumulates until the sync step: "
+               "the accumulated gradients are lost (zero through the prepared optimizer, after its step)")
+    MICRO = ("zero_grad() runs before each micro-batch's backward, but the optimizer steps after this loop: "
+             "only the last micro-batch reaches the step")
+    METHOD = ("{function} clears the gradients before its backward but never steps; {stepper} steps: called once per "
+              "micro-batch, only the last micro-batch reaches the step")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not is_zero_grad(node) or not isinstance(node.func.value, ast.expr):
+            return
+        if in_accumulating_context(node, ctx):
+            block = next(a for a in ctx.ancestors(node) if isinstance(a, ast.With | ast.AsyncWith))
+            yield Hit(node, self.CONTEXT.format(zero=ast.unparse(node.func), block=ast.unparse(block.items[0].context_expr)))
+        elif in_conditional_step_loop(node, ctx):
+            yield Hit(node)
+        elif in_micro_batch_loop(node, ctx):
+            yield Hit(node, self.MICRO)
+        else:
+            stepper = in_backward_only_method(node, ctx)
+            if stepper is not None:
+                function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                yield Hit(node, self.METHOD.format(function=f"{function.name}()", stepper=f"{stepper.name}()"))
