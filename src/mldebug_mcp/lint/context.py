@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from keyword import iskeyword
 
 from .helpers import kinds
 
@@ -63,6 +64,7 @@ class ModuleContext:
         self._constructed: dict = {}
         self._memo: dict = {}
         self._texts: dict[str, bool] = {}
+        self._code_words: str | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -72,12 +74,38 @@ class ModuleContext:
         return self._lines
 
     def has_text(self, text: str) -> bool:
-        """Whether the source contains `text`: looked for once per module, whoever asks (the rules'
-        requires_text, the project facts); a miss scans the whole file."""
+        """Whether the code contains `text`: looked for once per module, whoever asks (the rules'
+        requires_text, the project facts). A name is looked for among the words of the code only (see
+        code_words), anything else (`train(False`, a keyword) in the whole source."""
         found = self._texts.get(text)
         if found is None:
-            found = self._texts[text] = text in self.source
+            words = self.code_words if text.isidentifier() and not iskeyword(text) else self.source
+            found = self._texts[text] = text in words
         return found
+
+    @property
+    def code_words(self) -> str:
+        """The names the code uses (variables, attributes, definitions, arguments, keywords, imports) and
+        its string constants other than bare string statements, one per line. No rule can need a name that
+        appears only in a comment or a docstring, and in library code those are most of the text, so a
+        name is looked for in a tenth of the characters."""
+        if self._code_words is None:
+            by_type, parents, expr = self.by_type, self.parents, ast.Expr
+            words = {node.id for node in by_type.get(ast.Name, ())}
+            words.update(node.attr for node in by_type.get(ast.Attribute, ()))
+            words.update(node.arg for node in by_type.get(ast.arg, ()))
+            words.update(node.arg for node in by_type.get(ast.keyword, ()) if node.arg)
+            for node_type in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                words.update(node.name for node in by_type.get(node_type, ()))
+            for node in by_type.get(ast.alias, ()):
+                words.add(node.name)
+                if node.asname:
+                    words.add(node.asname)
+            words.update(node.module for node in by_type.get(ast.ImportFrom, ()) if node.module)
+            words.update(node.value for node in by_type.get(ast.Constant, ())
+                         if type(node.value) is str and type(parents.get(node)) is not expr)
+            self._code_words = "\n".join(words)
+        return self._code_words
 
     def memo(self, key: tuple, compute):
         """A value helpers compute once per module (tables, calls per scope): kept with the module, so
