@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
+from ..helpers.optim_branches import unzeroed_branch
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,
@@ -18,7 +19,9 @@ from ..rule import Hit, Rule
 class MissingZeroGrad(Rule):
     """What it does: flags a loop that calls backward() and optimizer.step() but never clears
     the gradients (zero_grad(), or setting p.grad to None), also when the backward or the step
-    runs in a helper of this module that the loop calls (`self.train_step(batch)`). The finding
+    runs in a helper of this module that the loop calls (`self.train_step(batch)`), and a branch
+    that backwards and steps without the zero_grad() the other side of its `if` has (an AMP branch
+    that zeroes, a plain branch that does not). The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
@@ -46,6 +49,8 @@ class MissingZeroGrad(Rule):
     GOOD = CORRECT_TRAINING_LOOP
     ONCE_OUTSIDE = ("zero_grad() runs once before this loop, which steps on every pass: each step after the "
                     "first adds up all earlier gradients")
+    BRANCH = ("this branch backwards and steps without clearing the gradients, unlike the other side of the `if` on "
+              "line {line}: every iteration that takes it accumulates; call zero_grad() before this backward")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
@@ -53,7 +58,12 @@ class MissingZeroGrad(Rule):
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
         it = iteration(node, ctx)
-        if not it.backwards or not it.steps or it.clears or _zeroed_elsewhere(node, it, ctx):
+        if not it.backwards or not it.steps or _zeroed_elsewhere(node, it, ctx):
+            return
+        if it.clears:  # a branch that backwards and steps without the zero_grad its sibling branch has
+            found = None if it.opaque_zeros or it.manual else unzeroed_branch(node, ctx)
+            if found is not None:
+                yield Hit(found[0], self.BRANCH.format(line=found[1].lineno))
             return
         # a loop inside this one (or in a helper it calls) that steps after its own backward is the
         # training iteration; it reports itself

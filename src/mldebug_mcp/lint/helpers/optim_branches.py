@@ -1,0 +1,73 @@
+"""A branch of a training iteration that backwards and steps without the zero_grad its sibling branch has.
+
+`if args.amp: opt.zero_grad(); scaler.scale(loss).backward(); scaler.step(opt)` / `else: loss.backward();
+opt.step()`: the loop clears gradients, so a rule that asks 'is zero_grad anywhere in the loop?' is
+satisfied, yet every iteration that takes the else branch accumulates. Every path from one step to the
+next must clear; here the paths are the two sides of one `if`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .loops import LOOPS, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from .optim_steps import FUNCTIONS, expanded_calls, unconditional_in
+
+
+def _calls(block: list[ast.stmt], ctx: ModuleContext) -> list[ast.Call]:
+    return [c for c, _ in expanded_calls(block, ctx)]
+
+
+def _ifs(loop: ast.AST) -> list[ast.If]:
+    """The `if` statements of a loop body, not inside nested loops or functions."""
+    found, stack = [], list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If):
+            found.append(node)
+        if isinstance(node, LOOPS + FUNCTIONS + (ast.ClassDef,)):
+            continue
+        stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    return sorted(found, key=lambda n: n.lineno)
+
+
+def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If] | None:
+    """(the statement running the backward of the branch that never zeroes, the `if`), when the loop's only
+    zero_grad calls sit in one branch of an `if` whose other branch also backwards, and that other branch
+    reaches a step (its own, or one after the `if` that runs every iteration)."""
+    zeros_in_loop = [c for c, _ in expanded_calls(loop.body, ctx) if is_zero_grad(c)]
+    for branch_if in _ifs(loop):
+        if not branch_if.orelse:
+            continue
+        for cleared_side, other_side in ((branch_if.body, branch_if.orelse), (branch_if.orelse, branch_if.body)):
+            cleared = _calls(cleared_side, ctx)
+            other = _calls(other_side, ctx)
+            zeros = [c for c in cleared if is_zero_grad(c)]
+            if not zeros or not any(is_backward(c) for c in cleared):
+                continue
+            if any(is_zero_grad(c) for c in other) or sets_grad_to_none(other_side):
+                continue
+            if any(z not in zeros for z in zeros_in_loop):  # zeroed elsewhere in the iteration too
+                continue
+            backward = next((c for c in other if is_backward(c)), None)
+            if backward is None:
+                continue
+            steps_after = [c for c, _ in expanded_calls(loop.body, ctx) if is_optimizer_step(c, ctx)
+                           and c.lineno > branch_if.end_lineno and unconditional_in(c, loop, ctx)]
+            if any(is_optimizer_step(c, ctx) for c in other) or steps_after:
+                return _statement_of(backward, other_side, ctx), branch_if
+    return None
+
+
+def _statement_of(call: ast.Call, block: list[ast.stmt], ctx: ModuleContext) -> ast.stmt:
+    """The statement of `block` (or nested in its with-blocks) that runs `call`."""
+    for candidate in (call, *ctx.ancestors(call)):
+        if candidate in block:
+            while isinstance(candidate, ast.With | ast.AsyncWith | ast.Try):
+                inner = next((s for s in candidate.body if call in set(ast.walk(s))), None)
+                if inner is None:
+                    break
+                candidate = inner
+            return candidate
+    return block[0]
