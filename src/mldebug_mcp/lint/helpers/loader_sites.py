@@ -1,6 +1,8 @@
 """Where a DataLoader goes and where set_epoch belongs for it (MLD054): the places that iterate the loader,
-followed through names, `self.<attr>`, dicts of loaders and this file's functions, methods and classes, and
-the epoch loop around them (or the end of a per-epoch method)."""
+followed through names, `self.<attr>`, dicts of loaders, this file's functions, methods and classes, and
+what a wrapper of another library returns for it (`_, _, dl = backend.distribute(training_data=loader)`), and
+the epoch loop around them (also the `while True:` of an endless batch generator), or the end of a
+per-epoch method."""
 
 import ast
 
@@ -27,10 +29,23 @@ class Point:
 def set_epoch_place(loader: ast.Call, ctx: ModuleContext):
     """Where set_epoch belongs for this loader: the epoch loop around its first iteration, the end of the
     per-epoch method that iterates it, or that first iteration itself (`iter(loader)` before the loop)."""
-    sites = sorted(_sites(_handle_of(loader, ctx), ctx, DEPTH), key=lambda n: (n.lineno, n.col_offset))
+    sites = sorted(_sites(_handle_of(loader, ctx), ctx, DEPTH) + _passed_inline(loader, ctx),
+                   key=lambda n: (n.lineno, n.col_offset))
     for site in sites[:1]:
         return epoch_place(site, ctx, DEPTH) or (site if has_epoch_loop(ctx) else None)
     return None
+
+
+def _passed_inline(loader: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
+    """`run(DataLoader(...))`, `for b in DataLoader(...)`: a loader built right where it is used."""
+    parent = ctx.parent(loader)
+    if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is loader:
+        return [parent]
+    if isinstance(parent, ast.keyword):
+        return _handed(ctx.parent(parent), parent.arg, None, ctx, DEPTH)
+    if isinstance(parent, ast.Call) and loader in parent.args:
+        return _handed(parent, parent.args.index(loader), None, ctx, DEPTH)
+    return []
 
 
 def _handle_of(value: ast.AST, ctx: ModuleContext) -> list[tuple]:
@@ -84,6 +99,8 @@ def _sites(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST
     for handle in handles:
         for use, key in _uses(handle, ctx):
             parent = ctx.parent(use)
+            while isinstance(parent, ast.IfExp) and use is not parent.test:  # `ds if deepspeed else loader`
+                use, parent = parent, ctx.parent(parent)
             if isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is use and key is None:
                 sites.append(parent)
             elif isinstance(parent, ast.keyword):
@@ -104,7 +121,11 @@ def _handed(call: ast.Call, slot: int | str, key: str | None, ctx: ModuleContext
         return [call] if key is None else []
     target = _local_callee(callee, ctx)
     if target is None:
-        return [] if key is not None or simple in NOT_RUNNING else [call]
+        if key is not None or simple in NOT_RUNNING:
+            return []
+        # code not visible here: it runs the loader, or wraps it (`a, b, dl = backend.distribute(loader)`) for a
+        # loop here over what it returns
+        return _iterations(_result_handles(call, ctx), ctx, depth - 1) or [call]
     func, cls = target
     params = [a.arg for a in func.args.posonlyargs + func.args.args]
     if isinstance(slot, int):
@@ -121,6 +142,21 @@ def _handed(call: ast.Call, slot: int | str, key: str | None, ctx: ModuleContext
                 handles += [("attr", cls, t.attr, None) for t in node.targets if isinstance(t, ast.Attribute)
                             and isinstance(t.value, ast.Name) and t.value.id == "self"]
     return _sites([(kind, owner, name, key) for kind, owner, name, _ in handles], ctx, depth - 1)
+
+
+def _result_handles(call: ast.Call, ctx: ModuleContext) -> list[tuple]:
+    """Handles of the names a call's result is assigned to, tuple elements included."""
+    parent = ctx.parent(call)
+    if not isinstance(parent, ast.Assign) or parent.value is not call:
+        return []
+    names = [n for t in parent.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return [("name", ctx.scope_of(parent), n.id, None) for n in names]
+
+
+def _iterations(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST]:
+    """The loops over (and iterator calls on) what the handles hold; calls merely given them do not count."""
+    return [s for s in _sites(handles, ctx, depth) if isinstance(s, ast.For | ast.AsyncFor) or isinstance(
+        s, ast.Call) and (s.func.id if isinstance(s.func, ast.Name) else getattr(s.func, "attr", "")) in ITERATORS]
 
 
 def _local_callee(callee: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.ClassDef | None] | None:
@@ -146,7 +182,7 @@ def epoch_place(site: ast.AST, ctx: ModuleContext, depth: int):
     """The epoch loop around `site` (in its function or around a call of that function), else the end of the
     per-epoch method (`_train_epoch`) `site` is in."""
     loop = next((a for a in [site, *ctx.ancestors(site)] if isinstance(a, ast.For | ast.AsyncFor | ast.While)
-                 and a is not site and epoch_header(a)), None)
+                 and a is not site and (epoch_header(a) or depth == DEPTH and endless(a))), None)
     func = ctx.enclosing(site, (ast.FunctionDef, ast.AsyncFunctionDef))
     if loop is not None and (func is None or func in ctx.ancestors(loop)):
         return loop
@@ -182,6 +218,12 @@ def epoch_header(loop: ast.AST) -> bool:
     if any(word in name for name in names for word in STEP_WORDS):
         return False
     return any("epoch" in name for name in names)
+
+
+def endless(loop: ast.AST) -> bool:
+    """`while True:` right around a pass over a loader (an endless batch generator): each pass is an epoch.
+    (A `while True:` that calls a per-epoch method leaves the place to that method's end.)"""
+    return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and bool(loop.test.value)
 
 
 def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:

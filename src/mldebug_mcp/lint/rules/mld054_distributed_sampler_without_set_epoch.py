@@ -22,8 +22,11 @@ DDP_TEXT = ("DistributedDataParallel", "init_process_group", "horovod")
 class DistributedSamplerWithoutSetEpoch(Rule):
     """What it does: flags a shuffling DistributedSampler whose loader is iterated epoch after epoch
     while nothing calls .set_epoch(...): at the top of the epoch loop that re-iterates the loader
-    (also when the loader is handed to a training function, a trainer class or a dict of loaders),
-    at the end of a per-epoch method, or where the sampler is built when no loop is visible. A file
+    (also when the loader is handed to a training function, a trainer class or a dict of loaders, or
+    wrapped by another library's call whose result is looped over), at the `while True:` of an endless
+    batch generator (`def sample_data(loader): while True: for batch in loader: yield batch`), at the
+    end of a per-epoch method, or where the sampler is built when no loop is visible. A sampler built
+    by a helper of the file (`sampler=data_sampler(dataset, shuffle=True)`) counts. A file
     that trains with DistributedDataParallel and loops over epochs of a train loader built elsewhere
     is flagged at that loop.
 
@@ -134,7 +137,8 @@ def _shuffling_sampler(call: ast.Call, ctx: ModuleContext) -> bool:
         return False
     # DistributedSampler(dataset, num_replicas, rank, shuffle, ...): shuffle off or unknown
     shuffle = keywords.get("shuffle", call.args[3] if len(call.args) > 3 else None)
-    if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value is True):
+    if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value is True) \
+            and not _parameter_given_true(shuffle, call, ctx):
         return False
     parent = ctx.parent(call)
     names = [name_of(call.args[0] if call.args else keywords.get("dataset"))]
@@ -158,8 +162,32 @@ def _loaders(ctx: ModuleContext, samplers: list[ast.Call]) -> list[tuple[ast.Cal
     return sorted(found, key=lambda f: (f[0].lineno, f[0].col_offset))
 
 
+def _parameter_given_true(value: ast.expr, call: ast.Call, ctx: ModuleContext) -> bool:
+    """`shuffle=shuffle` inside `def data_sampler(dataset, shuffle, distributed)`: some call of that function of
+    this file passes True (or leaves a True default)."""
+    func = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if not isinstance(value, ast.Name) or func is None or ctx.functions.get(func.name) is not func:
+        return False
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if value.id not in params:
+        return False
+    index = params.index(value.id)
+    defaults = dict(zip(params[len(params) - len(func.args.defaults):], func.args.defaults, strict=False))
+    for site in ctx.by_type.get(ast.Call, ()):
+        if not (isinstance(site.func, ast.Name) and site.func.id == func.name):
+            continue
+        given = next((k.value for k in site.keywords if k.arg == value.id),
+                     site.args[index] if index < len(site.args) else defaults.get(value.id))
+        if isinstance(given, ast.Constant) and given.value is True:
+            return True
+    return False
+
+
 def _held(given: ast.expr, ctx: ModuleContext) -> list[ast.expr]:
-    """What `sampler=` may be: the expression, what a name holds, the entry of a dict (`samplers["train"]`)."""
+    """What `sampler=` may be: the expression, what a name holds, the entry of a dict (`samplers["train"]`),
+    what a function of this file returns (`sampler=data_sampler(dataset, shuffle=True)`)."""
+    if isinstance(given, ast.Call) and isinstance(given.func, ast.Name) and given.func.id in ctx.functions:
+        return [given, *ctx.returns.get(ctx.functions[given.func.id], ())]
     if isinstance(given, ast.Name | ast.Attribute):
         return [given, *ctx.values_of(given)]
     if isinstance(given, ast.Subscript) and isinstance(given.slice, ast.Constant):

@@ -1,0 +1,85 @@
+"""What one file tells another about training steps and loaders: a step of another file that returns what it
+backwarded (MLD032 in the caller's running sums), and the set_epoch variants of MLD054's endless generator and
+wrapped loader that must stay quiet."""
+
+from pathlib import Path
+
+from mldebug_mcp.lint.engine import lint_paths
+
+TRAINER = (
+    "class Trainer:\n"
+    "    def __init__(self, model, optimizer):\n"
+    "        self.model, self.optimizer = model, optimizer\n"
+    "    def train_step(self, images, targets):\n"
+    "        self.optimizer.zero_grad()\n"
+    "        losses = self.model(images, targets)\n"
+    "        losses.total.backward()\n"
+    "        self.optimizer.step()\n"
+    "        return {returned}\n"
+)
+FIT = (
+    "def fit_one_epoch(trainer, loader):\n"
+    "    epoch_loss = 0\n"
+    "    for images, targets in loader:\n"
+    "        cls_part, box_part, total = trainer.train_step(images, targets)\n"
+    "        epoch_loss += total\n"
+    "    return epoch_loss\n"
+)
+
+
+def _codes(tmp_path: Path, code: str) -> list[tuple[str, int]]:
+    lines = []
+    for jobs in (1, 2):
+        result = lint_paths([tmp_path], jobs=jobs)
+        lines.append([(Path(f.path).name, f.line) for f in result.findings if f.code == code])
+    assert lines[0] == lines[1]
+    return lines[0]
+
+
+def test_running_sum_of_what_another_files_step_backwarded(tmp_path):
+    (tmp_path / "trainer.py").write_text(TRAINER.replace("{returned}", "losses"))
+    (tmp_path / "train.py").write_text(FIT)
+    assert _codes(tmp_path, "MLD032") == [("train.py", 5)]
+
+
+def test_a_step_that_returns_numbers_stays_quiet(tmp_path):
+    (tmp_path / "trainer.py").write_text(TRAINER.replace("{returned}", "[v.item() for v in losses]"))
+    (tmp_path / "train.py").write_text(FIT)
+    assert _codes(tmp_path, "MLD032") == []
+
+
+ENDLESS = (
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "def endless(loader, sampler):\n"
+    "    epoch = 0\n"
+    "    while True:\n"
+    "        sampler.set_epoch(epoch)\n"
+    "        for batch in loader:\n"
+    "            yield batch\n"
+    "        epoch += 1\n"
+    "def launch(dataset, step, total):\n"
+    "    sampler = DistributedSampler(dataset, shuffle=True)\n"
+    "    batches = endless(DataLoader(dataset, sampler=sampler), sampler)\n"
+    "    for _ in range(total):\n"
+    "        step(next(batches))\n"
+)
+WRAPPED = (
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "def run(backend, model, dataset, step, epochs):\n"
+    "    sampler = DistributedSampler(dataset)\n"
+    "    loader = DataLoader(dataset, sampler=sampler)\n"
+    "    wrapped_model, wrapped_loader = backend.wrap(model=model, data=loader)\n"
+    "    for epoch in range(epochs):\n"
+    "        sampler.set_epoch(epoch)\n"
+    "        for batch in wrapped_loader:\n"
+    "            step(wrapped_model, batch)\n"
+)
+
+
+def test_set_epoch_in_the_endless_generator_or_the_epoch_loop_stays_quiet(tmp_path):
+    (tmp_path / "endless.py").write_text(ENDLESS)
+    (tmp_path / "wrapped.py").write_text(WRAPPED)
+    assert _codes(tmp_path, "MLD054") == []
+    (tmp_path / "endless.py").write_text(ENDLESS.replace("        sampler.set_epoch(epoch)\n", ""))
+    (tmp_path / "wrapped.py").write_text(WRAPPED.replace("        sampler.set_epoch(epoch)\n", ""))
+    assert sorted(_codes(tmp_path, "MLD054")) == [("endless.py", 4), ("wrapped.py", 6)]
