@@ -1,4 +1,5 @@
 import ast
+import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
@@ -20,6 +21,8 @@ BREAK_FUNCTIONS = {"torch.tensor", "torch.as_tensor", "torch.from_numpy"}
 PASS_METHODS = {"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten", "float", "double", "half",
                 "to", "cuda", "cpu", "clone", "contiguous", "abs", "pow", "sqrt", "exp", "log", "clamp", "neg",
                 "norm", "requires_grad_", "squeeze_", "nansum", "nanmean"}
+CONSTANT_BUILDERS = {"torch." + f for f in ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like",
+                                            "empty_like", "Tensor", "FloatTensor", "tensor")}
 PASS_FUNCTIONS = {"torch." + f for f in ("mean", "sum", "stack", "cat", "abs", "square", "sqrt", "exp", "log", "clamp",
                                          "norm", "nansum", "nanmean", "logsumexp")}
 
@@ -84,6 +87,9 @@ class GraphBreakOnLossPath(Rule):
         "    print(loss.item())\n"
     )
 
+    GENERATOR = (".detach() on the generator's output inside the generator's own update: the adversarial term "
+                 "sends no gradient to the generator (detach only in the discriminator's step)")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.method_name(node) not in {"backward", "manual_backward"} or other_framework(ctx):
             return
@@ -91,8 +97,10 @@ class GraphBreakOnLossPath(Rule):
         if node.func.attr == "manual_backward" or ctx.call_name(node) == "torch.autograd.backward" or any(
                 w in callee(receiver).lower() for w in ("accelerator", "fabric", "engine")):
             receiver = node.args[0] if node.args else None
-        for broken, _ in _breaks(receiver, ctx, [30]) if receiver is not None else ():
-            yield Hit(broken, self.message.format(op=_describe(broken, ctx)))
+        generator = receiver is not None and _generator_update(receiver, node, ctx)
+        for broken, _ in _breaks(receiver, ctx, [30], generator) if receiver is not None else ():
+            yield Hit(broken, self.GENERATOR if generator and _detached_output(broken, ctx) is not None
+                      else self.message.format(op=_describe(broken, ctx)))
 
 
 def _breaker(node: ast.AST, ctx: ModuleContext) -> bool:
@@ -106,7 +114,7 @@ def _breaker(node: ast.AST, ctx: ModuleContext) -> bool:
     return ctx.method_name(node) in BREAK_METHODS and not node.args and depends_on_graph(node.func.value, ctx)
 
 
-def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> list[tuple[ast.AST, bool]]:
+def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: bool = False) -> list[tuple[ast.AST, bool]]:
     """Breaking operations on the path along which `expr` carries gradient, each with whether it is
     certainly a bug (it cuts a loss's input, or the whole term) rather than maybe a coefficient."""
     budget[0] -= 1
@@ -114,7 +122,7 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> list[tuple[
         return []
     if _breaker(expr, ctx):
         return [(expr, False)]
-    walk = lambda e: _breaks(e, ctx, budget)  # noqa: E731
+    walk = lambda e: _breaks(e, ctx, budget, generator)  # noqa: E731
     if isinstance(expr, ast.Name):
         value = latest_value(expr, ctx)
         return walk(value) + [b for a in _augmented(expr, value, ctx) for b in walk(a)] if value is not None else []
@@ -147,7 +155,50 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> list[tuple[
         return walk(expr.args[0])
     if name is None and method in PASS_METHODS and not is_model_call(expr, ctx):
         return walk(expr.func.value)
+    if generator and not (name or "").startswith("torch."):
+        # the generator's loss through another network (the discriminator): a detached input there is
+        # the generator's output cut off from its own adversarial loss
+        found = []
+        for arg in expr.args:
+            detached = _detached_output(arg, ctx)
+            found += [(detached, True)] if detached is not None else [b for b in walk(arg) if b[1]]
+        return found
     return []
+
+
+def _detached_output(arg: ast.AST, ctx: ModuleContext) -> ast.Call | None:
+    """`fake.detach()` (or a name assigned it) where `fake` is the result of a call: a network's output."""
+    value = latest_value(arg, ctx) if isinstance(arg, ast.Name) else arg
+    if not (isinstance(value, ast.Call) and ctx.method_name(value) == "detach" and not value.args):
+        return None
+    source = value.func.value
+    source = latest_value(source, ctx) if isinstance(source, ast.Name) else source
+    if not isinstance(source, ast.Call) or ctx.call_name(source) is not None:
+        return None
+    return value if _words(callee(source.func)) & GENERATOR_WORDS else None
+
+
+GENERATOR_WORDS = {"g", "gen", "generator"}
+DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
+
+
+def _words(name: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+
+
+def _generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> bool:
+    """The backward is the generator's: its loss is named for it (`G_loss`, `errG`, `loss_gen`), or it runs
+    in a function named for the generator's step (`backward_G`, `train_generator`) and the loss is not
+    named for the discriminator (`errD`, `critic_loss`)."""
+    spelled = loss.id if isinstance(loss, ast.Name) else loss.attr if isinstance(loss, ast.Attribute) else ""
+    words = _words(spelled)
+    if words & DISCRIMINATOR_WORDS:
+        return False
+    if words & GENERATOR_WORDS:
+        return True
+    function = ctx.enclosing(backward, (ast.FunctionDef, ast.AsyncFunctionDef))
+    named = _words(function.name) if function is not None else set()
+    return bool(named & GENERATOR_WORDS) and not named & DISCRIMINATOR_WORDS
 
 
 def _live(expr: ast.AST, ctx: ModuleContext) -> bool:
@@ -155,6 +206,8 @@ def _live(expr: ast.AST, ctx: ModuleContext) -> bool:
     value = latest_value(expr, ctx) if isinstance(expr, ast.Name) else expr
     if value is None or in_no_grad(value, ctx) or _breaker(value, ctx):
         return False
+    if isinstance(value, ast.Call) and ctx.call_name(value) in CONSTANT_BUILDERS:
+        return False  # torch.ones(d_out.shape): a label built from a shape carries no graph
     return depends_on_graph(expr, ctx)
 
 
