@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import pairwise
 
 import pytest
 
@@ -86,7 +87,7 @@ def _nll(window: list[int]) -> list[float]:
     """A fixed model: the next token equals the previous one with probability 0.9, else uniform over the
     other 49 tokens. Scores every position after the first; the model sees only its window."""
     out = []
-    for previous, token in zip(window, window[1:]):
+    for previous, token in pairwise(window):
         out.append(-math.log(0.9 if token == previous else 0.1 / 49))
     return out
 

@@ -10,6 +10,7 @@ from ...errors import ContentError
 from ...models.content import Problem
 from .. import markdown
 from .frontmatter import check_skill
+from .thresholds import TABLE, check_document, load_thresholds
 
 SKILL_NAME = "ml-debug"
 QUOTE_TAG = "quote"
@@ -34,6 +35,13 @@ def audit_content(root: Path, skill_name: str = SKILL_NAME) -> list[Problem]:
     cited_sources: set[str] = set()
     for doc in documents:
         cited_sources |= _check_document(doc, root, store, add)
+    table = root / "evidence" / TABLE
+    thresholds, table_problems = load_thresholds(table, set(store.excerpts) if store is not None else None)
+    for line, message in table_problems:
+        add(table, line, message)
+    for doc in documents:
+        for line, message in check_document(doc.read_text(encoding="utf-8"), thresholds):
+            add(doc, line, message)
     if store is not None:
         _check_evidence(root, store, cited_sources, add)
     return sorted(problems, key=lambda p: (p.path, p.line, p.message))
