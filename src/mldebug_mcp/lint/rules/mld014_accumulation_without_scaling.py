@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_trainer import unscaled_trainer_loss
 from ..helpers.loops import (
     LOOPS,
     calls_in_order,
@@ -37,8 +38,8 @@ class AccumulationWithoutScaling(Rule):
     why = "Accumulated gradients are summed, so each step is k times larger than one averaged batch."
     fix = "Backward loss / accum_steps every micro-batch; step and zero_grad together inside the modulo branch."
     evidence = "goyal/linear-scaling-and-warmup"
-    node_types = LOOPS
-    requires_text = ('backward',)  # skip modules that cannot contain the pattern
+    node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
+    requires_text = ('backward', 'num_items_in_batch')  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"
         "    for i, (x, y) in enumerate(loader):\n"
@@ -50,7 +51,15 @@ class AccumulationWithoutScaling(Rule):
     )
     GOOD = BAD.replace("model(x), y)\n", "model(x), y) / accum\n")
 
+    TRAINER_LOSS = ("compute_loss() takes num_items_in_batch but ignores it and never divides by the accumulation "
+                    "steps: the Trainer back-propagates this loss as is, summed over gradient_accumulation_steps")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            returned = unscaled_trainer_loss(node, ctx)
+            if returned is not None:
+                yield Hit(returned, self.TRAINER_LOSS)
+            return
         if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
             return
         always = list(_unconditional(node.body))
