@@ -3,6 +3,7 @@ output is already a probability (MLD002-MLD005)."""
 
 import ast
 import os
+import re
 
 from ..context import ModuleContext
 from . import kinds
@@ -186,11 +187,62 @@ def loss_call_source(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
 
 
 def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
-    """The source of the loss a call computes when it applies its own softmax or sigmoid (expects logits)."""
+    """The source of the loss a call computes when it applies its own softmax or sigmoid (expects logits): also
+    a loss class of this file or another that hands its input to one (a focal loss built on
+    F.binary_cross_entropy_with_logits), named after the loss it wraps."""
     source = loss_call_source(call, ctx)
-    if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
+    if source is None:
         return None
+    if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
+        wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx)
+        return LossSource(wrapped, source.node, source.default) if wrapped else None
     return source
+
+
+CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wraps a logit loss (another file says)
+LOSS_CLASS = re.compile(r"(Loss|Criterion)$")
+
+
+def fed_loss(project, name: str) -> str | None:
+    """Where another file's logit loss takes the output of the model `name` (`fed:<name>`), as 'BCEWithLogitsLoss
+    in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss."""
+    where = project.fed_to(name)
+    if where is None or not where.startswith(CONDITIONAL):
+        return where
+    cls, _, where = where[len(CONDITIONAL):].partition("|")
+    wrapped = project.kind_returned_by(WRAPS + cls)
+    return f"{where} (built on {wrapped.rsplit('.', 1)[-1]})" if wrapped else None
+
+
+WRAPS = "wraps:"  # project-index key: wraps:<LossClass> -> the logit loss its forward hands its input to
+
+
+def wrapped_logit_loss(class_name: str, ctx: ModuleContext) -> str | None:
+    """The logit loss a loss class (of this file, else told by another) feeds its prediction to, unchanged in
+    meaning (`F.binary_cross_entropy_with_logits(inputs, targets)` in its forward)."""
+    cls = ctx.classes.get(class_name)
+    if cls is not None:
+        return ctx.memo(("losses", "wraps", class_name), lambda: _wraps(cls, ctx))
+    if ctx.project is None or not class_name[:1].isupper():
+        return None
+    return ctx.project.kind_returned_by(WRAPS + class_name)
+
+
+def _wraps(cls: ast.ClassDef, ctx: ModuleContext) -> str | None:
+    forward = kinds.method_of(cls, "forward")
+    params = [a.arg for a in forward.args.posonlyargs + forward.args.args][1:2] if forward is not None else []
+    if not params:
+        return None
+    for call in ast.walk(forward):
+        if not isinstance(call, ast.Call) or call is forward:
+            continue
+        source = loss_call_source(call, ctx)
+        if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
+            continue
+        inputs = [strip_shape_ops(i, ctx) for i in loss_inputs(call)]
+        if any(isinstance(i, ast.Name) and i.id == params[0] for i in inputs):
+            return source.name
+    return None
 
 
 def loss_inputs(call: ast.Call) -> list[ast.expr]:
@@ -222,14 +274,22 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
-    if not any(map(ctx.has_text, LOGIT_TEXTS)):
+    if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
         return {}
     facts: dict[str, str] = {}
+    for name in ctx.classes:  # loss classes that hand their input to a logit loss: what other files call
+        wrapped = wrapped_logit_loss(name, ctx)
+        if wrapped:
+            facts[WRAPS + name] = wrapped
     for call in ctx.by_type.get(ast.Call, ()):
-        source = logit_loss(call, ctx)
-        if source is None:
-            continue
-        where = f"{source.name.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
+        source, condition = logit_loss(call, ctx), ""
+        if source is None:  # a loss class of another file: a logit loss if that file says it wraps one
+            source = loss_call_source(call, ctx)
+            short = source.name.rsplit(".", 1)[-1] if source is not None else ""
+            if not LOSS_CLASS.search(short) or short in ctx.classes or source.name.startswith("torch."):
+                continue
+            condition = f"{CONDITIONAL}{short}|"
+        where = f"{condition}{source.name.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
         for arg in loss_inputs(call):
             names = kinds.fed_names(arg, ctx)
             if not source.default:  # any model handed in from outside: only a trainer's default loss meets it

@@ -12,12 +12,14 @@ from ..helpers.kinds import (
     project_facts,
     reaching_values,
     traced_module_output,
+    traced_element,
     traced_return,
 )
 from ..helpers.losses import (
     LOGIT_LOSSES,
     LOGIT_TEXTS,
     SHAPE_METHODS,
+    fed_loss,
     input_kinds,
     logit_loss,
     loss_inputs,
@@ -169,20 +171,32 @@ class ActivationIntoLogitLoss(Rule):
         of = f" (line {', '.join(map(str, lines))})" if lines else ""
         yield Hit(node, _text(self.message, found.kind, _short(name), of))
 
+    def _element_fed(self, name: str, kind: str, ctx: ModuleContext) -> Iterator[Hit]:
+        """`Net/0` whose activation another file's logit loss takes (`pred, aux = net(x)`; `loss(pred, y)`)."""
+        fed = fed_loss(ctx.project, name)
+        owner_name, index = name.split("/", 1)
+        owner = ctx.classes.get(owner_name) or ctx.functions.get(owner_name)
+        found = traced_element(owner, int(index), ctx) if fed is not None and owner is not None else None
+        for origin in found.origins if found is not None else ():
+            yield Hit(origin, _text(self.message, found.kind, fed, f" of {owner_name}"))
+
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """A model of this file whose activation reaches a logit loss in another file (the project index)."""
         project = ctx.project
         if project is None:
             return
         for name, kind in project_facts(ctx).items():
-            if "/" in name or (kind not in ACTIVATIONS and kind != RELU):
+            if kind not in ACTIVATIONS and kind != RELU:
+                continue
+            if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it
+                yield from self._element_fed(name, kind, ctx)
                 continue
             owner = ctx.classes.get(name) or ctx.functions.get(name)
-            fed = project.fed_to(name)
+            fed = fed_loss(project, name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
-                fed = project.fed_to(named_after(name))
+                fed = fed_loss(project, named_after(name))
                 if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
-                    fed = project.fed_to(ANY_MODEL)
+                    fed = fed_loss(project, ANY_MODEL)
                     fed = f"a trainer's default loss, {fed}" if fed else None
             found = traced_return(owner, ctx) if fed is not None else None
             for origin in found.origins if found is not None else ():

@@ -44,6 +44,7 @@ from .walk import (
     output_kind,
     returned_kind,
     traced_kind,
+    traced_element,
     traced_module_output,
     traced_output,
     traced_return,
@@ -52,6 +53,6 @@ from .walk import (
 __all__ = [
     "ACTIVATIONS", "ANY_MODEL", "DEPTH", "FED", "LOGITS", "LOG_SOFTMAX", "PROBABILITIES", "RELU", "SIGMOID",
     "SOFTMAX", "Traced", "call_sites", "class_constant", "fed_names", "kind_of", "method_of", "module_output", "named_after",
-    "output_kind", "parameter_default", "parameter_of", "project_facts", "reaching_values", "returned_kind", "traced_kind",
+    "output_kind", "parameter_default", "parameter_of", "project_facts", "reaching_values", "returned_kind", "traced_element", "traced_kind",
     "traced_module_output", "traced_output", "traced_return",
 ]

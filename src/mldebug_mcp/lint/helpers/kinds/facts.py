@@ -81,17 +81,22 @@ def named_after(name: str) -> str:
 
 
 def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
-    """The other files' models whose output `expr` is (their class names), or '*' for a model handed in as a
-    parameter no call in this file binds (and `~name`, see named_after). Empty when the producer is of this file or not visible."""
+    """The other files' models whose output `expr` is (their class names; `Net/0` for the first element of the
+    tuple it returns, unpacked here), or '*' for a model handed in as a parameter no call in this file binds
+    (and `~name`, see named_after). Empty when the producer is of this file or not visible."""
     walk = Walk(ctx)
-    value = expr
+    value, element = expr, None
     for _ in range(depth):
         if isinstance(value, ast.Subscript):
             value = value.value
         elif isinstance(value, ast.Name):
             bound = walk.binding(value, None)
-            if bound is None:
-                return set()
+            if bound is None:  # unpacked from a tuple (`pred, aux = model(x)`): that element of the output
+                reaching = reaching_values(value, ctx)[1] or []
+                if len(reaching) != 1 or reaching[0][1] is None or element is not None:
+                    return set()
+                value, element = reaching[0]
+                continue
             value = bound[0]
         elif isinstance(value, ast.Call):
             name = ctx.call_name(value)
@@ -103,7 +108,8 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
             else:
                 if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
                     callee = callee.value
-                return _model_names(callee, ctx, walk, depth)
+                names = _model_names(callee, ctx, walk, depth)
+                return names if element is None else {f"{n}/{element}" for n in names if n[:1] not in (ANY_MODEL, "~")}
         else:
             return set()
     return set()

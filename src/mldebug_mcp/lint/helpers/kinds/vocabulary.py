@@ -27,7 +27,7 @@ TENSOR_METHODS = {"softmax": SOFTMAX, "log_softmax": LOG_SOFTMAX, "sigmoid": SIG
 # tensor methods and functions that change layout, dtype or device, not what the values mean
 KEEP_METHODS = frozenset({"view", "reshape", "resize", "resize_", "squeeze", "unsqueeze", "transpose", "permute",
                           "contiguous", "flatten", "float", "double", "half", "bfloat16", "to", "cuda", "cpu",
-                          "clone", "detach", "view_as", "reshape_as", "squeeze_", "unsqueeze_", "t", "type_as"})
+                          "clone", "detach", "view_as", "reshape_as", "squeeze_", "unsqueeze_", "t", "type_as", "type"})
 KEEP_FUNCTIONS = frozenset({"torch.flatten", "torch.reshape", "torch.squeeze", "torch.unsqueeze", "torch.transpose",
                             "torch.permute", "torch.clone", "torch.autograd.Variable"})
 EXP = frozenset({"torch.exp", "torch.special.exp"})

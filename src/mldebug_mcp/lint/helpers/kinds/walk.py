@@ -51,6 +51,14 @@ def traced_return(owner: ast.AST, ctx, space: str = "kinds") -> Traced | None:
     return walk.returned(owner, None, None, DEPTH)
 
 
+def traced_element(owner: ast.AST, index: int, ctx, space: str = "kinds") -> Traced | None:
+    """The kind of element `index` of the tuple a function (or a class's forward) returns."""
+    walk = Walk(ctx, space)
+    if isinstance(owner, ast.ClassDef):
+        return walk.model(owner, None, index, DEPTH)
+    return walk.returned(owner, None, index, DEPTH)
+
+
 def returned_kind(owner: ast.AST, ctx) -> str | None:
     found = traced_return(owner, ctx)
     return found.kind if found is not None else None

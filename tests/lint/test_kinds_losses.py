@@ -1,0 +1,58 @@
+"""A loss class of one file built on a logit loss, taking the first element of the tuple a model of a second
+file returns, in a training script of a third: the model's activation is reported in its own file."""
+
+from pathlib import Path
+
+from mldebug_mcp.lint.engine import lint_paths
+
+LOSSES = (
+    "import torch.nn as nn\n"
+    "import torch.nn.functional as F\n"
+    "class FocalLoss(nn.Module):\n"
+    "    def forward(self, inputs, targets):\n"
+    "        return F.{loss}(inputs, targets)\n"
+)
+MODEL = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(4, 1)\n"
+    "    def forward(self, x):\n"
+    "        out = torch.sigmoid(self.fc(x))\n"
+    "        return out, x\n"
+)
+TRAIN = (
+    "from losses import FocalLoss\n"
+    "from model import Net\n"
+    "def train(loader):\n"
+    "    model, criterion = Net(), FocalLoss()\n"
+    "    for x, y in loader:\n"
+    "        {first}, {second} = model(x)\n"
+    "        criterion(pred.float(), y).backward()\n"
+)
+
+
+def _mld001(tmp_path: Path, loss: str, first: str = "pred", second: str = "aux") -> list[tuple[str, int]]:
+    (tmp_path / "losses.py").write_text(LOSSES.replace("{loss}", loss))
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "train.py").write_text(TRAIN.replace("{first}", first).replace("{second}", second))
+    found = []
+    for jobs in (1, 2):
+        result = lint_paths([tmp_path], jobs=jobs)
+        found.append([(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"])
+    assert found[0] == found[1]
+    return found[0]
+
+
+def test_sigmoid_output_into_a_focal_loss_built_on_bce_with_logits(tmp_path):
+    assert _mld001(tmp_path, "binary_cross_entropy_with_logits") == [("model.py", 8)]
+
+
+def test_a_focal_loss_built_on_plain_bce_stays_quiet(tmp_path):
+    assert _mld001(tmp_path, "binary_cross_entropy") == []
+
+
+def test_the_other_element_of_the_tuple_stays_quiet(tmp_path):
+    assert _mld001(tmp_path, "binary_cross_entropy_with_logits", first="aux", second="pred") == []
