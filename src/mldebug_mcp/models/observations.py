@@ -7,7 +7,7 @@ OBSERVATIONS: dict[str, str] = {
     "crash": "the run stops with an exception or traceback",
     "nan": "the loss, gradients or outputs become NaN or Inf",
     "init_loss_high": "the loss at step 0 is far above chance level (ln k for k classes)",
-    "init_loss_low": "the loss at step 0 is far below chance level, or is suspiciously good from the start",
+    "init_loss_low": "the loss at step 0, before any update, is far below chance level (ln k for k classes)",
     "cannot_overfit": "the model cannot drive the loss near zero on one small batch",
     "overfits_batch": "the model memorises one small batch (loss near zero)",
     "flat_from_start": "the loss does not move from the first steps on",
