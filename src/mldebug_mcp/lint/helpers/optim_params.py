@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 
@@ -16,11 +17,19 @@ ITERATORS = {"parameters", "named_parameters", "modules", "named_modules", "chil
 Source = tuple[str, bool]
 
 
+# the families an optimiser class is named after, at the end of its name (OpenAIAdam, FusedLAMB, BertAdam)
+OPTIMISER_FAMILY = re.compile(r"\w*(Adam|AdamW|SGD|RMSprop|Adagrad|Adafactor|Adadelta|Adamax|Lamb|LAMB|Lion|LBFGS|"
+                              r"NovoGrad|AdaBound|Ranger|Lars|LARS)")
+
+
 def is_optimizer_name(name: str | None) -> bool:
-    """A qualified class name of an optimiser: torch.optim.* (or any *.optim.* class), transformers.AdamW."""
+    """A qualified class name of an optimiser: torch.optim.* (or any *.optim.* class), transformers.AdamW,
+    or an imported class named after an optimiser family (`from opt import OpenAIAdam`)."""
     if not name or "lr_scheduler" in name or not name.rsplit(".", 1)[-1][:1].isupper():
         return False
-    return ".optim." in f".{name}." or name == "transformers.AdamW"
+    if ".optim." in f".{name}." or name == "transformers.AdamW":
+        return True
+    return "." in name and OPTIMISER_FAMILY.fullmatch(name.rsplit(".", 1)[-1]) is not None
 
 
 def dotted(expr: ast.AST | None) -> str | None:

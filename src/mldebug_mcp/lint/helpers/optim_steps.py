@@ -215,15 +215,25 @@ def training_blocks(ctx: ModuleContext) -> set[ast.AST]:
     def collect() -> set[ast.AST]:
         reaching = {f.name for f in ctx.backward_scopes if isinstance(f, FUNCTIONS)}
         functions = [f for kind in FUNCTIONS for f in ctx.by_type.get(kind, ())]
+
+        def reaches(call: ast.Call) -> bool:
+            if _callee_name(call) in reaching:
+                return True
+            # `compute_loss(...)` on an instance of a local class whose __call__ runs the backward
+            built = ctx.constructed(call.func) if isinstance(call.func, ast.Name | ast.Attribute) else None
+            cls = ctx.classes.get(built) if built else None
+            return cls is not None and "__call__" in reaching and any(
+                isinstance(n, FUNCTIONS) and n.name == "__call__" for n in cls.body)
+
         for _ in range(DEPTH):
             grown = {f.name for f in functions if f.name not in reaching
-                     and any(_callee_name(c) in reaching for c in ctx.in_scope(f, (ast.Call,)))}
+                     and any(reaches(c) for c in ctx.in_scope(f, (ast.Call,)))}
             if not grown:
                 break
             reaching |= grown
         blocks = set(ctx.backward_scopes)
         for call in ctx.by_type.get(ast.Call, ()):
-            if _callee_name(call) in reaching:
+            if reaches(call):
                 for ancestor in ctx.ancestors(call):
                     if isinstance(ancestor, LOOPS + FUNCTIONS):
                         if ancestor in blocks:

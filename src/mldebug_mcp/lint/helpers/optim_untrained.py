@@ -14,7 +14,9 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .loops import LOOPS
 from .optim_groups import frozen
+from .optim_steps import FUNCTIONS, training_blocks
 from .optim_params import dotted, within
 
 # torch.nn classes without weights of their own (containers hold whatever they are given: not certain)
@@ -26,6 +28,9 @@ WITHOUT_OWN_WEIGHTS = re.compile(
 )
 WEIGHTED_LOSSES = {"AdaptiveLogSoftmaxWithLoss"}
 NO_GRAD = ("no_grad", "inference_mode")
+# libraries whose classes are not the project's own model pieces
+THIRD_PARTY = ("torch", "torchvision", "transformers", "timm", "numpy", "sklearn", "peft", "accelerate", "lightning",
+               "pytorch_lightning", "datasets", "tokenizers", "diffusers", "trl")
 
 
 def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
@@ -63,8 +68,9 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
             continue
         name = assign.targets[0].id
         value = assign.value
-        if not isinstance(value, ast.Call) or not has_parameters(value, ctx) or any(within(name, h) or within(h, name)
-                                                                                   for h in held):
+        if not isinstance(value, ast.Call) or any(within(name, h) or within(h, name) for h in held):
+            continue
+        if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx):
             continue
         if _trained(name, ctx.scope_of(assign), ctx) and not frozen(name, ctx) and name not in dict(found):
             found.append((name, assign.lineno))
@@ -97,7 +103,35 @@ def _sees(scope: ast.AST, node: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _in_training_step(call: ast.Call, ctx: ModuleContext) -> bool:
-    return any(a in ctx.backward_scopes for a in ctx.ancestors(call))
+    """In a block that backwards, or in a loop whose iteration reaches a backward through a local helper
+    (`loss_compute(out, y)`, an object whose __call__ backwards)."""
+    if any(a in ctx.backward_scopes for a in ctx.ancestors(call)):
+        return True
+    loop = ctx.enclosing(call, LOOPS + FUNCTIONS)
+    return isinstance(loop, LOOPS) and loop in training_blocks(ctx)
+
+
+NOT_MODULES = re.compile(r"\w*(Loss|Criterion|Metric|Meter|Logger|Writer|Dataset|Loader|Sampler|Tokenizer|Config|"
+                         r"Scheduler|Optimizer|Compute|Iterator|Saver)\w*")
+
+
+def _sibling_of_held(value: ast.Call, held: set[str], optimizer: ast.Call, ctx: ModuleContext) -> bool:
+    """`clf_head = ClfHead(...)` next to `model = Model(...)`, both imported from the project's own model
+    module: another piece of the model, which the optimiser over `model` alone leaves out. A piece built
+    around the held module (`LMHead(model)`) may share its weights and is left out."""
+    name = ctx.call_name(value) or ""
+    origin, _, simple = name.rpartition(".")
+    if not origin or not simple[:1].isupper() or NOT_MODULES.fullmatch(simple) or name.startswith(THIRD_PARTY):
+        return False
+    handed = {dotted(a) for a in [*value.args, *(k.value for k in value.keywords)]} - {None}
+    if any(within(h, m) or within(m, h) for h in handed for m in held):
+        return False
+    # the held module as the optimiser's call names it (`encoder.parameters()`), read in its own scope
+    for held_name in (n for n in ast.walk(optimizer) if isinstance(n, ast.Name) and n.id in held):
+        built = ctx.constructed(held_name)
+        if built and built.rpartition(".")[0] == origin and built != name:
+            return True
+    return False
 
 
 def _under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:
