@@ -78,8 +78,9 @@ def run(s: Session) -> Any:
     elif ratio > PASS_HIGH:
         summary += "; too high: logits too large at init, a summed reduction, or unscaled targets"
     elif ratio < PASS_LOW:
-        summary += "; too low for an untrained model: the loss is measured wrong (masked targets counted in the divisor, "
-                    "a reduction over the wrong axis) or the weights are not untrained (pretrained, or read after updates)"
+        summary += ("; too low for an untrained model: the loss is measured wrong (masked targets counted in the "
+                    "divisor, a reduction over the wrong axis) or the weights are not untrained (pretrained, or read "
+                    "after updates)")
     return _result(status, summary, measured, expected, why, squashed=bool(squashed))
 
 
