@@ -23,6 +23,9 @@ def unscaled_trainer_loss(function: ast.AST, ctx: ModuleContext) -> ast.Return |
     cls = ctx.enclosing_class(function)
     if not cls.bases:
         return None
+    if any(isinstance(n, ast.Name | ast.Attribute) and (n.id if isinstance(n, ast.Name) else n.attr)
+           == "model_accepts_loss_kwargs" for n in ast.walk(cls)):
+        return None  # the class tells the Trainer whether to divide: it decided on purpose
     arguments = function.args
     names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
     if NORMALISER not in names:
