@@ -56,3 +56,47 @@ def test_a_focal_loss_built_on_plain_bce_stays_quiet(tmp_path):
 
 def test_the_other_element_of_the_tuple_stays_quiet(tmp_path):
     assert _mld001(tmp_path, "binary_cross_entropy_with_logits", first="aux", second="pred") == []
+
+
+BASE = (
+    "import torch.nn as nn\n"
+    "class Base(nn.Module):\n"
+    "    def build(self, kind):\n"
+    "        if kind == 'bce':\n"
+    "            return nn.BCEWithLogitsLoss()\n"
+    "        if kind == 'mse':\n"
+    "            return nn.MSELoss()\n"
+    "    def fit(self, batches):\n"
+    "        self.criterion = self.build(self.kind)\n"
+    "        for x, y in batches:\n"
+    "            self.criterion(self(x), y).backward()\n"
+)
+CHILD = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "from base import Base\n"
+    "class Scorer(Base):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(4, 1)\n"
+    "        self.kind = '{kind}'\n"
+    "    def forward(self, x):\n"
+    "        return torch.sigmoid(self.fc(x))\n"
+    "    def step(self, x, y):\n"
+    "        return self.criterion(self.forward(x), y)\n"
+)
+
+
+def _inherited(tmp_path: Path, kind: str) -> list[tuple[str, int]]:
+    (tmp_path / "base.py").write_text(BASE)
+    (tmp_path / "child.py").write_text(CHILD.replace("{kind}", kind))
+    result = lint_paths([tmp_path], jobs=1)
+    return [(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"]
+
+
+def test_a_base_class_of_another_file_picks_bce_with_logits_by_the_subclass_option(tmp_path):
+    assert _inherited(tmp_path, "bce") == [("child.py", 10)]
+
+
+def test_the_subclass_option_picks_a_loss_that_takes_probabilities(tmp_path):
+    assert _inherited(tmp_path, "mse") == []

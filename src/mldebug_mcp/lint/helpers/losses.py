@@ -7,6 +7,7 @@ import re
 
 from ..context import ModuleContext
 from . import kinds
+from .losses_chosen import attr_loss_facts, chosen_loss
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -191,8 +192,9 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
     a loss class of this file or another that hands its input to one (a focal loss built on
     F.binary_cross_entropy_with_logits), named after the loss it wraps."""
     source = loss_call_source(call, ctx)
-    if source is None:
-        return None
+    if source is None:  # `self.criterion(...)` set by a base class, maybe picked by a string this class sets
+        chosen = chosen_loss(call, ctx)
+        return LossSource(chosen, call, False) if chosen in LOGIT_FUNCTIONS or chosen in LOGIT_LOSSES else None
     if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
         wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped else None
@@ -276,7 +278,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
         return {}
-    facts: dict[str, str] = {}
+    facts: dict[str, str] = dict(attr_loss_facts(ctx))
     for name in ctx.classes:  # loss classes that hand their input to a logit loss: what other files call
         wrapped = wrapped_logit_loss(name, ctx)
         if wrapped:

@@ -44,6 +44,8 @@ RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit")
 SKORCH_TEXT = ("NeuralNet",)
+# a loss a base class keeps in self.<attr> (maybe in another file): `self.criterion(out, y)`
+INHERITED = ("self.criterion", "self.loss")
 # a noqa comment (bare or naming MLD001) as the engine reads it: one at the loss also silences the activation's
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
@@ -120,7 +122,7 @@ class ActivationIntoLogitLoss(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not ctx.memo(("mld001", "loss-text"), lambda: any(map(ctx.has_text, LOGIT_TEXTS + SKORCH_TEXT))):
+        if not ctx.memo(("mld001", "loss-text"), lambda: any(map(ctx.has_text, LOGIT_TEXTS + SKORCH_TEXT + INHERITED))):
             return
         source = logit_loss(node, ctx)
         if source is None:

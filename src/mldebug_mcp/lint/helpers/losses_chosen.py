@@ -1,0 +1,140 @@
+"""A loss kept in `self.<attr>` by a base class (MLD001): `self.criterion = nn.BCEWithLogitsLoss()`, or
+`self.criterion = self._build_criterion(self.loss_type)` where the builder picks a loss by a string (an
+if-chain on it, or a dict of losses indexed by it), and a subclass, of this file or another, sets that string
+(`self.loss_type = 'CL'`) and calls `self.criterion(...)` without assigning it. The file of the base class
+tells the others: `lossattr:<attr>` -> the loss's qualified name, or `choice:<option>:<KEY>=<loss>;...`."""
+
+from __future__ import annotations
+
+import ast
+
+from .kinds import class_constant, method_of
+
+ATTR = "lossattr:"
+CHOICE = "choice:"
+
+
+def attr_loss_facts(ctx) -> dict[str, str]:
+    """`lossattr:<attr>` for each `self.<attr>` of a class of this file that holds a known loss or a chosen one."""
+    def compute() -> dict[str, str]:
+        facts: dict[str, str] = {}
+        for cls_name, attrs in ctx.class_attrs.items():
+            for attr, values in attrs.items():
+                for value in values:
+                    told = _describe(value, ctx)
+                    if told:
+                        facts.setdefault(ATTR + attr, told)
+        return facts
+
+    return ctx.memo(("losses", "attr-facts"), compute)
+
+
+def chosen_loss(call: ast.Call, ctx) -> str | None:
+    """The loss `self.<attr>(...)` computes when this class never assigns the attribute: what a base class of
+    this file or another keeps there, picked by the string this class sets when the base chooses by one."""
+    callee = call.func
+    if isinstance(callee, ast.Attribute) and callee.attr == "forward":
+        callee = callee.value
+    if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self"):
+        return None
+    cls = ctx.enclosing_class(call)
+    if cls is None or ctx.class_attrs.get(cls.name, {}).get(callee.attr):
+        return None  # assigned here: the ordinary tracing answers
+    told = attr_loss_facts(ctx).get(ATTR + callee.attr)
+    if told is None and ctx.project is not None:
+        told = ctx.project.kind_returned_by(ATTR + callee.attr)
+    if told is None or not told.startswith(CHOICE):
+        return told
+    option, _, table = told[len(CHOICE):].partition(":")
+    choices = dict(entry.split("=", 1) for entry in table.split(";") if "=" in entry)
+    keys = {v.value.upper() for v in ctx.class_attrs.get(cls.name, {}).get(option, [])
+            if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    picked = {choices.get(k) for k in keys}
+    return picked.pop() if len(picked) == 1 else None
+
+
+def _describe(value: ast.AST, ctx) -> str | None:
+    from .losses import loss_source  # losses imports this module
+
+    if not isinstance(value, ast.Call):
+        return None
+    builder = _local_function(value, ctx)
+    if builder is None:
+        source = loss_source(value, ctx)
+        return source.name if source is not None and _is_loss(source.name) else None
+    table = _choices(builder, ctx)
+    if not table or not value.args:
+        return None
+    option = value.args[0]
+    if isinstance(option, ast.Constant) and isinstance(option.value, str):
+        return table.get(option.value.upper())
+    if isinstance(option, ast.Attribute) and isinstance(option.value, ast.Name) and option.value.id == "self":
+        return CHOICE + option.attr + ":" + ";".join(f"{k}={v}" for k, v in sorted(table.items()))
+    return None
+
+
+def _local_function(call: ast.Call, ctx):
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in ctx.functions:
+        return ctx.functions[func.id]
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(call)
+        for _ in range(4):  # the method may be inherited from a base class of this file
+            found = method_of(cls, func.attr) if cls is not None else None
+            if found is not None:
+                return found
+            bases = [b.id for b in cls.bases if isinstance(b, ast.Name)] if cls is not None else []
+            cls = ctx.classes.get(bases[0]) if bases else None
+    return None
+
+
+def _choices(func: ast.AST, ctx) -> dict[str, str]:
+    """KEY -> loss for a builder that picks a loss by its first parameter: `if name.upper() == 'CL': criterion =
+    nn.BCEWithLogitsLoss()` (or `return ...`), or `return LOSSES[name]()` with LOSSES a dict of losses."""
+    from .losses import loss_source
+
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    params = params[1:] if params[:1] == ["self"] else params
+    if not params:
+        return {}
+    param, table = params[0], {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.If):
+            key = _compared_key(node.test, param)
+            for stmt in node.body if key else ():
+                value = stmt.value if isinstance(stmt, ast.Assign | ast.Return) else None
+                source = loss_source(value, ctx) if value is not None else None
+                if source is not None and _is_loss(source.name):
+                    table[key] = source.name
+                    break
+        elif isinstance(node, ast.Return) and node.value is not None:
+            lookup = node.value.func if isinstance(node.value, ast.Call) else node.value
+            if isinstance(lookup, ast.Subscript) and isinstance(lookup.slice, ast.Name) and lookup.slice.id == param:
+                entries = ctx.resolve(lookup.value)
+                if not isinstance(entries, ast.Dict) and isinstance(lookup.value, ast.Attribute):
+                    owner = ctx.enclosing_class(func)  # a table kept on the class: LOSSES = {...}
+                    entries = class_constant(owner, lookup.value.attr) if owner is not None else None
+                for k, v in zip(entries.keys, entries.values, strict=False) if isinstance(entries, ast.Dict) else ():
+                    source = loss_source(v, ctx)
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str) and source is not None \
+                            and _is_loss(source.name):
+                        table[k.value.upper()] = source.name
+    return table
+
+
+def _compared_key(test: ast.AST, param: str) -> str | None:
+    """'CL' for `name == 'CL'`, `name.upper() == 'cl'`, `'CL' == name`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    sides = [test.left, test.comparators[0]]
+    constants = [s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    others = [s for s in sides if not isinstance(s, ast.Constant)]
+    if len(constants) != 1 or len(others) != 1:
+        return None
+    mentions = any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(others[0]))
+    return constants[0].upper() if mentions else None
+
+
+def _is_loss(name: str) -> bool:
+    short = name.rsplit(".", 1)[-1]
+    return short.endswith(("Loss", "_loss", "cross_entropy", "_with_logits")) or short.startswith("cross_entropy")
