@@ -55,6 +55,7 @@ WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 TRAIN_WORDS = {"train", "training"}
 HELD_OUT_WORDS = {"val", "valid", "validation", "test", "testing", "dev", "eval", "holdout"}
 ADDERS = {"append", "extend", "add"}
+ARRAY_SPLITS = {"numpy.split", "numpy.array_split", "torch.split", "torch.tensor_split"}
 
 
 def _split_word(target: ast.AST) -> str | None:
@@ -72,8 +73,9 @@ def _mentions(expr: ast.AST, names: set[str]) -> bool:
 
 def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext) -> bool:
     """Whether, after line `after`, the function cuts the variables `data` into a training part and a
-    held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, or a loop over the data
-    appending to `X_train` and `X_test` (both parts must appear; a train part alone is no split)."""
+    held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, `train, test = np.split(data, [n])`,
+    or a loop over the data appending to `X_train` and `X_test` (both parts must appear; a train part alone is
+    no split)."""
     rows = set(data)
     for loop in ctx.in_scope(scope, (ast.For,)):  # loop variables over the data are its rows
         if loop.lineno > after and _mentions(loop.iter, data):
@@ -84,6 +86,9 @@ def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext
             continue
         if isinstance(node, ast.Assign):
             parts |= {_split_word(t) or _index_word(v) for t, v in _pairs(node) if _slice_of(v, data)}
+            if isinstance(node.value, ast.Call) and ctx.call_name(node.value) in ARRAY_SPLITS and node.value.args \
+                    and _mentions(node.value.args[0], data):  # train, val, test = np.split(data, [a, b])
+                parts |= {_split_word(n) for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         elif isinstance(node, ast.Call) and ctx.method_name(node) in ADDERS \
                 and any(_mentions(a, rows) for a in node.args):
             parts.add(_split_word(node.func.value))
