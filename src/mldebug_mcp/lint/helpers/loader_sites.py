@@ -109,6 +109,9 @@ def _sites(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST
                 sites.extend(_handed(parent, parent.args.index(use), key, ctx, depth))
             elif isinstance(parent, ast.Dict) and key is None:
                 sites.extend(_sites(_handle_of(use, ctx), ctx, depth - 1))
+            elif key is None and (isinstance(parent, ast.Return) or isinstance(parent, ast.Tuple)
+                                  and isinstance(ctx.parent(parent), ast.Return)):
+                sites.extend(_returned_to_callers(use, parent, ctx, depth))
     return sites
 
 
@@ -142,6 +145,28 @@ def _handed(call: ast.Call, slot: int | str, key: str | None, ctx: ModuleContext
                 handles += [("attr", cls, t.attr, None) for t in node.targets if isinstance(t, ast.Attribute)
                             and isinstance(t.value, ast.Name) and t.value.id == "self"]
     return _sites([(kind, owner, name, key) for kind, owner, name, _ in handles], ctx, depth - 1)
+
+
+def _returned_to_callers(use: ast.AST, parent: ast.AST, ctx: ModuleContext, depth: int) -> list[ast.AST]:
+    """`return loader` (or `return train_loader, val_loader`) from a builder of this file: where its callers
+    keep the result (the same element of a tuple they unpack)."""
+    func = ctx.enclosing(use, (ast.FunctionDef, ast.AsyncFunctionDef))
+    index = next(i for i, e in enumerate(parent.elts) if e is use) if isinstance(parent, ast.Tuple) else None
+    handles = []
+    for call in _calls_of(func, ctx) if func is not None else ():
+        assign = ctx.parent(call)
+        if not isinstance(assign, ast.Assign) or assign.value is not call:
+            continue
+        for target in assign.targets:
+            if index is not None and isinstance(target, ast.Tuple) and index < len(target.elts):
+                target = target.elts[index]
+            elif index is not None:
+                continue
+            if isinstance(target, ast.Name):
+                handles.append(("name", ctx.scope_of(assign), target.id, None))
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                handles.append(("attr", ctx.enclosing_class(assign), target.attr, None))
+    return _sites(handles, ctx, depth - 1)
 
 
 def _result_handles(call: ast.Call, ctx: ModuleContext) -> list[tuple]:
