@@ -1,5 +1,8 @@
 """A module with trainable parameters, built and used in training next to an optimiser that never holds it.
 
+Also a project module composed of pieces of the optimised model (`VAE(model.encoder, model.decoder)`), or
+another piece imported from the same project module as the optimised model (`ClfHead` next to `Model`).
+
 `crf = CRF(...)` or `criterion = AdaptiveSoftmaxLoss(...)` (a loss with its own weights) called on the way
 to the loss while `optimizer = Adam(model.parameters())`: backward fills their gradients and nothing
 updates them. Only modules we can see have parameters count (a torch.nn layer that has weights, or a
@@ -16,8 +19,8 @@ import re
 from ..context import ModuleContext
 from .loops import LOOPS
 from .optim_groups import frozen
-from .optim_steps import FUNCTIONS, training_blocks
-from .optim_params import dotted, within
+from .optim_params import dotted, is_optimizer_name, within
+from .optim_steps import FUNCTIONS, local_callee, training_blocks
 
 # torch.nn classes without weights of their own (containers hold whatever they are given: not certain)
 WITHOUT_OWN_WEIGHTS = re.compile(
@@ -70,7 +73,8 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
         value = assign.value
         if not isinstance(value, ast.Call) or any(within(name, h) or within(h, name) for h in held):
             continue
-        if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx):
+        if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx) \
+                and not _built_from_held_pieces(value, held, ctx):
             continue
         if _trained(name, ctx.scope_of(assign), ctx) and not frozen(name, ctx) and name not in dict(found):
             found.append((name, assign.lineno))
@@ -88,13 +92,37 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
             if _in_training_step(parent, ctx) and not _under_no_grad(parent, ctx):
                 called = True
             continue
+        if _rewrapped(node, parent, ctx) or _handed_to_evaluation(node, parent, ctx):
+            continue  # `vae = nn.DataParallel(vae)`, `evaluate(loader, vae)`: its parameters reach no optimiser
         if isinstance(parent, ast.Attribute) and parent.value is node:
             call = ctx.parent(parent)
+            if isinstance(parent.ctx, ast.Store):
+                continue  # `vae.lm_head = model.lm_head`: a piece set on it, its own parameters stay
             if parent.attr in {"eval", "requires_grad_"} or not (isinstance(call, ast.Call) and call.func is parent):
                 return False  # frozen, evaluated, or an attribute read: not sure it should train
             continue  # crf.decode(...), criterion.cuda(): its parameters stay where they are
         return False  # handed to a wrapper or a helper, stored, returned: its parameters may reach an optimiser
     return called
+
+
+def _rewrapped(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -> bool:
+    """`x = DataParallel(x)` / `x = DDP(x, ...)`: handed to a wrapper that keeps the name."""
+    holder = ctx.parent(parent)
+    return (isinstance(parent, ast.Call) and node in parent.args
+            and (ctx.call_name(parent) or "").endswith(("DataParallel", "DistributedDataParallel"))
+            and isinstance(holder, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id for t in holder.targets))
+
+
+def _handed_to_evaluation(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -> bool:
+    """Handed to a function of this module that neither builds an optimiser nor runs a backward."""
+    if not (isinstance(parent, ast.Call) and node in parent.args):
+        return False
+    helper = local_callee(parent, ctx)
+    if helper is None:
+        return False
+    calls = [c for c in ast.walk(helper) if isinstance(c, ast.Call)]
+    return not any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) in {"backward", "step", "add_param_group"}
+                   for c in calls)
 
 
 def _sees(scope: ast.AST, node: ast.AST, ctx: ModuleContext) -> bool:
@@ -142,3 +170,15 @@ def _under_no_grad(node: ast.AST, ctx: ModuleContext) -> bool:
                 for item in ancestor.items):
             return True
     return False
+
+
+def _built_from_held_pieces(value: ast.Call, held: set[str], ctx: ModuleContext) -> bool:
+    """`vae = VAE(model.model.encoder, model.model.decoder, ...)`: a project module composed of pieces of the
+    optimised model (and, being a new module, layers of its own), while the optimiser holds only `model`."""
+    name = ctx.call_name(value) or ""
+    simple = name.rpartition(".")[2]
+    if not simple[:1].isupper() or NOT_MODULES.fullmatch(simple) or name.startswith(THIRD_PARTY):
+        return False
+    pieces = {dotted(a) for a in [*value.args, *(k.value for k in value.keywords)]} - {None}
+    return any(within(p, h) and p != h for p in pieces for h in held)
+
