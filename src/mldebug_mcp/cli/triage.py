@@ -41,7 +41,7 @@ def _answers(pairs: list[str]) -> dict[str, str]:
 
 def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None) -> int:
     from ..models.observations import OBSERVATIONS
-    from ..render.triage import triage_text
+    from ..render.triage import triage_json_data, triage_text
     from ..services.triage import triage, triage_step
 
     if args.observe == ["list"]:
@@ -53,7 +53,7 @@ def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None
         result = triage(symptom, args.observe, limit=args.limit, detail=args.detail,
                         include_catalogue=args.catalogue, candidates=args.candidate)
         if args.json:
-            emit_json(result.to_json_data())
+            emit_json(triage_json_data(result))
         else:
             print(triage_text(result, quotes=not args.no_quotes))
         return EXIT_OK

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import textwrap
 
-from ..models.triage import Hypothesis, PlannedTest, TriageResult, TriageStep
+from ..models.triage import FULL_ONLY, Hypothesis, PlannedTest, TriageResult, TriageStep
 from .text import WIDTH, evidence_lines, labelled
 
 COMPACT_NOTE = ("Compact: why, test, fix and evidence ids of each are in the structured content; detail='full' adds "
                 "predictions, anti-patterns and quotes.")
 COMPACT_TEST_CHARS = 90
+
+
+def triage_json_data(result: TriageResult) -> dict:
+    """What `result.to_json_data()` gives (the JSON the CLI prints), without pydantic's TypeAdapter: building
+    one costs more than the triage call. Plain dataclass fields; the compact form leaves out FULL_ONLY."""
+    from dataclasses import asdict
+
+    data = asdict(result)
+    if result.detail == "compact":
+        for hypothesis in data["hypotheses"]:
+            for name in FULL_ONLY:
+                hypothesis.pop(name, None)
+    return data
 
 
 def hypothesis_text(number: int, h: Hypothesis, quotes: bool = True) -> str:

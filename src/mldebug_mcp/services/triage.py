@@ -1,21 +1,28 @@
 """Triage: read a description, lint any code in it, rank the catalogue, walk the tree. Shared by the CLI,
-the MCP server and the Python API; the pure work happens in triage/."""
+the MCP server and the Python API; the pure work happens in triage/.
+
+A triage call reads the catalogue, the tree and the quotes from the snapshot (triage/snapshot.py), kept on
+disk between processes: a warm call imports neither pydantic nor YAML. The tree walk, the docs and the
+evidence store load the validated YAML and the evidence folder when they are asked for."""
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING
+
 from ..errors import UsageError
+from ..models.evidence import Quote
 from ..models.observations import OBSERVATIONS, unknown_observations
 from ..models.triage import Detail, Hypothesis, PlannedTest, TreeAnswer, TriageResult, TriageStep
-from ..triage import ranking
+from ..triage import ranking, snapshot, test_plan
 from ..triage.brief import FIX_CHARS, SYMPTOM_CHARS, TEST_CHARS, one_line
-from ..triage.catalogue import Cause, load_catalogue
 from ..triage.description import Description
-from ..triage.matcher import CauseIndex, bundled_index
 from ..triage.signals import read_observations
-from ..triage import test_plan
 from ..triage.text import tokens
-from ..triage.tree import load_tree, walk
-from .evidence import load_store
+
+if TYPE_CHECKING:
+    from ..triage.catalogue import Cause
+    from ..triage.matcher import CauseIndex
 
 MAX_SYMPTOM_CHARS = 50_000
 # Snippets in posts usually omit their imports; the linter resolves names through imports, so the
@@ -25,13 +32,12 @@ DEFAULT_LIMIT = 5
 MAX_CANDIDATES = 20
 PLAN_SIZE = 3  # tests in the plan, and tree questions asked when the report is thin
 DETAILS = ("compact", "full")
+QUOTES_PREFIX = "triage-quotes-"
 
 
 def catalogue_index() -> str:
     """Every cause in one read: id | title | how it shows, by category (the mldebug://causes resource)."""
-    from ..triage.catalogue_index import catalogue_index_text
-
-    return catalogue_index_text(load_catalogue())
+    return snapshot.bundled().catalogue_text
 
 
 def triage(symptom: str = "", observations: list[str] | None = None, limit: int = DEFAULT_LIMIT,
@@ -59,26 +65,30 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
         raise UsageError("limit must be between 1 and 20")
     if detail not in DETAILS:
         raise UsageError(f"detail must be 'compact' or 'full' (got {detail!r})")
-    catalogue = load_catalogue()
+    known_facts = snapshot.bundled()
+    catalogue = known_facts.catalogue
     wanted = _known_causes(catalogue, candidates or [])
     description = Description.read(symptom)
     # Fixes already tried describe the person's guesses, not the run: "tried dropout, it overfits" is no gap.
     read = [k for k in read_observations(description.reported) if k not in stated]
     lint_codes = _lint_codes(description)
     domains = ranking.detect_domains(catalogue, description.text)
-    scored = ranking.score_causes(catalogue, index or bundled_index(), description, stated, read, lint_codes, domains)
+    scored = ranking.score_causes(catalogue, index or known_facts.index, description, stated, read, lint_codes, domains)
     chosen = ranking.choose(scored, limit)
     picked = {s.cause.id for s in chosen}
     listed = sorted(chosen + [s for s in scored if s.cause.id in wanted and s.cause.id not in picked],
                     key=lambda s: (-s.weight, s.cause.id))
     first_plain = next((s for s in listed if not s.cause.subtle and s.cause.category != "null"), None)
-    build = _compact_hypothesis if detail == "compact" else _hypothesis
-    hypotheses = [build(s, s is first_plain) for s in listed]
+    if detail == "compact":
+        hypotheses = [_compact_hypothesis(s, s is first_plain) for s in listed]
+    else:
+        quotes = _quotes()
+        hypotheses = [_hypothesis(s, s is first_plain, quotes) for s in listed]
     for item, hypothesis in zip(listed, hypotheses):
         hypothesis.source = ("both" if item.cause.id in picked else "agent") if item.cause.id in wanted else "tool"
     leading = [test_plan.Candidate(s.cause, s.weight) for s in listed]
     known = set(stated + read)
-    ranked = test_plan.plan(leading, load_tree(), tool_call, known)
+    ranked = test_plan.plan(leading, known_facts.tree, tool_call, known)
     words = sum(1 for t in tokens(description.told) if not t.startswith("_"))
     thin = test_plan.thin_reason([s.weight for s in chosen if s.cause.category != "null"], len(known), words)
     questions = [t for t in ranked if t.kind == "question"][:PLAN_SIZE] if thin else []
@@ -87,12 +97,14 @@ def triage(symptom: str = "", observations: list[str] | None = None, limit: int 
         symptom=shown, detail=detail, observations=stated + read, read_from_text=read, domains=domains, lint_codes=lint_codes,
         hypotheses=hypotheses, next_test=_next_test(chosen),
         test_plan=[_planned(t, detail) for t in ranked[:PLAN_SIZE]], thin=thin, questions=[_planned(t, detail) for t in questions],
-        catalogue=catalogue_index() if include_catalogue else None,
+        catalogue=known_facts.catalogue_text if include_catalogue else None,
     )
 
 
 def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> TriageStep:
     """One step of the decision tree from the answers so far; at a leaf, the ranked hypotheses."""
+    from ..triage.tree import load_tree, walk
+
     tree = load_tree()
     state = walk(tree, {k: str(v) for k, v in (answers or {}).items()})
     path = [f"{node}={answer}" for node, answer in state.path]
@@ -161,14 +173,56 @@ def tool_call(cause: Cause) -> str | None:
     return None
 
 
-def _hypothesis(item: ranking.Scored, first_plain: bool) -> Hypothesis:
-    cause, store = item.cause, load_store()
+@cache
+def _quotes() -> dict[str, dict]:
+    """The quotes behind the catalogue's causes (evidence id -> the Quote's fields), kept on disk beside the
+    snapshot: reading the evidence folder parses YAML and Argdown, which costs more than a triage call. Named
+    by a digest of the ids, the evidence files and the code that reads them."""
+    from pathlib import Path
+
+    from ..content import evidence_dir
+    from ..triage import index_cache
+
+    ids = sorted({e for c in snapshot.bundled().catalogue.causes.values() for e in c.evidence})
+    package = Path(__file__).resolve().parents[1]
+    texts = [*ids, *snapshot.folder_texts(str(evidence_dir())), *snapshot.folder_texts(str(package / "citations")),
+             (package / "models" / "evidence.py").read_text(encoding="utf-8")]
+    return index_cache.load_or_build(index_cache.digest(texts), lambda: _build_quotes(ids), _quotes_fit,
+                                     prefix=QUOTES_PREFIX)
+
+
+def _build_quotes(ids: list[str]) -> dict[str, dict]:
+    from dataclasses import asdict
+
+    from .evidence import load_store
+
+    store = load_store()
+    return {e: asdict(store.quote(e)) for e in ids if e in store.excerpts}
+
+
+def _quotes_fit(state: dict) -> bool:
+    fields = set(Quote.__dataclass_fields__)
+    return all(isinstance(q, dict) and set(q) == fields for q in state.values())
+
+
+def _quote(evidence_id: str, quotes: dict[str, dict]) -> Quote:
+    """The quote of an evidence id, from the snapshot; an id it lacks goes to the evidence store (which
+    says what is wrong with it)."""
+    if evidence_id in quotes:
+        return Quote(**quotes[evidence_id])
+    from .evidence import load_store
+
+    return load_store().quote(evidence_id)
+
+
+def _hypothesis(item: ranking.Scored, first_plain: bool, quotes: dict[str, dict]) -> Hypothesis:
+    cause = item.cause
     return Hypothesis(
         cause=cause.id, title=cause.title, category=cause.category, role=ranking.role(item, first_plain),
         prior=round(item.prior, 4), weight=round(item.weight, 4), why=ranking.explain(item),
         test=cause.test.description, tool_call=tool_call(cause), if_cause=cause.predicts.if_cause,
         if_not=cause.predicts.if_not, fix=cause.fix, avoid=list(cause.anti_patterns),
-        evidence_ids=list(cause.evidence), evidence=[store.quote(e) for e in cause.evidence],
+        evidence_ids=list(cause.evidence), evidence=[_quote(e, quotes) for e in cause.evidence],
     )
 
 
@@ -202,7 +256,7 @@ def _next_test(chosen: list[ranking.Scored]) -> str:
 
 def tree_markdown() -> str:
     """The decision tree and its leaves, for the generated section of the playbook."""
-    from ..triage.tree import render_leaves, render_tree
+    from ..triage.tree import load_tree, render_leaves, render_tree
 
     tree = load_tree()
     return f"```text\n{render_tree(tree)}\n```\n\n{render_leaves(tree)}"
@@ -210,6 +264,7 @@ def tree_markdown() -> str:
 
 def catalogue_markdown() -> str:
     """The cause catalogue, for the generated section of refs/causes.md."""
+    from ..triage.catalogue import load_catalogue
     from ..triage.render import catalogue_markdown as markdown
 
     return markdown(load_catalogue())

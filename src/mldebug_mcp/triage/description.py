@@ -6,11 +6,13 @@ evidence for the cause it targets. Every reader of a description takes its parts
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .code_snippets import extract_code, prose_of
-from .glossary import gloss
 from .text import split_tried
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")  # the glossary's script: only a text with some needs the glossary (and YAML)
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,11 @@ class Description:
 
     @classmethod
     def read(cls, given: str) -> Description:
-        text = gloss(given)
+        text = given
+        if _CJK.search(given):
+            from .glossary import gloss
+
+            text = gloss(given)
         prose = prose_of(text)
         told, tried = split_tried(prose)
         return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)))

@@ -1,11 +1,11 @@
-"""The bundled cause index, kept on disk between processes.
+"""What triage computes from its bundled data (the cause index, the snapshot), kept on disk between processes.
 
 Building the index tokenises and stems about five thousand texts (over a second of CPU), while the
-catalogue changes only with a release or an edit. So the built index is stored as JSON in the user's
+catalogue changes only with a release or an edit. So the built state is stored as JSON in the user's
 cache folder, named by a digest of everything that decides its content: the catalogue's YAML texts and
 the source of the modules that turn text into vectors. Any edit to either gives a new name, and the
-stale files are removed when the new one is written. JSON, not pickle: a file in a shared cache folder
-must never be able to run code. A cache that cannot be read or written only costs the build time.
+stale files (of the same prefix) are removed when the new one is written. JSON, not pickle: a file in a
+shared cache folder must never be able to run code. A cache that cannot be read or written only costs the build time.
 
 MLDEBUG_CACHE_DIR moves the folder; MLDEBUG_CACHE_DIR=off turns the cache off."""
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -42,22 +42,26 @@ def cache_folder() -> Path | None:
         return None
     if chosen:
         return Path(chosen).expanduser()
+    if sys.platform.startswith("linux"):
+        # What platformdirs answers on Linux, without its import (a tenth of a cold triage call).
+        return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "mldebug-mcp"
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("mldebug-mcp", appauthor=False))
 
 
-def load_or_build(key: str, build: Callable[[], dict], valid: Callable[[dict], bool]) -> dict:
-    """The state stored under `key` when it is there and `valid` accepts it; otherwise `build()`, stored."""
+def load_or_build(key: str, build: Callable[[], dict], valid: Callable[[dict], bool], prefix: str = PREFIX) -> dict:
+    """The state stored under `key` when it is there and `valid` accepts it; otherwise `build()`, stored
+    (replacing the older files of the same prefix)."""
     folder = cache_folder()
     if folder is None:
         return build()
-    path = folder / f"{PREFIX}{key}.json"
+    path = folder / f"{prefix}{key}.json"
     state = _read(path)
     if state is not None and valid(state):
         return state
     state = build()
-    _write(folder, path, state)
+    _write(folder, path, state, prefix)
     return state
 
 
@@ -72,10 +76,12 @@ def _read(path: Path) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def _write(folder: Path, path: Path, state: dict) -> None:
+def _write(folder: Path, path: Path, state: dict, prefix: str) -> None:
+    import tempfile
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=PREFIX, suffix=".tmp", dir=folder)
+        handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     except OSError:
         return
     try:
@@ -86,7 +92,7 @@ def _write(folder: Path, path: Path, state: dict) -> None:
     except OSError:
         _remove(Path(temporary))
         return
-    for stale in folder.glob(f"{PREFIX}*.json"):
+    for stale in folder.glob(f"{prefix}*.json"):
         if stale != path:
             _remove(stale)
 

@@ -6,16 +6,21 @@ Offline and deterministic: the index is built once from the catalogue."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
-from .catalogue import Catalogue, Cause
 from .description import Description
+from .inverted import Vector, add_postings, cosines
 from .signals import contradicts, read_stances
 from .text import tokens
+
+if TYPE_CHECKING:  # the pydantic catalogue or the snapshot's facts (snapshot.py)
+    from .catalogue import Catalogue, Cause
 
 # Field weights when a cause's text is folded into one document: keywords and the title are the
 # most specific words a cause has, so they count more than its long summary.
@@ -39,9 +44,6 @@ class TextFit:
     keywords: tuple[str, ...]
 
 
-Vector = dict[str, float]
-
-
 def _norm(vector: Vector) -> Vector:
     length = math.sqrt(sum(v * v for v in vector.values())) or 1.0
     return {k: v / length for k, v in vector.items()}
@@ -49,12 +51,6 @@ def _norm(vector: Vector) -> Vector:
 
 def _weigh(idf: dict[str, float], bag: Counter[str] | dict[str, float]) -> Vector:
     return {t: (1 + math.log(n)) * idf[t] for t, n in bag.items() if n > 0 and t in idf}
-
-
-def _cosine(a: Vector, b: Vector) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(v * b.get(k, 0.0) for k, v in a.items())
 
 
 @cache
@@ -66,25 +62,29 @@ def _keyword_pattern(keyword: str) -> re.Pattern[str]:
 
 class CauseIndex:
     """The catalogue's words, weighed. `state` is what `build_state` returned for the same catalogue
-    (from the on-disk cache, index_cache.py); without it the index is built here."""
+    (from the on-disk cache, index_cache.py); without it the index is built here. The vectors are kept by
+    term (inverted.py): a description decodes the entries of its own words only."""
 
     def __init__(self, catalogue: Catalogue, state: dict | None = None):
-        self.causes = list(catalogue.causes.values())
         state = state if state is not None else self.build_state(catalogue)
-        self.idf: dict[str, float] = state["idf"]
-        self.doc_vectors: list[Vector] = state["doc_vectors"]
-        self.log_likelihood: list[tuple[dict[str, float], float]] = [tuple(pair) for pair in state["log_likelihood"]]
-        self.symptom_vectors: list[list[tuple[str, Vector]]] = [[tuple(pair) for pair in symptoms]
-                                                               for symptoms in state["symptom_vectors"]]
-        self.symptom_stances: dict[str, tuple[list[str], list[str]]] = {
-            phrase: tuple(stances) for phrase, stances in state["symptom_stances"].items()}
-        self.case_vectors: list[list[Vector]] = state["case_vectors"]
+        self.causes = list(catalogue.causes.values())
+        self.ids: list[str] = list(state["ids"])
+        self.unseen: list[float] = state["unseen"]
+        self.doc_sizes: list[int] = state["doc_sizes"]
+        # per symptom phrasing: (cause number, phrase, size, (reported, denied)), causes in order
+        self.symptoms = [(c, phrase, size, (reported, denied)) for c, phrase, size, reported, denied in state["symptoms"]]
+        self.symptom_sizes = [size for _, _, size, _ in self.symptoms]
+        self.case_owners: list[int] = state["case_owners"]
+        self.case_sizes: list[int] = state["case_sizes"]
         self.keywords: list[list[tuple[str, float]]] = [[tuple(entry) for entry in entries]
                                                          for entries in state["keywords"]]
+        self._terms: dict[str, str] = state["terms"]
+        self._decoded: dict[str, list] = {}
 
     @classmethod
     def build_state(cls, catalogue: Catalogue) -> dict:
-        """Everything the index computes from the catalogue, as JSON-ready data (lists, dicts, numbers)."""
+        """Everything the index computes from the catalogue, as JSON-ready data (lists, dicts, numbers, and
+        each term's entry as JSON text)."""
         causes = list(catalogue.causes.values())
         bags = [cls._bag(c) for c in causes]
         position = {c.id: i for i, c in enumerate(causes)}
@@ -100,16 +100,42 @@ class CauseIndex:
 
         # Multinomial naive Bayes over the same bags: a second, differently biased view of word evidence.
         vocabulary = len(frequency)
-        log_likelihood = []
+        seen: dict[str, list[float]] = {}  # term -> its log-likelihood in each bag holding it, in posting order
+        unseen = []
         for bag in bags:
             total = sum(bag.values()) + NB_ALPHA * vocabulary
-            log_likelihood.append([{t: math.log((n + NB_ALPHA) / total) for t, n in bag.items()},
-                                   math.log(NB_ALPHA / total)])
+            for t, n in bag.items():
+                seen.setdefault(t, []).append(math.log((n + NB_ALPHA) / total))
+            unseen.append(math.log(NB_ALPHA / total))
         # Paraphrased real cases: the wording of people outside the project, grouped by confirmed cause.
         by_cause: dict[str, list[Vector]] = {}
         for case in catalogue.cases:
             by_cause.setdefault(case.cause, []).append(vector(tokens(case.symptom)))
-        # A keyword that many causes use, as a keyword or in their symptoms, says less about any one of them.
+        cases = [(i, v) for i, c in enumerate(causes) for v in by_cause.get(c.id, [])]
+        symptoms = [(i, s, vector(tokens(s))) for i, c in enumerate(causes) for s in c.symptoms]
+        doc_postings: dict[str, list] = {}
+        symptom_postings: dict[str, list] = {}
+        case_postings: dict[str, list] = {}
+        doc_sizes = add_postings(doc_postings, [_norm(_weigh(idf, bag)) for bag in bags])
+        symptom_sizes = add_postings(symptom_postings, [v for _, _, v in symptoms])
+        case_sizes = add_postings(case_postings, [v for _, v in cases])
+        terms = {t: json.dumps([idf[t], doc_postings[t], seen[t], symptom_postings.get(t, []), case_postings.get(t, [])],
+                               separators=(",", ":")) for t in idf}
+        return {
+            "ids": [c.id for c in causes],
+            "unseen": unseen,
+            "doc_sizes": doc_sizes,
+            "symptoms": [[i, s, size, *read_stances(s)] for (i, s, _), size in zip(symptoms, symptom_sizes)],
+            "case_owners": [i for i, _ in cases],
+            "case_sizes": case_sizes,
+            "keywords": cls._keyword_weights(causes),
+            "terms": terms,
+        }
+
+    @staticmethod
+    def _keyword_weights(causes: list[Cause]) -> list[list[list]]:
+        """Per cause, [keyword, weight]: a keyword that many causes use, as a keyword or in their symptoms,
+        says less about any one of them."""
         texts = [" ".join((*c.keywords, *c.symptoms, c.title)).lower() for c in causes]
         keywords = []
         for cause in causes:
@@ -119,15 +145,7 @@ class CauseIndex:
                 owners = max(1, sum(1 for text in texts if needle in text and _keyword_pattern(keyword).search(text)))
                 entries.append([keyword, 1.0 / owners])
             keywords.append(entries)
-        return {
-            "idf": idf,
-            "doc_vectors": [_norm(_weigh(idf, bag)) for bag in bags],
-            "log_likelihood": log_likelihood,
-            "symptom_vectors": [[[s, vector(tokens(s))] for s in c.symptoms] for c in causes],
-            "symptom_stances": {s: list(read_stances(s)) for c in causes for s in c.symptoms},
-            "case_vectors": [by_cause.get(c.id, []) for c in causes],
-            "keywords": keywords,
-        }
+        return keywords
 
     @staticmethod
     def _bag(cause: Cause) -> Counter[str]:
@@ -141,9 +159,23 @@ class CauseIndex:
                 bag[term] += KEYWORD_WEIGHT
         return bag
 
+    def _entries(self, words) -> dict[str, list]:
+        """[idf, doc triples, naive-Bayes log-likelihoods, symptom triples, case triples] of each word
+        in the vocabulary, decoded once."""
+        found = {}
+        for word in words:
+            entry = self._decoded.get(word)
+            if entry is None:
+                raw = self._terms.get(word)
+                if raw is None:
+                    continue
+                entry = self._decoded[word] = json.loads(raw)
+            found[word] = entry
+        return found
+
     def vector(self, words: list[str]) -> Vector:
         """The unit TF-IDF vector of a list of tokens, in this index's vocabulary."""
-        return _norm(_weigh(self.idf, Counter(words)))
+        return _norm(_weigh({t: e[0] for t, e in self._entries(dict.fromkeys(words)).items()}, Counter(words)))
 
     def case_fits(self, query: Vector) -> list[float]:
         """Per cause, the similarity of its closest real case.
@@ -151,7 +183,18 @@ class CauseIndex:
         A cause with many cases has more chances of a close one. Discounting that (by log of the count) raised
         the cross-validated case-base score but lowered the score on real forum wording: how many threads a
         cause has follows how often it happens, so the raw maximum stays."""
-        return [max((_cosine(query, v) for v in cases), default=0.0) for cases in self.case_vectors]
+        entries = self._entries(query)
+        similarity = cosines(query, {t: e[4] for t, e in entries.items()}, self.case_sizes)
+        best = [0.0] * len(self.ids)
+        for number, owner in enumerate(self.case_owners):
+            best[owner] = max(best[owner], similarity.get(number, 0.0))
+        return best
+
+    def _likelihoods(self, known: list[str], entries: dict[str, list]) -> list[float]:
+        """Per cause, the mean naive-Bayes log-likelihood of the known words (in their order, repeats kept)."""
+        seen = {t: dict(zip(e[1][::3], e[2])) for t, e in entries.items()}
+        rows = [seen[t] for t in known]
+        return [sum(row.get(c, unseen) for row in rows) / max(len(known), 1) for c, unseen in enumerate(self.unseen)]
 
     def fit(self, description: Description, observed: tuple[str, ...] = ()) -> dict[str, TextFit]:
         """Text fit of every cause, keyed by cause id. `observed`: observation keys established besides the
@@ -162,58 +205,52 @@ class CauseIndex:
         prose = tokens(told)
         # Code and logs dilute the words a person chose; they still count through keywords and lint.
         words = prose if len(prose) >= MIN_PROSE_TOKENS else tokens(text)
-        query = self.vector(words)
+        entries = self._entries(dict.fromkeys(words))
+        query = _norm(_weigh({t: e[0] for t, e in entries.items()}, Counter(words)))
         lowered, told_lower = text.lower(), told.lower()
         for sentence in tried:  # what was already tried is not evidence for the cause it targets
             lowered = lowered.replace(sentence.lower(), " ")
-        known = [t for t in words if t in self.idf]
-        likelihoods = [sum(seen.get(t, unseen) for t in known) / max(len(known), 1)
-                       for seen, unseen in self.log_likelihood]
+        likelihoods = self._likelihoods([t for t in words if t in entries], entries)
         top_likelihood = max(likelihoods, default=0.0)
         case_fits = self.case_fits(query)
+        doc_fits = cosines(query, {t: e[1] for t, e in entries.items()}, self.doc_sizes)
+        symptom_fits = cosines(query, {t: e[3] for t, e in entries.items()}, self.symptom_sizes)
+        symptoms: list[list[tuple[str, float, tuple]]] = [[] for _ in self.ids]
+        for number, (owner, phrase, _, stances) in enumerate(self.symptoms):
+            symptoms[owner].append((phrase, symptom_fits.get(number, 0.0), stances))
         fits = {}
-        for cause, doc, symptoms, keywords, case_fit, likelihood in zip(
-                self.causes, self.doc_vectors, self.symptom_vectors, self.keywords, case_fits, likelihoods):
+        for number, (cause_id, keywords, case_fit, likelihood) in enumerate(
+                zip(self.ids, self.keywords, case_fits, likelihoods)):
             best_symptom, best, cited = None, 0.0, 0.0
-            for phrase, vector in symptoms:
-                similarity = _cosine(query, vector)
+            for phrase, similarity, stances in symptoms[number]:
                 best = max(best, similarity)  # a phrasing that disagrees still scores: only citing it would mislead
-                if similarity > cited and not contradicts(stance, self.symptom_stances[phrase]):
+                if similarity > cited and not contradicts(stance, stances):
                     best_symptom, cited = phrase, similarity
             hits = tuple(k for k, _ in keywords if k.lower() in lowered and _keyword_pattern(k).search(lowered))
             # An API name the person writes about says more than one that merely occurs in pasted code.
             keyword_score = sum(w * (1.0 if _keyword_pattern(k).search(told_lower) else CODE_KEYWORD_WEIGHT)
                                 for k, w in keywords if k in hits)
-            score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * _cosine(query, doc)
+            score = (NB_SHARE * (likelihood - top_likelihood) + DOC_SHARE * doc_fits.get(number, 0.0)
                      + SYMPTOM_SHARE * best + CASE_SHARE * case_fit + KEYWORD_SHARE * min(keyword_score, KEYWORD_CAP))
-            fits[cause.id] = TextFit(score, best_symptom if cited > CITE_SIMILARITY else None, hits)
+            fits[cause_id] = TextFit(score, best_symptom if cited > CITE_SIMILARITY else None, hits)
         return fits
 
 
-STATE_KEYS = ("idf", "doc_vectors", "log_likelihood", "symptom_vectors", "symptom_stances", "case_vectors", "keywords")
-# The modules whose code decides what the index holds: an edit to any of them invalidates the cache.
-_INDEX_SOURCES = ("matcher.py", "text.py", "signals.py")
+STATE_KEYS = ("ids", "unseen", "doc_sizes", "symptoms", "case_owners", "case_sizes", "keywords", "terms")
 
 
 def _state_fits(state: dict, catalogue: Catalogue) -> bool:
     """Whether a cached state has the index's shape for this catalogue (a file from elsewhere does not)."""
     causes = len(catalogue.causes)
-    return (all(key in state for key in STATE_KEYS) and isinstance(state["idf"], dict)
-            and all(isinstance(state[key], list) and len(state[key]) == causes
-                    for key in STATE_KEYS if key not in ("idf", "symptom_stances")))
+    return (all(key in state for key in STATE_KEYS) and isinstance(state["terms"], dict)
+            and state["ids"] == list(catalogue.causes)
+            and all(isinstance(state[key], list) for key in STATE_KEYS if key != "terms")
+            and all(len(state[key]) == causes for key in ("unseen", "doc_sizes", "keywords"))
+            and len(state["case_owners"]) == len(state["case_sizes"]))
 
 
-@cache
 def bundled_index() -> CauseIndex:
-    """The index of the bundled catalogue: built once per process, or read from the on-disk cache."""
-    from pathlib import Path
+    """The index of the bundled catalogue, from its snapshot (snapshot.py: built once, kept on disk)."""
+    from .snapshot import bundled
 
-    from . import index_cache
-    from .catalogue import bundled_texts, load_catalogue
-
-    catalogue = load_catalogue()
-    here = Path(__file__).parent
-    key = index_cache.digest([*bundled_texts(), *((here / name).read_text(encoding="utf-8") for name in _INDEX_SOURCES)])
-    state = index_cache.load_or_build(key, lambda: CauseIndex.build_state(catalogue),
-                                      lambda cached: _state_fits(cached, catalogue))
-    return CauseIndex(catalogue, state)
+    return bundled().index

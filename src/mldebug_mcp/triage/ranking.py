@@ -8,10 +8,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .catalogue import Catalogue, Cause
 from .description import Description
 from .matcher import CauseIndex, TextFit
+
+if TYPE_CHECKING:  # the pydantic catalogue or the snapshot's facts (snapshot.py): the ranking reads either
+    from .catalogue import Catalogue, Cause
 
 # Likelihood factors (our judgement, then tuned on real forum threads and the case base: benchmarks/triage_tune.py).
 TEXT_BETA = 24.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause

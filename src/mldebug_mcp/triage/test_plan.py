@@ -14,9 +14,11 @@ static check before a minute of training before a manual experiment."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .catalogue import Cause
-from .tree import Tree
+if TYPE_CHECKING:  # annotations only: the cold triage call reads the snapshot's records (no pydantic, no YAML)
+    from .catalogue import Cause
+    from .tree import Tree
 
 # How long each kind of test takes a person or an agent, cheapest first.
 COSTS = {"look": (0, "seconds: read the log or the console"), "lint": (1, "seconds: static check, runs nothing"),

@@ -83,13 +83,33 @@ def _english_stemmer():
     return stemmer("english")
 
 
-@lru_cache(maxsize=4096)
+# word -> stem, for the words stemmed so far and those of the catalogue (the triage snapshot stores them): the
+# stemmer's import costs more than a whole triage call, and a description's words are mostly the catalogue's.
+_STEMS: dict[str, str] = {}
+MAX_STEMS = 100_000  # past this many, new words are stemmed each time rather than remembered
+
+
 def stem(word: str) -> str:
     """Snowball (Porter2) English stem of a word in its British spelling, so 'normalised', 'normalizing' and
     'normalization' meet. Concept tokens and words with digits or underscores are kept as they are."""
     if word.startswith("_") or not word.isalpha():
         return word
-    return _english_stemmer().stemWord(british(word))
+    found = _STEMS.get(word)
+    if found is None:
+        found = _english_stemmer().stemWord(british(word))
+        if len(_STEMS) < MAX_STEMS:
+            _STEMS[word] = found
+    return found
+
+
+def known_stems() -> dict[str, str]:
+    """The stems remembered so far (word -> stem)."""
+    return dict(_STEMS)
+
+
+def remember_stems(stems: dict[str, str]) -> None:
+    """Stems worked out before (by another process), so these words need no stemmer."""
+    _STEMS.update(stems)
 
 
 def concepts(text: str) -> list[str]:
