@@ -125,7 +125,10 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: boo
     walk = lambda e: _breaks(e, ctx, budget, generator)  # noqa: E731
     if isinstance(expr, ast.Name):
         value = latest_value(expr, ctx)
-        return walk(value) + [b for a in _augmented(expr, value, ctx) for b in walk(a)] if value is not None else []
+        if value is None:
+            return []
+        return ([b for v in [value, *_other_branch(expr, value, ctx)] for b in walk(v)]
+                + [b for a in _augmented(expr, value, ctx) for b in walk(a)])
     if isinstance(expr, ast.BinOp):
         # each addend is its own term; x + (q - x).detach() is a straight-through estimator
         if isinstance(expr.op, ast.Add):
@@ -199,6 +202,26 @@ def _generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> 
     function = ctx.enclosing(backward, (ast.FunctionDef, ast.AsyncFunctionDef))
     named = _words(function.name) if function is not None else set()
     return bool(named & GENERATOR_WORDS) and not named & DISCRIMINATOR_WORDS
+
+
+def _other_branch(name: ast.Name, value: ast.expr, ctx: ModuleContext) -> list[ast.expr]:
+    """`if a: loss = x + y` / `else: loss = x`: the value the other side of the `if` assigns, which may be
+    the one that reaches the read as well."""
+    def branch_of(node: ast.AST) -> tuple[ast.If, bool] | None:
+        statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
+        parent = ctx.parent(statement) if statement is not None else None
+        if isinstance(parent, ast.If):
+            return parent, statement in parent.body
+        return None
+
+    here = branch_of(value)
+    if here is None:
+        return []
+    for other in ctx.values_of(name, at=name)[1:]:
+        there = branch_of(other)
+        if there is not None and there[0] is here[0] and there[1] != here[1]:
+            return [other]
+    return []
 
 
 def _live(expr: ast.AST, ctx: ModuleContext) -> bool:
