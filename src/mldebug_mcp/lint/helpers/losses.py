@@ -7,7 +7,7 @@ import re
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_chosen import attr_loss_facts, chosen_loss
+from .losses_chosen import attr_loss_facts, built_loss, builder_facts, chosen_loss
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -196,8 +196,11 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
         chosen = chosen_loss(call, ctx)
         return LossSource(chosen, call, False) if chosen in LOGIT_FUNCTIONS or chosen in LOGIT_LOSSES else None
     if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
-        wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx)
-        return LossSource(wrapped, source.node, source.default) if wrapped else None
+        # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)
+        wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx) or built_loss(source.node, source.name, ctx)
+        logit = wrapped in LOGIT_FUNCTIONS or wrapped in LOGIT_LOSSES or wrapped_logit_loss(
+            (wrapped or "").rsplit(".", 1)[-1], ctx)
+        return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
 
 
@@ -278,7 +281,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
         return {}
-    facts: dict[str, str] = dict(attr_loss_facts(ctx))
+    facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
     for name in ctx.classes:  # loss classes that hand their input to a logit loss: what other files call
         wrapped = wrapped_logit_loss(name, ctx)
         if wrapped:

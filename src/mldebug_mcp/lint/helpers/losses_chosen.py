@@ -29,6 +29,53 @@ def attr_loss_facts(ctx) -> dict[str, str]:
     return ctx.memo(("losses", "attr-facts"), compute)
 
 
+BUILDER = "builder:"  # builder:<function> -> 'KEY=loss;...' ('*=loss' for a builder that always returns one)
+
+
+def builder_facts(ctx) -> dict[str, str]:
+    """`builder:<function>` for each top-level function of this file that returns a loss, picked by a string."""
+    def compute() -> dict[str, str]:
+        facts = {}
+        for name, func in ctx.functions.items():
+            table = _builder_table(func, ctx)
+            if table:
+                facts[BUILDER + name] = ";".join(f"{k}={v}" for k, v in sorted(table.items()))
+        return facts
+
+    return ctx.memo(("losses", "builder-facts"), compute)
+
+
+def built_loss(call: ast.AST, name: str, ctx) -> str | None:
+    """The loss `get_loss("bce")` returns, when `name` (its qualified name) is a builder of this file or another."""
+    short = name.rsplit(".", 1)[-1]
+    if short in ctx.functions:
+        table = _builder_table(ctx.functions[short], ctx)
+    else:
+        told = ctx.project.kind_returned_by(BUILDER + short) if ctx.project is not None and "." in name else None
+        table = dict(e.split("=", 1) for e in told.split(";") if "=" in e) if told else {}
+    if not table or not isinstance(call, ast.Call):
+        return None
+    first = call.args[0] if call.args else next((k.value for k in call.keywords), None)
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return table.get(first.value.upper())
+    return table.get("*")
+
+
+def _builder_table(func: ast.AST, ctx) -> dict[str, str]:
+    from .losses import loss_source
+
+    def compute() -> dict[str, str]:
+        table = _choices(func, ctx)
+        if table:
+            return table
+        returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+        found = {getattr(loss_source(r, ctx), "name", None) for r in returns if isinstance(r, ast.Call)}
+        single = found.pop() if len(found) == 1 and len(returns) else None
+        return {"*": single} if single and _is_loss(single) else {}
+
+    return ctx.memo_recursive(("losses", "builder", func), compute, {})
+
+
 def chosen_loss(call: ast.Call, ctx) -> str | None:
     """The loss `self.<attr>(...)` computes when this class never assigns the attribute: what a base class of
     this file or another keeps there, picked by the string this class sets when the base chooses by one."""

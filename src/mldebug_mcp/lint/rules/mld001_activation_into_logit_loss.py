@@ -44,8 +44,9 @@ RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit")
 SKORCH_TEXT = ("NeuralNet",)
-# a loss a base class keeps in self.<attr> (maybe in another file): `self.criterion(out, y)`
-INHERITED = ("self.criterion", "self.loss")
+# a loss chosen in another file: kept by a base class in self.<attr> (`self.criterion(out, y)`), built by a
+# builder (`criterion = get_loss("bce")`), a loss class built on a logit loss
+INHERITED = ("criterion", "loss")
 # a noqa comment (bare or naming MLD001) as the engine reads it: one at the loss also silences the activation's
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 

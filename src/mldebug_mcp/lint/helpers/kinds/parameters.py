@@ -52,7 +52,8 @@ def parameter_default(name: ast.AST, ctx) -> ast.expr | None:
 
 
 def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
-    """The arguments the calls of this module pass for the parameter `name` (a function's or a method's)."""
+    """The arguments the calls of this module pass for the parameter `name` (a function's or a method's; for a
+    constructor's, the calls that build the class)."""
     found = parameter_of(name, ctx, reassigned)
     if found is None:
         return []
@@ -61,6 +62,13 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
     if method and position is not None:
         position -= 1  # self
     passed = []
+    cls = ctx.parents.get(func)
+    if method and func.name == "__init__":  # a constructor's parameter: what `Trainer(Head(), lr)` hands in
+        for call in ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(cls.name, ()):
+            if isinstance(call.func, ast.Name):
+                value = _argument(call, position, arg)
+                passed += [value] if value is not None else []
+        return passed
     for call in ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(func.name, ()):
         if method != (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
                       and call.func.value.id == "self"):
@@ -69,13 +77,19 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
             continue
         if not method and func.name not in ctx.functions:
             continue
-        value = next((k.value for k in call.keywords if k.arg == arg), None)
-        if (value is None and position is not None and 0 <= position < len(call.args)
-                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1])):
-            value = call.args[position]
+        value = _argument(call, position, arg)
         if value is not None:
             passed.append(value)
     return passed
+
+
+def _argument(call: ast.Call, position: int | None, arg: str) -> ast.expr | None:
+    """What a call passes for the parameter `arg` (at `position`, self not counted)."""
+    value = next((k.value for k in call.keywords if k.arg == arg), None)
+    if (value is None and position is not None and 0 <= position < len(call.args)
+            and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1])):
+        value = call.args[position]
+    return value
 
 
 def handed_to_class(name: ast.AST, ctx) -> list[ast.expr]:
