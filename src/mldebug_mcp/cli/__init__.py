@@ -28,6 +28,7 @@ FAMILIES = {
     "triage": ("triage",),
     "advice": ("advice",),
     "curves": ("curve",),
+    "sweep": ("sweep",),
     "demo": ("demo",),
     "setup": ("audit", "install-skill", "config"),
     "serve": ("serve",),
