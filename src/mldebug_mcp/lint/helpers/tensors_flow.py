@@ -172,6 +172,7 @@ def _floored_name(call: ast.Call) -> str | None:
 
 
 PROBABILITIES = {"sigmoid", "softmax"}
+RESHAPING = {"squeeze", "unsqueeze", "view", "reshape", "flatten", "sum", "contiguous"}
 WHERE = {"torch.where"}
 
 
@@ -190,12 +191,18 @@ def shared_probability(log: ast.Call, argument: ast.expr, ctx) -> bool:
 
 def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
     """A probability picked or masked to a part that can be 0: `probs * one_hot`, `torch.where(y == 1,
-    p, 1 - p)`, `probs.gather(1, y)`, `probs[idx]`, directly or held in a name."""
+    p, 1 - p)`, `probs.gather(1, y)`, `probs[idx]`, a mixture `(weights * densities).sum(-1)`, a ratio of two
+    probabilities `p / q`, directly or held in a name (reshaped or summed)."""
     if depth == 0:
         return False
     value = ctx.resolve(expr) if isinstance(expr, ast.Name | ast.Attribute) else expr
+    while isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) in RESHAPING:
+        value = value.func.value  # probs.gather(1, a).squeeze(1), (w.softmax(-1) * comps).sum(-1)
+        value = ctx.resolve(value) if isinstance(value, ast.Name | ast.Attribute) else value
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         return any(_probability(side, ctx) for side in (value.left, value.right))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):  # p / q: q's zeros give inf, p's -inf
+        return _probability(value.right, ctx) and _probability(value.left, ctx)
     if isinstance(value, ast.Call) and ctx.call_name(value) in WHERE and len(value.args) == 3:
         return any(_probability(branch, ctx) for branch in value.args[1:])
     if isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) == "gather":
