@@ -8,11 +8,14 @@ SPREADS = {"torch.std", "torch.norm", "torch.linalg.norm", "torch.linalg.vector_
 SPREAD_METHODS = {"std", "norm"}
 VARIANCES = {"torch.var"}
 # these keep the value, so `x.norm(dim=1, keepdim=True).detach()` is still an unguarded norm
+DIVISIONS = {"torch.div", "torch.divide", "torch.true_divide"}
+DIVIDE_METHODS = {"div", "div_", "divide", "true_divide", "true_divide_"}
 PASS_THROUGH = {"detach", "expand_as", "expand", "unsqueeze", "view", "reshape", "to", "float"}
 
 
 class DivideByStdWithoutEps(Rule):
-    """What it does: flags a division whose denominator is a standard deviation or a norm
+    """What it does: flags a division (`/`, `/=`, torch.div, torch.true_divide, `.div(...)`) whose
+    denominator is a standard deviation or a norm
     (`x.std()`, `torch.std`, `x.norm()`, `torch.linalg.norm`, `x.var().sqrt()`,
     `torch.sqrt(var)`, or a name assigned from one) with no `+ eps`, clamp or `max(..., eps)`.
     Guarded denominators, `F.normalize`, and divisions under an `if` or `torch.where` that tests
@@ -31,15 +34,20 @@ class DivideByStdWithoutEps(Rule):
     why = "A std or norm of zero (constant feature, identical advantages, zero vector) turns the result into inf/NaN."
     fix = "Divide by (s + 1e-8) or s.clamp(min=1e-8); for unit vectors use F.normalize(x, dim=...)."
     evidence = "fsdl"
-    node_types = (ast.BinOp, ast.AugAssign)
+    node_types = (ast.BinOp, ast.AugAssign, ast.Call)
     requires_text = ('std', 'norm', 'var', 'sqrt')  # skip modules that cannot contain the pattern
     BAD = "def whiten(adv):\n    return (adv - adv.mean()) / adv.std()\n"
     GOOD = "def whiten(adv):\n    return (adv - adv.mean()) / (adv.std() + 1e-8)\n"
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not isinstance(node.op, ast.Div):
+        if isinstance(node, ast.Call):
+            denominator = _divisor(node, ctx)
+            if denominator is None:
+                return
+        elif not isinstance(node.op, ast.Div):
             return
-        denominator = node.right if isinstance(node, ast.BinOp) else node.value
+        else:
+            denominator = node.right if isinstance(node, ast.BinOp) else node.value
         what = _spread(denominator, ctx)
         if what is None and isinstance(denominator, ast.Name):
             values = ctx.values_of(denominator, at=node)
@@ -47,6 +55,17 @@ class DivideByStdWithoutEps(Rule):
                 what = _spread(values[0], ctx)
         if what and not _tested(denominator, node, ctx):
             yield Hit(denominator, self.message.format(what=what))
+
+
+def _divisor(call: ast.Call, ctx: ModuleContext) -> ast.expr | None:
+    """The divisor of `torch.div(a, b)` / `torch.true_divide(a, b)` / `a.div(b)` / `a.div_(b)` (no rounding mode)."""
+    if any(k.arg == "rounding_mode" for k in call.keywords):
+        return None
+    if ctx.call_name(call) in DIVISIONS and len(call.args) == 2:
+        return call.args[1]
+    if ctx.call_name(call) is None and ctx.method_name(call) in DIVIDE_METHODS and len(call.args) == 1:
+        return call.args[0]
+    return None
 
 
 def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
