@@ -71,3 +71,35 @@ def _statement_of(call: ast.Call, block: list[ast.stmt], ctx: ModuleContext) -> 
                 candidate = inner
             return candidate
     return block[0]
+
+
+def unzeroed_manual_step(function: ast.AST, ctx: ModuleContext) -> ast.Call | None:
+    """The optimiser step of a Lightning `training_step` with manual optimisation (`self.manual_backward`)
+    that never clears gradients, itself or through the helpers it calls; loops inside it report themselves."""
+    if function.name != "training_step" or ctx.enclosing_class(function) is None:
+        return None
+    calls = [c for c, _ in expanded_calls(function.body, ctx)]
+    if not any(ctx.method_name(c) == "manual_backward" for c in calls):
+        return None
+    if any(is_zero_grad(c) for c in calls) or sets_grad_to_none(function.body):
+        return None
+    if any(isinstance(n, LOOPS) for n in ast.walk(function)):
+        return None
+    cls = ctx.enclosing_class(function)
+    hooks = {n.name for n in cls.body if isinstance(n, FUNCTIONS)}
+    if "optimizer_zero_grad" in hooks or "on_before_backward" in hooks or "on_train_batch_start" in hooks:
+        return None  # zeroed in a hook we do not follow
+    return next((c for c in calls if is_optimizer_step(c, ctx) or _manual_step(c, ctx)), None)
+
+
+def _manual_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`opt.step()` on `opt = self.optimizers()` (or one of them)."""
+    if ctx.method_name(call) != "step" or call.args or not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = call.func.value
+    value = ctx.resolve(receiver) if isinstance(receiver, ast.Name) else receiver
+    while isinstance(value, ast.Subscript):
+        value = value.value
+    if isinstance(value, ast.Name):
+        value = ctx.resolve(value)
+    return isinstance(value, ast.Call) and ctx.method_name(value) == "optimizers"

@@ -37,14 +37,31 @@ def unused_groups(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, in
     for name, values in table.items():
         bound = [v for v in values if isinstance(v, ast.Dict)]
         for value in bound:
-            if value.lineno >= optimizer.lineno:
-                continue
-            end = min((v.lineno for v in values if v.lineno > value.lineno), default=10**9)
+            if value.lineno >= optimizer.lineno or exclusive(value, optimizer, ctx):
+                continue  # built after it, or in another arm of an if/elif chain than the optimiser
+            end = min((v.lineno for v in values if v.lineno > value.lineno and not exclusive(v, value, ctx)),
+                      default=10**9)
             uses = [n for n in names if n.id == name and isinstance(n.ctx, ast.Load) and value.lineno < n.lineno < end]
             whole = [n for n in uses if not _filled(n, ctx)]
             if not whole and _is_group(value, uses, ctx):
                 found.append((name, value.lineno))
     return found
+
+
+def exclusive(a: ast.AST, b: ast.AST, ctx: ModuleContext) -> bool:
+    """`a` and `b` sit in different arms of one `if` (an `elif` chain included): never both run."""
+    arms_b = {}
+    child = b
+    for ancestor in ctx.ancestors(b):
+        if isinstance(ancestor, ast.If):
+            arms_b[ancestor] = child in ancestor.body
+        child = ancestor
+    child = a
+    for ancestor in ctx.ancestors(a):
+        if ancestor in arms_b:
+            return arms_b[ancestor] != (child in ancestor.body)
+        child = ancestor
+    return False
 
 
 def _filled(name: ast.Name, ctx: ModuleContext) -> bool:

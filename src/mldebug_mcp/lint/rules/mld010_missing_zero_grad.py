@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
-from ..helpers.optim_branches import unzeroed_branch
+from ..helpers.optim_branches import unzeroed_branch, unzeroed_manual_step
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,
@@ -21,7 +21,8 @@ class MissingZeroGrad(Rule):
     the gradients (zero_grad(), or setting p.grad to None), also when the backward or the step
     runs in a helper of this module that the loop calls (`self.train_step(batch)`), and a branch
     that backwards and steps without the zero_grad() the other side of its `if` has (an AMP branch
-    that zeroes, a plain branch that does not). The finding
+    that zeroes, a plain branch that does not), and a Lightning `training_step` with manual
+    optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
@@ -37,7 +38,7 @@ class MissingZeroGrad(Rule):
     why = "Gradients accumulate across iterations, so each step uses the sum of all past gradients."
     fix = "Call optimizer.zero_grad(set_to_none=True) once per step, before loss.backward()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = LOOPS
+    node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn):\n"
@@ -49,12 +50,19 @@ class MissingZeroGrad(Rule):
     GOOD = CORRECT_TRAINING_LOOP
     ONCE_OUTSIDE = ("zero_grad() runs once before this loop, which steps on every pass: each step after the "
                     "first adds up all earlier gradients")
+    MANUAL = ("Lightning's manual optimisation never clears gradients for you: this training_step steps without "
+              "zero_grad(), so every step adds up all earlier gradients")
     BRANCH = ("this branch backwards and steps without clearing the gradients, unlike the other side of the `if` on "
               "line {line}: every iteration that takes it accumulates; call zero_grad() before this backward")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            step = unzeroed_manual_step(node, ctx)
+            if step is not None:
+                yield Hit(step, self.MANUAL)
+            return
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
         it = iteration(node, ctx)
