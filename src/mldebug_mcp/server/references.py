@@ -39,7 +39,8 @@ def register(server: MCPServer) -> None:
         description=(
             "Read one section of the debugging skill ('skill'), the long-form playbook ('playbook') or a "
             "reference sheet (causes, diagnostics, static-analysis, pitfalls, loss-surface, stuck-metric, sweeps, "
-            "transformers-llm, rl, pinns, llm-judges, large-model-stability, post-training, practice-gaps). Without a section it returns the document's "
+            "transformers-llm, rl, pinns, llm-judges, large-model-stability, post-training, practice-gaps, distributed, "
+            "speed-memory). Without a section it returns the document's "
             "introduction and the list of its sections."
         ),
     )
