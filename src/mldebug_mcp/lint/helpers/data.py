@@ -52,8 +52,8 @@ def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
 
 # a name's words: `self.trainData` -> train, data; `X_test` -> x, test
 WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-TRAIN_WORDS = {"train", "training"}
-HELD_OUT_WORDS = {"val", "valid", "validation", "test", "testing", "dev", "eval", "holdout"}
+TRAIN_WORDS = {"train", "training", "tr", "trn"}
+HELD_OUT_WORDS = {"val", "valid", "validation", "test", "testing", "dev", "eval", "holdout", "te", "tst"}
 ADDERS = {"append", "extend", "add"}
 ARRAY_SPLITS = {"numpy.split", "numpy.array_split", "torch.split", "torch.tensor_split"}
 
@@ -76,10 +76,19 @@ def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext
     held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, `train, test = np.split(data, [n])`,
     or a loop over the data appending to `X_train` and `X_test` (both parts must appear; a train part alone is
     no split)."""
+    data = set(data)
+    for call in ctx.in_scope(scope, (ast.Call,)):  # windows cut from the data: `X.append(values[i:i + n])`
+        if call.lineno > after and ctx.method_name(call) in ADDERS and isinstance(call.func.value, ast.Name) \
+                and any(_mentions(a, data) for a in call.args):
+            data.add(call.func.value.id)
     rows = set(data)
     for loop in ctx.in_scope(scope, (ast.For,)):  # loop variables over the data are its rows
         if loop.lineno > after and _mentions(loop.iter, data):
             rows |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            if _cross_validation(loop, data, ctx):
+                return True
+    if _complementary_slices(scope, data, after, ctx):
+        return True
     parts = set()
     for node in ctx.in_scope(scope, (ast.Assign, ast.Call)):
         if node.lineno <= after:
@@ -129,3 +138,32 @@ def rows_part(expr: ast.AST) -> bool:
         if any(_split_word(n) == "train" for n in ast.walk(node.slice) if isinstance(n, ast.Name)):
             return True
     return False
+
+
+def _cross_validation(loop: ast.For, data: set[str], ctx: ModuleContext) -> bool:
+    """`for train_idx, test_idx in KFold(5).split(X)`: the folds split the data."""
+    source = loop.iter
+    return isinstance(source, ast.Call) and ctx.method_name(source) == "split" and isinstance(loop.target, ast.Tuple) \
+        and len(loop.target.elts) == 2 and any(_mentions(a, data) for a in source.args)
+
+
+def _complementary_slices(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext) -> bool:
+    """`X[:n_train]` and `X[n_train:]` of the data: a cut into two parts, however they are named."""
+    uppers, lowers = set(), set()
+    for node in ctx.in_scope(scope, (ast.Subscript,)):
+        if node.lineno <= after or not isinstance(node.value, ast.Name) or node.value.id not in data:
+            continue
+        cut = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        if isinstance(cut, ast.Slice) and cut.lower is None and cut.upper is not None:
+            uppers.add(ast.unparse(cut.upper))
+        elif isinstance(cut, ast.Slice) and cut.lower is not None and cut.upper is None:
+            lowers.add(ast.unparse(cut.lower))
+    return any(_names_a_split(bound) for bound in uppers & lowers)
+
+
+SPLIT_BOUND_WORDS = TRAIN_WORDS | HELD_OUT_WORDS | {"split", "cut", "ratio", "frac", "fraction", "border"}
+
+
+def _names_a_split(bound: str) -> bool:
+    """`n_train`, `int(len(X) * train_ratio)`, `split_at`: a bound named for a split (not `seq_len`)."""
+    return any(w.lower() in SPLIT_BOUND_WORDS for w in WORDS.findall(bound))
