@@ -1,7 +1,7 @@
 """Where a DataLoader goes and where set_epoch belongs for it (MLD054): the places that iterate the loader,
 followed through names, `self.<attr>`, dicts of loaders, this file's functions, methods and classes, and
 what a wrapper of another library returns for it (`_, _, dl = backend.distribute(training_data=loader)`), and
-the epoch loop around them (also the `while True:` of an endless batch generator), or the end of a
+the epoch loop around them (also a `while` loop right around a pass: an endless batch generator), or the end of a
 per-epoch method."""
 
 import ast
@@ -45,6 +45,8 @@ def _passed_inline(loader: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
         return _handed(ctx.parent(parent), parent.arg, None, ctx, DEPTH)
     if isinstance(parent, ast.Call) and loader in parent.args:
         return _handed(parent, parent.args.index(loader), None, ctx, DEPTH)
+    if isinstance(parent, ast.Return) or isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Return):
+        return _returned_to_callers(loader, parent, ctx, DEPTH)  # `return DataLoader(...)` from a builder
     return []
 
 
@@ -207,7 +209,7 @@ def epoch_place(site: ast.AST, ctx: ModuleContext, depth: int):
     """The epoch loop around `site` (in its function or around a call of that function), else the end of the
     per-epoch method (`_train_epoch`) `site` is in."""
     loop = next((a for a in [site, *ctx.ancestors(site)] if isinstance(a, ast.For | ast.AsyncFor | ast.While)
-                 and a is not site and (epoch_header(a) or depth == DEPTH and endless(a))), None)
+                 and a is not site and (epoch_header(a) or depth == DEPTH and rereads(a, site))), None)
     func = ctx.enclosing(site, (ast.FunctionDef, ast.AsyncFunctionDef))
     if loop is not None and (func is None or func in ctx.ancestors(loop)):
         return loop
@@ -245,10 +247,11 @@ def epoch_header(loop: ast.AST) -> bool:
     return any("epoch" in name for name in names)
 
 
-def endless(loop: ast.AST) -> bool:
-    """`while True:` right around a pass over a loader (an endless batch generator): each pass is an epoch.
-    (A `while True:` that calls a per-epoch method leaves the place to that method's end.)"""
-    return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and bool(loop.test.value)
+def rereads(loop: ast.AST, site: ast.AST) -> bool:
+    """A `while` loop right around a pass over a loader (`while True:` of an endless batch generator, `while
+    step < max_steps:`): each pass is an epoch. (A `while` that calls a per-epoch method leaves the place to
+    that method's end.)"""
+    return isinstance(loop, ast.While) and isinstance(site, ast.For | ast.AsyncFor)
 
 
 def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:

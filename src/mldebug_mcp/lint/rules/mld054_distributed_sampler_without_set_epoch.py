@@ -156,6 +156,7 @@ def _loaders(ctx: ModuleContext, samplers: list[ast.Call]) -> list[tuple[ast.Cal
         if given is None:
             continue
         held = _held(given, ctx)
+        held += [branch for h in held if isinstance(h, ast.IfExp) for branch in (h.body, h.orelse)]
         sampler = next((s for s in samplers if any(h is s for h in held)), None)
         if sampler is not None:
             found.append((call, sampler))
