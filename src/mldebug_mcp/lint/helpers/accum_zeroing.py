@@ -157,3 +157,29 @@ def _helper_calls(call: ast.Call, ctx: ModuleContext) -> Iterator[ast.Call]:
     helper = local_callee(call, ctx)
     if helper is not None and helper not in ctx.ancestors(call):
         yield from calls_in_order(helper.body)
+
+
+MICRO_WORDS = ("chunk", "split", "micro", "accum")
+
+
+def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
+    """The count of an inner loop over the micro-batches of one step (`for xb in x.chunk(k)`,
+    `for micro in range(accum_steps)`): it backwards on every pass, never steps, and the optimiser steps
+    right after it. Returns the micro-batch count expression (or the iterable)."""
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return None
+    spelled = ast.unparse(loop.iter).lower()
+    if not any(word in spelled for word in MICRO_WORDS):
+        return None
+    calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
+    if any(is_optimizer_step(c, ctx) for c in calls) or not any(
+            is_backward(c) and unconditional_in(c, loop, ctx) for c in calls):
+        return None
+    outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
+    if outer is None:
+        return None
+    if not any(is_optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
+               for c in calls_in_order(outer.body)):
+        return None
+    counted = [a for c in ast.walk(loop.iter) if isinstance(c, ast.Call) for a in c.args]
+    return counted[-1] if counted else loop.iter

@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_trainer import unscaled_trainer_loss
+from ..helpers.accum_zeroing import accumulation_test, micro_batch_loop
 from ..helpers.loops import (
     LOOPS,
     calls_in_order,
@@ -11,6 +12,7 @@ from ..helpers.loops import (
     is_zero_grad,
 )
 from ..helpers.optim_params import dotted, within
+from ..helpers.optim_steps import FUNCTIONS, unconditional_in
 from ..rule import Hit, Rule
 
 SCALING = (ast.Div, ast.Mult, ast.FloorDiv)
@@ -51,6 +53,8 @@ class AccumulationWithoutScaling(Rule):
     )
     GOOD = BAD.replace("model(x), y)\n", "model(x), y) / accum\n")
 
+    MICRO = ("each micro-batch of this loop back-propagates its loss undivided and the optimizer steps after the "
+             "loop: the step gets the sum over the micro-batches")
     TRAINER_LOSS = ("compute_loss() takes num_items_in_batch but ignores it and never divides by the accumulation "
                     "steps: the Trainer back-propagates this loss as is, summed over gradient_accumulation_steps")
 
@@ -62,31 +66,85 @@ class AccumulationWithoutScaling(Rule):
             return
         if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
             return
+        micro = micro_batch_loop(node, ctx)
+        if micro is not None:  # `for chunk in batch.chunk(k): loss.backward()`, the step after the loop
+            for call in _own_backwards(node, [], ctx):
+                loss = _backward_loss(call, ctx)
+                if loss is not None and not _scaled(loss, node, ctx, set(), _names_in(micro, ctx)):
+                    yield Hit(_anchor(call, loss, node, ctx), self.MICRO)
+            return
         always = list(_unconditional(node.body))
-        stepped = [s for s in always if isinstance(s, ast.If) and _modulo(s.test, ctx) is not None
+        stepped = [s for s in always if isinstance(s, ast.If) and _count(s.test, ctx) is not None
                    and any(is_optimizer_step(c, ctx) for c in calls_in_order(s.body))]
         if not stepped:
             return
-        calls = [c for s in always if isinstance(s, SIMPLE) for c in calls_in_order([s])]
-        backwards = [c for c in calls if is_backward(c)]
+        outside = _own_calls(node, stepped, ctx)
+        backwards = [c for c in outside if is_backward(c)]
         # an optimiser that also steps every iteration (GAN-style alternation): not accumulation
-        if not backwards or any(is_optimizer_step(c, ctx) for c in calls):
+        if not backwards or any(is_optimizer_step(c, ctx) for c in outside):
             return
         optimisers = {ast.dump(_stepped(c)) for s in stepped for c in calls_in_order(s.body)
                       if is_optimizer_step(c, ctx)}
-        called = {ast.dump(c.func) for c in calls}  # model(x): model.zero_grad() clears the same grads
-        if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute)
-               and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called) for c in calls):
+        called = {ast.dump(c.func) for c in outside}  # model(x): model.zero_grad() clears the same grads
+        if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute) and unconditional_in(c, node, ctx)
+               and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called) for c in outside):
             return  # zeroed every micro-batch: MLD018's finding; nothing accumulates to scale
+        reported: set[str] = set()  # one finding per loss (`scaled_loss.backward()` and `loss.backward()` arms)
         for call in backwards:
-            if call.args:  # accelerator.backward(loss) / engine.backward(loss) scale by themselves
+            loss = _underlying(_backward_loss(call, ctx), node)
+            if loss is None or ast.dump(loss) in reported:
                 continue
-            loss = call.func.value
-            if isinstance(loss, ast.Call) and ctx.method_name(loss) == "scale" and loss.args:
-                loss = loss.args[0]  # scaler.scale(loss).backward()
-            count = _modulo(stepped[0].test, ctx).right
-            if not _scaled(loss, node, ctx, set(), _names_in(count, ctx)):
+            if not _scaled(loss, node, ctx, set(), _names_in(_count(stepped[0].test, ctx), ctx)):
+                reported.add(ast.dump(loss))
                 yield Hit(_anchor(call, loss, node, ctx))
+
+
+def _underlying(loss: ast.AST | None, loop: ast.AST) -> ast.AST | None:
+    """`scaled_loss` bound by `with amp.scale_loss(loss, opt) as scaled_loss:` is `loss`."""
+    if not isinstance(loss, ast.Name):
+        return loss
+    for node in ast.walk(loop):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                expr = item.context_expr
+                if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == loss.id \
+                        and isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], ast.Name):
+                    return ast.Name(id=expr.args[0].id, ctx=ast.Load(), lineno=loss.lineno, col_offset=loss.col_offset)
+    return loss
+
+
+def _backward_loss(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The loss of `loss.backward()` / `scaler.scale(loss).backward()`; None for `accelerator.backward(loss)`
+    and `engine.backward(loss)`, which scale by the accumulation steps themselves."""
+    if call.args:
+        return None
+    loss = call.func.value
+    if isinstance(loss, ast.Call) and ctx.method_name(loss) == "scale" and loss.args:
+        loss = loss.args[0]
+    return loss
+
+
+def _own_calls(loop: ast.AST, skipped: list[ast.AST], ctx: ModuleContext) -> list[ast.Call]:
+    """The loop's calls outside nested loops and functions and outside the `skipped` blocks."""
+    return [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop
+            and not any(s in ctx.ancestors(c) for s in skipped)]
+
+
+def _own_backwards(loop: ast.AST, skipped: list[ast.AST], ctx: ModuleContext) -> list[ast.Call]:
+    return [c for c in _own_calls(loop, skipped, ctx) if is_backward(c)]
+
+
+def _count(test: ast.expr, ctx: ModuleContext) -> ast.expr | None:
+    """The number of micro-batches a step test counts to: `k` of `(i + 1) % k == 0`, or the other side of
+    a comparison that names accumulation (`if n == accum_steps:`)."""
+    modulo = _modulo(test, ctx)
+    if modulo is not None:
+        return modulo.right
+    if isinstance(test, ast.Compare) and len(test.comparators) == 1 and accumulation_test(test, ctx):
+        sides = [test.left, test.comparators[0]]
+        named = [e for e in sides if accumulation_test(e, ctx)]
+        return named[0] if named else sides[1]
+    return None
 
 
 def _unconditional(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -189,6 +247,11 @@ def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str], na
 def _assigned(name: str, loop: ast.AST) -> Iterator[ast.AST | None]:
     """Values assigned to `name` inside the loop; None for an in-place `/=` or `*=`."""
     for node in ast.walk(loop):
+        if isinstance(node, ast.With | ast.AsyncWith):  # `with amp.scale_loss(loss, opt) as scaled_loss:`
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == name:
+                    expr = item.context_expr
+                    yield expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             yield None if isinstance(node.op, SCALING) else node.value
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
