@@ -27,7 +27,8 @@ STORES, CONVERTS = "stores", "converts"
 def meter_facts(ctx) -> dict[str, str]:
     """What this file tells the others of the run: whether each class's update-like method keeps its argument,
     and which training steps return what they backwarded (helpers/accum_losses.py)."""
-    from .accum_losses import step_facts  # accum_losses imports graph, which the context imports first
+    # imported here: accum_losses imports graph, which imports the context, which imports this module
+    from .accum_losses import step_facts
 
     found = step_facts(ctx)
     for name, cls in ctx.classes.items():

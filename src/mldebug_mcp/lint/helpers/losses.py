@@ -7,7 +7,7 @@ import re
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_chosen import attr_loss_facts, built_loss, builder_facts, chosen_loss
+from .losses_chosen import attr_loss_facts, builder_facts, built_loss, chosen_loss
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",

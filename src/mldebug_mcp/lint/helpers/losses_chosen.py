@@ -18,7 +18,7 @@ def attr_loss_facts(ctx) -> dict[str, str]:
     """`lossattr:<attr>` for each `self.<attr>` of a class of this file that holds a known loss or a chosen one."""
     def compute() -> dict[str, str]:
         facts: dict[str, str] = {}
-        for cls_name, attrs in ctx.class_attrs.items():
+        for attrs in ctx.class_attrs.values():
             for attr, values in attrs.items():
                 for value in values:
                     told = _describe(value, ctx)

@@ -11,8 +11,8 @@ from ..helpers.kinds import (
     named_after,
     project_facts,
     reaching_values,
-    traced_module_output,
     traced_element,
+    traced_module_output,
     traced_return,
 )
 from ..helpers.losses import (

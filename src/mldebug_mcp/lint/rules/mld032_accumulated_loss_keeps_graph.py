@@ -2,7 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_losses import detached, from_backward_step, is_loss_value, named_loss_tensor, trains
+from ..helpers.accum_losses import (
+    detached,
+    from_backward_step,
+    is_loss_value,
+    named_loss_tensor,
+    trains,
+)
 from ..helpers.accum_meters import stored_arguments
 from ..helpers.graph import (
     depends_on_graph,

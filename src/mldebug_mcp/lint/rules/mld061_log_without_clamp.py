@@ -4,7 +4,12 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.patterns import log_argument
-from ..helpers.tensors_flow import computes_loss, from_prediction, masked_probability, shared_probability
+from ..helpers.tensors_flow import (
+    computes_loss,
+    from_prediction,
+    masked_probability,
+    shared_probability,
+)
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
