@@ -301,13 +301,16 @@ class ModuleContext:
         """What the project index tells the other files of the run: the kind of value (helpers/kinds/)
         returned by each top-level function and each class's forward, and which models of other files feed
         a loss here (`fed:<Model>`, helpers/losses.py), which functions call set_epoch (helpers/loader_sites.py),
-        and whether each class's update-like method keeps what it is given (helpers/accum_meters.py)."""
+        whether each class's update-like method keeps what it is given (helpers/accum_meters.py), and whether
+        each function switches a model to eval mode (helpers/modes_facts.py)."""
         # these helpers import this module: imported when first asked
         from .helpers.accum_meters import meter_facts
         from .helpers.loader_sites import epoch_setters
         from .helpers.losses import fed_facts
+        from .helpers.modes_facts import mode_facts
 
-        return {**kinds.project_facts(self), **fed_facts(self), **epoch_setters(self), **meter_facts(self)}
+        return {**kinds.project_facts(self), **fed_facts(self), **epoch_setters(self), **meter_facts(self),
+                **mode_facts(self)}
 
 
 def _is_class_name(qualname: str) -> bool:

@@ -37,7 +37,11 @@ def ident(node: ast.AST) -> str | None:
 
 
 def uses_torch(ctx: ModuleContext) -> bool:
-    return ctx.memo(("uses-torch",), lambda: any(v.split(".")[0] == "torch" for v in ctx.aliases.values()))
+    """torch is imported, or reached through a star import (`from project.pytorch.layers import *` and
+    then `torch.no_grad()`)."""
+    return ctx.memo(("uses-torch",), lambda: any(v.split(".")[0] == "torch" for v in ctx.aliases.values()) or (
+        ctx.has_text("import *") and ctx.has_text("torch.") and any(
+            any(a.name == "*" for a in n.names) for n in ctx.by_type.get(ast.ImportFrom, ()))))
 
 
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -94,7 +98,45 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     if built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss"):
         return True  # mlp = nn.Sequential(...)
     lowered = name.lower()
-    return bool(MODEL_NAME.search(lowered)) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered)
+    if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
+        return True
+    return _holds_module(func, ctx)
+
+
+# methods only an nn.Module has: whatever they are called on holds a model
+MODULE_METHODS = {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+                  "buffers", "named_buffers"}
+BUILDER = {"get", "build", "load", "create", "make", "init", "setup", "construct", "instantiate", "restore"}
+BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifier", "embedder", "module"}
+
+
+def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
+    """What the value is, whatever its name: the file calls `x.parameters()` (or another method only a
+    module has) on it, or it was assigned from a model builder (`self.phi = self.get_model()`,
+    `net = load_network(path).to(device)`)."""
+    key = _key(func)
+    if key is not None and key in ctx.memo(("evaluation", "module-owners"), lambda: {
+            _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+            if isinstance(c.func, ast.Attribute) and c.func.attr in MODULE_METHODS}):
+        return True
+    for value in ctx.values_of(func, func):
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP_CALLS:
+            value = value.func.value
+        words = tokens(ident(value.func) or "") if isinstance(value, ast.Call) else ()
+        if words and words[0] in BUILDER and BUILT & set(words[1:]):
+            return True
+    return False
+
+
+SETUP_CALLS = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"}
+
+
+def _key(expr: ast.AST) -> str | None:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    return ".".join([expr.id, *reversed(parts)]) if isinstance(expr, ast.Name) else None
 
 
 def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:

@@ -12,7 +12,8 @@ from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 
 def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
     """Where model.eval() belongs: in training code, before the evaluation loop (else at the call); in
-    evaluation code, after the model is set up here (built, loaded, moved), else before the loop."""
+    evaluation code, after the model is set up here (built, loaded, moved), else before the loop, else
+    where the class's own method sets `self.model` up."""
     loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
     if scope_trains(scope, ctx):
         evaluation = [n for n in loops if not isinstance(n, ast.While) and eval_source(n.iter)
@@ -21,8 +22,34 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
     if setup:
-        return setup[-1]
-    return _wrapper(loops[-1], ctx) if loops else top
+        return _end_of(setup[-1])
+    if loops:
+        return _wrapper(loops[-1], ctx)
+    return _class_setup(scope, key, ctx) or top
+
+
+def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """Where model.eval() goes before `call` hands the model on: after it is set up in this scope, else in
+    the class's method that sets `self.model` up, else at the call."""
+    top = _top_statement(call, scope, ctx)
+    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or top
+
+
+def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
+    """For `self.model`, the last statement that makes it ready in the method of the class that builds or
+    loads it (`self.model = self._load(...)`, then `self.model.to(device)` in __init__): model.eval() goes
+    there. A model handed in (`self.net = net`) is not this class's to switch there."""
+    cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
+    if cls is None:
+        return None
+    for method in cls.body:
+        if method is scope or not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        setup = [n for n in _statements(method, ctx) if _sets_up(n, key)]
+        if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup):
+            return _end_of(setup[-1])
+    return None
 
 
 def _wrapper(loop: ast.AST, ctx: ModuleContext) -> ast.AST:
@@ -57,7 +84,20 @@ def _sets_up(stmt: ast.stmt, key: str) -> bool:
     """`model = ...`, `model.load_state_dict(...)`, `model.to(device)`: the model is made ready here."""
     if isinstance(stmt, ast.Assign | ast.AnnAssign):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        return any(key_of(t) == key for t in targets)
+        flat = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])]
+        return any(key_of(t) == key for t in flat)  # model, transform = load(...)
     value = stmt.value
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP
             and key_of(value.func.value) == key)
+
+
+class _LastLine:
+    """The last line of a statement written over several lines: model.eval() goes right below it."""
+
+    def __init__(self, stmt: ast.stmt) -> None:
+        self.lineno = self.end_lineno = stmt.end_lineno
+        self.col_offset, self.end_col_offset = stmt.col_offset, stmt.end_col_offset
+
+
+def _end_of(stmt: ast.stmt) -> ast.AST:
+    return stmt if stmt.end_lineno == stmt.lineno else _LastLine(stmt)

@@ -13,7 +13,8 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import ident, model_call, model_like, scope_calls, tokens
-from .modes import SETUP, key_of
+from .modes import SETUP, key_of, local_targets
+from .modes_facts import callee_mode
 
 # methods that run a model's forward
 FORWARDS = {"forward", "generate"}
@@ -69,7 +70,20 @@ def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr in FORWARDS and model_like(func.value, ctx):
         return func.value
-    return None
+    return func if _moved_and_called(func, ctx) else None
+
+
+DEVICE_MOVES = {"to", "cuda", "cpu"}
+
+
+def _moved_and_called(func: ast.AST, ctx: ModuleContext) -> bool:
+    """`embedder = loaded["embeddings"].cuda()` then `embedder(x)`: moved to a device and called, so a
+    module (a tensor is not callable, a function has no .cuda())."""
+    if not isinstance(func, ast.Name | ast.Attribute) or ctx.qualname(func) is not None:
+        return False
+    values = ctx.values_of(func, func)
+    return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                                and v.func.attr in DEVICE_MOVES for v in values)
 
 
 def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
@@ -108,8 +122,10 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
 
 
 def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
-    """Built by a project's loader from another file that is handed the weights (`DetectMultiBackend(weights)`,
-    `load_model(ckpt_path)`): putting the model in eval mode is the loader's job, out of sight here.
+    """Built by a project's wrapper class from another file that is handed the weights
+    (`DetectMultiBackend(weights)`): putting the model in eval mode is the wrapper's job, out of sight here.
+    A loader function (`load_model(ckpt_path)`) returns the model as built, unless another file of the run
+    defines it and it switches to eval mode (project facts).
     Model zoos (torchvision, timm) build in training mode whatever the weights, and torch.load keeps the
     mode the model was saved in: they do not count."""
     value = ctx.resolve(receiver)
@@ -119,8 +135,14 @@ def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
         value = ctx.resolve(value.func.value)
     if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").split(".")[0] in MODEL_ZOOS:
         return False
-    if (ident(value.func) or "") in ctx.classes or (ident(value.func) or "") in ctx.functions:
-        return False
+    name = ident(value.func) or ""
+    if name in ctx.classes or name in ctx.functions or local_targets(value, ctx):
+        return False  # this file's loader: the switches it makes are followed where it is called
+    known = callee_mode(value, ctx)
+    if known is not None:
+        return known == "eval"  # another file of the run defines the loader
+    if not name[:1].isupper():
+        return False  # a loader function returns the model as it built it (load_model(path), load_clip(...))
     if any(k.arg and WEIGHTS.search(k.arg) and not _off(k.value) for k in value.keywords):
         return True
     return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
@@ -130,6 +152,10 @@ def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
 def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
     """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
     value = ctx.resolve(func)
+    for _ in range(4):  # Pipeline.from_pretrained(path).to(device)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
+            break
+        value = ctx.resolve(value.func.value)
     if not isinstance(value, ast.Call):
         return False
     if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
@@ -148,3 +174,16 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
     if not (name and MODE_FREE.match(name)):
         return False
     return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
+
+
+def handed_in(receiver: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The model comes from a caller: a parameter of the scope, or `self.x` that its class only assigns from
+    a parameter (or never assigns: a framework sets it)."""
+    key = key_of(receiver) or ""
+    root, _, rest = key.partition(".")
+    if root != "self":
+        args = getattr(scope, "args", None)
+        return args is not None and root in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    cls = ctx.enclosing_class(scope)
+    values = ctx.class_attrs.get(cls.name, {}).get(rest.split(".")[0], []) if cls is not None and rest else []
+    return not any(isinstance(v, ast.Call) for v in values)

@@ -3,7 +3,14 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.evaluation import ident, model_like, own_nodes, scope_calls, uses_torch
+from ..helpers.evaluation import (
+    ident,
+    model_like,
+    own_nodes,
+    scope_calls,
+    tokens,
+    uses_torch,
+)
 from ..helpers.modes import (
     EVAL,
     SET,
@@ -27,10 +34,12 @@ from ..helpers.modes_evidence import (
     scope_trains,
     trains,
 )
+from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_models import (
     bare_switch,
     forward_receiver,
     frozen,
+    handed_in,
     mode_given,
     untrained_here,
 )
@@ -104,6 +113,9 @@ class EvaluationWithoutEvalMode(Rule):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
             hits.setdefault(hit.node.lineno, hit)
+        for where, key, call in handed_to_evaluation(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{key} is handed to {ast.unparse(call.func)}() in training mode: "
+                                                    f"that function never calls eval(); call {key}.eval() first"))
         for stmt in ctx.by_type.get(ast.Expr, ()):
             key = bare_switch(stmt, "eval", ctx)
             if key:
@@ -153,13 +165,34 @@ def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleCo
 
 
 def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
-    """An evaluation function that does not train (a loop, no_grad or metrics around the call), or a loop
-    in a file that never trains whose outputs are gathered (features, activations, predictions)."""
+    """An evaluation function that does not train (a loop, no_grad or metrics around the call), or, in a
+    file that never trains, a call whose outputs are gathered (features, activations, predictions) over a
+    loop's batches, under no_grad, or in a function named for inference."""
     if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx) and (
             enclosing_loops(call, scope, ctx) or grad_off_at(call, scope, ctx)
             or any(_is_metric(n, ctx) for n in own_nodes(scope, ctx))):
         return True
-    return not file_trains(ctx) and _over_batches(call, scope, ctx) and collected(call, scope, ctx)
+    if file_trains(ctx) or not collected(call, scope, ctx):
+        return False
+    if _over_batches(call, scope, ctx):
+        return True
+    # inference in a file that never trains, under no_grad or in code named for it, by a model built or
+    # loaded here (one handed in is in the mode its caller chose)
+    receiver = forward_receiver(call, ctx)
+    return (not isinstance(ctx.parent(call), ast.Expr) and receiver is not None
+            and (grad_off_at(call, scope, ctx) or _named_for_inference(scope, ctx))
+            and not handed_in(receiver, scope, ctx))
+
+
+INFERENCE = {"predict", "prediction", "predictor", "inference", "infer", "inferencer", "deploy", "deployment",
+             "serve", "serving"}
+
+
+def _named_for_inference(scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The function or its class is named for prediction or deployment (`_inference`, `Predictor.__call__`)."""
+    cls = ctx.enclosing_class(scope) if not isinstance(scope, ast.Module) else None
+    names = [getattr(scope, "name", ""), cls.name if cls is not None else ""]
+    return any(INFERENCE & set(tokens(n)) for n in names if n)
 
 
 def _over_batches(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:

@@ -1,0 +1,57 @@
+"""What the files of one lint run tell each other about train/eval modes (MLD020).
+
+`mode:<module>.<function>` for each top-level function of a file: 'eval' when it (or a helper of its file)
+switches a model to eval mode, 'keeps' when it switches nothing and so leaves a model it is handed in
+whatever mode it came in. A file that loads a model and hands it to `evaluate(model, loader)` of another
+file asks here whether that function puts the model in eval mode itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import PurePath
+
+from ..context import ModuleContext
+from .evaluation import model_like
+from .modes import EVAL, SET, switches
+
+MODE_FACT = "mode:"
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def mode_facts(ctx: ModuleContext) -> dict[str, str]:
+    """`mode:<module>.<function>` -> 'eval' or 'keeps' for the top-level functions of this file that take
+    arguments (the module named by its file, or its package for an __init__.py)."""
+    def compute() -> dict[str, str]:
+        module = _module_name(ctx.path)
+        found: dict[str, str] = {}
+        for name, func in ctx.functions.items():
+            if not isinstance(func, FUNCS) or not (func.args.args or func.args.posonlyargs):
+                continue
+            evaluates = any(s.mode in (EVAL, SET) for s in switches(func, ctx))
+            found[f"{MODE_FACT}{module}.{name}"] = "eval" if evaluates else "keeps"
+        return found
+    if not ctx.has_text("def "):
+        return {}
+    return ctx.memo(("modes", "facts"), compute)
+
+
+def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """'eval' or 'keeps' for a function imported from another file of the run (`from engine import evaluate`,
+    `metrics.evaluate(...)`); None when its module is not in the run."""
+    qualname = ctx.qualname(call.func) or ""
+    parts = qualname.lstrip(".").split(".")
+    if len(parts) < 2 or ctx.project is None:
+        return None
+    return ctx.project.kind_returned_by(f"{MODE_FACT}{parts[-2]}.{parts[-1]}")
+
+
+def _module_name(path: str) -> str:
+    pure = PurePath(path)
+    return pure.parent.name if pure.stem == "__init__" else pure.stem
+
+
+def handed_models(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
+    """The arguments of a call that hold models (`evaluate(model, loader)`, `run(model=net)`)."""
+    args = [*call.args, *(k.value for k in call.keywords)]
+    return [a for a in args if isinstance(a, ast.Name | ast.Attribute) and model_like(a, ctx)]

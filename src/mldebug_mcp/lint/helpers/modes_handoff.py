@@ -1,0 +1,95 @@
+"""A model handed to another file's evaluation function in training mode (MLD020).
+
+`model, transform = load_model(name, weights)` then `metrics = benchmark.evaluate(model, loader)`: when the
+evaluation function belongs to another file of the run and never switches a mode (project facts,
+helpers/modes_facts.py), whether the model evaluates in eval mode is decided here, where it was loaded,
+and nothing here switched it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from .evaluation import ident, own_nodes, scope_calls, tokens
+from .modes import EVAL, SET, key_of, local_targets, mode_before, switches
+from .modes_anchor import anchor_after_setup
+from .modes_evidence import eval_source, framework_managed
+from .modes_facts import callee_mode, handed_models
+from .modes_models import frozen, handed_in, mode_free, ready_from_loader
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast.Call]]:
+    """(where model.eval() goes, the model's key, the evaluation call) for each model this file loads and
+    hands in training mode to an evaluation function of another file that keeps the mode it is given."""
+    if ctx.project is None:
+        return
+    for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
+        if framework_managed(scope, ctx):
+            continue
+        reported: set[str] = set()
+        for call in scope_calls(scope, ctx):
+            if not _evaluates_data(call) or local_targets(call, ctx):
+                continue
+            models = [m for m in handed_models(call, ctx) if key_of(m) not in reported]
+            if not models or callee_mode(call, ctx) != "keeps":
+                continue
+            for model in models:
+                key = key_of(model)
+                if key is None or key == "self" or frozen(key) or not _loaded_here(model, key, scope, ctx):
+                    continue
+                switch = mode_before(call, key, scope, ctx)
+                if switch is not None and switch.mode in (EVAL, SET):
+                    continue
+                if switch is None and _switched_elsewhere(scope, key, ctx):
+                    continue
+                reported.add(key)
+                yield (switch.node if switch is not None else anchor_after_setup(call, key, scope, ctx)), key, call
+
+
+EVAL_VERBS = {"evaluate", "eval", "evaluation", "validate", "validation", "test", "predict", "inference", "infer",
+              "benchmark"}
+DATA_WORDS = {"loader", "dataloader", "dl", "dataset", "data", "batches", "iterator", "iter", "ds"}
+
+
+def _evaluates_data(call: ast.Call) -> bool:
+    """A function named for evaluation (`evaluate`, `test_model`, `predict_loader`) that is handed data as
+    well as the model (`evaluate(model, val_loader)`), not a check of the model alone."""
+    words = tokens(ident(call.func) or "")
+    if not words or words[0] not in EVAL_VERBS:
+        return False
+    args = [*call.args, *(k.value for k in call.keywords)]
+    named = [w for a in args for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute)
+             for w in tokens(ident(n) or "")]
+    return bool(DATA_WORDS & set(named)) or any(eval_source(a) for a in args)
+
+
+def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Built or loaded in this file (not handed in by a caller), and not one that starts in eval mode
+    (from_pretrained) or comes from a wrapper class that sets its own mode."""
+    if handed_in(model, scope, ctx) or mode_free(model, ctx) or ready_from_loader(model, ctx):
+        return False
+    if any(isinstance(v, ast.Call) for v in ctx.values_of(model, model)):
+        return True
+    # `model, transform = load(...)`: a tuple unpacked from one call binds no single value; the loader may
+    # switch the model it returns (in this file, or in another file of the run)
+    nodes = ast.walk(scope) if isinstance(scope, ast.Module) else own_nodes(scope, ctx)
+    loads = [n.value for n in nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+        isinstance(t, ast.Tuple | ast.List) and any(key_of(e) == key for e in t.elts) for t in n.targets)]
+    return bool(loads) and not any(callee_mode(c, ctx) == "eval" or any(
+        s.mode in (EVAL, SET) for t in local_targets(c, ctx) for s in switches(t, ctx)) for c in loads)
+
+
+def _switched_elsewhere(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """A function around this one, or (for self.model) another method of the class, switches its mode."""
+    for anc in ctx.ancestors(scope):
+        if isinstance(anc, FUNCS) and any(s.mode in (EVAL, SET) for s in switches(anc, ctx)):
+            return True
+    cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
+    if cls is None:
+        return False
+    return any(s.key is not None and (s.key == key or key.startswith(s.key + ".")) and s.mode in (EVAL, SET)
+               for m in cls.body if isinstance(m, FUNCS) and m is not scope for s in switches(m, ctx))

@@ -1,0 +1,134 @@
+"""MLD020 on inference code whose model is not named like one or not run in this file: an embedder
+script, a deployment wrapper class, and a model loaded in one file and handed to another file's
+evaluation function (project facts). Each with its fixed twin, which must stay quiet."""
+
+import textwrap
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths, lint_source
+
+
+def _lines(source: str, path: str, code: str = "MLD020") -> list[int]:
+    found = lint_source(textwrap.dedent(source), path, LintSettings(select=(code,)))
+    return [f.line for f in found if f.code == code]
+
+
+def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
+    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
+
+
+# an encoder taken out of a loaded bundle, moved to the GPU and run over text batches under no_grad: it is
+# called and moved, so a module, whatever its name
+EMBED_SCRIPT = """
+    import numpy as np
+    import torch
+    from project.loading import load_bundle
+
+    bundle = load_bundle(args.bundle_path)
+    encoder_fn = bundle["encoder"].cpu()
+    if args.cuda:
+        encoder_fn = encoder_fn.cuda()
+    {fix}
+    rows = []
+    for chunk in chunks(lines, 32):
+        with torch.no_grad():
+            ids = torch.tensor(np.stack([tokenize(l) for l in chunk]))
+            vectors = encoder_fn(ids)
+            rows += vectors.mean(1).cpu().numpy().tolist()
+    np.save(args.output, rows)
+"""
+
+# a deployment wrapper: the model is loaded by a method of the class and run by another
+DEPLOYED = """
+    import torch
+    from project.models import Model
+
+    class Deployed:
+        def __init__(self, config, weights, device="cpu"):
+            self.model = self._load(config, weights)
+            self.model.to(device)
+            {fix}
+
+        def _load(self, config, weights):
+            model = Model.from_config(config)
+            model.load_state_dict(torch.load(weights, weights_only=True))
+            return model
+
+        def _inference(self, batch):
+            out = self.model(batch)
+            return out.detach().cpu().numpy()
+"""
+
+# a helper handed its network by the caller, not named for evaluation: the caller decides the mode
+HANDED_IN = """
+    import torch
+
+    @torch.no_grad()
+    def encode(network, batch):
+        codes = network(batch["pixels"])
+        return codes.cpu()
+"""
+
+
+def test_a_called_and_moved_bundle_entry_is_a_model():
+    assert _lines(EMBED_SCRIPT.format(fix=""), "encode_text.py") == [9]  # after the last move
+    assert _lines(EMBED_SCRIPT.format(fix="encoder_fn.eval()"), "encode_text.py") == []
+
+
+def test_a_deployment_wrapper_is_flagged_where_its_model_is_set_up():
+    assert _lines(DEPLOYED.format(fix=""), "deploy.py") == [8]
+    assert _lines(DEPLOYED.format(fix="self.model.eval()"), "deploy.py") == []
+
+
+def test_a_model_handed_to_a_predictor_is_the_callers_business():
+    assert _lines(HANDED_IN, "codes.py") == []
+
+
+CLI = """
+    import torch
+    from bench.loaders import load_backbone
+    from bench.metrics import classification
+
+    def run(args):
+        model, preprocess = load_backbone(
+            args.arch,
+            pretrained=args.weights,
+        )
+        {fix}
+        loader = torch.utils.data.DataLoader(make_dataset(args, preprocess), batch_size=64)
+        return classification.evaluate(model, loader, device=args.device)
+"""
+
+METRICS = """
+    import torch
+
+    def evaluate(model, dataloader, device):
+        {fix}
+        correct = 0
+        with torch.no_grad():
+            for images, labels in dataloader:
+                correct += (model(images.to(device)).argmax(1) == labels).sum().item()
+        return correct
+"""
+
+
+def test_a_model_handed_to_another_files_evaluation_that_never_switches(tmp_path):
+    found = _run(tmp_path, {"cli.py": CLI.format(fix=""), "bench/metrics/classification.py": METRICS.format(fix="")})
+    assert ("cli.py", 10) in found  # below the multi-line load, where model.eval() goes
+    assert ("classification.py", 7) in found  # and the evaluation function itself, run on a model handed in
+
+
+def test_the_handoff_is_quiet_when_either_side_switches(tmp_path):
+    quiet_cli = _run(tmp_path / "a", {"cli.py": CLI.format(fix="model.eval()"),
+                                      "bench/metrics/classification.py": METRICS.format(fix="")})
+    assert ("cli.py", 10) not in quiet_cli
+    assert _run(tmp_path / "b", {"cli.py": CLI.format(fix=""),
+                                 "bench/metrics/classification.py": METRICS.format(fix="model.eval()")}) == []
+
+
+def test_the_handoff_is_quiet_when_the_evaluation_function_is_not_in_the_run(tmp_path):
+    assert _run(tmp_path, {"cli.py": CLI.format(fix="")}) == []
