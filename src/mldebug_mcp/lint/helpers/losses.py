@@ -3,11 +3,19 @@ output is already a probability (MLD002-MLD005)."""
 
 import ast
 import os
-import re
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_chosen import attr_loss_facts, builder_facts, built_loss, chosen_loss
+from .losses_chosen import (
+    CONDITIONAL,
+    LOSS_CLASS,
+    WRAPS,
+    attr_loss_facts,
+    builder_facts,
+    built_loss,
+    chosen_loss,
+    wrapped_logit_loss,
+)
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -202,52 +210,6 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
             (wrapped or "").rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
-
-
-CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wraps a logit loss (another file says)
-LOSS_CLASS = re.compile(r"(Loss|Criterion)$")
-
-
-def fed_loss(project, name: str) -> str | None:
-    """Where another file's logit loss takes the output of the model `name` (`fed:<name>`), as 'BCEWithLogitsLoss
-    in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss."""
-    where = project.fed_to(name)
-    if where is None or not where.startswith(CONDITIONAL):
-        return where
-    cls, _, where = where[len(CONDITIONAL):].partition("|")
-    wrapped = project.kind_returned_by(WRAPS + cls)
-    return f"{where} (built on {wrapped.rsplit('.', 1)[-1]})" if wrapped else None
-
-
-WRAPS = "wraps:"  # project-index key: wraps:<LossClass> -> the logit loss its forward hands its input to
-
-
-def wrapped_logit_loss(class_name: str, ctx: ModuleContext) -> str | None:
-    """The logit loss a loss class (of this file, else told by another) feeds its prediction to, unchanged in
-    meaning (`F.binary_cross_entropy_with_logits(inputs, targets)` in its forward)."""
-    cls = ctx.classes.get(class_name)
-    if cls is not None:
-        return ctx.memo(("losses", "wraps", class_name), lambda: _wraps(cls, ctx))
-    if ctx.project is None or not class_name[:1].isupper():
-        return None
-    return ctx.project.kind_returned_by(WRAPS + class_name)
-
-
-def _wraps(cls: ast.ClassDef, ctx: ModuleContext) -> str | None:
-    forward = kinds.method_of(cls, "forward")
-    params = [a.arg for a in forward.args.posonlyargs + forward.args.args][1:2] if forward is not None else []
-    if not params:
-        return None
-    for call in ast.walk(forward):
-        if not isinstance(call, ast.Call) or call is forward:
-            continue
-        source = loss_call_source(call, ctx)
-        if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
-            continue
-        inputs = [strip_shape_ops(i, ctx) for i in loss_inputs(call)]
-        if any(isinstance(i, ast.Name) and i.id == params[0] for i in inputs):
-            return source.name
-    return None
 
 
 def loss_inputs(call: ast.Call) -> list[ast.expr]:

@@ -1,12 +1,15 @@
-"""A loss kept in `self.<attr>` by a base class (MLD001): `self.criterion = nn.BCEWithLogitsLoss()`, or
+"""Losses chosen away from the call that computes them (MLD001). A loss kept in `self.<attr>` by a base class: `self.criterion = nn.BCEWithLogitsLoss()`, or
 `self.criterion = self._build_criterion(self.loss_type)` where the builder picks a loss by a string (an
 if-chain on it, or a dict of losses indexed by it), and a subclass, of this file or another, sets that string
 (`self.loss_type = 'CL'`) and calls `self.criterion(...)` without assigning it. The file of the base class
-tells the others: `lossattr:<attr>` -> the loss's qualified name, or `choice:<option>:<KEY>=<loss>;...`."""
+tells the others: `lossattr:<attr>` -> the loss's qualified name, or `choice:<option>:<KEY>=<loss>;...`.
+A builder function (`get_loss("bce")`: `builder:<name>`), and a loss class whose forward hands its prediction
+to a logit loss (a focal loss on binary_cross_entropy_with_logits: `wraps:<Class>`)."""
 
 from __future__ import annotations
 
 import ast
+import re
 
 from .kinds import class_constant, method_of
 
@@ -185,3 +188,57 @@ def _compared_key(test: ast.AST, param: str) -> str | None:
 def _is_loss(name: str) -> bool:
     short = name.rsplit(".", 1)[-1]
     return short.endswith(("Loss", "_loss", "cross_entropy", "_with_logits")) or short.startswith("cross_entropy")
+
+
+CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wraps a logit loss (another file says)
+LOSS_CLASS = re.compile(r"(Loss|Criterion)$")
+
+
+def fed_loss(project, name: str) -> str | None:
+    """Where another file's logit loss takes the output of the model `name` (`fed:<name>`), as 'BCEWithLogitsLoss
+    in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss."""
+    where = project.fed_to(name)
+    if where is None or not where.startswith(CONDITIONAL):
+        return where
+    cls, _, where = where[len(CONDITIONAL):].partition("|")
+    wrapped = project.kind_returned_by(WRAPS + cls)
+    return f"{where} (built on {wrapped.rsplit('.', 1)[-1]})" if wrapped else None
+
+
+WRAPS = "wraps:"  # project-index key: wraps:<LossClass> -> the logit loss its forward hands its input to
+
+
+def wrapped_logit_loss(class_name: str, ctx) -> str | None:
+    """The logit loss a loss class (of this file, else told by another) feeds its prediction to, unchanged in
+    meaning (`F.binary_cross_entropy_with_logits(inputs, targets)` in its forward)."""
+    cls = ctx.classes.get(class_name)
+    if cls is not None:
+        return ctx.memo(("losses", "wraps", class_name), lambda: _wraps(cls, ctx))
+    if ctx.project is None or not class_name[:1].isupper():
+        return None
+    return ctx.project.kind_returned_by(WRAPS + class_name)
+
+
+def _wraps(cls: ast.ClassDef, ctx) -> str | None:
+    from .losses import (
+        LOGIT_FUNCTIONS,
+        LOGIT_LOSSES,
+        loss_call_source,
+        loss_inputs,
+        strip_shape_ops,
+    )
+
+    forward = method_of(cls, "forward")
+    params = [a.arg for a in forward.args.posonlyargs + forward.args.args][1:2] if forward is not None else []
+    if not params:
+        return None
+    for call in ast.walk(forward):
+        if not isinstance(call, ast.Call) or call is forward:
+            continue
+        source = loss_call_source(call, ctx)
+        if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
+            continue
+        inputs = [strip_shape_ops(i, ctx) for i in loss_inputs(call)]
+        if any(isinstance(i, ast.Name) and i.id == params[0] for i in inputs):
+            return source.name
+    return None

@@ -19,12 +19,12 @@ from ..helpers.losses import (
     LOGIT_LOSSES,
     LOGIT_TEXTS,
     SHAPE_METHODS,
-    fed_loss,
     input_kinds,
     logit_loss,
     loss_inputs,
     loss_source,
 )
+from ..helpers.losses_chosen import fed_loss
 from ..rule import Hit, Rule
 
 # skorch nets -> their default criterion; the net calls criterion(module(X), y) (NeuralNetClassifier takes the
