@@ -12,7 +12,15 @@ import random
 import statistics
 
 from ..models.sweep import SeedDifference, SweepComparison
-from .sweep_stats import bootstrap_difference_ci, bootstrap_mean_ci, holm, mean, one_sample_t, sd, welch_t
+from .sweep_stats import (
+    bootstrap_difference_ci,
+    bootstrap_mean_ci,
+    holm,
+    mean,
+    one_sample_t,
+    sd,
+    welch_t,
+)
 
 
 def compare(arm: str, baseline: str, arm_values: dict[str, float], base_values: dict[str, float], paired: bool,
@@ -57,9 +65,9 @@ def _carried_by_few(seeds: list[str], differences: list[float]) -> list[str]:
     largest = max(range(len(differences)), key=lambda i: abs(differences[i]))
     rest = math.fsum(abs(d) for i, d in enumerate(differences) if i != largest)
     if (centre > 0) != (middle > 0) or abs(differences[largest]) > 2 * rest:
-        return [f"seed {seeds[largest]} carries the mean ({differences[largest]:+.4g}; median difference "
-                f"{middle:+.4g}): a large mean with a low t is the lucky-seed pattern; open that seed's logs before "
-                "believing it (refs/sweeps.md, Reading a sweep table)"]
+        return [(f"seed {seeds[largest]} carries the mean ({differences[largest]:+.4g}; median difference "
+                 f"{middle:+.4g}): a large mean with a low t is the lucky-seed pattern; open that seed's logs before "
+                 "believing it (refs/sweeps.md, Reading a sweep table)")]
     return []
 
 
@@ -89,7 +97,7 @@ def _summary(c: SweepComparison, alpha: float, metric: str, spread: float | None
     how = (f"on {len(c.shared_seeds)} shared seeds, better on {c.wins}/{len(c.shared_seeds)}"
            if c.method == "paired" else "unpaired (seeds not shared)")
     t = "t undefined" if c.t is None else f"{'paired' if c.method == 'paired' else 'Welch'} t = {c.t:.3g}"
-    p = f"p = {c.p:.2g}" + (f", Holm-adjusted {c.p_adjusted:.2g}" if tests > 1 else "")
+    p = f"p = {c.p:.3g}" + (f", Holm-adjusted {c.p_adjusted:.3g}" if tests > 1 else "")
     noise = f"; baseline seed-to-seed sd {spread:.4g}" if spread else ""
     reading = {"better": "an effect larger than seed noise, in the metric's good direction",
                "worse": "an effect larger than seed noise, in the metric's bad direction",

@@ -13,25 +13,33 @@ import random
 import statistics
 
 from ..models.sweep import SweepArm, SweepReport, SweepRun
-from .sweep_arms import Arm, changed_settings, choose_baseline, group_arms, setting_columns
+from .sweep_arms import (
+    Arm,
+    changed_settings,
+    choose_baseline,
+    group_arms,
+    setting_columns,
+)
 from .sweep_columns import RunsTable
 from .sweep_compare import compare, correct_and_judge
 from .sweep_stats import mean, quantile, sd
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_DRAWS = 4_000_000  # resamples x values over all comparisons: bounds the time on big sweeps
+SMALL_FOR_BOOTSTRAP = 10
 MIN_SEEDS = 3  # Spinning Up asks for at least 3 seeds (refs/sweeps.md, Seed variance in RL)
 
 
 def analyze_sweep(table: RunsTable, factor: list[str] | None = None, baseline: str | None = None,
-                  alpha: float = 0.05, level: float = 0.95, rng_seed: int = 0) -> SweepReport:
+                  alpha: float = 0.05, level: float = 0.95, rng_seed: int = 0,
+                  resamples: int = BOOTSTRAP_RESAMPLES) -> SweepReport:
     keys, arms, warnings = group_arms(table.runs, factor)
     base, how = choose_baseline(arms, baseline)
     arms = [base] + [arm for arm in arms if arm is not base]
     paired = table.seed_column is not None
     values = {arm.label: _values(arm, paired, warnings) for arm in arms}
     sizes = sum(len(v) for v in values.values()) or 1
-    resamples = max(200, min(BOOTSTRAP_RESAMPLES, BOOTSTRAP_DRAWS // sizes))
+    resamples = max(200, min(resamples, BOOTSTRAP_DRAWS // sizes))
     columns = setting_columns(table.runs)
     comparisons = []
     for arm in arms[1:]:
@@ -54,6 +62,11 @@ def analyze_sweep(table: RunsTable, factor: list[str] | None = None, baseline: s
         notes=table.notes + [how, "direction: " + ("higher" if table.higher_is_better else "lower")
                              + " is better" + (" (guessed from the name; pass --lower-is-better or "
                                                "--higher-is-better)" if table.direction_guessed else "")])
+    smallest = min((len(c.differences) or len(values[c.arm]) for c in comparisons if c.method != "none"), default=0)
+    if 0 < smallest < SMALL_FOR_BOOTSTRAP:
+        report.notes.append(f"bootstrap intervals rest on as few as {smallest} values: a percentile bootstrap never "
+                            "reaches beyond the values seen, so below about 10 seeds its interval is too narrow; "
+                            "the verdicts rest on the t-test, not on the interval")
     if paired:
         _z_scores(report, values)
     report.warnings += _design_warnings(report, values, alpha)

@@ -10,7 +10,14 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.sweep import SweepReport
-from .common import READ_ONLY, allowed_dirs, as_tool_error, output_model, png_image, tool_result
+from .common import (
+    READ_ONLY,
+    allowed_dirs,
+    as_tool_error,
+    output_model,
+    png_image,
+    tool_result,
+)
 
 SweepOutput = output_model(SweepReport)
 
@@ -38,8 +45,8 @@ async def analyze_sweep(
     from ..services import sweep as service
     from .workers import run_heavy
 
-    options = dict(seed_column=seed_column, factor=factor, baseline=baseline, take=take,
-                   higher_is_better=higher_is_better, allowed=allowed_dirs(ctx))
+    options = {"seed_column": seed_column, "factor": factor, "baseline": baseline, "take": take,
+               "higher_is_better": higher_is_better, "allowed": allowed_dirs(ctx)}
     with as_tool_error():
         if plot:
             report, image = await run_heavy(service.sweep_with_image, path, metric, **options)
