@@ -100,3 +100,31 @@ def test_a_base_class_of_another_file_picks_bce_with_logits_by_the_subclass_opti
 
 def test_the_subclass_option_picks_a_loss_that_takes_probabilities(tmp_path):
     assert _inherited(tmp_path, "mse") == []
+
+
+DICT_MODEL = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(4, 3)\n"
+    "    def forward(self, x):\n"
+    "        return {'probs': torch.softmax(self.fc(x), -1), 'logits': self.fc(x)}\n"
+)
+DICT_TRAIN = (
+    "import torch.nn.functional as F\n"
+    "from model import Net\n"
+    "def train(loader):\n"
+    "    model = Net()\n"
+    "    for x, y in loader:\n"
+    "        F.cross_entropy(model(x)['{key}'], y).backward()\n"
+)
+
+
+def test_an_entry_of_another_files_returned_dict(tmp_path):
+    (tmp_path / "model.py").write_text(DICT_MODEL)
+    for key, expected in (("probs", [("model.py", 8), ("train.py", 6)]), ("logits", [])):
+        (tmp_path / "train.py").write_text(DICT_TRAIN.replace("{key}", key))
+        result = lint_paths([tmp_path], jobs=1)
+        assert sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001") == expected

@@ -175,11 +175,13 @@ class ActivationIntoLogitLoss(Rule):
         yield Hit(node, _text(self.message, found.kind, _short(name), of))
 
     def _element_fed(self, name: str, kind: str, ctx: ModuleContext) -> Iterator[Hit]:
-        """`Net/0` whose activation another file's logit loss takes (`pred, aux = net(x)`; `loss(pred, y)`)."""
+        """`Net/0` (`Net/logits`) whose activation another file's logit loss takes (`pred, aux = net(x)`;
+        `loss(pred, y)`, or `loss(out["logits"], y)`)."""
         fed = fed_loss(ctx.project, name)
         owner_name, index = name.split("/", 1)
         owner = ctx.classes.get(owner_name) or ctx.functions.get(owner_name)
-        found = traced_element(owner, int(index), ctx) if fed is not None and owner is not None else None
+        key = int(index) if index.isdigit() else index  # a tuple element or a dict entry
+        found = traced_element(owner, key, ctx) if fed is not None and owner is not None else None
         for origin in found.origins if found is not None else ():
             yield Hit(origin, _text(self.message, found.kind, fed, f" of {owner_name}"))
 

@@ -1,7 +1,7 @@
 """What one file tells the other files of a run (the project index), and what it asks of them.
 
 Told: the kind each top-level function and each class's forward returns (`Net` -> 'softmax'), and of each
-element of a returned tuple (`Decoder/0`); for a model whose output is what a constructor argument returns,
+element of a returned tuple (`Decoder/0`) or entry of a returned dict (`Net/logits`); for a model whose output is what a constructor argument returns,
 which argument (`Seq2Seq` -> 'arg:1:decoder/0', read by the file that builds it). Asked, by the file whose
 loss takes the output: which models of other files feed that loss (`fed:Evaluator`; `fed:*` and
 `fed:~classifier` for a model handed in from outside the file as the parameter `classifier`), so the file
@@ -43,7 +43,9 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
         if kind is not None:
             found[name] = kind.kind
         width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
-        for index in range(min(width, 8)):
+        keys = {k.value for r in walk.returns_of(func) if isinstance(r.value, ast.Dict)
+                for k in r.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        for index in [*range(min(width, 8)), *sorted(keys)[:8]]:  # tuple elements, entries of a returned dict
             kind = _ask(walk, owner, index)
             if kind is not None:
                 found[f"{name}/{index}"] = kind.kind
@@ -88,6 +90,9 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
     value, element = expr, None
     for _ in range(depth):
         if isinstance(value, ast.Subscript):
+            key = value.slice
+            if element is None and isinstance(key, ast.Constant) and isinstance(key.value, str):
+                element = key.value  # out["logits"]: that entry of a returned dict
             value = value.value
         elif isinstance(value, ast.Name):
             bound = walk.binding(value, None)

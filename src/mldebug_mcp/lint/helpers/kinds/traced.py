@@ -42,7 +42,7 @@ def symbolic(kind: str) -> tuple[int, str, int | None] | None:
         return None
     position, _, rest = kind[len(SYMBOLIC):].partition(":")
     name, _, element = rest.partition("/")
-    return int(position), name, int(element) if element else None
+    return int(position), name, (int(element) if element.lstrip("-").isdigit() else element) if element else None
 
 
 def agree(found: list[Traced | None]) -> Traced | None:

@@ -56,6 +56,8 @@ class Values:
             index = expr.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and self._tuple_valued(expr.value):
                 return self.element(expr.value, index.value, env, depth - 1)
+            if isinstance(index, ast.Constant) and isinstance(index.value, str):  # out["logits"] of a returned dict
+                return self.element(expr.value, index.value, env, depth - 1)
             return self.kind(expr.value, env, depth - 1)  # indexing a tensor keeps what its values are
         if isinstance(expr, ast.NamedExpr):
             return self.kind(expr.value, env, depth - 1)
@@ -109,12 +111,16 @@ class Values:
         return method_of(cls, attribute.attr)
 
     def element(self, expr: ast.AST, index: int, env: dict | None, depth: int) -> Traced | None:
-        """The kind of element `index` of a tuple value: a tuple literal or what a call returns."""
+        """The kind of element `index` of a tuple value (or entry `index` of a dict, for a string): a literal or
+        what a call returns."""
         if depth <= 0:
             return None
+        if isinstance(expr, ast.Dict):
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in expr.keys]
+            return self.kind(expr.values[keys.index(index)], env, depth - 1) if index in keys else None
         if isinstance(expr, ast.Tuple | ast.List):
             elts = expr.elts
-            if any(isinstance(e, ast.Starred) for e in elts) or not -len(elts) <= index < len(elts):
+            if isinstance(index, str) or any(isinstance(e, ast.Starred) for e in elts) or not -len(elts) <= index < len(elts):
                 return None
             return self.kind(elts[index], env, depth - 1)
         if isinstance(expr, ast.Name):
