@@ -74,7 +74,7 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
         if not isinstance(value, ast.Call) or any(within(name, h) or within(h, name) for h in held):
             continue
         if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx) \
-                and not _built_from_held_pieces(value, held, ctx):
+                and not _built_from_held_pieces(value, held, ctx) and not _head_on_held(name, value, held, ctx):
             continue
         if _trained(name, ctx.scope_of(assign), ctx) and not frozen(name, ctx) and name not in dict(found):
             found.append((name, assign.lineno))
@@ -181,4 +181,34 @@ def _built_from_held_pieces(value: ast.Call, held: set[str], ctx: ModuleContext)
         return False
     pieces = {dotted(a) for a in [*value.args, *(k.value for k in value.keywords)]} - {None}
     return any(within(p, h) and p != h for p in pieces for h in held)
+
+
+def _head_on_held(name: str, value: ast.Call, held: set[str], ctx: ModuleContext) -> bool:
+    """`head = ClassificationHead(768, 2)` (a project class) applied to the optimised model's output in
+    training (`head(base(**batch).pooler_output)`): a trainable head stacked on the model."""
+    built = ctx.call_name(value) or ""
+    simple = built.rpartition(".")[2]
+    if not simple[:1].isupper() or NOT_MODULES.fullmatch(simple) or built.startswith(THIRD_PARTY):
+        return False
+    for node in ctx.by_type.get(ast.Name, ()):
+        parent = ctx.parent(node)
+        if node.id != name or not (isinstance(parent, ast.Call) and parent.func is node) \
+                or not _in_training_step(parent, ctx) or len(parent.args) != 1:
+            continue  # a head takes the features alone; `loss_fn(logits, labels)` takes a target too
+        if any(_from_held(arg, held, ctx, 2) for arg in [*parent.args, *(k.value for k in parent.keywords)]):
+            return True
+    return False
+
+
+def _from_held(expr: ast.AST, held: set[str], ctx: ModuleContext, depth: int) -> bool:
+    """`expr` contains a call of a held module (`base(x)`, `base.encoder(x)`), also through a name
+    assigned one (`hidden = base(x)`)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and any(within(dotted(node.func) or "", h) for h in held):
+            return True
+        if depth and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            value = ctx.resolve(node)
+            if value is not node and isinstance(value, ast.AST) and _from_held(value, held, ctx, depth - 1):
+                return True
+    return False
 
