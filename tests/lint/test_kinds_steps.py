@@ -83,3 +83,26 @@ def test_set_epoch_in_the_endless_generator_or_the_epoch_loop_stays_quiet(tmp_pa
     (tmp_path / "endless.py").write_text(ENDLESS.replace("        sampler.set_epoch(epoch)\n", ""))
     (tmp_path / "wrapped.py").write_text(WRAPPED.replace("        sampler.set_epoch(epoch)\n", ""))
     assert sorted(_codes(tmp_path, "MLD054")) == [("endless.py", 4), ("wrapped.py", 6)]
+
+
+LIGHTNING = (
+    "import torch.nn.functional as F\n"
+    "import pytorch_lightning as pl\n"
+    "class Lit(pl.LightningModule):\n"
+    "    def __init__(self, net):\n"
+    "        super().__init__()\n"
+    "        self.net = net\n"
+    "        self.step_losses = []\n"
+    "    def training_step(self, batch, batch_idx):\n"
+    "        x, y = batch\n"
+    "        loss = F.cross_entropy(self.net(x), y)\n"
+    "        self.step_losses.append({kept})\n"
+    "        return loss\n"
+)
+
+
+def test_a_lightning_training_step_keeping_its_loss_on_self(tmp_path):
+    (tmp_path / "lit.py").write_text(LIGHTNING.replace("{kept}", "loss"))
+    assert _codes(tmp_path, "MLD032") == [("lit.py", 11)]
+    (tmp_path / "lit.py").write_text(LIGHTNING.replace("{kept}", "loss.detach()"))
+    assert _codes(tmp_path, "MLD032") == []

@@ -174,10 +174,18 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
     return False
 
 
+FRAMEWORK_STEPS = {"training_step"}  # Lightning's: the framework runs backward() on what it returns
+
+
+def framework_step(region: ast.AST) -> bool:
+    return isinstance(region, FUNCTIONS[:2]) and region.name in FRAMEWORK_STEPS
+
+
 def trains(region: ast.AST, ctx) -> bool:
-    """The loop or function runs a backward(), itself or through a local function or method it calls."""
+    """The loop or function runs a backward(), itself or through a local function or method it calls, or is a
+    framework's training step (Lightning's `training_step`, whose returned loss the framework backwards)."""
     def compute() -> bool:
-        if region in ctx.backward_scopes:
+        if region in ctx.backward_scopes or framework_step(region):
             return True
         if not ctx.backward_scopes:
             return False  # no backward() in the file: no callee runs one either

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.accum_losses import (
     detached,
+    framework_step,
     from_backward_step,
     is_loss_value,
     named_loss_tensor,
@@ -85,7 +86,7 @@ class AccumulatedLossKeepsGraph(Rule):
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
-            live = backwarded or stepped or bool(ctx.backward_scopes) and (
+            live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
                 value is not None and is_loss_value(value, ctx) or training and named_loss_tensor(operand, ctx)
                 or loop is not None and _holds_backwarded(operand, node, loop, ctx))
             if not live:
