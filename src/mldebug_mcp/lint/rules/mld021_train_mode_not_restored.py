@@ -39,7 +39,7 @@ class TrainModeNotRestored(Rule):
     why = "After the first evaluation, training runs without dropout and with frozen BatchNorm statistics."
     fix = "Call model.train() after evaluating (or in a finally), or at the top of every training iteration."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = LOOPS
+    node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
     requires_text = ('eval', 'train(False')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
@@ -68,6 +68,10 @@ class TrainModeNotRestored(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if uses_torch(ctx):
+                yield from _eval_again(node, ctx)
+            return
         if node not in ctx.backward_scopes or not uses_torch(ctx):  # no backward() inside: not a training step
             return
         calls = list(calls_in_order(node.body))
@@ -99,14 +103,55 @@ class TrainModeNotRestored(Rule):
                 return
 
 
-def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.Call | None:
-    """The eval() call of a function of this file (validate(), self._eval_epoch()) that ends in eval
-    mode: its last mode switch is .eval() on a trained model."""
+def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> ast.Call | None:
+    """The eval() call of a function of this file (validate(), self._eval_epoch(), or one it calls:
+    eval_model() -> self.evaluate() -> model.eval()) that ends in eval mode: its last mode switch is
+    .eval() on a trained model."""
     for target in local_targets(call, ctx):
-        switches = [c for c in calls_in_order(target.body) if is_eval_call(c) or is_train_call(c)]
-        if switches and is_eval_call(switches[-1]):
-            return switches[-1]
+        last = None
+        for inner in calls_in_order(target.body):
+            if is_eval_call(inner):
+                last = inner
+            elif is_train_call(inner) or mode_helper(inner):
+                last = None
+            elif depth > 1 and inner is not call:
+                last = _helper_leaving_eval(inner, ctx, depth - 1) or (
+                    None if _restores_train(inner, ctx) else last)
+        if last is not None:
+            return last
     return None
+
+
+def _eval_again(function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+    """`net.eval()`, the net runs, then `net.eval()` again where nothing runs it any more: the second call
+    was meant to put it back in training mode (`if eval_: net.eval()` ... `if eval_: net.eval()`)."""
+    calls = list(calls_in_order(function.body))
+    last_eval: dict[str, int] = {}
+    for i, call in enumerate(calls):
+        key = _receiver_key(call) if is_eval_call(call) or is_train_call(call) else None
+        if key is None:
+            continue
+        if is_train_call(call):
+            last_eval.pop(key, None)
+            continue
+        first = last_eval.get(key)
+        last_eval[key] = i
+        if first is None or not _trained_model(call.func.value, ctx):
+            continue
+        ran = any(_runs(c, key) for c in calls[first + 1:i])
+        if ran and not any(_runs(c, key) for c in calls[i + 1:]):
+            yield Hit(call, f"{key}.eval() again after the evaluation: {key} is already in eval mode, so "
+                            f"nothing puts it back in training mode; this was meant to be {key}.train()")
+
+
+def _receiver_key(call: ast.Call) -> str | None:
+    value = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return ast.unparse(value) if isinstance(value, ast.Name | ast.Attribute) else None
+
+
+def _runs(call: ast.Call, key: str) -> bool:
+    func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
+    return isinstance(func, ast.Name | ast.Attribute) and ast.unparse(func) == key
 
 
 def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
