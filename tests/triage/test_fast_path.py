@@ -108,3 +108,36 @@ def test_a_snapshot_read_back_from_json_ranks_as_the_one_built(warm_folder):
         fits = [{k: (f.score, f.matched_symptom, f.keywords) for k, f in s.index.fit(Description.read(symptom)).items()}
                 for s in (built, restored)]
         assert fits[0] == fits[1]
+
+
+def test_every_text_a_pattern_matches_holds_one_of_its_needles():
+    """The needles skip a pattern only where it cannot match: checked on every phrasing the catalogue holds."""
+    import re
+
+    from mldebug_mcp.triage import needles, signals, text
+    from mldebug_mcp.triage.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    texts = [c.symptom for c in catalogue.cases] + [s for c in catalogue.causes.values() for s in (*c.symptoms, c.summary)]
+    texts = [signals._unmarked(t) for t in (*texts, *SYMPTOMS)]
+    patterns = [p for group in signals.PATTERNS.values() for p in group] + [p for p, _ in text.CONCEPTS]
+    skipped = 0
+    for pattern in patterns:
+        found, compiled = needles.needles(pattern), re.compile(pattern)
+        assert found, pattern  # each of today's patterns has needles; None would only cost time
+        for candidate in texts:
+            holds = any(n in candidate for n in found)
+            assert holds or not compiled.search(candidate), (pattern, candidate)
+            skipped += not holds
+    assert skipped > len(patterns) * len(texts) / 2  # most patterns are skipped for most texts
+
+
+def test_needles_of_small_patterns():
+    from mldebug_mcp.triage.needles import needles
+
+    assert needles(r"\bnans?\b|-inf\b|not a number") == ["-inf", "nan", "not a number"]
+    assert needles(r"(?:loss|cost)\s+(?:is|was) zero") == [" zero"]
+    assert needles(r"spik\w*\s+(?:\w+\s+){0,6}?(?:recover|return)") == ["spik"]
+    assert needles(r"(?:a|b)?\w+") is None  # nothing required
+    assert needles(r"(?i)loss") is None and needles(r"(?i:loss)x") == ["x"]  # case-blind literals are no needles
+    assert needles(r"x(?:loss|)") == ["x"]  # an arm that requires nothing makes its branch no needle

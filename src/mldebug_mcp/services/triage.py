@@ -126,12 +126,12 @@ def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> Tri
 
 def _known_causes(catalogue, ids: list[str]) -> set[str]:
     """The caller's candidate ids, checked: an unknown one is an error that lists the close ones."""
-    import difflib
-
     if len(ids) > MAX_CANDIDATES:
         raise UsageError(f"{len(ids)} candidates; give at most {MAX_CANDIDATES} cause ids")
     for cause_id in ids:
         if cause_id not in catalogue.causes:
+            import difflib
+
             close = difflib.get_close_matches(cause_id, list(catalogue.causes), n=5, cutoff=0.5)
             hint = f"close ids: {', '.join(close)}" if close else "read mldebug://causes for every id"
             raise UsageError(f"unknown cause id {cause_id!r} in candidates; {hint}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from .needles import LazyPattern
+
 _LOSS = r"(?:loss|cost|error|objective|mse|perplexity|ppl)"
 _NEG = r"(?:not|n't|never|no longer|cannot|can't|won't|fails? to|unable to|barely|hardly)"
 _LIBRARY = (r"(?:torch|pytorch|transformers|tensorflow|tf|keras|jax|jaxlib|flax|numpy|cuda|cudnn|rocm|peft|trl|accelerate"
@@ -83,7 +85,8 @@ PATTERNS: dict[str, tuple[str, ...]] = {
                     r"agent (?:doesn'?t|does not|isn'?t|is not|never) (?:learn|improv)"),
 }
 
-_COMPILED = {key: tuple(re.compile(p) for p in patterns) for key, patterns in PATTERNS.items()}
+# Compiled on first use, and only for a text that holds one of the pattern's needles (needles.py).
+_COMPILED = {key: tuple(LazyPattern(p) for p in patterns) for key, patterns in PATTERNS.items()}
 
 # Observations people deny as often as they report them ("there's no NaN either", "it doesn't crash"). Keys whose
 # patterns carry their own negation (cannot_overfit, flat_from_start, spike_no_recovery) or whose negation still

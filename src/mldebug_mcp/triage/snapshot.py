@@ -16,14 +16,14 @@ from functools import cache
 from types import SimpleNamespace
 
 from .._version import __version__
-from . import text
+from . import needles, signals, text
 from .matcher import CauseIndex, _state_fits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The code that decides what the snapshot holds: an edit to any of them gives a new file.
-SOURCES = ("snapshot.py", "matcher.py", "inverted.py", "text.py", "signals.py", "catalogue.py", "catalogue_index.py",
-           "tree.py")
-KEYS = ("catalogue", "tree", "catalogue_text", "stems", "index")
+SOURCES = ("snapshot.py", "matcher.py", "inverted.py", "text.py", "signals.py", "needles.py", "catalogue.py",
+           "catalogue_index.py", "tree.py")
+KEYS = ("catalogue", "tree", "catalogue_text", "stems", "needles", "index")
 
 
 class CatalogueFacts:
@@ -79,12 +79,14 @@ def build() -> dict:
         "tree": load_tree().model_dump(),
         "catalogue_text": catalogue_index_text(catalogue),
         "stems": text.known_stems(),
+        "needles": {p: needles.needles(p) for p in (*(p for ps in signals.PATTERNS.values() for p in ps),
+                                                    *(p for p, _ in text.CONCEPTS))},
         "index": index,
     }
 
 
 def _fits(state: dict) -> bool:
-    if not all(key in state for key in KEYS) or not isinstance(state["stems"], dict):
+    if not all(key in state for key in KEYS) or not all(isinstance(state[k], dict) for k in ("stems", "needles")):
         return False
     try:
         snapshot = Snapshot(state)
@@ -122,4 +124,5 @@ def bundled() -> Snapshot:
 
     state = index_cache.load_or_build(index_cache.digest(_texts()), build, _fits)
     text.remember_stems(state["stems"])
+    needles.remember(state["needles"])
     return Snapshot(state)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .needles import LazyPattern
+
 _NEG = r"(?:not|n't|never|no longer|cannot|can't|won't|fails? to|failed to|unable to|barely|hardly|doesn't|does not|didn't|did not|isn't|is not|aren't|wasn't)"
 _MOVE = r"(?:decreas\w*|go(?:es|ing)? down|went down|drop\w*|improv\w*|learn\w*|chang\w*|mov\w*|converg\w*|reduc\w*|lower\w*|budg\w*|fall\w*|progress\w*|train\w*|updat\w*)"
 
@@ -158,4 +160,5 @@ def split_tried(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept), tried
 
 
-_COMPILED = tuple((re.compile(pattern), concept) for pattern, concept in CONCEPTS)
+# Compiled on first use, and only for a text that holds one of the pattern's needles (needles.py).
+_COMPILED = tuple((LazyPattern(pattern), concept) for pattern, concept in CONCEPTS)
