@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ def test_text_report_of_the_warmup_example(run_cli):
     result = run_cli("sweep", str(EXAMPLES / "warmup.csv"))
     assert result.code == 0, result.err
     assert "arms by     warmup_steps; baseline '0'" in result.out
-    assert "500: BETTER" in result.out and "2000: noise" in result.out
+    assert re.search(r"^  500 +BETTER ", result.out, re.M) and re.search(r"^  2000 +noise ", result.out, re.M)
     assert "[crashed]" in result.out and "does not share all seeds" in result.out
 
 
@@ -70,3 +71,14 @@ def test_the_example_data_is_what_its_script_writes(tmp_path):
     subprocess.run([sys.executable, str(copy)], check=True)
     for name in ("warmup.csv", "twenty_arms.csv"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (EXAMPLES / name).read_text(encoding="utf-8"), name
+
+
+def test_the_example_readme_shows_the_current_output(run_cli, monkeypatch):
+    """examples/sweep/README.md quotes each command with its output: they must still agree."""
+    monkeypatch.chdir(EXAMPLES.parents[1])
+    readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```console\n\$ mldebug-mcp ([^\n]+)\n(.*?)```", readme, re.S)
+    assert len(blocks) == 2
+    for command, output in blocks:
+        result = run_cli(*command.split())
+        assert result.code == 0 and result.out == output, command

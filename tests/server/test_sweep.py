@@ -42,7 +42,7 @@ async def test_structured_report_and_text(client):
     assert not result.is_error, _text(result)
     verdicts = {c["arm"]: c["verdict"] for c in result.structured_content["comparisons"]}
     assert verdicts == {"500": "better", "2000": "within_noise"}
-    assert "500: BETTER" in _text(result)
+    assert "    500: +" in _text(result) and "BETTER" in _text(result)
 
 
 async def test_plot_is_attached_as_a_png(client):

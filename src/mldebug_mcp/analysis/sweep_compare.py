@@ -22,6 +22,8 @@ from .sweep_stats import (
     welch_t,
 )
 
+LARGE_EFFECT = 0.5  # |mean difference| / baseline seed-to-seed sd above which a lucky seed is looked for
+
 
 def compare(arm: str, baseline: str, arm_values: dict[str, float], base_values: dict[str, float], paired: bool,
             higher_is_better: bool, level: float, resamples: int, rng: random.Random) -> SweepComparison:
@@ -38,7 +40,6 @@ def compare(arm: str, baseline: str, arm_values: dict[str, float], base_values: 
         result.wins = sum(1 for d in differences if sign * d > 0)
         test = one_sample_t(differences)
         result.ci_low, result.ci_high = bootstrap_mean_ci(differences, level, resamples, rng)
-        result.notes += _carried_by_few(shared, differences)
         if test and test.t is None:
             result.notes.append("every shared seed gave the same difference, so t is undefined (no spread); "
                                 "p is taken as 0 for a non-zero difference")
@@ -54,11 +55,15 @@ def compare(arm: str, baseline: str, arm_values: dict[str, float], base_values: 
     spread = sd(list(base_values.values()))
     if spread and result.mean_difference is not None:
         result.effect_over_spread = result.mean_difference / spread
+        if result.method == "paired" and abs(result.effect_over_spread) >= LARGE_EFFECT:
+            result.notes += _carried_by_few(shared, [d.difference for d in result.differences])
     return result
 
 
 def _carried_by_few(seeds: list[str], differences: list[float]) -> list[str]:
-    """A mean pulled by one seed: the median difference points the other way, or one seed outweighs the rest."""
+    """A large mean pulled by one seed: the median difference points the other way, or one seed outweighs the
+    rest. Asked only of a mean at least LARGE_EFFECT baseline standard deviations: the sheet's 'large mean, low
+    |t|' row; a small mean carried by one seed misleads nobody."""
     if len(differences) < 3:
         return []
     centre, middle = statistics.fmean(differences), statistics.median(differences)

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .curve_io import MAX_LOG_BYTES, read_curve
 from .curve_runs import group_runs, run_name
+from .sweep_columns import higher_is_better as guessed_direction
 from .sweep_table import RawTable
 
 MAX_FOLDER_RUNS = 2_000
@@ -32,8 +33,6 @@ def read_runs_folder(path: Path, take: str, higher_is_better: bool | None, roots
                      metric: str | None = None) -> RawTable:
     """One row per run of the folder: settings from the run's name, and per series its last or best value
     (`take`; best follows each series' own direction, guessed from its name unless `higher_is_better`)."""
-    from .sweep_columns import higher_is_better as guessed_direction
-
     events, states = _walk(path)
     if events:
         runs = [(r.name, r.folder) for r in group_runs(path, events)]

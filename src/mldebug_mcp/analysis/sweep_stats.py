@@ -1,7 +1,8 @@
 """The statistics a sweep comparison needs, in pure Python (no numpy, no scipy).
 
 Student's t p-value through the regularised incomplete beta function (continued fraction, as in
-Numerical Recipes' betacf), Welch's unequal-variance t, Holm's step-down adjustment, a percentile
+Numerical Recipes' betacf), Welch's unequal-variance t, Holm's step-down adjustment (S. Holm, "A simple
+sequentially rejective multiple test procedure", Scandinavian Journal of Statistics 6, 1979), a percentile
 bootstrap of a mean (or of a difference of means) with a seeded generator, and quantiles by linear
 interpolation (pandas' default, which refs/sweeps.md's snippet uses for q10/q90).
 """

@@ -22,8 +22,11 @@ def sweep_text(report: SweepReport) -> str:
     if report.comparisons:
         lines.append("")
         lines += wrapped(f"against {report.baseline!r}; multiple comparisons: {report.correction}", "")
+        lines.append(f"  {'arm':<22} {'verdict':<7} {'diff':>9} {'CI ' + format(report.ci_level, '.0%'):>21} "
+                     f"{'t':>7} {'p':>8} {'p adj':>8} {'wins':>5}")
+        lines += [_comparison_line(c) for c in report.comparisons]
         for comparison in report.comparisons:
-            lines += _comparison_lines(comparison)
+            lines += _details(comparison)
     if report.warnings:
         lines += ["", "warnings:"]
         for warning in report.warnings:
@@ -43,9 +46,20 @@ def _arm_line(arm: SweepArm) -> str:
             f"{_n(arm.mean_z, '.2f'):>7} {_n(arm.t_z, '.2f'):>7}")
 
 
-def _comparison_lines(c: SweepComparison) -> list[str]:
-    lines = [f"  {c.arm}: {VERDICTS[c.verdict]}"]
-    lines += wrapped(c.summary, "      ")
+def _comparison_line(c: SweepComparison) -> str:
+    label = c.arm if len(c.arm) <= 22 else c.arm[:21] + "~"
+    interval = f"{_n(c.ci_low)} .. {_n(c.ci_high)}" if c.ci_low is not None else "-"
+    wins = f"{c.wins}/{len(c.shared_seeds)}" if c.wins is not None else "-"
+    return (f"  {label:<22} {VERDICTS[c.verdict]:<7} {_n(c.mean_difference, '+.4g'):>9} {interval:>21} "
+            f"{_n(c.t, '.3g'):>7} {_n(c.p, '.2g'):>8} {_n(c.p_adjusted, '.2g'):>8} {wins:>5}")
+
+
+def _details(c: SweepComparison) -> list[str]:
+    """The sentence, the per-seed differences and the notes of a comparison that found an effect or has notes."""
+    if c.verdict not in ("better", "worse") and not c.notes:
+        return []
+    lines = ["", f"  {c.arm}: {c.summary}" if c.summary else f"  {c.arm}:"]
+    lines = lines[:1] + wrapped(lines[1].strip(), "    ")
     if c.differences:
         shown = ", ".join(f"{d.seed} {d.difference:+.4g}" for d in c.differences[:MAX_SEEDS_SHOWN])
         more = f", ... {len(c.differences) - MAX_SEEDS_SHOWN} more" if len(c.differences) > MAX_SEEDS_SHOWN else ""
