@@ -57,9 +57,10 @@ def _inside(node: ast.AST, block: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def in_conditional_step_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
-    """`zero` runs on every pass of a loop that backwards on every pass and steps under an accumulation test."""
+    """`zero` runs on every pass of a loop that backwards on every pass and steps under an accumulation test,
+    or on every call of a per-batch function that does (`training_step` counting its own micro-batches)."""
     loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
-    if not isinstance(loop, LOOPS) or not unconditional_in(zero, loop, ctx):
+    if loop is None or not unconditional_in(zero, loop, ctx):
         return False
     it = iteration(loop, ctx)
     direct_steps = [s for s, via in it.steps if s is via and ctx.enclosing(s, LOOPS + FUNCTIONS) is loop]
