@@ -71,3 +71,32 @@ def test_the_forgotten_group_and_the_left_out_module_are_named():
     messages = {line: message for line, code, message in _findings(source) if code == "MLD015"}
     assert "'group' built on line 6" in messages[7]
     assert "criterion" in messages[9]
+
+
+ZEROED_EVERY_MICRO_BATCH = """\
+def train(model, opt, loader, loss_fn, accum):
+    for i, (x, y) in enumerate(loader):
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        if (i + 1) % accum == 0:
+            opt.step()
+"""
+
+
+def test_zeroing_every_micro_batch_is_mld018_only():
+    # nothing accumulates, so the missing division (MLD014) is not a second finding
+    assert [(line, code) for line, code, _ in _findings(ZEROED_EVERY_MICRO_BATCH)] == [(3, "MLD018")]
+
+
+RUNNING_COUNT = """\
+def train(model, opt, loader, loss_fn, accum):
+    for i, (x, y) in enumerate(loader):
+        (loss_fn(model(x), y) / (i + 1)).backward()
+        if (i + 1) % accum == 0:
+            opt.step()
+            opt.zero_grad()
+"""
+
+
+def test_a_running_count_divisor_is_mld019_not_mld014():
+    assert [(line, code) for line, code, _ in _findings(RUNNING_COUNT)] == [(3, "MLD019")]

@@ -63,7 +63,8 @@ class AccumulationWithoutScaling(Rule):
             returned = unscaled_trainer_loss(node, ctx)
             if returned is not None:
                 yield Hit(returned, self.TRAINER_LOSS)
-            return
+                return
+        # below, `node` is one micro-batch: a loop's pass, or a per-batch function counting its own steps
         if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
             return
         micro = micro_batch_loop(node, ctx)
