@@ -227,7 +227,7 @@ def returns_backwarded(func: ast.AST, ctx) -> bool:
                 if isinstance(value, ast.BinOp):
                     live |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
         returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
-        return any(_root(e) in live for r in returns for e in _elements(r))
+        return any(_live_roots(e, ctx) & live for r in returns for e in _elements(r))
 
     return ctx.memo(("accum-step-returns", func), compute)
 
@@ -250,6 +250,16 @@ def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
     if name is None or ctx.project is None or (ctx.call_name(expr) or "").startswith(LIBRARIES):
         return False  # torch's, NumPy's and other libraries' functions are not this project's training steps
     return ctx.project.kind_returned_by(f"{STEP_FACT}{name}") == RETURNS
+
+
+def _live_roots(expr: ast.AST, ctx) -> set[str]:
+    """The names a returned value carries the graph of: `loss`, `losses.total`, `loss * world_size`, `loss.mean()`
+    (not `loss.item()` and the like)."""
+    if isinstance(expr, ast.BinOp):
+        return _live_roots(expr.left, ctx) | _live_roots(expr.right, ctx)
+    if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
+        return _live_roots(expr.func.value, ctx)
+    return {_root(expr)} - {None}
 
 
 def _root(expr: ast.AST) -> str | None:
