@@ -197,3 +197,16 @@ def test_runs_that_all_share_their_settings_cannot_be_compared():
 def test_the_same_input_gives_the_same_report():
     rows = synthetic(random.Random(2), {"baseline": 0.0, "b": 0.3, "c": -0.2}, 5, 1.0, 0.3)
     assert analyse(rows).to_json_data() == analyse(rows).to_json_data()
+
+
+def test_arms_on_disjoint_seeds_fall_back_to_welch_and_say_so():
+    rows = [{"arm": "baseline", "seed": s, "acc": 70 + 0.1 * s} for s in (1, 2, 3)]
+    rows += [{"arm": "new", "seed": s, "acc": 75 + 0.1 * s} for s in (4, 5, 6)]
+    report = analyse(rows)
+    comparison = by_arm(report)["new"]
+    assert comparison.method == "unpaired" and comparison.shared_seeds == [] and comparison.wins is None
+    a, b = [75.4, 75.5, 75.6], [70.1, 70.2, 70.3]
+    se = math.sqrt(statistics.variance(a) / 3 + statistics.variance(b) / 3)
+    assert comparison.t == pytest.approx((statistics.fmean(a) - statistics.fmean(b)) / se)
+    assert "unpaired (seeds not shared)" in comparison.summary
+    assert any("does not share all seeds" in w for w in report.warnings)

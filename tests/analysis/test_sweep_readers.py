@@ -116,7 +116,7 @@ def test_a_folder_of_trainer_states_reads_each_runs_latest_checkpoint(tmp_path):
                 (folder / "trainer_state.json").write_text(json.dumps({"log_history": history}))
     report = sweep_report(root, "eval_accuracy")
     assert report.format == "trainer_state" and report.baseline == "baseline" and report.seed_column == "seed"
-    assert report.arms[0].runs[0].run.startswith("row 1 (baseline/seed_1)")
+    assert report.arms[0].runs[0].run == "baseline/seed_1"
     assert [r.value for r in report.arms[0].runs] == pytest.approx([acc(0.0, s) for s in SEEDS])
     assert report.comparisons[0].verdict == "better"
 
@@ -176,3 +176,25 @@ def test_nan_and_empty_metrics_are_crashed_runs(tmp_path):
     assert b.n == 3 and any(r.value is None for r in b.runs)
     assert not any(math.isnan(r.value) for arm in report.arms for r in arm.runs if r.value is not None)
     assert any("left out" in w for w in report.warnings)
+
+
+def test_pandas_index_run_ids_and_mlflow_tags_are_bookkeeping_but_a_commit_is_a_setting(tmp_path):
+    lines = [",run_id,status,metrics.val_loss,params.optimizer,params.seed,tags.mlflow.runName,mlflow.source.git.commit"]
+    for index, (seed, optimizer) in enumerate((s, o) for s in SEEDS for o in ("adamw", "sgd")):
+        commit = "def" if (seed, optimizer) == (4, "sgd") else "abc"
+        lines.append(f"{index},id{index},FINISHED,{0.8 + LUCK[seed] / 10 + (optimizer == 'sgd') * 0.05},{optimizer},"
+                     f"{seed},name{index},{commit}")
+    path = write(tmp_path / "runs.csv", "\n".join(lines) + "\n")
+    report = sweep_report(path, factor="params.optimizer")
+    ignored = next(n for n in report.notes if n.startswith("tracker bookkeeping ignored"))
+    assert all(c in ignored for c in ("run_id", "status", "tags.mlflow.runName"))
+    assert "mlflow.source.git.commit" not in ignored
+    assert any("mixes settings" in w and "mlflow.source.git.commit" in w for w in report.warnings)
+    assert len(report.arms) == 2 and report.metric == "metrics.val_loss"
+
+
+def test_equal_differences_up_to_rounding_have_no_t(tmp_path):
+    rows = ["arm,seed,acc"] + [f"{a},{s},{70.1 + s + (a == 'b') * 1.1}" for s in SEEDS for a in "ab"]
+    comparison = sweep_report(write(tmp_path / "runs.csv", "\n".join(rows) + "\n")).comparisons[0]
+    assert comparison.t is None and comparison.p == 0.0 and comparison.verdict == "better"
+    assert any("same difference" in note for note in comparison.notes)

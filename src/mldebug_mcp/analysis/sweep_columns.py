@@ -2,7 +2,9 @@
 
 Rules, first match wins (the report's notes say what was guessed, and each guess can be overridden):
 - bookkeeping of a tracker export is ignored: W&B's Name, State, Notes, User, Tags, Created, Runtime,
-  Sweep and its _step/_runtime columns; MLflow's Run ID, Start Time, Duration, Status, tags.*;
+  Sweep and its _step/_runtime columns; MLflow's Run ID, Start Time, Duration, Status, tags.*; pandas'
+  index column; a text column unique to each run while seeds repeat (a run id) -- but never a git
+  commit column, which is a setting (two commits differ by every diff between them);
 - the seed: the column asked for, else the first named like a seed (seed, random_seed, params.seed, ...);
 - a prefix says it outright: params./config./hparams./args. are settings, metrics./summary. metrics;
 - a column with a text cell is a setting; a numeric column is a metric when its name says so
@@ -27,6 +29,7 @@ BOOKKEEPING = frozenset({
     "status", "experiment_id", "experiment id", "artifact_uri", "lifecycle_stage", "hostname", "host", "heartbeat",
     "job type", "group", "run", "run_name", "models", "version", "dataset",
 })
+IGNORED_PREFIXES = ("unnamed:", "_", "tags.", "tag.", "mlflow.", "sys/", "system/", "system.")
 NAME_COLUMNS = ("name", "run name", "run_name", "tags.mlflow.runname", "run", "run id", "run_id", "id")
 FINISHED = frozenset({"finished", "ok", "success", "succeeded", "completed", "complete", "done"})
 SEED_NAMES = ("seed", "random_seed", "seed_value", "run_seed", "rng_seed", "trial_seed", "global_seed")
@@ -115,6 +118,9 @@ def runs_of_table(raw: RawTable, metric: str | None = None, seed_column: str | N
     seed = _pick(seed_column, columns, "seed column") if seed_column else _guess_seed(columns)
     bookkeeping = {c for c in columns if _is_bookkeeping(c)} - {seed} - set(factor or ())
     kinds = {c: _kind(c, raw) for c in columns if c not in bookkeeping and c != seed}
+    for column in _identifiers(raw, [c for c, k in kinds.items() if k == "setting"], seed) - set(factor or ()):
+        del kinds[column]  # a run id or name: unique per run while seeds repeat, so it names runs, not arms
+        bookkeeping.add(column)
     for name in factor or ():
         kinds[_pick(name, columns, "setting")] = "setting"
     candidates = [c for c, k in kinds.items() if k == "metric"]
@@ -134,7 +140,8 @@ def runs_of_table(raw: RawTable, metric: str | None = None, seed_column: str | N
         state = str(row.get(state_column) or "").strip().lower() if state_column else ""
         name = str(row.get(name_column) or "").strip() if name_column else ""
         value = number(row.get(metric))
-        runs.append(Run(name=f"row {index}" + (f" ({name})" if name else ""),
+        label = name if raw.measured and name else f"row {index}" + (f" ({name})" if name else "")  # a folder's run
+        runs.append(Run(name=label,
                         settings={c: text(row.get(c)) for c in settings},
                         seed=None if seed is None or is_missing(row.get(seed)) else text(row.get(seed)),
                         value=value if value is not None and math.isfinite(value) else None,
@@ -194,7 +201,19 @@ def _strip_prefix(column: str) -> str:
 
 def _is_bookkeeping(column: str) -> bool:
     lowered = column.strip().lower()
-    return lowered in BOOKKEEPING or lowered.startswith(("_", "tags.", "tag.", "sys/", "system/", "system."))
+    if "commit" in lowered:  # runs from two commits differ by every diff between them: a setting, not bookkeeping
+        return False
+    # "" and "unnamed: 0": the index column pandas writes
+    return lowered in BOOKKEEPING or not lowered or lowered.startswith(IGNORED_PREFIXES)
+
+
+def _identifiers(raw: RawTable, settings: list[str], seed: str | None) -> set[str]:
+    """Text settings whose every row differs, in a table where seeds repeat (several runs per seed)."""
+    rows = len(raw.rows)
+    if seed is None or len({text(row.get(seed)) for row in raw.rows}) == rows:
+        return set()
+    return {c for c in settings if any(number(row.get(c)) is None for row in raw.rows)
+            and len({text(row.get(c)) for row in raw.rows}) == rows}
 
 
 def _kind(column: str, raw: RawTable) -> str:

@@ -22,7 +22,7 @@ from .sweep_arms import (
 )
 from .sweep_columns import RunsTable
 from .sweep_compare import compare, correct_and_judge
-from .sweep_stats import mean, quantile, sd
+from .sweep_stats import ROUNDING, mean, quantile, sd
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_DRAWS = 4_000_000  # resamples x values over all comparisons: bounds the time on big sweeps
@@ -126,7 +126,7 @@ def _z_scores(report: SweepReport, values: dict[str, dict[str, float]]) -> None:
         if not scores:
             continue
         arm.mean_z, arm.sd_z = mean(scores), sd(scores)
-        if arm.sd_z:
+        if arm.sd_z and arm.sd_z > ROUNDING:  # z of +-1 on every seed (two arms there) spreads by rounding only
             arm.t_z = arm.mean_z / (arm.sd_z / math.sqrt(len(scores)))
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _EPS, _TINY, _MAX_ITER = 3e-16, 1e-300, 400
+ROUNDING = 1e-12  # a spread this small relative to the values is float rounding, not seed-to-seed variation
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def one_sample_t(values: Sequence[float]) -> TTest | None:
         return None
     spread = sd(values) or 0.0
     centre = mean(values)
-    if spread == 0.0:
+    if spread <= ROUNDING * max(abs(v) for v in values):  # equal values up to float rounding: no spread
         return TTest(None, n - 1, 0.0 if centre != 0.0 else 1.0)
     t = centre / (spread / math.sqrt(n))
     return TTest(t, n - 1, t_two_sided_p(t, n - 1))
@@ -104,7 +105,7 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> TTest | None:
         return None
     va, vb = (sd(a) or 0.0) ** 2 / len(a), (sd(b) or 0.0) ** 2 / len(b)
     difference = mean(a) - mean(b)
-    if va + vb == 0.0:
+    if math.sqrt(va + vb) <= ROUNDING * max(abs(v) for v in (*a, *b)):
         return TTest(None, len(a) + len(b) - 2, 0.0 if difference != 0.0 else 1.0)
     df = (va + vb) ** 2 / ((va * va / (len(a) - 1) if va else 0.0) + (vb * vb / (len(b) - 1) if vb else 0.0))
     t = difference / math.sqrt(va + vb)
