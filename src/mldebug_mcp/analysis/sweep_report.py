@@ -65,8 +65,8 @@ def analyze_sweep(table: RunsTable, factor: list[str] | None = None, baseline: s
     smallest = min((len(c.differences) or len(values[c.arm]) for c in comparisons if c.method != "none"), default=0)
     if 0 < smallest < SMALL_FOR_BOOTSTRAP:
         report.notes.append(f"bootstrap intervals rest on as few as {smallest} values: a percentile bootstrap never "
-                            "reaches beyond the values seen, so below about 10 seeds its interval is too narrow; "
-                            "the verdicts rest on the t-test, not on the interval")
+                            "reaches beyond the values seen, so below about 10 seeds (our rule of thumb) its interval is too "
+                            "narrow; the verdicts rest on the t-test, not on the interval")
     if paired:
         _z_scores(report, values)
     report.warnings += _design_warnings(report, values, alpha)
