@@ -51,7 +51,10 @@ def detect_domains(catalogue: Catalogue, text: str) -> list[str]:
     lowered = text.lower()
     found = []
     for name, category in catalogue.categories.items():
-        hits = [w for w in category.context if re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", lowered)]
+        # A plain substring test first: compiling a pattern for each of the hundred context words costs more
+        # than the rest of a triage call, and a description holds few of them.
+        hits = [w for w in category.context
+                if w in lowered and re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", lowered)]
         # One domain word in passing ("1700 tokens long", "the env var") is weak; two make it the setting.
         if category.domain and len(hits) >= MIN_DOMAIN_WORDS:
             found.append(name)
