@@ -13,6 +13,7 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import (
+    ident,
     is_eval_call,
     model_call,
     no_grad_expr,
@@ -20,7 +21,7 @@ from .evaluation import (
     scope_calls,
     under_no_grad,
 )
-from .modes import EVAL, key_of, local_targets, mode_before, switches
+from .modes import EVAL, TRAIN, key_of, local_targets, mode_before, switches
 from .modes_evidence import enclosing_loops
 
 GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "enable_grad", "vjp", "jvp",
@@ -43,6 +44,9 @@ def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
 
 def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
     last = switches(target, ctx)
+    if any(s.mode == TRAIN and s.direct for s in last) or any(
+            isinstance(n, ast.Call) and ident(n.func) == "zero_grad" for n in own_nodes(target, ctx)):
+        return False  # train_one_epoch() puts the model in training mode itself, or zeroes gradients
     if not (last and last[-1].mode == EVAL and last[-1].direct):  # validate() puts the model in eval mode itself
         passed = [key_of(a) for a in [*call.args, *(k.value for k in call.keywords)]]
         before = [mode_before(call, k, scope, ctx) for k in passed if k]

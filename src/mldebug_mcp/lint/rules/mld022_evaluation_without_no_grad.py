@@ -41,12 +41,17 @@ class EvaluationWithoutNoGrad(Rule):
     kept output keeps that graph and its activations alive, so memory grows with each batch
     until evaluation runs out of memory or slows to a crawl; even outputs dropped at once make each
     forward store its activations for a backward that never comes. The numbers are still right.
+
+    Severity info (hygiene), not warning: metrics and predictions are exactly the same with or without
+    no_grad; what it costs is memory and time, and when the memory runs out evaluation fails loudly
+    (CUDA out of memory). The same shape, an evaluation loop whose outputs only feed loss.item(), is
+    a fix maintainers accepted in one project and harmless code in many others.
     """
 
     code = "MLD022"
     name = "evaluation-without-no-grad"
     category = "autograd"
-    severity = "warning"
+    severity = "info"
     message = "evaluation output is kept outside torch.no_grad(): each batch's autograd graph stays in memory"
     why = "eval() does not disable autograd; stored outputs keep every batch's graph and activations alive."
     fix = "Wrap evaluation in torch.no_grad() or torch.inference_mode() (or decorate the function), or keep .detach()."
