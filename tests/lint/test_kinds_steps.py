@@ -106,3 +106,29 @@ def test_a_lightning_training_step_keeping_its_loss_on_self(tmp_path):
     assert _codes(tmp_path, "MLD032") == [("lit.py", 11)]
     (tmp_path / "lit.py").write_text(LIGHTNING.replace("{kept}", "loss.detach()"))
     assert _codes(tmp_path, "MLD032") == []
+
+
+BUILDER = (
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "def make_loader(dataset, rank, world, shuffle):\n"
+    "    return DataLoader(dataset, batch_size=8, sampler=DistributedSampler(dataset, world, rank, shuffle={shuffle}))\n"
+)
+CYCLER = (
+    "def cycle(dataloader):\n"
+    "    epoch = 0\n"
+    "    while True:\n"
+    "{reseed}"
+    "        yield from dataloader\n"
+    "        epoch += 1\n"
+)
+
+
+def test_an_endless_cycler_of_a_loader_another_file_shards(tmp_path):
+    (tmp_path / "loaders.py").write_text(BUILDER.replace("{shuffle}", "shuffle"))
+    (tmp_path / "utils.py").write_text(CYCLER.replace("{reseed}", ""))
+    assert _codes(tmp_path, "MLD054") == [("utils.py", 3)]
+    (tmp_path / "utils.py").write_text(CYCLER.replace("{reseed}", "        dataloader.sampler.set_epoch(epoch)\n"))
+    assert _codes(tmp_path, "MLD054") == []
+    (tmp_path / "utils.py").write_text(CYCLER.replace("{reseed}", ""))
+    (tmp_path / "loaders.py").write_text(BUILDER.replace("{shuffle}", "False"))
+    assert _codes(tmp_path, "MLD054") == []

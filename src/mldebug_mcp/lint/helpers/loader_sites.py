@@ -5,6 +5,7 @@ the epoch loop around them (also a `while` loop right around a pass: an endless 
 per-epoch method."""
 
 import ast
+import os
 
 from ..context import ModuleContext
 
@@ -263,15 +264,49 @@ def has_epoch_loop(ctx: ModuleContext) -> bool:
     return ctx.memo(("mld054", "epoch-loop"), lambda: bool(epoch_loops(ctx)))
 
 
+SHARDED = "distributed-sampler"  # project fact: a file of the run builds a DistributedSampler that may shuffle
+
+
 def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
     """`sets_epoch:<name>` for each function or method of this file that calls `.set_epoch(...)`: what the
-    project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch)."""
-    if not ctx.has_text("set_epoch"):
-        return {}
+    project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch); and
+    `distributed-sampler` when this file builds a DistributedSampler whose shuffle is not turned off."""
     found = {}
+    if ctx.has_text("DistributedSampler"):
+        for call in ctx.by_type.get(ast.Call, ()):
+            name = ctx.call_name(call) or ""
+            shuffle = next((k.value for k in call.keywords if k.arg == "shuffle"), None)
+            if name.endswith("DistributedSampler") and not (isinstance(shuffle, ast.Constant) and not shuffle.value):
+                found[SHARDED] = f"{os.path.basename(ctx.path)}:{call.lineno}"
+                break
+    if not ctx.has_text("set_epoch"):
+        return found
     for call in ctx.by_type.get(ast.Call, ()):
         if isinstance(call.func, ast.Attribute) and call.func.attr == "set_epoch":
             func = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
             if func is not None:
                 found[EPOCH_SETTER + func.name] = "set_epoch"
+    return found
+
+
+LOADER_WORDS = ("loader", "dl")
+
+
+def endless_passes(ctx: ModuleContext) -> list[ast.While]:
+    """`while True:` loops of this file's functions that start a pass over a loader parameter again and again
+    (`for batch in dataloader: yield batch`, `g = iter(dataloader)` after StopIteration): endless cyclers."""
+    found = []
+    for loop in ctx.by_type.get(ast.While, ()):
+        if not (isinstance(loop.test, ast.Constant) and loop.test.value):
+            continue
+        func = ctx.enclosing(loop, (ast.FunctionDef, ast.AsyncFunctionDef))
+        params = {a.arg for a in func.args.posonlyargs + func.args.args} if func is not None else set()
+        loaders = {p for p in params if any(w in p.lower() for w in LOADER_WORDS)}
+        for node in ast.walk(loop):
+            source = node.iter if isinstance(node, ast.For | ast.AsyncFor) else node.value if isinstance(
+                node, ast.YieldFrom) else node.args[0] if isinstance(node, ast.Call) and isinstance(
+                node.func, ast.Name) and node.func.id == "iter" and node.args else None
+            if isinstance(source, ast.Name) and source.id in loaders:
+                found.append(loop)
+                break
     return found

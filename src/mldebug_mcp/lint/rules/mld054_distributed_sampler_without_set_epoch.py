@@ -6,6 +6,8 @@ from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
     ITERATORS,
+    SHARDED,
+    endless_passes,
     epoch_loops,
     has_epoch_loop,
     set_epoch_place,
@@ -44,7 +46,8 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     fix = "Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the DataLoader."
     evidence = "pytorch-docs"
     node_types = (ast.Module,)
-    requires_text = ("DistributedSampler", *DDP_TEXT)  # skip modules that cannot contain the pattern
+    # skip modules that cannot contain the pattern (an endless cycler of a loader handed in: "while True")
+    requires_text = ("DistributedSampler", *DDP_TEXT, "while True")
     BAD = (
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def train(model, dataset, step, epochs):\n"
@@ -82,6 +85,13 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         for sampler in samplers:  # no iteration of its loader seen here: at its construction
             if sampler not in placed and has_epoch_loop(ctx):
                 yield Hit(sampler)
+        if not samplers and ctx.project is not None:
+            # an endless cycler of a loader handed in, in a run where another file shards one with a sampler
+            for loop in endless_passes(ctx):
+                built = ctx.project.kind_returned_by(SHARDED)
+                if built and (loop.lineno, loop.col_offset) not in reported:
+                    reported.add((loop.lineno, loop.col_offset))
+                    yield Hit(loop, self.message + f" (a DistributedSampler is built at {built})")
         if any(map(ctx.has_text, DDP_TEXT)) or (not samplers and ctx.has_text("DistributedSampler")):
             # DDP training, or a file that knows of distributed samplers, over a train loader built elsewhere
             for loop in epoch_loops(ctx):
