@@ -3,11 +3,11 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
+from ..helpers.loader_cycles import endless_passes
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
     ITERATORS,
     SHARDED,
-    endless_passes,
     epoch_loops,
     has_epoch_loop,
     set_epoch_place,
