@@ -39,6 +39,12 @@ def unscaled_trainer_loss(function: ast.AST, ctx: ModuleContext) -> ast.Return |
         if isinstance(node, ast.keyword) and node.arg is None and arguments.kwarg is not None and isinstance(
                 node.value, ast.Name) and node.value.id == arguments.kwarg.arg:
             return None  # the override's own **kwargs handed on may carry it
+    own = {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    for node in ast.walk(function):
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                and "loss" in func.attr.lower() and func.attr not in own:
+            return None  # an inherited loss helper (GRPO's _compute_loss) may normalise for accumulation itself
     returns = [n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
                and ctx.enclosing(n, (ast.FunctionDef, ast.AsyncFunctionDef)) is function]
     return max(returns, key=lambda n: n.lineno) if returns else None

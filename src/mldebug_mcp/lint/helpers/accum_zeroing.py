@@ -134,8 +134,8 @@ def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | Non
     accumulating trainer (`forward_backward` then `optim_step`). Returns that stepping method."""
     function = ctx.enclosing(zero, FUNCTIONS)
     cls = ctx.enclosing_class(zero)
-    if function is None or cls is None or ctx.enclosing(zero, LOOPS + FUNCTIONS) is not function:
-        return None
+    if function is None or cls is None or function not in cls.body or ctx.enclosing(zero, LOOPS + FUNCTIONS) is not function:
+        return None  # a closure (LBFGS) zeroes for the step that calls it
     if not unconditional_in(zero, function, ctx):
         return None
     calls = [c for c in calls_in_order(function.body)]
@@ -148,7 +148,7 @@ def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | Non
         if not isinstance(method, FUNCTIONS) or method is function:
             continue
         own = calls_in_order(method.body)
-        steps = [c for c in own if is_optimizer_step(c, ctx)]
+        steps = [c for c in own if is_optimizer_step(c, ctx) and stepped_optimizer(c) is not None]  # not LBFGS
         if steps and not any(is_zero_grad(c) or is_backward(c) for c in own) and _clears_stepped(zero, steps, ctx):
             return method
     return None

@@ -11,7 +11,13 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .loops import LOOPS, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from .loops import (
+    LOOPS,
+    is_backward,
+    is_optimizer_step,
+    is_zero_grad,
+    sets_grad_to_none,
+)
 from .optim_steps import FUNCTIONS, expanded_calls, unconditional_in
 
 

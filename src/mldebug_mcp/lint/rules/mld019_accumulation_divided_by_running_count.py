@@ -2,7 +2,12 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_counters import backward_loss, counter_name, divisions, running_counter
+from ..helpers.accum_counters import (
+    backward_loss,
+    counter_name,
+    divisions,
+    running_counter,
+)
 from ..helpers.loops import is_backward
 from ..rule import Hit, Rule
 
