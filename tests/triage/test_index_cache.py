@@ -105,3 +105,32 @@ def test_the_digest_changes_with_any_text_and_with_how_texts_split():
     assert index_cache.digest(["ab", "c"]) != index_cache.digest(["a", "bc"])
     assert index_cache.digest(["ab"]) != index_cache.digest(["ac"])
     assert index_cache.digest(["ab"]) == index_cache.digest(["ab"])
+
+
+def test_the_snapshot_is_named_by_every_data_file_and_the_code_that_reads_it():
+    from pathlib import Path
+
+    from mldebug_mcp.triage import snapshot
+
+    named = set(snapshot._texts()[::2])
+    data = Path(snapshot.HERE) / "data"
+    assert {str(p.relative_to(data)) for p in data.rglob("*.yaml")} <= named
+    assert set(snapshot.SOURCES) <= named
+
+
+def test_a_changed_text_gives_a_new_snapshot_that_replaces_the_old(tmp_path, monkeypatch):
+    from mldebug_mcp.triage import snapshot
+
+    monkeypatch.setenv(index_cache.CACHE_ENV, str(tmp_path))
+    texts = snapshot._texts()
+    built, state = [], snapshot.build()
+    monkeypatch.setattr(snapshot, "build", lambda: built.append(1) or json.loads(json.dumps(state)))
+    try:
+        for edit in ("", "", "an edited cause"):
+            monkeypatch.setattr(snapshot, "_texts", lambda: [*texts, edit])
+            snapshot.bundled.cache_clear()
+            snapshot.bundled()
+        assert len(built) == 2  # the second call read the first one's file
+        assert len(list(tmp_path.glob("triage-index-*.json"))) == 1
+    finally:
+        snapshot.bundled.cache_clear()

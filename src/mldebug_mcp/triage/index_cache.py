@@ -11,7 +11,6 @@ MLDEBUG_CACHE_DIR moves the folder; MLDEBUG_CACHE_DIR=off turns the cache off.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -20,6 +19,11 @@ from pathlib import Path
 
 from .._version import __version__
 
+try:  # hashlib's own BLAKE2, without the OpenSSL that importing hashlib loads (more than a cold triage call's work)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
+
 CACHE_ENV = "MLDEBUG_CACHE_DIR"
 PREFIX = "triage-index-"
 MAX_BYTES = 64 * 1024 * 1024  # a cache file larger than this was not written by us
@@ -27,12 +31,12 @@ MAX_BYTES = 64 * 1024 * 1024  # a cache file larger than this was not written by
 
 def digest(texts: Iterable[str]) -> str:
     """A digest of the texts, in order, each length-prefixed so that no two lists collide."""
-    h = hashlib.sha256(__version__.encode())
+    h = blake2b(__version__.encode(), digest_size=12)
     for text in texts:
         data = text.encode("utf-8")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
-    return h.hexdigest()[:24]
+    return h.hexdigest()
 
 
 def cache_folder() -> Path | None:

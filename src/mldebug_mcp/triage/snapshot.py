@@ -85,14 +85,19 @@ def build() -> dict:
     }
 
 
-def _fits(state: dict) -> bool:
-    if not all(key in state for key in KEYS) or not all(isinstance(state[k], dict) for k in ("stems", "needles")):
-        return False
+def _shape_fits(state: dict) -> bool:
+    return all(key in state for key in KEYS) and all(isinstance(state[k], dict) for k in ("stems", "needles"))
+
+
+def _snapshot_of(state: dict) -> Snapshot | None:
+    """The snapshot of a state read back from the cache, or None when it does not fit this code."""
+    if not _shape_fits(state):
+        return None
     try:
         snapshot = Snapshot(state)
     except (KeyError, TypeError, AttributeError, ValueError):
-        return False
-    return _state_fits(state["index"], snapshot.catalogue)
+        return None
+    return snapshot if _state_fits(state["index"], snapshot.catalogue) else None
 
 
 def folder_texts(root: str) -> list[str]:
@@ -122,7 +127,13 @@ def bundled() -> Snapshot:
     """The bundled catalogue's snapshot: read from the on-disk cache, or built (and stored) once per process."""
     from . import index_cache
 
-    state = index_cache.load_or_build(index_cache.digest(_texts()), build, _fits)
+    made: list[Snapshot] = []  # the snapshot made to check the cached state, which is then the one returned
+
+    def fits(state: dict) -> bool:
+        made.extend(s for s in [_snapshot_of(state)] if s is not None)
+        return bool(made)
+
+    state = index_cache.load_or_build(index_cache.digest(_texts()), build, fits)
     text.remember_stems(state["stems"])
     needles.remember(state["needles"])
-    return Snapshot(state)
+    return made[0] if made else Snapshot(state)
