@@ -98,7 +98,10 @@ class GraphBreakOnLossPath(Rule):
                 w in callee(receiver).lower() for w in ("accelerator", "fabric", "engine")):
             receiver = node.args[0] if node.args else None
         generator = receiver is not None and _generator_update(receiver, node, ctx)
+        discriminator = receiver is not None and _discriminator_update(receiver)
         for broken, _ in _breaks(receiver, ctx, [30], generator) if receiver is not None else ():
+            if discriminator and _detached_call_result(broken, ctx):
+                continue  # the discriminator's step detaches the generator's output on purpose
             yield Hit(broken, self.GENERATOR if generator and _detached_output(broken, ctx) is not None
                       else self.message.format(op=_describe(broken, ctx)))
 
@@ -140,6 +143,9 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: boo
         keep_left = is_scalar(expr.right, ctx) or isinstance(expr.op, ast.Div) and not depends_on_graph(expr.right, ctx)
         return [b for side, keep in ((expr.left, keep_left), (expr.right, is_scalar(expr.left, ctx)))
                 for b in walk(side) if keep or b[1]]
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        value = _self_value(expr, ctx)  # `self.loss_G = ...; self.loss_G.backward()` (pix2pix style)
+        return walk(value) if value is not None else []
     if isinstance(expr, ast.UnaryOp | ast.Subscript | ast.Starred):
         return walk(expr.operand if isinstance(expr, ast.UnaryOp) else expr.value)
     if isinstance(expr, ast.List | ast.Tuple):
@@ -175,7 +181,10 @@ def _detached_output(arg: ast.AST, ctx: ModuleContext) -> ast.Call | None:
     if not (isinstance(value, ast.Call) and ctx.method_name(value) == "detach" and not value.args):
         return None
     source = value.func.value
-    source = latest_value(source, ctx) if isinstance(source, ast.Name) else source
+    if isinstance(source, ast.Name):
+        source = latest_value(source, ctx)
+    elif isinstance(source, ast.Attribute) and isinstance(source.value, ast.Name) and source.value.id == "self":
+        source = _self_value(source, ctx)
     if not isinstance(source, ast.Call) or ctx.call_name(source) is not None:
         return None
     return value if _words(callee(source.func)) & GENERATOR_WORDS else None
@@ -187,6 +196,23 @@ DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
 
 def _words(name: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+
+
+def _discriminator_update(loss: ast.AST) -> bool:
+    spelled = loss.id if isinstance(loss, ast.Name) else loss.attr if isinstance(loss, ast.Attribute) else ""
+    return bool(_words(spelled) & DISCRIMINATOR_WORDS)
+
+
+def _detached_call_result(broken: ast.AST, ctx: ModuleContext) -> bool:
+    """`fake.detach()` where `fake` was computed by a call (a network's output), or `G(z).detach()`."""
+    if not (isinstance(broken, ast.Call) and ctx.method_name(broken) == "detach"):
+        return False
+    source = broken.func.value
+    if isinstance(source, ast.Name):
+        source = latest_value(source, ctx)
+    elif isinstance(source, ast.Attribute) and isinstance(source.value, ast.Name) and source.value.id == "self":
+        source = _self_value(source, ctx)
+    return isinstance(source, ast.Call)
 
 
 def _generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> bool:
@@ -222,6 +248,17 @@ def _other_branch(name: ast.Name, value: ast.expr, ctx: ModuleContext) -> list[a
         if there is not None and there[0] is here[0] and there[1] != here[1]:
             return [other]
     return []
+
+
+def _self_value(attribute: ast.Attribute, ctx: ModuleContext) -> ast.expr | None:
+    """The value last assigned to `self.x` earlier in the same method."""
+    function = ctx.enclosing(attribute, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return None
+    found = [n.value for n in ctx.in_scope(function, (ast.Assign,)) if n.lineno < attribute.lineno
+             and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) and n.targets[0].attr == attribute.attr
+             and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self"]
+    return max(found, key=lambda v: v.lineno) if found else None
 
 
 def _live(expr: ast.AST, ctx: ModuleContext) -> bool:
