@@ -20,6 +20,9 @@ def _diagnose_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
     parser.add_argument("--steps", type=int, default=200, help="step budget of the overfit check (default 200)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--nproc", type=int, default=1, metavar="N",
+                        help="launch N ranks with torchrun (gloo on CPU, nccl on CUDA) and run the distributed checks; "
+                             "the spec function may take rank and world_size (default 1: one process)")
     parser.add_argument("--progress", action="store_true", help="report each check on stderr even when not a terminal")
     parser.add_argument("--checks", metavar="IDS", help="comma-separated subset of check ids (default: all)")
     parser.add_argument("--json", action="store_true", help="machine-readable report")
@@ -45,7 +48,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
     report = anyio.run(lambda: service.diagnose_target(
         args.target, limits=limits, device=args.device, steps=args.steps, seed=args.seed, checks=checks,
         plot_dir=args.plot, on_progress=progress_printer(args.progress), interpreter_source=interpreter.source,
-        allow_import_side_effects=args.allow_import_side_effects))
+        allow_import_side_effects=args.allow_import_side_effects, nproc=args.nproc))
     if args.json:
         emit_json(report.model_dump())
     else:

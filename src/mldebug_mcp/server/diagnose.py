@@ -33,6 +33,7 @@ async def diagnose(
     python: Annotated[str | None, Field(description="Interpreter with torch installed: the server's own (default), the one the server was started with (--diagnose-python), or a virtual environment's inside the allowed directories such as .venv/bin/python.", max_length=500)] = None,
     seed: Annotated[int, Field(description="Random seed for every check.", ge=0)] = 0,
     plots: Annotated[bool, Field(description="Attach PNG plots (needs matplotlib).")] = False,
+    nproc: Annotated[int, Field(description="Ranks to launch with torchrun (gloo on CPU, nccl on CUDA); above 1 the distributed checks run and the spec function may take rank and world_size.", ge=1, le=64)] = 1,
 ) -> Annotated[CallToolResult, DiagnoseOutput]:
     from ..render.diagnose import evidence_keys, report_text
     from ..services import diagnose as service
@@ -51,7 +52,8 @@ async def diagnose(
                                               [allowed.roots[0]], configured)
         report = await service.diagnose_target(
             target, allowed=allowed, limits=service.limits(timeout_s, memory_mb, interpreter.path), device=device,
-            steps=steps, seed=seed, checks=checks, on_progress=progress, interpreter_source=interpreter.source)
+            steps=steps, seed=seed, checks=checks, on_progress=progress, interpreter_source=interpreter.source,
+            nproc=nproc)
         images = service.plot_images(report) if plots else []
         text = report_text(report, quotes_for(evidence_keys(report)))
     result = tool_result(report, text)

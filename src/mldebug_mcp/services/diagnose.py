@@ -23,6 +23,7 @@ from .paths import AllowedDirs
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MEMORY_MB = 8192
 DEFAULT_STEPS = 200
+MAX_NPROC = 64  # ranks on one machine; each is a process that imports torch
 
 
 def check_ids() -> tuple[str, ...]:
@@ -39,12 +40,22 @@ def limits(timeout_s: float = DEFAULT_TIMEOUT_S, memory_mb: int = DEFAULT_MEMORY
     return Limits(timeout_s=timeout_s, memory_mb=memory_mb, python=python or sys.executable)
 
 
-def _check_options(steps: int, checks: list[str] | None) -> None:
+def distributed_check_ids() -> tuple[str, ...]:
+    from ..diagnostics.distributed import CHECK_IDS
+
+    return CHECK_IDS
+
+
+def _check_options(steps: int, checks: list[str] | None, nproc: int = 1) -> None:
     if steps < 10:
         raise UsageError(f"steps must be at least 10 (got {steps}); the overfit check needs room to fall")
-    unknown = sorted(set(checks or ()) - set(check_ids()))
+    if not 1 <= nproc <= MAX_NPROC:
+        raise UsageError(f"nproc must be between 1 and {MAX_NPROC} (got {nproc})")
+    known = distributed_check_ids() if nproc > 1 else check_ids()
+    unknown = sorted(set(checks or ()) - set(known))
     if unknown:
-        raise UsageError(f"unknown check(s) {unknown}; choose from {', '.join(check_ids())}")
+        kind = f"with --nproc {nproc} (the distributed checks)" if nproc > 1 else "in one process"
+        raise UsageError(f"unknown check(s) {unknown} {kind}; choose from {', '.join(known)}")
 
 
 def interpreter_for(requested: str | None, folders: list[Path], configured: str | None = None) -> Interpreter:
@@ -59,7 +70,8 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
                           device: str | None = None, steps: int = DEFAULT_STEPS, seed: int = 0,
                           checks: list[str] | None = None, cwd: Path | None = None, plot_dir: Path | None = None,
                           on_progress: ProgressCallback | None = None,
-                          interpreter_source: str = "", allow_import_side_effects: bool = False) -> DiagnosticReport:
+                          interpreter_source: str = "", allow_import_side_effects: bool = False,
+                          nproc: int = 1) -> DiagnosticReport:
     """Diagnose the spec that TARGET returns, in a child process under `limits`.
 
     With `allowed` (the server's allow-list) a file target, or the file of a module target, must lie inside
@@ -67,9 +79,11 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
     child runs in `cwd` or here.
     With `plot_dir`, PNG plots are written there and listed in the report.
     A file that would run more than definitions when imported (a training loop outside the main guard) is
-    refused before any process starts, unless `allow_import_side_effects`."""
+    refused before any process starts, unless `allow_import_side_effects`.
+    With `nproc` > 1, torchrun starts that many ranks (gloo on CPU, nccl on CUDA) and the distributed checks
+    run instead, under the same limits for all ranks together (diagnostics/distributed/)."""
     parsed = parse_target(target)
-    _check_options(steps, checks)
+    _check_options(steps, checks, nproc)
     where = parsed.where
     workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
     if parsed.is_file:
@@ -83,7 +97,12 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
         _refuse_import_side_effects(where, parsed.is_file, workdir, allowed)
     options = {"device": device, "steps": steps, "seed": seed, "only": checks,
                "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
-    raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
+    if nproc > 1:
+        from ..diagnostics.distributed.launch import run_ranks
+
+        raw = await run_ranks(f"{where}:{parsed.function}", options, limits or Limits(), workdir, nproc, on_progress)
+    else:
+        raw = await run_in_subprocess(f"{where}:{parsed.function}", options, limits or Limits(), workdir, on_progress)
     report = DiagnosticReport.model_validate({"target": target, **raw})
     used = (limits or Limits()).python
     report.environment["interpreter"] = f"{used} ({interpreter_source})" if interpreter_source else used

@@ -1,0 +1,109 @@
+"""Start a distributed run (torchrun and its N ranks) and watch it as ../launch.py watches one child.
+
+The child is agent.py in the user's interpreter, in a new session, carrying the run's marker; torchrun
+starts each rank in a session of its own, so the process tree (../process_tree.py), not the process
+group, is what finds, measures and kills them all: the memory cap counts every rank together, and a
+timeout, a cancel or the first failure kills the whole run. Never imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ...errors import DiagnoseError
+from ..launch import (
+    OUTPUT_DRAIN_SECONDS,
+    Limits,
+    OutputTail,
+    ProgressCallback,
+    Stop,
+    _check_python,
+    _end,
+    _stop_message,
+    _survivors_note,
+    _watch,
+    log,
+)
+from .bootstrap import BOOTSTRAP
+from .rank_events import RankEvents
+
+DIAGNOSTICS_DIR = Path(__file__).parent.parent
+MIN_COLLECTIVE_TIMEOUT_S = 2.0
+
+
+def collective_timeout(run_timeout_s: float) -> float:
+    """The process group's timeout: a quarter of the run's, so a collective no rank completes fails, and is
+    reported, while the run still has time (torch's own default is 30 minutes on gloo)."""
+    return max(MIN_COLLECTIVE_TIMEOUT_S, run_timeout_s / 4)
+
+
+async def run_ranks(target: str, options: dict[str, Any], limits: Limits, cwd: Path, nproc: int,
+                    on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+    """Rank 0's report, or DiagnoseError naming the rank that failed and how."""
+    from ..process_tree import MARKER_VARIABLE, ProcessTree
+
+    _check_python(limits.python)
+    marker = uuid.uuid4().hex
+    options = {**options, "collective_timeout_s": collective_timeout(limits.timeout_s)}
+    with tempfile.TemporaryDirectory(prefix="mldebug-distributed-") as tmp:
+        events = RankEvents(Path(tmp), nproc)
+        command = [limits.python, "-c", BOOTSTRAP, str(DIAGNOSTICS_DIR), "agent", str(nproc), tmp, target,
+                   json.dumps(options)]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", MARKER_VARIABLE: marker}
+        started = time.time()
+        process = await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, cwd=str(cwd),
+                                           start_new_session=sys.platform != "win32", env=env)
+        tree = ProcessTree(process.pid, marker, started)
+        output = OutputTail(process.stdout)
+        try:
+            final = await _watch(process, events, output, tree, limits, on_progress)  # type: ignore[arg-type]
+        finally:
+            with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
+                survivors = await _end(process, tree)
+                with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
+                    await output.drain()
+                await process.aclose()
+            if survivors:
+                log.warning("processes of the diagnosed code survived SIGKILL: %s", ", ".join(survivors))
+        if isinstance(final, Stop) and final.reason in ("exited", "timeout"):
+            final = events.flush() or final  # a failure held back for a better explanation is the best one
+    return outcome(final, process.returncode, output.text(), limits, survivors, options["collective_timeout_s"])
+
+
+def outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, limits: Limits, survivors: list[str],
+            collective_timeout_s: float) -> dict[str, Any]:
+    if isinstance(final, dict) and final["event"] == "report":
+        return final["report"]
+    note = _survivors_note(survivors)
+    if isinstance(final, Stop):
+        if final.reason == "exited":
+            raise DiagnoseError(f"torchrun exited with code {returncode} before any rank reported{note}",
+                                output_tail=tail)
+        raise DiagnoseError(_stop_message(final, returncode, limits) + note, output_tail=tail)
+    error, stage, rank = final["error"], final["stage"], final.get("rank")
+    who = f"rank {rank}" if rank is not None else "torchrun"
+    if stage == "import":
+        message = (f"{limits.python} cannot import torch.distributed ({error['message']}); install torch in that "
+                   "environment or pass --python with an interpreter that has it")
+    elif stage == "rank":
+        message = f"{who} {error['message']}"
+    elif stage == "collective":
+        message = (f"{who} waited in a collective that not every rank reached (a hang, cut short by the "
+                   f"{collective_timeout_s:g} s process-group timeout) or that a failed rank left: "
+                   f"{error['type']}: {error['message']}")
+    else:
+        where = {"init": "joining the process group", "build": "building the debug spec",
+                 "spec": "validating the debug spec", "run": "running the step and the checks"}.get(stage, "running")
+        message = f"{who}: {error['type']} while {where}: {error['message']}"
+    raise DiagnoseError(message + note, error["frames"], tail)

@@ -1,0 +1,77 @@
+"""What one rank measures, for rank 0 to compare: weights before and after one training step, the
+gradients of that step, and the samples its data loader hands out.
+
+The step is the user's train_step when given, else zero_grad, loss, backward, step. It runs the
+model's own collectives (DDP's gradient all-reduce), so an exception in it ends the run: the other
+ranks would otherwise wait for this one in a collective it never reaches.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..checks.batch_format import as_given, split_batch
+from ..checks.model_loss import computes_own_loss, loss_in
+from ..checks.tensors import call_model, tensors_in
+from . import checks_data
+from .fingerprint import fingerprint, fingerprints
+from .rank_spec import RankSpec
+
+DEFAULT_LR = 3e-4  # as the single-process checks: Adam at Karpathy's safe default
+
+
+def measure(rank_spec: RankSpec, rank: int) -> dict[str, Any]:
+    """This rank's measurements, as plain data (all-gathered to rank 0)."""
+    started = time.perf_counter()
+    spec, model = rank_spec.spec, rank_spec.spec.model
+    local: dict[str, Any] = {"rank": rank, "data": checks_data.measure(rank_spec)}
+    local["params_start"] = fingerprints(model.named_parameters())
+    local["outside_ddp"], local["has_ddp"] = outside_ddp(model)
+    batch = split_batch(spec.batch)
+    local["batch"] = [fingerprint(t) for _, t in tensors_in(batch[0])]
+    step_started = time.perf_counter()
+    local["loss"] = _step(rank_spec, batch)
+    local["step_seconds"] = round(time.perf_counter() - step_started, 4)
+    local["grads"] = fingerprints((n, p.grad) for n, p in model.named_parameters() if p.requires_grad)
+    local["params_after"] = fingerprints(model.named_parameters())
+    local["seconds"] = round(time.perf_counter() - started, 4)
+    return local
+
+
+def outside_ddp(model: Any) -> tuple[list[str], bool]:
+    """The trainable parameters that no DistributedDataParallel wrapper inside `model` holds, and
+    whether there is such a wrapper at all."""
+    from torch.nn.parallel import DistributedDataParallel
+
+    wrappers = [m for m in model.modules() if isinstance(m, DistributedDataParallel)]
+    held = {id(p) for w in wrappers for p in w.module.parameters()}
+    return [n for n, p in model.named_parameters() if p.requires_grad and id(p) not in held], bool(wrappers)
+
+
+def _step(rank_spec: RankSpec, batch: tuple[Any, Any]) -> float | None:
+    spec, model = rank_spec.spec, rank_spec.spec.model
+    model.train()
+    optimizer = _optimizer(spec.optimizer, model)
+    if spec.train_step is not None:
+        loss = spec.train_step(model, as_given(batch, isinstance(spec.batch, dict)), optimizer)
+    else:
+        optimizer.zero_grad(set_to_none=True)
+        output = call_model(model, batch[0])
+        loss = loss_in(output) if computes_own_loss(spec.loss_fn) else spec.loss_fn(output, batch[1])
+        loss.backward()
+        optimizer.step()
+    try:
+        return float(loss.detach() if hasattr(loss, "detach") else loss)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def _optimizer(factory: Any, model: Any) -> Any:
+    import torch
+
+    if factory is None:
+        return torch.optim.Adam(model.parameters(), lr=DEFAULT_LR)
+    if isinstance(factory, torch.optim.Optimizer):
+        return factory  # the user's own, over the model's own tensors: nothing is copied in a rank
+    return factory(model.parameters())

@@ -1,0 +1,81 @@
+"""The events of a distributed run, read by the parent: one file per rank plus torchrun's (agent.jsonl).
+
+When a rank fails, the others fail after it in whatever collective they were waiting in, so the first
+error is not always the cause. The order of preference: a rank's own error (its code raised), then a
+rank that died without a word (reported by torchrun), then a collective that failed; a failed collective
+alone is held back GRACE_SECONDS for a better explanation to arrive. Rank 0's report ends the run.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from ..events import FINAL_EVENTS, EventReader, MalformedEvent
+
+AGENT = "agent"
+GRACE_SECONDS = 5.0  # torchrun notices a dead rank within its 0.1 s monitor interval, then stops the rest
+
+
+class RankEvents:
+    """Follows agent.jsonl and rank<N>.jsonl in `folder`; `read` returns rank 0's progress and, at the end,
+    the one final event that explains the run (its error carries the rank)."""
+
+    def __init__(self, folder: Path, nproc: int) -> None:
+        self.readers: dict[str | int, EventReader] = {AGENT: EventReader(folder / "agent.jsonl")}
+        self.readers.update({rank: EventReader(folder / f"rank{rank}.jsonl") for rank in range(nproc)})
+        for reader in self.readers.values():
+            reader.path.touch()
+        self._finals: list[dict[str, Any]] = []
+        self._held_since: float | None = None
+
+    def read(self) -> list[dict[str, Any]]:
+        progress = []
+        for who, reader in self.readers.items():
+            for event in reader.read():
+                if event["event"] in FINAL_EVENTS:
+                    self._finals.append(_checked(event, who))
+                elif who == 0 and event["event"] == "progress":
+                    progress.append(event)
+        final = self._explanation()
+        return progress + ([final] if final is not None else [])
+
+    def check_ended(self) -> None:
+        for reader in self.readers.values():
+            reader.check_ended()
+
+    def _explanation(self) -> dict[str, Any] | None:
+        errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
+        own = [e for e in errors if e["stage"] not in ("collective", "rank")]
+        if own:
+            return own[0]
+        silent = [e for e in errors if e["stage"] == "rank"]
+        if silent:  # torchrun's word for a rank; that rank's own event, when it wrote one, says more
+            mine = [e for e in errors if e.get("rank") == silent[0].get("rank") and e is not silent[0]]
+            return (mine or silent)[0]
+        report = next((e for e in self._finals if e["event"] == "report"), None)
+        if report is not None:
+            return report
+        if errors:
+            self._held_since = self._held_since or time.monotonic()
+            if time.monotonic() - self._held_since >= GRACE_SECONDS:
+                return errors[0]
+        return None
+
+    def flush(self) -> dict[str, Any] | None:
+        """After the run stopped: the best explanation read so far, held-back collective failures included."""
+        errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
+        return self._explanation() or (errors[0] if errors else None)
+
+
+def _checked(event: dict[str, Any], who: str | int) -> dict[str, Any]:
+    """A rank's events must name that rank: the file's path is in its argv, so user code could write there."""
+    if event["event"] == "report" and who != 0:
+        raise MalformedEvent(f"a report in rank {who}'s events file; only rank 0 reports")
+    if event["event"] == "error" and who != AGENT and event.get("rank") != who:
+        raise MalformedEvent(f"an error event in rank {who}'s events file names rank {event.get('rank')!r}")
+    if event["event"] == "error" and not isinstance(event.get("time", 0.0), (int, float)):
+        raise MalformedEvent(f"an error event of rank {who} has a time that is not a number")
+    return event
