@@ -35,6 +35,7 @@ from ..helpers.modes_evidence import (
     trains,
 )
 from ..helpers.modes_handoff import handed_to_evaluation
+from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..helpers.modes_models import (
     bare_switch,
     forward_receiver,
@@ -113,6 +114,10 @@ class EvaluationWithoutEvalMode(Rule):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
             hits.setdefault(hit.node.lineno, hit)
+        for load in shipped_weights_without_eval(ctx):
+            hits.setdefault(load.lineno, Hit(load, "this model loads its own trained weights when built and stays in "
+                                                   "training mode: every instance predicts with dropout and batch "
+                                                   "statistics; call self.eval() after loading"))
         for where, key, call in handed_to_evaluation(ctx):
             hits.setdefault(where.lineno, Hit(where, f"{key} is handed to {ast.unparse(call.func)}() in training mode: "
                                                     f"that function never calls eval(); call {key}.eval() first"))
