@@ -35,7 +35,6 @@ from ..helpers.modes_evidence import (
     trains,
 )
 from ..helpers.modes_handoff import handed_to_evaluation
-from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..helpers.modes_models import (
     bare_switch,
     forward_receiver,
@@ -45,6 +44,7 @@ from ..helpers.modes_models import (
     untrained_here,
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
+from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..rule import Hit, Rule
 
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
