@@ -254,7 +254,9 @@ def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
 
 def _live_roots(expr: ast.AST, ctx) -> set[str]:
     """The names a returned value carries the graph of: `loss`, `losses.total`, `loss * world_size`, `loss.mean()`
-    (not `loss.item()` and the like)."""
+    (not `loss.item()`, `loss.data[0]` and the like)."""
+    if detached(expr, ctx):
+        return set()
     if isinstance(expr, ast.BinOp):
         return _live_roots(expr.left, ctx) | _live_roots(expr.right, ctx)
     if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
