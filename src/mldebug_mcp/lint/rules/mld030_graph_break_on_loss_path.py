@@ -1,8 +1,15 @@
 import ast
-import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.gan_updates import (
+    GENERATOR_WORDS,
+    discriminator_update,
+    generator_not_cleared_after,
+    generator_update,
+    live_generator_inputs,
+    words,
+)
 from ..helpers.graph import (
     callee,
     depends_on_graph,
@@ -53,11 +60,16 @@ class GraphBreakOnLossPath(Rule):
     """What it does: follows the tensor passed to `.backward()` back through the assignments and
     arithmetic of the same function, and flags `.detach()`, `.item()`, `.numpy()`, `.tolist()`,
     `.data`, `torch.tensor(...)`, `torch.as_tensor(...)` or `torch.from_numpy(...)` applied on
-    that path to a model output or a loss.
+    that path to a model output or a loss. In a GAN it tells the two updates apart by the names
+    of their losses and step functions (`errG`, `G_loss`, `backward_G` / `errD`, `d_loss`): the
+    generator's update must not feed a detached generator output to the discriminator, and the
+    discriminator's update must detach it when the generator's gradients are not cleared before
+    the generator's own backward.
 
     Why is this bad: the broken term becomes a constant. If another term still carries the graph,
-    backward() runs without complaint and the broken part simply never trains. A detached loss
-    target, a detached coefficient next to a live prediction, or `loss.item()` for logging is fine.
+    backward() runs without complaint and the broken part simply never trains (a generator whose
+    adversarial term is detached learns only from its other terms). A detached loss target, a
+    detached coefficient next to a live prediction, or `loss.item()` for logging is fine.
     """
 
     code = "MLD030"
@@ -90,6 +102,10 @@ class GraphBreakOnLossPath(Rule):
     GENERATOR = (".detach() on the generator's output inside the generator's own update: the adversarial term "
                  "sends no gradient to the generator (detach only in the discriminator's step)")
 
+    UNDETACHED = ("the generator's output reaches the discriminator's loss undetached, and the generator's gradients "
+                  "are not cleared before its own backward: the discriminator's loss trains the generator too "
+                  "(detach it here)")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.method_name(node) not in {"backward", "manual_backward"} or other_framework(ctx):
             return
@@ -97,8 +113,11 @@ class GraphBreakOnLossPath(Rule):
         if node.func.attr == "manual_backward" or ctx.call_name(node) == "torch.autograd.backward" or any(
                 w in callee(receiver).lower() for w in ("accelerator", "fabric", "engine")):
             receiver = node.args[0] if node.args else None
-        generator = receiver is not None and _generator_update(receiver, node, ctx)
-        discriminator = receiver is not None and _discriminator_update(receiver)
+        generator = receiver is not None and generator_update(receiver, node, ctx)
+        discriminator = receiver is not None and discriminator_update(receiver)
+        if discriminator and generator_not_cleared_after(node, ctx):
+            for live in live_generator_inputs(receiver, ctx):
+                yield Hit(live, self.UNDETACHED)
         for broken, _ in _breaks(receiver, ctx, [30], generator) if receiver is not None else ():
             if discriminator and _detached_call_result(broken, ctx):
                 continue  # the discriminator's step detaches the generator's output on purpose
@@ -187,20 +206,7 @@ def _detached_output(arg: ast.AST, ctx: ModuleContext) -> ast.Call | None:
         source = _self_value(source, ctx)
     if not isinstance(source, ast.Call) or ctx.call_name(source) is not None:
         return None
-    return value if _words(callee(source.func)) & GENERATOR_WORDS else None
-
-
-GENERATOR_WORDS = {"g", "gen", "generator"}
-DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
-
-
-def _words(name: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
-
-
-def _discriminator_update(loss: ast.AST) -> bool:
-    spelled = loss.id if isinstance(loss, ast.Name) else loss.attr if isinstance(loss, ast.Attribute) else ""
-    return bool(_words(spelled) & DISCRIMINATOR_WORDS)
+    return value if words(callee(source.func)) & GENERATOR_WORDS else None
 
 
 def _detached_call_result(broken: ast.AST, ctx: ModuleContext) -> bool:
@@ -213,21 +219,6 @@ def _detached_call_result(broken: ast.AST, ctx: ModuleContext) -> bool:
     elif isinstance(source, ast.Attribute) and isinstance(source.value, ast.Name) and source.value.id == "self":
         source = _self_value(source, ctx)
     return isinstance(source, ast.Call)
-
-
-def _generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> bool:
-    """The backward is the generator's: its loss is named for it (`G_loss`, `errG`, `loss_gen`), or it runs
-    in a function named for the generator's step (`backward_G`, `train_generator`) and the loss is not
-    named for the discriminator (`errD`, `critic_loss`)."""
-    spelled = loss.id if isinstance(loss, ast.Name) else loss.attr if isinstance(loss, ast.Attribute) else ""
-    words = _words(spelled)
-    if words & DISCRIMINATOR_WORDS:
-        return False
-    if words & GENERATOR_WORDS:
-        return True
-    function = ctx.enclosing(backward, (ast.FunctionDef, ast.AsyncFunctionDef))
-    named = _words(function.name) if function is not None else set()
-    return bool(named & GENERATOR_WORDS) and not named & DISCRIMINATOR_WORDS
 
 
 def _other_branch(name: ast.Name, value: ast.expr, ctx: ModuleContext) -> list[ast.expr]:
