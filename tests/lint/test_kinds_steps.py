@@ -132,3 +132,19 @@ def test_an_endless_cycler_of_a_loader_another_file_shards(tmp_path):
     (tmp_path / "utils.py").write_text(CYCLER.replace("{reseed}", ""))
     (tmp_path / "loaders.py").write_text(BUILDER.replace("{shuffle}", "False"))
     assert _codes(tmp_path, "MLD054") == []
+
+
+SUMMED = (
+    "import pytorch_lightning as pl\n"
+    "class Lit(pl.LightningModule):\n"
+    "    def training_step(self, batch, batch_idx):\n"
+    "        loss = 0.0\n"
+    "        for view in batch:\n"
+    "            loss += self.criterion(self(view), view) / len(batch)\n"
+    "        return loss\n"
+)
+
+
+def test_a_lightning_step_summing_the_loss_it_returns_stays_quiet(tmp_path):
+    (tmp_path / "lit.py").write_text(SUMMED)
+    assert _codes(tmp_path, "MLD032") == []

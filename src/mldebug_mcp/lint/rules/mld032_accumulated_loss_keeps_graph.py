@@ -93,7 +93,10 @@ class AccumulatedLossKeepsGraph(Rule):
                 continue
             training = training or stepped
             # summing losses for a later backward() (or handing the sum back to the caller) is intended
-            if _used_for_backward(key, node, ctx) or (not (backwarded or training) and _returned(key, node, ctx)):
+            # (a framework's training step backwards what it returns: returning the sum is the backward)
+            framework = func is not None and framework_step(func)
+            if _used_for_backward(key, node, ctx) or (not (backwarded or training) or framework) and _returned(
+                    key, node, ctx):
                 return
             if _reset_in_loop(_base(acc), node, loop or func, ctx):
                 return
