@@ -99,11 +99,21 @@ def outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, lim
     elif stage == "rank":
         message = f"{who} {error['message']}"
     elif stage == "collective":
-        message = (f"{who} waited in a collective that not every rank reached (a hang, cut short by the "
-                   f"{collective_timeout_s:g} s process-group timeout) or that a failed rank left: "
-                   f"{error['type']}: {error['message']}")
+        message = collective_message(final, who, collective_timeout_s)
     else:
         where = {"init": "joining the process group", "build": "building the debug spec",
                  "spec": "validating the debug spec", "run": "running the step and the checks"}.get(stage, "running")
         message = f"{who}: {error['type']} while {where}: {error['message']}"
     raise DiagnoseError(message + note, error["frames"], tail)
+
+
+def collective_message(final: dict[str, Any], who: str, collective_timeout_s: float) -> str:
+    """'rank 0 waited in all_reduce (called at ...) that rank 1 never reached (it was in ...)', with gloo's words."""
+    error, others = final["error"], final.get("others", [])
+    called = f", called at {final['called_at']}," if final.get("called_at") else ""
+    elsewhere = "; ".join(f"rank {o['rank']} was waiting in {o['collective']} instead" for o in others)
+    return (f"{who} waited in {final.get('collective', 'a collective')}{called} which not every rank reached: a "
+            f"collective that some rank skips or calls in another order hangs the job (cut short here by the "
+            f"{collective_timeout_s:g} s process-group timeout){'; ' + elsewhere if elsewhere else ''}. Every "
+            f"rank must call the same collectives in the same order: move rank-dependent code (logging, saving) "
+            f"out of them. gloo said: {error['type']}: {error['message']}")

@@ -92,7 +92,7 @@ def _stage(exc: BaseException, default: str) -> str:
     return "collective" if any(sign in str(exc) for sign in COLLECTIVE_SIGNS) else default
 
 
-def collective_of(exc: BaseException, user_frames: list[str]) -> dict[str, str]:
+def collective_of(exc: BaseException, user_frames: list[str]) -> dict[str, Any]:
     """The collective a rank was waiting in when `exc` was raised, and the user's line that called it:
     the outermost public torch.distributed function in the traceback, or DDP's gradient all-reduce when
     the wait was inside backward(); the diagnostics' own gather is named as such."""
@@ -107,5 +107,5 @@ def collective_of(exc: BaseException, user_frames: list[str]) -> dict[str, str]:
         name = "a collective"
     if not user_frames and any(f.name == "run_rank" and f.filename.startswith(_OWN_DIR) for f in frames):
         return {"collective": f"{name}, the diagnostics' own gather after the step (every rank reaches it once "
-                              "its step is done)"}
+                              "its step is done)", "ours": True}
     return {"collective": name, "called_at": user_frames[-1] if user_frames else ""}

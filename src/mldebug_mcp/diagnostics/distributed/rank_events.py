@@ -51,23 +51,36 @@ class RankEvents:
         own = [e for e in errors if e["stage"] not in ("collective", "rank")]
         if own:
             return own[0]
+        # a collective the user's code called explains more than the diagnostics' gather the others wait in
+        waits = sorted((e for e in errors if e["stage"] == "collective"), key=lambda e: bool(e.get("ours")))
         silent = [e for e in errors if e["stage"] == "rank"]
-        if silent:  # torchrun's word for a rank; that rank's own event, when it wrote one, says more
-            mine = [e for e in errors if e.get("rank") == silent[0].get("rank") and e is not silent[0]]
-            return (mine or silent)[0]
+        if silent:  # torchrun's word: a rank that died; if it died of a failed collective, the collectives say more
+            failed = silent[0].get("rank")
+            return _with_others(waits[0], waits) if any(e.get("rank") == failed for e in waits) else silent[0]
         report = next((e for e in self._finals if e["event"] == "report"), None)
         if report is not None:
             return report
-        if errors:
+        if waits:
             self._held_since = self._held_since or time.monotonic()
             if time.monotonic() - self._held_since >= GRACE_SECONDS:
-                return errors[0]
+                return _with_others(waits[0], waits)
         return None
 
     def flush(self) -> dict[str, Any] | None:
         """After the run stopped: the best explanation read so far, held-back collective failures included."""
         errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
-        return self._explanation() or (errors[0] if errors else None)
+        waits = sorted((e for e in errors if e["stage"] == "collective"), key=lambda e: bool(e.get("ours")))
+        return self._explanation() or (_with_others(waits[0], waits) if waits else errors[0] if errors else None)
+
+
+def _with_others(chosen: dict[str, Any], errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """A failed collective, with where the other ranks were waiting when it failed: a rank absent from the
+    list was not in any collective (busy, or stuck elsewhere) and was stopped by torchrun."""
+    if chosen["stage"] != "collective":
+        return chosen
+    others = [{"rank": e.get("rank"), "collective": e.get("collective", "a collective")} for e in errors
+              if e["stage"] == "collective" and e.get("rank") != chosen.get("rank")]
+    return {**chosen, "others": others}
 
 
 def _checked(event: dict[str, Any], who: str | int) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""Hand-rolled data parallelism: gradients are averaged with all_reduce, but each rank initialised its own
+weights (seeded by rank, for its data augmentation) and nothing broadcast rank 0's.
+
+Run it:   torchrun --standalone --nproc-per-node 2 examples/distributed/unbroadcast_init/buggy.py
+Diagnose: mldebug-mcp diagnose examples/distributed/unbroadcast_init/buggy.py:debug_spec --nproc 2
+"""
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def rank_batch(rank, n=64):
+    g = torch.Generator().manual_seed(100 + rank)
+    x = torch.randn(n, 8, generator=g)
+    return x, (x[:, 0] - x[:, 2] > 0).long()
+
+
+def build_model(rank):
+    torch.manual_seed(rank)  # a different random stream per rank (augmentation, dropout)...
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+    return model  # BUG: ...also initialised each rank's weights differently, and none are broadcast
+
+
+def train_step(model, batch, optimizer):
+    """One step, gradients averaged across ranks by hand."""
+    x, y = batch
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    for p in model.parameters():
+        dist.all_reduce(p.grad)
+        p.grad /= dist.get_world_size()
+    optimizer.step()
+    return loss
+
+
+def debug_spec(rank=0, world_size=1):
+    torch.set_num_threads(1)
+    return dict(model=build_model(rank), batch=rank_batch(rank), loss_fn=F.cross_entropy, task="classification",
+                num_classes=2, optimizer=lambda params: torch.optim.SGD(params, lr=0.1), train_step=train_step)
+
+
+def main():
+    dist.init_process_group("gloo")
+    spec = debug_spec(dist.get_rank(), dist.get_world_size())
+    model = spec["model"]
+    optimizer = spec["optimizer"](model.parameters())
+    for step in range(30):
+        loss = train_step(model, spec["batch"], optimizer)
+        if dist.get_rank() == 0 and step % 10 == 0:
+            print(f"step {step} loss {loss.item():.3f}")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
