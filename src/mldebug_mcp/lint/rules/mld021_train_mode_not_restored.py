@@ -25,7 +25,10 @@ class TrainModeNotRestored(Rule):
     """What it does: flags model.eval() inside a training loop (one that calls backward() and an
     optimizer step, or an update op built from model.parameters()) when no .train() follows it in the
     loop body and none runs at the top of each iteration, e.g. periodic validation that never switches
-    back; a call of a function of this file whose last mode switch is .eval() counts as the eval().
+    back; a call of a function of this file whose last mode switch is .eval() (also two helpers down)
+    counts as the eval(). Also flags an eval() repeated after the evaluation where train() was meant
+    (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
+    current training step (called every n steps) that returns with the model still in eval mode.
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
     running statistics. Nothing fails; the model just converges to something worse.
@@ -71,6 +74,7 @@ class TrainModeNotRestored(Rule):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if uses_torch(ctx):
                 yield from _eval_again(node, ctx)
+                yield from _periodic_evaluation_left_in_eval(node, ctx)
             return
         if node not in ctx.backward_scopes or not uses_torch(ctx):  # no backward() inside: not a training step
             return
@@ -142,6 +146,34 @@ def _eval_again(function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if ran and not any(_runs(c, key) for c in calls[i + 1:]):
             yield Hit(call, f"{key}.eval() again after the evaluation: {key} is already in eval mode, so "
                             f"nothing puts it back in training mode; this was meant to be {key}.train()")
+
+
+# parameters that say the function runs in the middle of training, every so many steps
+STEP_PARAMS = {"step", "steps", "global_step", "train_step", "train_step_id", "iteration", "num_updates",
+               "cur_step", "current_step", "update_step"}
+EVAL_WORDS = {"evaluate", "eval", "evaluation", "validate", "validation", "test"}
+
+
+def _periodic_evaluation_left_in_eval(function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+    """An evaluation function handed the model and the current training step (so it is called every n
+    steps from a training loop) whose last switch of that model is eval(): training goes on in eval mode
+    after it returns unless every caller restores it; reported at its last statement, where train() goes."""
+    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]]
+    if not (EVAL_WORDS & set(tokens(function.name)) and STEP_PARAMS & set(params)):
+        return
+    last: dict[str, ast.Call] = {}
+    for call in calls_in_order(function.body):
+        if is_eval_call(call) or is_train_call(call):
+            key = _receiver_key(call)
+            if key in params:
+                last[key] = call
+        elif mode_helper(call):
+            return
+    for key, call in last.items():
+        if is_eval_call(call) and _trained_model(call.func.value, ctx):
+            yield Hit(function.body[-1], f"{function.name}() takes the training step and leaves {key} in eval "
+                                         f"mode: the training after it runs without dropout and with frozen "
+                                         f"BatchNorm; call {key}.train() before returning")
 
 
 def _receiver_key(call: ast.Call) -> str | None:
