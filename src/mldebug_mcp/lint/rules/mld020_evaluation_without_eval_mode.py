@@ -54,17 +54,19 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 class EvaluationWithoutEvalMode(Rule):
     """What it does: follows the train/eval mode of each model along a function or script and flags one
-    that evaluates in training mode. Evaluation: its input is val/test data (a val/test loader, or a
-    name that took a value from one), or it decodes with .generate(), or it runs under no_grad in code
-    named for evaluation, prediction or inference (function, class or file) that does not train, or it
-    runs in an evaluation function, or its outputs are collected in a file that never trains (features,
-    activations). Training mode: the model was never switched with .eval() (nor by an enclosing function,
-    a caller in this file, a loader or setup method that leaves it in eval mode), or .train() was called
-    just before. A model loaded with load_state_dict in an evaluation file that never calls .eval() is
-    flagged where it is loaded. Quiet for Lightning/HF hooks, a model's own methods, unit tests, export
-    code, frozen copies (teacher, EMA, target), models without dropout/BatchNorm, from_pretrained models,
-    and Monte Carlo dropout. The finding is where the fix goes: after the model is set up, at the
-    evaluation loop, or at the wrong .train() call.
+    that evaluates in training mode. A model is what is built from a model class or named like one, but
+    also what has .parameters() called on it, comes from a model builder (get_model()), or is moved to a
+    device and called. Evaluation: its input is val/test data, or it decodes with .generate(), or it runs
+    under no_grad in code named for evaluation or inference that does not train, or in an evaluation
+    function, or (in a file that never trains) its gathered outputs come from a loop, no_grad or
+    prediction/deployment code. Training mode: never switched with .eval() (nor by an enclosing function,
+    a caller in this file, or a loader of this file or of the run that switches it), or .train() just
+    before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
+    .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model
+    class that loads its own shipped weights in __init__ without self.eval(). Quiet for Lightning/HF hooks,
+    a model's own methods, unit tests, export code, frozen copies (teacher, EMA, target), models without
+    dropout/BatchNorm, from_pretrained models, wrapper classes built from weights, models handed in by a
+    caller to inference helpers, and Monte Carlo dropout. The finding is where the fix goes.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
