@@ -1,9 +1,9 @@
 """Triage: read a description, lint any code in it, rank the catalogue, walk the tree. Shared by the CLI,
 the MCP server and the Python API; the pure work happens in triage/.
 
-A triage call reads the catalogue, the tree and the quotes from the snapshot (triage/snapshot.py), kept on
-disk between processes: a warm call imports neither pydantic nor YAML. The tree walk, the docs and the
-evidence store load the validated YAML and the evidence folder when they are asked for."""
+A triage call reads the catalogue, the tree and the index from the snapshot (triage/snapshot.py) and the
+quotes from their own file beside it, both kept on disk between processes: with both warm a call imports
+neither pydantic nor YAML. The tree walk and the docs load the validated YAML when they are asked for."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def _quotes() -> dict[str, dict]:
     ids = sorted({e for c in snapshot.bundled().catalogue.causes.values() for e in c.evidence})
     package = Path(__file__).resolve().parents[1]
     texts = [*ids, *snapshot.folder_texts(str(evidence_dir())), *snapshot.folder_texts(str(package / "citations")),
-             (package / "models" / "evidence.py").read_text(encoding="utf-8")]
+             (package / "models" / "evidence.py").read_bytes()]
     return index_cache.load_or_build(index_cache.digest(texts), lambda: _build_quotes(ids), _quotes_fit,
                                      prefix=QUOTES_PREFIX)
 

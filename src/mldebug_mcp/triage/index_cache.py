@@ -29,11 +29,12 @@ PREFIX = "triage-index-"
 MAX_BYTES = 64 * 1024 * 1024  # a cache file larger than this was not written by us
 
 
-def digest(texts: Iterable[str]) -> str:
-    """A digest of the texts, in order, each length-prefixed so that no two lists collide."""
+def digest(texts: Iterable[str | bytes]) -> str:
+    """A digest of the texts (or file contents as bytes), in order, each length-prefixed so that no two
+    lists collide."""
     h = blake2b(__version__.encode(), digest_size=12)
     for text in texts:
-        data = text.encode("utf-8")
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()

@@ -15,7 +15,6 @@ import os
 from functools import cache
 from types import SimpleNamespace
 
-from .._version import __version__
 from . import needles, signals, text
 from .matcher import CauseIndex, _state_fits
 
@@ -100,24 +99,24 @@ def _snapshot_of(state: dict) -> Snapshot | None:
     return snapshot if _state_fits(state["index"], snapshot.catalogue) else None
 
 
-def folder_texts(root: str) -> list[str]:
-    """Each file's path under `root` and its text, in a fixed order (what a digest of the folder covers)."""
-    texts = []
+def folder_texts(root: str) -> list[str | bytes]:
+    """Each file's path under `root` and its content, in a fixed order (what a digest of the folder covers)."""
+    texts: list[str | bytes] = []
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         for name in sorted(files):
             if not name.startswith("."):
                 path = os.path.join(folder, name)
-                with open(path, encoding="utf-8", errors="replace") as handle:
+                with open(path, "rb") as handle:
                     texts += [os.path.relpath(path, root), handle.read()]
     return texts
 
 
-def _texts() -> list[str]:
+def _texts() -> list[str | bytes]:
     """What decides the snapshot: the data files and the code that reads them."""
     texts = folder_texts(os.path.join(HERE, "data"))
     for name in SOURCES:
-        with open(os.path.join(HERE, name), encoding="utf-8") as handle:
+        with open(os.path.join(HERE, name), "rb") as handle:
             texts += [name, handle.read()]
     return texts
 
