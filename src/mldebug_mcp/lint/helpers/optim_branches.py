@@ -109,3 +109,38 @@ def _manual_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if isinstance(value, ast.Name):
         value = ctx.resolve(value)
     return isinstance(value, ast.Call) and ctx.method_name(value) == "optimizers"
+
+
+def zeroed_only_sometimes(loop: ast.AST, it, ctx: ModuleContext) -> ast.Call | None:
+    """The loop's only zero_grad() calls all run under conditions (`if i % log_every == 0:`) that do not
+    guard the step, while a backward and a step run on every iteration: steps in between accumulate."""
+    direct = [c for c, via in it.calls if c is via]
+    zeros = [c for c in it.zeros if c in direct]
+    if not zeros or len(zeros) != len(it.zeros):
+        return None
+    if any(unconditional_in(z, loop, ctx) for z in zeros):
+        return None
+    steps = [s for s, via in it.steps if s is via and unconditional_in(s, loop, ctx)]
+    backwards = [b for b, via in it.backwards if b is via and unconditional_in(b, loop, ctx)]
+    if not steps or not backwards:
+        return None
+    guards = []
+    for zero in zeros:
+        inside = []
+        for ancestor in ctx.ancestors(zero):
+            if ancestor is loop:
+                break
+            if isinstance(ancestor, LOOPS + FUNCTIONS):
+                return None  # zeroed in an inner loop: another optimiser's part of the iteration
+            if isinstance(ancestor, ast.If):
+                inside.append(ancestor)
+        if not inside:
+            return None
+        guards += inside
+    # a branch that also computes the loss (one arm per data source) is a flavour of the iteration, not a
+    # condition on clearing
+    if any(isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) for g in guards for n in ast.walk(g)):
+        return None
+    if any(g in set(ctx.ancestors(s)) for g in guards for s in steps):
+        return None
+    return zeros[0]

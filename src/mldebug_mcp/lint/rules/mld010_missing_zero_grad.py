@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
-from ..helpers.optim_branches import unzeroed_branch, unzeroed_manual_step
+from ..helpers.optim_branches import unzeroed_branch, unzeroed_manual_step, zeroed_only_sometimes
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,
@@ -22,7 +22,9 @@ class MissingZeroGrad(Rule):
     runs in a helper of this module that the loop calls (`self.train_step(batch)`), and a branch
     that backwards and steps without the zero_grad() the other side of its `if` has (an AMP branch
     that zeroes, a plain branch that does not), and a Lightning `training_step` with manual
-    optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes. The finding
+    optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes; a zero_grad()
+    that runs only under a condition while the step runs every iteration, and `opt.zero_grad`
+    written without parentheses. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
@@ -52,6 +54,9 @@ class MissingZeroGrad(Rule):
                     "first adds up all earlier gradients")
     MANUAL = ("Lightning's manual optimisation never clears gradients for you: this training_step steps without "
               "zero_grad(), so every step adds up all earlier gradients")
+    SOMETIMES = ("zero_grad() runs only under this condition while the optimizer steps on every iteration: "
+                 "the steps in between add up all earlier gradients; clear them on every step")
+    UNCALLED = "`zero_grad` without parentheses is never called: gradients are never cleared; write zero_grad()"
     BRANCH = ("this branch backwards and steps without clearing the gradients, unlike the other side of the `if` on "
               "line {line}: every iteration that takes it accumulates; call zero_grad() before this backward")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
@@ -72,6 +77,15 @@ class MissingZeroGrad(Rule):
             found = None if it.opaque_zeros or it.manual else unzeroed_branch(node, ctx)
             if found is not None:
                 yield Hit(found[0], self.BRANCH.format(line=found[1].lineno))
+            elif not it.opaque_zeros and not it.manual:
+                rare = zeroed_only_sometimes(node, it, ctx)
+                if rare is not None:
+                    yield Hit(rare, self.SOMETIMES)
+            return
+        uncalled = next((n for n in ast.walk(node) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Attribute)
+                         and n.value.attr == "zero_grad"), None)
+        if uncalled is not None:  # `optimizer.zero_grad` without parentheses: nothing runs
+            yield Hit(uncalled, self.UNCALLED)
             return
         # a loop inside this one (or in a helper it calls) that steps after its own backward is the
         # training iteration; it reports itself
