@@ -128,3 +128,28 @@ def test_an_entry_of_another_files_returned_dict(tmp_path):
         (tmp_path / "train.py").write_text(DICT_TRAIN.replace("{key}", key))
         result = lint_paths([tmp_path], jobs=1)
         assert sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001") == expected
+
+
+HELPER = (
+    "import torch.nn.functional as F\n"
+    "def compute_loss(pred, target):\n"
+    "    return F.{loss}(pred, target)\n"
+)
+HELPER_TRAIN = (
+    "from losses import compute_loss\n"
+    "from model import Net\n"
+    "def train(loader):\n"
+    "    net = Net()\n"
+    "    for x, y in loader:\n"
+    "        pred, _ = net(x)\n"
+    "        compute_loss(pred, y).backward()\n"
+)
+
+
+def test_a_loss_function_of_another_file_built_on_a_logit_loss(tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    (tmp_path / "train.py").write_text(HELPER_TRAIN)
+    for loss, expected in (("binary_cross_entropy_with_logits", [("model.py", 8)]), ("binary_cross_entropy", [])):
+        (tmp_path / "losses.py").write_text(HELPER.replace("{loss}", loss))
+        result = lint_paths([tmp_path], jobs=1)
+        assert [(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"] == expected

@@ -244,7 +244,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
         return {}
     facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
-    for name in ctx.classes:  # loss classes that hand their input to a logit loss: what other files call
+    for name in [*ctx.classes, *ctx.functions]:  # losses that hand their input to a logit loss, for other files
         wrapped = wrapped_logit_loss(name, ctx)
         if wrapped:
             facts[WRAPS + name] = wrapped
@@ -253,7 +253,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
         if source is None:  # a loss class of another file: a logit loss if that file says it wraps one
             source = loss_call_source(call, ctx)
             short = source.name.rsplit(".", 1)[-1] if source is not None else ""
-            if not LOSS_CLASS.search(short) or short in ctx.classes or source.name.startswith("torch."):
+            if not LOSS_CLASS.search(short) or short in ctx.classes or short in ctx.functions \
+                    or source.name.startswith("torch."):
                 continue
             condition = f"{CONDITIONAL}{short}|"
         where = f"{condition}{source.name.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"

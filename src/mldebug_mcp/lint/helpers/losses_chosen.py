@@ -191,7 +191,7 @@ def _is_loss(name: str) -> bool:
 
 
 CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wraps a logit loss (another file says)
-LOSS_CLASS = re.compile(r"(Loss|Criterion)$")
+LOSS_CLASS = re.compile(r"(?i)(loss|criterion)")  # WeightedFocalLoss, compute_loss, bce_criterion
 
 
 def fed_loss(project, name: str) -> str | None:
@@ -209,17 +209,17 @@ WRAPS = "wraps:"  # project-index key: wraps:<LossClass> -> the logit loss its f
 
 
 def wrapped_logit_loss(class_name: str, ctx) -> str | None:
-    """The logit loss a loss class (of this file, else told by another) feeds its prediction to, unchanged in
-    meaning (`F.binary_cross_entropy_with_logits(inputs, targets)` in its forward)."""
-    cls = ctx.classes.get(class_name)
-    if cls is not None:
-        return ctx.memo(("losses", "wraps", class_name), lambda: _wraps(cls, ctx))
-    if ctx.project is None or not class_name[:1].isupper():
+    """The logit loss a loss class or loss function (of this file, else told by another) feeds its prediction
+    to, unchanged in meaning (`F.binary_cross_entropy_with_logits(inputs, targets)` in its forward or body)."""
+    owner = ctx.classes.get(class_name) or ctx.functions.get(class_name)
+    if owner is not None:
+        return ctx.memo(("losses", "wraps", class_name), lambda: _wraps(owner, ctx))
+    if ctx.project is None or not LOSS_CLASS.search(class_name):
         return None
     return ctx.project.kind_returned_by(WRAPS + class_name)
 
 
-def _wraps(cls: ast.ClassDef, ctx) -> str | None:
+def _wraps(owner: ast.AST, ctx) -> str | None:
     from .losses import (
         LOGIT_FUNCTIONS,
         LOGIT_LOSSES,
@@ -228,8 +228,9 @@ def _wraps(cls: ast.ClassDef, ctx) -> str | None:
         strip_shape_ops,
     )
 
-    forward = method_of(cls, "forward")
-    params = [a.arg for a in forward.args.posonlyargs + forward.args.args][1:2] if forward is not None else []
+    forward = method_of(owner, "forward") if isinstance(owner, ast.ClassDef) else owner
+    params = [a.arg for a in forward.args.posonlyargs + forward.args.args] if forward is not None else []
+    params = params[1:2] if isinstance(owner, ast.ClassDef) else params[:1]
     if not params:
         return None
     for call in ast.walk(forward):
