@@ -241,13 +241,17 @@ def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str], na
         return isinstance(expr.func, ast.Attribute) and _scaled(expr.func.value, loop, ctx, seen, names)
     if isinstance(expr, ast.Name) and expr.id not in seen:
         seen.add(expr.id)
-        return any(value is None or _scaled(value, loop, ctx, seen, names) for value in _assigned(expr.id, loop))
+        # only what was assigned before this read: `loss = loss / k` after the backward is too late
+        return any(value is None or _scaled(value, loop, ctx, seen, names)
+                   for value in _assigned(expr.id, loop, getattr(expr, "lineno", 10**9)))
     return False
 
 
-def _assigned(name: str, loop: ast.AST) -> Iterator[ast.AST | None]:
+def _assigned(name: str, loop: ast.AST, before: int = 10**9) -> Iterator[ast.AST | None]:
     """Values assigned to `name` inside the loop; None for an in-place `/=` or `*=`."""
     for node in ast.walk(loop):
+        if getattr(node, "lineno", 0) >= before:
+            continue
         if isinstance(node, ast.With | ast.AsyncWith):  # `with amp.scale_loss(loss, opt) as scaled_loss:`
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == name:
