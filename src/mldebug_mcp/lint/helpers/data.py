@@ -167,3 +167,42 @@ SPLIT_BOUND_WORDS = TRAIN_WORDS | HELD_OUT_WORDS | {"split", "cut", "ratio", "fr
 def _names_a_split(bound: str) -> bool:
     """`n_train`, `int(len(X) * train_ratio)`, `split_at`: a bound named for a split (not `seq_len`)."""
     return any(w.lower() in SPLIT_BOUND_WORDS for w in WORDS.findall(bound))
+
+
+CENTRES = {"mean", "min", "median", "nanmean", "nanmin"}
+SPREADS = {"std", "max", "var", "nanstd", "nanmax"}
+
+
+def column_statistics(node: ast.AST) -> str | None:
+    """The data a hand-written normalisation takes its statistics from, over all rows: `(X - X.mean(0)) /
+    X.std(0)`, `(df - df.min()) / (df.max() - df.min())`; None for per-row statistics (`dim=-1`, `axis=1`)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.Sub)):
+        return None
+    centre = _statistic(node.left.right, CENTRES)
+    spread = next((s for n in ast.walk(node.right) if (s := _statistic(n, SPREADS))), None)
+    data = _data_name(node.left.left)
+    return data if data is not None and centre == data and spread == data else None
+
+
+def _statistic(expr: ast.AST, methods: set[str]) -> str | None:
+    """'X' for `X.mean(0)` / `X.mean(axis=0)` / `X.mean()` / `np.mean(X, axis=0)` (a reduction over the rows)."""
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or expr.func.attr not in methods:
+        return None
+    receiver = expr.func.value
+    args = list(expr.args)
+    if isinstance(receiver, ast.Name) and receiver.id in {"np", "numpy", "torch"} and args:
+        receiver, args = args[0], args[1:]  # np.mean(X, axis=0)
+    axis = next((k.value for k in expr.keywords if k.arg in {"axis", "dim"}), args[0] if args else None)
+    if axis is not None and not (isinstance(axis, ast.Constant) and axis.value == 0):
+        return None  # per-row, or over an unknown axis
+    return _data_name(receiver)
+
+
+def _data_name(expr: ast.AST) -> str | None:
+    while isinstance(expr, ast.Subscript | ast.Attribute) and not (
+            isinstance(expr, ast.Attribute) and expr.attr in {"values"}):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None

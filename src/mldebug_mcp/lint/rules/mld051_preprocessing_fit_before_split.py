@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import preprocessor, rows_part, split_by_hand
+from ..helpers.data import column_statistics, preprocessor, rows_part, split_by_hand
 from ..rule import Hit, Rule
 
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
@@ -30,8 +30,9 @@ def _names_in(nodes: list[ast.AST]) -> set[str]:
 
 
 class PreprocessingFitBeforeSplit(Rule):
-    """What it does: flags a scaler, imputer, encoder, PCA, vectorizer or feature selector that is
-    fitted on a variable which a later train_test_split/random_split in the same function splits
+    """What it does: flags a scaler, imputer, encoder, PCA, vectorizer or feature selector (or a
+    hand-written normalisation by column statistics, `(X - X.mean(0)) / X.std(0)`) that is fitted on a
+    variable which a later train_test_split/random_split in the same function splits
     (directly or through variables computed from the fitted output), or which the function later
     cuts by hand into training and held-out parts (slices such as `self.train = data[:n]` and
     `self.test = data[n:]`, or a loop appending rows to `X_train` and `X_test`).
@@ -49,8 +50,8 @@ class PreprocessingFitBeforeSplit(Rule):
     why = "Statistics learned from the whole data set include the test rows, so the test score is optimistic."
     fix = "Split first, fit the preprocessor on the training part only, then transform every split (or use a Pipeline)."
     evidence = "lones/leakage-scaling-feature-selection"
-    node_types = (ast.Call,)
-    requires_text = ('fit',)  # skip modules that cannot contain the pattern
+    node_types = (ast.Call, ast.BinOp)
+    requires_text = ('fit', 'mean', 'min(')  # skip modules that cannot contain the pattern
     BAD = (
         "from sklearn.model_selection import train_test_split\n"
         "from sklearn.preprocessing import StandardScaler\n"
@@ -68,19 +69,25 @@ class PreprocessingFitBeforeSplit(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        cls = preprocessor(node, ctx)
-        if cls is None or cls in LABEL_ENCODERS or not node.args:
-            return
-        data = root_name(node.args[0], ctx)
+        if isinstance(node, ast.BinOp):  # (X - X.mean(0)) / X.std(0): statistics of every row, by hand
+            cls, data = "normalisation statistics", column_statistics(node)
+            if data is None or not isinstance(ctx.parent(node), ast.Assign):
+                return
+        else:
+            cls = preprocessor(node, ctx)
+            if cls is None or cls in LABEL_ENCODERS or not node.args:
+                return
+            data = root_name(node.args[0], ctx)
+        fitted = node.args[0] if isinstance(node, ast.Call) else node.left.left
         scope = ctx.scope_of(node)
         splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS]
         earlier = [s for s in splits if s.lineno < node.lineno]
         # fitted on the training part: named so, or produced by an earlier split
-        if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx) or rows_part(node.args[0]):
+        if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx) or rows_part(fitted):
             return
         tainted = _derived(node, data, scope, ctx)
         if split_by_hand(scope, tainted, node.end_lineno, ctx):
-            yield Hit(node, self.message.format(cls=cls, data=data))
+            yield Hit(node, self.message.format(cls=cls, data=_shown(fitted, data)))
             return
         for split in splits:
             # the arrays split: train_test_split(*arrays, ...), random_split(dataset, lengths)
@@ -88,8 +95,14 @@ class PreprocessingFitBeforeSplit(Rule):
             arrays += [k.value for k in split.keywords if k.arg == "dataset"]
             inside = any(n is node for arg in arrays for n in ast.walk(arg))
             if inside or (split.lineno > node.end_lineno and _names_in(arrays) & tainted):
-                yield Hit(node, self.message.format(cls=cls, data=data))
+                yield Hit(node, self.message.format(cls=cls, data=_shown(fitted, data)))
                 return
+
+
+def _shown(fitted: ast.expr, data: str) -> str:
+    """What the message names: the variable, or `self.data` rather than `self`."""
+    text = ast.unparse(fitted)
+    return text if data == "self" and len(text) <= 40 else data
 
 
 def _split_outputs(splits: list[ast.Call], ctx: ModuleContext) -> set[str]:
