@@ -99,7 +99,9 @@ def test_the_json_writer_matches_pydantics_for_every_detail(warm_folder):
 
 
 def test_a_snapshot_read_back_from_json_ranks_as_the_one_built(warm_folder):
-    state = json.loads(next(warm_folder.glob("triage-index-*.json")).read_text(encoding="utf-8"))
+    from mldebug_mcp.triage import index_cache
+
+    state = index_cache._read(next(warm_folder.glob("triage-index-*.json")), "terms")
     built = snapshot.bundled()
     restored = snapshot.Snapshot(state)
     assert list(restored.catalogue.causes) == list(built.catalogue.causes)

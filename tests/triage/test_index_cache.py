@@ -134,3 +134,26 @@ def test_a_changed_text_gives_a_new_snapshot_that_replaces_the_old(tmp_path, mon
         assert len(list(tmp_path.glob("triage-index-*.json"))) == 1
     finally:
         snapshot.bundled.cache_clear()
+
+
+def test_a_table_is_stored_as_a_block_and_read_back_on_demand(tmp_path, monkeypatch):
+    from mldebug_mcp.triage.text_table import TextTable
+
+    monkeypatch.setenv(index_cache.CACHE_ENV, str(tmp_path))
+    state = {"a": [1, 2], "terms": {"loss": "[1.5,[0,1]]", "nan": "", "\u00e9t\u00e9": "[\"\\n\u00e9\"]"}}
+    index_cache.load_or_build("t", lambda: state, lambda s: True, table="terms")
+    read = index_cache.load_or_build("t", lambda: pytest.fail("rebuilt"), lambda s: True, table="terms")
+    assert isinstance(read["terms"], TextTable) and read["a"] == [1, 2]
+    assert dict(read["terms"].items()) == state["terms"] and "nan" in read["terms"] and read["terms"].get("x") is None
+
+
+@pytest.mark.parametrize("damage", [lambda b: b[:-1], lambda b: b[:-2] + b"9]", lambda b: b.replace(b"\n", b" ", 1)])
+def test_a_damaged_block_is_rebuilt(tmp_path, monkeypatch, damage):
+    monkeypatch.setenv(index_cache.CACHE_ENV, str(tmp_path))
+    state = {"terms": {"loss": "[1.5,[0,1]]", "nan": "[2]"}}
+    index_cache.load_or_build("t", lambda: state, lambda s: True, table="terms")
+    path = tmp_path / "triage-index-t.json"
+    path.write_bytes(damage(path.read_bytes()))
+    built = []
+    index_cache.load_or_build("t", lambda: built.append(1) or state, lambda s: True, table="terms")
+    assert built == [1]

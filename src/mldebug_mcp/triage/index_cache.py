@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .._version import __version__
+from .text_table import pack, unpack
 
 try:  # hashlib's own BLAKE2, without the OpenSSL that importing hashlib loads (more than a cold triage call's work)
     from _blake2 import blake2b
@@ -55,33 +56,44 @@ def cache_folder() -> Path | None:
     return Path(user_cache_dir("mldebug-mcp", appauthor=False))
 
 
-def load_or_build(key: str, build: Callable[[], dict], valid: Callable[[dict], bool], prefix: str = PREFIX) -> dict:
+def load_or_build(key: str, build: Callable[[], dict], valid: Callable[[dict], bool], prefix: str = PREFIX,
+                  table: str | None = None) -> dict:
     """The state stored under `key` when it is there and `valid` accepts it; otherwise `build()`, stored
-    (replacing the older files of the same prefix)."""
+    (replacing the older files of the same prefix). `table` names a key of the state that holds a large
+    str -> str table: it is stored as one block after the rest and comes back as a TextTable (text_table.py),
+    each value decoded when asked for."""
     folder = cache_folder()
     if folder is None:
         return build()
     path = folder / f"{prefix}{key}.json"
-    state = _read(path)
+    state = _read(path, table)
     if state is not None and valid(state):
         return state
     state = build()
-    _write(folder, path, state, prefix)
+    _write(folder, path, state, prefix, table)
     return state
 
 
-def _read(path: Path) -> dict | None:
+def _read(path: Path, table: str | None) -> dict | None:
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size > MAX_BYTES:
                 return None
-            state = json.loads(handle.read(MAX_BYTES + 1))
+            data = handle.read(MAX_BYTES + 1)
+        if table is None:
+            state = json.loads(data)
+            return state if isinstance(state, dict) else None
+        cut = data.find(b"\n")
+        header = json.loads(data[:cut]) if cut > 0 else None
     except (OSError, ValueError):
         return None
-    return state if isinstance(state, dict) else None
+    if not isinstance(header, dict) or not isinstance(header.get("state"), dict):
+        return None
+    texts = unpack(header.get("table"), memoryview(data)[cut + 1:])
+    return None if texts is None else {**header["state"], table: texts}
 
 
-def _write(folder: Path, path: Path, state: dict, prefix: str) -> None:
+def _write(folder: Path, path: Path, state: dict, prefix: str, table: str | None) -> None:
     import tempfile
 
     try:
@@ -89,10 +101,16 @@ def _write(folder: Path, path: Path, state: dict, prefix: str) -> None:
         handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     except OSError:
         return
+    if table is None:
+        data = json.dumps(state, separators=(",", ":")).encode("utf-8")
+    else:  # one line of JSON (which escapes every newline), then the table's block
+        fields, body = pack(state[table])
+        rest = {k: v for k, v in state.items() if k != table}
+        data = json.dumps({"state": rest, "table": fields}, separators=(",", ":")).encode("utf-8") + b"\n" + body
     try:
         # Written beside the target and renamed over it: a reader never sees half a file.
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(state, out, separators=(",", ":"))
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         os.replace(temporary, path)
     except OSError:
         _remove(Path(temporary))

@@ -78,7 +78,7 @@ class CauseIndex:
         self.case_sizes: list[int] = state["case_sizes"]
         self.keywords: list[list[tuple[str, float]]] = [[tuple(entry) for entry in entries]
                                                          for entries in state["keywords"]]
-        self._terms: dict[str, str] = state["terms"]
+        self._terms: dict[str, str] = state["terms"]  # or a TextTable read from the cache (text_table.py)
         self._decoded: dict[str, list] = {}
 
     @classmethod
@@ -242,7 +242,7 @@ STATE_KEYS = ("ids", "unseen", "doc_sizes", "symptoms", "case_owners", "case_siz
 def _state_fits(state: dict, catalogue: Catalogue) -> bool:
     """Whether a cached state has the index's shape for this catalogue (a file from elsewhere does not)."""
     causes = len(catalogue.causes)
-    return (all(key in state for key in STATE_KEYS) and isinstance(state["terms"], dict)
+    return (all(key in state for key in STATE_KEYS) and hasattr(state["terms"], "get")  # a dict, or a TextTable
             and state["ids"] == list(catalogue.causes)
             and all(isinstance(state[key], list) for key in STATE_KEYS if key != "terms")
             and all(len(state[key]) == causes for key in ("unseen", "doc_sizes", "keywords"))

@@ -21,8 +21,8 @@ from .matcher import CauseIndex, _state_fits
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The code that decides what the snapshot holds: an edit to any of them gives a new file.
 SOURCES = ("snapshot.py", "matcher.py", "inverted.py", "text.py", "signals.py", "needles.py", "catalogue.py",
-           "catalogue_index.py", "tree.py")
-KEYS = ("catalogue", "tree", "catalogue_text", "stems", "needles", "index")
+           "catalogue_index.py", "tree.py", "text_table.py", "index_cache.py")
+KEYS = ("catalogue", "tree", "catalogue_text", "stems", "needles", "index", "terms")
 
 
 class CatalogueFacts:
@@ -58,7 +58,8 @@ class Snapshot:
         self.catalogue = CatalogueFacts(facts["categories"], facts["causes"])
         self.tree = _tree(state["tree"])
         self.catalogue_text: str = state["catalogue_text"]
-        self.index = CauseIndex(self.catalogue, state["index"])
+        # The index's per-term texts sit apart, so that the cache stores them as a block read on demand.
+        self.index = CauseIndex(self.catalogue, {**state["index"], "terms": state["terms"]})
 
 
 def build() -> dict:
@@ -73,6 +74,7 @@ def build() -> dict:
         facts = cause.model_dump(exclude={"summary", "symptoms", "keywords"})
         causes.append({**facts, "prior": catalogue.prior(cause)})
     index = CauseIndex.build_state(catalogue)  # stems every word of the catalogue, so it comes before `stems`
+    terms = index.pop("terms")
     return {
         "catalogue": {"categories": {k: c.model_dump() for k, c in catalogue.categories.items()}, "causes": causes},
         "tree": load_tree().model_dump(),
@@ -81,6 +83,7 @@ def build() -> dict:
         "needles": {p: needles.needles(p) for p in (*(p for ps in signals.PATTERNS.values() for p in ps),
                                                     *(p for p, _ in text.CONCEPTS))},
         "index": index,
+        "terms": terms,
     }
 
 
@@ -96,7 +99,7 @@ def _snapshot_of(state: dict) -> Snapshot | None:
         snapshot = Snapshot(state)
     except (KeyError, TypeError, AttributeError, ValueError):
         return None
-    return snapshot if _state_fits(state["index"], snapshot.catalogue) else None
+    return snapshot if _state_fits({**state["index"], "terms": state["terms"]}, snapshot.catalogue) else None
 
 
 def folder_texts(root: str) -> list[str | bytes]:
@@ -132,7 +135,7 @@ def bundled() -> Snapshot:
         made.extend(s for s in [_snapshot_of(state)] if s is not None)
         return bool(made)
 
-    state = index_cache.load_or_build(index_cache.digest(_texts()), build, fits)
+    state = index_cache.load_or_build(index_cache.digest(_texts()), build, fits, table="terms")
     text.remember_stems(state["stems"])
     needles.remember(state["needles"])
     return made[0] if made else Snapshot(state)
