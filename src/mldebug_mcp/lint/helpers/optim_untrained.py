@@ -17,6 +17,7 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .graph import is_loss_call
 from .loops import LOOPS
 from .optim_groups import frozen
 from .optim_params import dotted, is_optimizer_name, within
@@ -193,8 +194,12 @@ def _head_on_held(name: str, value: ast.Call, held: set[str], ctx: ModuleContext
     for node in ctx.by_type.get(ast.Name, ()):
         parent = ctx.parent(node)
         if node.id != name or not (isinstance(parent, ast.Call) and parent.func is node) \
-                or not _in_training_step(parent, ctx) or len(parent.args) != 1:
-            continue  # a head takes the features alone; `loss_fn(logits, labels)` takes a target too
+                or not _in_training_step(parent, ctx):
+            continue
+        # a head takes the features alone, or (a margin head) the features and labels and feeds a loss;
+        # `loss_fn(logits, labels)` takes a target too and is the loss itself
+        if len(parent.args) != 1 and not _feeds_a_loss(parent, ctx):
+            continue
         if any(_from_held(arg, held, ctx, 2) for arg in [*parent.args, *(k.value for k in parent.keywords)]):
             return True
     return False
@@ -210,5 +215,21 @@ def _from_held(expr: ast.AST, held: set[str], ctx: ModuleContext, depth: int) ->
             value = ctx.resolve(node)
             if value is not node and isinstance(value, ast.AST) and _from_held(value, held, ctx, depth - 1):
                 return True
+    return False
+
+
+def _feeds_a_loss(call: ast.Call, ctx: ModuleContext) -> bool:
+    """The call's output is the input (first argument) of a loss: `criterion(metric_fc(feature, label), label)`,
+    also through the name it is assigned to."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is call:
+        return is_loss_call(parent, ctx)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    target = parent.targets[0].id
+    for use in ctx.in_scope(ctx.scope_of(call), (ast.Call,)):
+        if use.lineno >= call.lineno and use.args and isinstance(use.args[0], ast.Name) \
+                and use.args[0].id == target and is_loss_call(use, ctx):
+            return True
     return False
 
