@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .evaluation import own_nodes
+from .evaluation import no_grad_expr, own_nodes
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 
@@ -18,7 +18,9 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     if scope_trains(scope, ctx):
         evaluation = [n for n in loops if not isinstance(n, ast.While) and eval_source(n.iter)
                       and not trains(ast.walk(n), ctx)]
-        return _wrapper(evaluation[-1], ctx) if evaluation else call
+        if evaluation:
+            return _wrapper(evaluation[-1], ctx)
+        return _no_grad_block(call, scope, ctx) or call
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
     if setup:
@@ -50,6 +52,18 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
         if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup):
             return _end_of(setup[-1])
     return None
+
+
+def _no_grad_block(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """In training code, the `with torch.no_grad():` block around the evaluation (`if step % n == 0:` then
+    a no_grad block): model.eval() goes just above it."""
+    found = None
+    for anc in ctx.ancestors(call):
+        if anc is scope:
+            break
+        if isinstance(anc, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in anc.items):
+            found = anc
+    return found
 
 
 def _wrapper(loop: ast.AST, ctx: ModuleContext) -> ast.AST:
