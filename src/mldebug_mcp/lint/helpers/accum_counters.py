@@ -72,14 +72,16 @@ def assigned_before(name: ast.Name, ctx: ModuleContext) -> list[ast.AST]:
 
 
 def counter_name(divisor: ast.expr) -> ast.Name | None:
-    """`i`, `i + 1`, `(step + 1)`: the name a divisor counts with."""
+    """`i`, `i + 1`, `(step + 1)`, `i % k + 1` (the position within the cycle): the name a divisor counts with."""
     if isinstance(divisor, ast.Name):
         return divisor
+    if isinstance(divisor, ast.BinOp) and isinstance(divisor.op, ast.Mod):
+        return divisor.left if isinstance(divisor.left, ast.Name) else None
     if isinstance(divisor, ast.BinOp) and isinstance(divisor.op, ast.Add):
-        names = [s for s in (divisor.left, divisor.right) if isinstance(s, ast.Name)]
         consts = [s for s in (divisor.left, divisor.right) if isinstance(s, ast.Constant)]
-        if len(names) == 1 and len(consts) == 1:
-            return names[0]
+        others = [s for s in (divisor.left, divisor.right) if not isinstance(s, ast.Constant)]
+        if len(consts) == 1 and len(others) == 1 and isinstance(others[0], ast.Name | ast.BinOp):
+            return counter_name(others[0])
     return None
 
 
