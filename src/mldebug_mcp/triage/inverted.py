@@ -24,12 +24,18 @@ def cosines(query: Vector, postings: dict[str, list], sizes: list[int]) -> dict[
     """The dot product of the query with every stored vector that shares a term with it (the rest are 0),
     each summed over the shorter of the two vectors, in its order. `postings`: term -> flat triples."""
     size = len(query)
-    found: dict[int, list[tuple[int, float]]] = {}
-    for rank, (term, weight) in enumerate(query.items()):
+    # Products of a vector at least as long as the query arrive in the query's order, as they are summed;
+    # those of a shorter one carry their position in it, to be summed in that order.
+    found: dict[int, list] = {}
+    for term, weight in query.items():
         flat = postings.get(term)
         if not flat:
             continue
         for i in range(0, len(flat), 3):
             number = flat[i]
-            found.setdefault(number, []).append((flat[i + 1] if sizes[number] < size else rank, weight * flat[i + 2]))
-    return {number: sum(product for _, product in sorted(items)) for number, items in found.items()}
+            products = found.get(number)
+            if products is None:
+                products = found[number] = []
+            products.append((flat[i + 1], weight * flat[i + 2]) if sizes[number] < size else weight * flat[i + 2])
+    return {number: sum(p for _, p in sorted(products)) if sizes[number] < size else sum(products)
+            for number, products in found.items()}
