@@ -27,8 +27,8 @@ SYMPTOMS = (
     "I tried lowering the learning rate, didn't help. The loss explodes after epoch 3. No NaN though.",
     # The last two need more than the snapshot: the glossary (YAML) and the linter.
     "训练损失不下降",
-    "```python\nfor x, y in loader:\n    out = F.softmax(model(x), dim=1)\n    loss = F.cross_entropy(out, y)\n"
-    "    loss.backward()\n```\nloss does not decrease, a zymurgical flibbertigibbet",
+    ("```python\nfor x, y in loader:\n    out = F.softmax(model(x), dim=1)\n    loss = F.cross_entropy(out, y)\n"
+     "    loss.backward()\n```\nloss does not decrease, a zymurgical flibbertigibbet"),
 )
 # (CLI options, the same as service keywords), one per symptom in turn
 VARIANTS = (

@@ -127,7 +127,7 @@ def test_a_changed_text_gives_a_new_snapshot_that_replaces_the_old(tmp_path, mon
     monkeypatch.setattr(snapshot, "build", lambda: built.append(1) or json.loads(json.dumps(state)))
     try:
         for edit in ("", "", "an edited cause"):
-            monkeypatch.setattr(snapshot, "_texts", lambda: [*texts, edit])
+            monkeypatch.setattr(snapshot, "_texts", lambda edit=edit: [*texts, edit])
             snapshot.bundled.cache_clear()
             snapshot.bundled()
         assert len(built) == 2  # the second call read the first one's file

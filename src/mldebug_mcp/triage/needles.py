@@ -17,7 +17,7 @@ _NEEDLES: dict[str, list[str] | None] = {}  # pattern -> its needles (from the s
 class LazyPattern:
     """A pattern's source, compiled on the first search of a text that holds one of its needles."""
 
-    __slots__ = ("pattern", "_compiled")
+    __slots__ = ("_compiled", "pattern")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
@@ -49,13 +49,14 @@ def needles(pattern: str) -> list[str] | None:
     """Literal strings one of which every match of `pattern` contains (sorted), or None when the pattern
     gives no such set (it then always runs). Reads the pattern with the re module's own parser."""
     try:
-        from re import _constants as sre, _parser
+        from re import _constants as sre
+        from re import _parser
 
         parsed = _parser.parse(pattern)
         if parsed.state.flags & sre.SRE_FLAG_IGNORECASE:
             return None
         found = _required(list(parsed), sre)
-    except Exception:  # a parser that changed shape: no needles, the pattern just runs
+    except Exception:  # noqa: BLE001 - a parser that changed shape: no needles, the pattern just runs
         return None
     return sorted(found) if found else None
 

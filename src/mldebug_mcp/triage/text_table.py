@@ -13,7 +13,7 @@ from collections.abc import Iterator
 class TextTable:
     """Read-only mapping over the block: `get`, `in`, `len`, iteration and `items` as a dict has them."""
 
-    __slots__ = ("_number", "_ends", "_body")
+    __slots__ = ("_body", "_ends", "_number")
 
     def __init__(self, keys: list[str], ends: list[int], body: bytes | memoryview):
         self._number = {key: i for i, key in enumerate(keys)}
