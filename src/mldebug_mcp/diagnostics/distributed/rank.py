@@ -18,7 +18,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 from ..checks.result import user_traceback
 from ..checks.runner import Events, load_target
@@ -66,9 +66,20 @@ def main(argv: list[str]) -> int:
         return fail(_stage(exc, "run"), user_traceback(exc, _OWN_DIR), exc)
     if report is not None:
         events.emit(event="report", report=report)
-    dist.destroy_process_group()
-    return 0
+    return leave(dist)
 
+
+def leave(dist: Any) -> NoReturn:
+    """Wait until rank 0 has reported, then exit without the interpreter's teardown: torch 2.13's gloo
+    threads sometimes abort at exit ("terminate called without an active exception"), which torchrun would
+    take for a failed rank and answer by killing rank 0 before its report is written."""
+    try:
+        dist.barrier()
+        dist.destroy_process_group()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 def join_group(options: dict[str, Any]) -> str:
     """Initialise the default process group (gloo on CPU, nccl on CUDA) with a timeout shorter than the

@@ -3,7 +3,8 @@
 When a rank fails, the others fail after it in whatever collective they were waiting in, so the first
 error is not always the cause. The order of preference: a rank's own error (its code raised), then a
 rank that died without a word (reported by torchrun), then a collective that failed; a failed collective
-alone is held back GRACE_SECONDS for a better explanation to arrive. Rank 0's report ends the run.
+alone is held back GRACE_SECONDS for a better explanation to arrive. Rank 0's report ends the run and
+outweighs whatever fails after it (teardown).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class RankEvents:
             reader.check_ended()
 
     def _explanation(self) -> dict[str, Any] | None:
+        report = next((e for e in self._finals if e["event"] == "report"), None)
+        if report is not None:  # every rank got through the step and the gather: what fails after is teardown
+            return report
         errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
         own = [e for e in errors if e["stage"] not in ("collective", "rank")]
         if own:
@@ -57,9 +61,6 @@ class RankEvents:
         if silent:  # torchrun's word: a rank that died; if it died of a failed collective, the collectives say more
             failed = silent[0].get("rank")
             return _with_others(waits[0], waits) if any(e.get("rank") == failed for e in waits) else silent[0]
-        report = next((e for e in self._finals if e["event"] == "report"), None)
-        if report is not None:
-            return report
         if waits:
             self._held_since = self._held_since or time.monotonic()
             if time.monotonic() - self._held_since >= GRACE_SECONDS:

@@ -1,0 +1,160 @@
+"""diagnose --nproc 2: torchrun, gloo on CPU, the checks on the example pairs, hangs and rank crashes.
+
+Every test starts two ranks that import torch (several seconds each on a loaded machine): marked slow.
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+from mcp import Client
+
+from mldebug_mcp.errors import DiagnoseError
+from mldebug_mcp.server import build_server
+from mldebug_mcp.services import diagnose as service
+from mldebug_mcp.services.paths import AllowedDirs
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "distributed"
+# example -> the checks its buggy.py fails (its clean.py fails none)
+FIRES: dict[str, set[str]] = {
+    "unbroadcast_init": {"ranks_parameters_agree"},
+    "head_outside_ddp": {"ranks_gradients_agree", "ranks_parameters_agree"},  # unaveraged gradients drift the weights
+    "same_shard": {"ranks_data_shards"},
+}
+
+CRASHES = """
+import os, signal, time
+import torch, torch.nn as nn, torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+def _spec(rank):
+    torch.set_num_threads(1)
+    open(f"pid{rank}.txt", "w").write(str(os.getpid()))
+    torch.manual_seed(0)
+    x = torch.randn(16, 4)
+    return dict(model=DDP(nn.Linear(4, 2)), batch=(x, (x[:, 0] > 0).long()), loss_fn=F.cross_entropy,
+                task="classification", num_classes=2)
+
+def raises(rank, world_size):
+    if rank == 1:
+        raise ValueError("rank one cannot build its model")
+    return _spec(rank)
+
+def exits(rank, world_size):
+    if rank == 1:
+        os._exit(3)
+    return _spec(rank)
+
+def killed(rank, world_size):
+    if rank == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _spec(rank)
+
+def _sleepy_step(model, batch, optimizer):
+    if torch.distributed.get_rank() == 1:
+        time.sleep(600)  # busy outside any collective: rank 0 waits for it in DDP's all-reduce
+    optimizer.zero_grad()
+    F.cross_entropy(model(batch[0]), batch[1]).backward()
+    optimizer.step()
+
+def stalls(rank, world_size):
+    return {**_spec(rank), "train_step": _sleepy_step}
+"""
+
+
+def _run(target: str, cwd: Path, timeout_s: float = 60.0, **options):
+    return anyio.run(lambda: service.diagnose_target(target, limits=service.limits(timeout_s=timeout_s), cwd=cwd,
+                                                     nproc=2, **options))
+
+
+def _statuses(report) -> dict[str, str]:
+    return {check.id: check.status for check in report.checks}
+
+
+def _leftovers(folder: Path) -> list[psutil.Process]:
+    """Processes still running whose command line names `folder` (torchrun's agent and the ranks do)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        try:
+            if process.info["status"] != psutil.STATUS_ZOMBIE and str(folder) in " ".join(process.info["cmdline"] or []):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture()
+def crashes(tmp_path: Path) -> Path:
+    (tmp_path / "crashes.py").write_text(textwrap.dedent(CRASHES))
+    return tmp_path
+
+
+@pytest.mark.parametrize("example", sorted(FIRES))
+def test_each_check_fires_on_its_buggy_example_and_stays_quiet_on_the_clean_twin(example, tmp_path):
+    folder = tmp_path / example
+    shutil.copytree(EXAMPLES / example, folder)
+    buggy = _statuses(_run(f"{folder / 'buggy.py'}:debug_spec", folder))
+    clean = _run(f"{folder / 'clean.py'}:debug_spec", folder)
+    assert {check for check, status in buggy.items() if status == "fail"} == FIRES[example]
+    assert set(_statuses(clean).values()) <= {"pass", "skipped"}, clean.checks
+    assert clean.environment["backend"] == "gloo" and clean.environment["world_size"] == 2
+    assert len(clean.environment["rank_seconds"]) == 2
+
+
+def test_a_collective_one_rank_skips_is_reported_with_the_rank_and_the_collective(tmp_path):
+    folder = tmp_path / "rank0_only_collective"
+    shutil.copytree(EXAMPLES / "rank0_only_collective", folder)
+    started = time.monotonic()
+    with pytest.raises(DiagnoseError) as caught:
+        _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=30)
+    assert time.monotonic() - started < 30
+    message = str(caught.value)
+    assert message.startswith("rank 0 waited in all_reduce, called at ") and "buggy.py:32 in train_step" in message
+    assert "rank 1 was waiting in all_gather_object, the diagnostics' own gather" in message
+    assert _leftovers(folder) == []
+    assert set(_statuses(_run(f"{folder / 'clean.py'}:debug_spec", folder)).values()) <= {"pass", "skipped"}
+
+
+def test_a_rank_busy_outside_any_collective_is_reported_within_the_timeout_and_killed(crashes):
+    started = time.monotonic()
+    with pytest.raises(DiagnoseError) as caught:
+        _run(f"{crashes / 'crashes.py'}:stalls", crashes, timeout_s=24)
+    assert time.monotonic() - started < 24
+    assert str(caught.value).startswith("rank 0 waited in DistributedDataParallel's gradient all-reduce")
+    pids = [int((crashes / f"pid{rank}.txt").read_text()) for rank in (0, 1)]
+    assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert _leftovers(crashes) == []
+
+
+@pytest.mark.parametrize(("function", "expected"), [
+    ("raises", "rank 1: ValueError while building the debug spec: rank one cannot build its model"),
+    ("exits", "rank 1 exited with code 3 before reporting"),
+    ("killed", "rank 1 was killed by signal SIGKILL"),
+])
+def test_a_rank_crash_comes_back_as_an_error_naming_the_rank(crashes, function, expected):
+    with pytest.raises(DiagnoseError) as caught:
+        _run(f"{crashes / 'crashes.py'}:{function}", crashes, timeout_s=60)
+    assert str(caught.value).startswith(expected)
+    assert _leftovers(crashes) == []
+
+
+def test_the_mcp_tool_takes_nproc(tmp_path):
+    shutil.copytree(EXAMPLES / "head_outside_ddp", tmp_path / "example")
+
+    async def go():
+        async with Client(build_server(AllowedDirs.from_config([str(tmp_path)]))) as client:
+            return await client.call_tool("diagnose", {"target": "example/buggy.py:debug_spec", "nproc": 2,
+                                                       "checks": ["ranks_gradients_agree"], "timeout_s": 60})
+
+    result = anyio.run(go)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content["status"] == "fail"
+    assert [c["id"] for c in result.structured_content["checks"]] == ["ranks_gradients_agree"]
