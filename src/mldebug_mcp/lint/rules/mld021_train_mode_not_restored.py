@@ -103,7 +103,7 @@ class TrainModeNotRestored(Rule):
                 message = self.message.format(model=model) if evaluation is call else (
                     f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
                     "again; later steps train in eval mode")
-                yield Hit(call, message)
+                yield Hit(_where_train_goes(call, node, ctx), message)
                 return
 
 
@@ -174,6 +174,21 @@ def _periodic_evaluation_left_in_eval(function: ast.AST, ctx: ModuleContext) -> 
             yield Hit(function.body[-1], f"{function.name}() takes the training step and leaves {key} in eval "
                                          f"mode: the training after it runs without dropout and with frozen "
                                          f"BatchNorm; call {key}.train() before returning")
+
+
+def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """An eval() run on every iteration (not under an if) while the model's train() sits just before the
+    loop: the train() was meant to be the first statement of each iteration, reported there. A periodic
+    evaluation (under an if) is reported at the call, right after which train() goes."""
+    if _conditional(call, loop, ctx) or not loop.body:
+        return call
+    block = next((getattr(p, f) for p in [ctx.parent(loop)] for f in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(p, f, None), list) and loop in getattr(p, f)), [])
+    before = block[max(0, block.index(loop) - 2):block.index(loop)] if loop in block else []
+    key = _receiver_key(call) if is_eval_call(call) else None
+    trains_before = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and is_train_call(s.value)
+                        and _receiver_key(s.value) == key for s in before)
+    return loop.body[0] if key and trains_before else call
 
 
 def _receiver_key(call: ast.Call) -> str | None:
