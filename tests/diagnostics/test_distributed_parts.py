@@ -1,0 +1,216 @@
+"""The parts of distributed diagnose that need no second process: fingerprints, the verdicts from
+gathered measurements, the choice of the event that explains a failed run, option checks, and the
+rule that the rank side imports only what the user's interpreter has."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mldebug_mcp.diagnostics import distributed
+from mldebug_mcp.diagnostics.distributed import (
+    checks_data,
+    checks_gradients,
+    checks_parameters,
+    rank_events,
+)
+from mldebug_mcp.diagnostics.distributed.fingerprint import (
+    TOLERANCE,
+    fingerprint,
+    present_on_some,
+    relative_difference,
+    spread_across_ranks,
+)
+from mldebug_mcp.diagnostics.distributed.launch import collective_timeout, outcome
+from mldebug_mcp.diagnostics.distributed.rank_events import RankEvents
+from mldebug_mcp.diagnostics.events import MalformedEvent
+from mldebug_mcp.diagnostics.launch import Limits
+from mldebug_mcp.errors import DiagnoseError, UsageError
+from mldebug_mcp.services import diagnose as service
+
+torch = pytest.importorskip("torch")
+PARENT_SIDE = {"launch.py", "rank_events.py"}  # run in this package's process, never in the user's
+
+
+def test_the_check_ids_are_the_modules_ids_in_report_order():
+    from mldebug_mcp.diagnostics.distributed.runner import CHECKS
+
+    assert tuple(m.CHECK.id for m in CHECKS) == distributed.CHECK_IDS
+
+
+def test_the_rank_side_imports_only_the_standard_library_torch_and_relative_modules():
+    allowed = set(sys.stdlib_module_names) | {"torch", "__future__"}
+    for path in Path(distributed.__file__).parent.glob("*.py"):
+        if path.name in PARENT_SIDE:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1 or (node.module or "").startswith("checks"), f"{path.name}: {node.module}"
+                continue
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            assert all(n.split(".")[0] in allowed for n in names), f"{path.name} imports {names}"
+        assert not any(isinstance(n, ast.Import | ast.ImportFrom) and "torch" in ast.dump(n) for n in tree.body), \
+            f"{path.name}: module-level torch import"
+
+
+def test_fingerprints_tell_equal_tensors_from_different_ones():
+    a = torch.randn(50, 20)
+    assert relative_difference(fingerprint(a), fingerprint(a.clone())) == 0.0
+    assert relative_difference(fingerprint(a), fingerprint(a.flip(0))) > 1e-3  # same values, other places
+    nudged = a.clone()
+    nudged[3, 4] += 1e-3
+    assert relative_difference(fingerprint(a), fingerprint(nudged)) > TOLERANCE
+    assert relative_difference(fingerprint(torch.zeros(3)), fingerprint(torch.zeros(3))) == 0.0
+
+
+def test_spread_and_presence_across_ranks():
+    same, other = fingerprint(torch.ones(4)), fingerprint(torch.arange(4.0))
+    ranks = [{"w": same, "b": same, "u": same}, {"w": same, "b": other, "u": None}]
+    assert spread_across_ranks(ranks)["w"] == 0.0 and spread_across_ranks(ranks)["b"] > 0.1
+    assert "u" not in spread_across_ranks(ranks)
+    assert present_on_some(ranks) == {"u": [0]}
+
+
+def _rank(rank, params, grads=None, after=None, outside=(), has_ddp=True, batch=None, data=None):
+    return {"rank": rank, "params_start": params, "params_after": after or params, "grads": grads or params,
+            "outside_ddp": list(outside), "has_ddp": has_ddp, "batch": batch or [fingerprint(torch.ones(2) * rank)],
+            "data": data or {"skipped": "no loader"}}
+
+
+def test_parameters_that_differ_at_the_start_or_drift_after_a_step_fail():
+    one, two = fingerprint(torch.ones(3)), fingerprint(torch.ones(3) * 2)
+    agree = checks_parameters.judge([_rank(0, {"w": one}), _rank(1, {"w": one})])
+    start = checks_parameters.judge([_rank(0, {"w": one}), _rank(1, {"w": two})])
+    drift = checks_parameters.judge([_rank(0, {"w": one}, after={"w": one}), _rank(1, {"w": one}, after={"w": two})])
+    assert agree.status == "pass"
+    assert start.status == "fail" and start.measured["differ_at_start"] == 1 and "before any step" in start.summary
+    assert drift.status == "fail" and drift.measured["drift_after_step"] == 1 and "after one step" in drift.summary
+
+
+def test_gradients_outside_the_wrapper_and_on_some_ranks_only_fail_with_their_reason():
+    one, two = fingerprint(torch.ones(3)), fingerprint(torch.ones(3) * 2)
+    head = checks_gradients.judge([_rank(0, {"w": one, "h": one}, outside=["h"]),
+                                   _rank(1, {"w": one, "h": two}, outside=["h"])])
+    assert head.status == "fail" and head.measured["differ"] == 1 and "outside the DistributedDataParallel" in head.meaning
+    branch = checks_gradients.judge([_rank(0, {"w": one}, grads={"w": one, "b": one}),
+                                     _rank(1, {"w": one}, grads={"w": one, "b": None})])
+    assert branch.status == "fail" and branch.measured["on_some_ranks_only"] == 1
+    none = checks_gradients.judge([_rank(0, {"w": one}, grads={"w": None}), _rank(1, {"w": one}, grads={"w": None})])
+    assert none.status == "skipped"
+
+
+def _data(epoch0, epoch1, sampler="DistributedSampler", shuffle=True, hook=True, size=8):
+    return {"epochs": [epoch0, epoch1], "sampler": sampler, "shuffle": shuffle, "hook": hook, "dataset": size}
+
+
+def _shards(*per_rank):
+    return [_rank(i, {}, data=d) for i, d in enumerate(per_rank)]
+
+
+def test_data_shards_disjoint_and_reshuffled_pass():
+    result = checks_data.judge(_shards(_data([0, 2, 4, 6], [6, 0, 4, 2]), _data([1, 3, 5, 7], [5, 1, 7, 3])))
+    assert result.status == "pass" and result.measured["coverage"] == 1.0
+
+
+def test_data_shards_that_overlap_fail():
+    result = checks_data.judge(_shards(_data([0, 1, 2, 3], [3, 2, 1, 0], "RandomSampler"),
+                                       _data([0, 1, 2, 3], [2, 3, 0, 1], "RandomSampler")))
+    assert result.status == "fail" and result.measured["max_shared_samples"] == 4
+
+
+def test_an_order_that_repeats_fails_with_the_hook_and_warns_without_it():
+    repeat = (_data([0, 2], [0, 2]), _data([1, 3], [1, 3]))
+    assert checks_data.judge(_shards(*repeat)).status == "fail"
+    unhooked = checks_data.judge(_shards(*({**d, "hook": False} for d in repeat)))
+    assert unhooked.status == "warn" and "set_epoch" in unhooked.summary
+    fixed = checks_data.judge(_shards(*({**d, "shuffle": False} for d in repeat)))
+    assert fixed.status == "pass" and any("does not shuffle" in d for d in fixed.details)
+
+
+def test_padding_repeats_of_a_distributed_sampler_are_normal():
+    result = checks_data.judge(_shards(_data([0, 2, 4], [4, 0, 2], size=5), _data([1, 3, 0], [3, 0, 1], size=5)))
+    assert result.status == "pass"
+
+
+def _write(folder: Path, name: str, *events: dict) -> None:
+    with (folder / name).open("a") as stream:
+        for event in events:
+            stream.write(json.dumps(event) + "\n")
+
+
+def _error(stage: str, rank: int | None, at: float, **extra) -> dict:
+    event = {"event": "error", "stage": stage, "time": at, "error": {"type": "E", "message": "m", "frames": []}}
+    return {**event, **({"rank": rank} if rank is not None else {}), **extra}
+
+
+def test_a_ranks_own_error_outweighs_the_collectives_that_failed_after_it(tmp_path):
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank0.jsonl", _error("collective", 0, 1.0, collective="all_reduce"))
+    _write(tmp_path, "rank1.jsonl", _error("build", 1, 2.0))
+    assert events.read()[-1]["rank"] == 1
+
+
+def test_a_silent_death_reported_by_torchrun_outweighs_the_collectives_it_broke(tmp_path):
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank0.jsonl", _error("collective", 0, 1.0, collective="all_reduce"))
+    assert events.read() == []  # held back, waiting for a better explanation
+    _write(tmp_path, "agent.jsonl", _error("rank", 1, 2.0))
+    final = events.read()[-1]
+    assert (final["stage"], final["rank"]) == ("rank", 1)
+
+
+def test_a_failed_collective_alone_is_reported_after_the_grace_with_where_the_others_waited(tmp_path, monkeypatch):
+    monkeypatch.setattr(rank_events, "GRACE_SECONDS", 0.0)
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank1.jsonl", _error("collective", 1, 1.0, collective="all_gather_object", ours=True))
+    _write(tmp_path, "rank0.jsonl", _error("collective", 0, 2.0, collective="all_reduce", called_at="t.py:3"))
+    final = events.read()[-1]
+    assert final["rank"] == 0 and final["others"] == [{"rank": 1, "collective": "all_gather_object"}]
+    with pytest.raises(DiagnoseError, match=r"^rank 0 waited in all_reduce, called at t.py:3, which not every rank"):
+        outcome(final, 1, "", Limits(), [], 5.0)
+
+
+def test_the_report_outweighs_a_rank_that_fails_in_teardown(tmp_path):
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "agent.jsonl", _error("rank", 1, 2.0))
+    _write(tmp_path, "rank0.jsonl", {"event": "report", "report": {"status": "pass", "checks": []}})
+    assert events.read()[-1]["event"] == "report"
+
+
+def test_an_event_in_another_ranks_file_is_malformed(tmp_path):
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank1.jsonl", _error("build", 0, 1.0))
+    with pytest.raises(MalformedEvent, match="names rank 0"):
+        events.read()
+
+
+def test_nproc_and_the_check_ids_are_checked_before_anything_runs():
+    with pytest.raises(UsageError, match="nproc must be between 1 and"):
+        service._check_options(200, None, 0)
+    with pytest.raises(UsageError, match="with --nproc 2"):
+        service._check_options(200, ["overfit_one_batch"], 2)
+    service._check_options(200, ["ranks_data_shards"], 2)
+    assert collective_timeout(120) == 30 and collective_timeout(1) == 2.0
+
+
+def test_the_cli_passes_nproc_through(monkeypatch, tmp_path, capsys):
+    from mldebug_mcp.cli import diagnose as cli
+
+    seen = {}
+
+    async def fake(target, **kwargs):
+        seen.update(kwargs)
+        raise UsageError("stop here")
+
+    monkeypatch.setattr(service, "diagnose_target", fake)
+    parser = __import__("argparse").ArgumentParser()
+    cli._diagnose_arguments(parser)
+    with pytest.raises(UsageError):
+        cli.run_diagnose(parser.parse_args([f"{tmp_path}/t.py:spec", "--nproc", "2"]))
+    assert seen["nproc"] == 2
