@@ -120,7 +120,8 @@ def test_every_text_a_pattern_matches_holds_one_of_its_needles():
     from mldebug_mcp.triage.catalogue import load_catalogue
 
     catalogue = load_catalogue()
-    texts = [c.symptom for c in catalogue.cases] + [s for c in catalogue.causes.values() for s in (*c.symptoms, c.summary)]
+    texts = [c.symptom for c in catalogue.cases] + [s for c in catalogue.causes.values()
+                                                    for s in (*c.symptoms, c.summary, c.title, *c.keywords)]
     texts = [signals._unmarked(t) for t in (*texts, *SYMPTOMS)]
     patterns = [p for group in signals.PATTERNS.values() for p in group] + [p for p, _ in text.CONCEPTS]
     skipped = 0

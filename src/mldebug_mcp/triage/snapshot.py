@@ -73,6 +73,9 @@ def build() -> dict:
     for cause in catalogue.causes.values():
         facts = cause.model_dump(exclude={"summary", "symptoms", "keywords"})
         causes.append({**facts, "prior": catalogue.prior(cause)})
+    patterns = (*(p for ps in signals.PATTERNS.values() for p in ps), *(p for p, _ in text.CONCEPTS))
+    known_needles = {p: needles.needles(p) for p in patterns}
+    needles.remember(known_needles)  # the index's thousands of texts skip most patterns too
     index = CauseIndex.build_state(catalogue)  # stems every word of the catalogue, so it comes before `stems`
     terms = index.pop("terms")
     return {
@@ -80,8 +83,7 @@ def build() -> dict:
         "tree": load_tree().model_dump(),
         "catalogue_text": catalogue_index_text(catalogue),
         "stems": text.known_stems(),
-        "needles": {p: needles.needles(p) for p in (*(p for ps in signals.PATTERNS.values() for p in ps),
-                                                    *(p for p, _ in text.CONCEPTS))},
+        "needles": known_needles,
         "index": index,
         "terms": terms,
     }
