@@ -28,6 +28,7 @@ FIRES: dict[str, set[str]] = {
     "unbroadcast_init": {"ranks_parameters_agree"},
     "head_outside_ddp": {"ranks_gradients_agree", "ranks_parameters_agree"},  # unaveraged gradients drift the weights
     "same_shard": {"ranks_data_shards"},
+    "stale_epoch_order": {"ranks_data_shards"},
 }
 
 CRASHES = """
@@ -158,3 +159,26 @@ def test_the_mcp_tool_takes_nproc(tmp_path):
     assert not result.is_error, result.content[0].text
     assert result.structured_content["status"] == "fail"
     assert [c["id"] for c in result.structured_content["checks"]] == ["ranks_gradients_agree"]
+
+
+def test_cancelling_the_run_kills_every_rank(crashes):
+    async def go():
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: service.diagnose_target(f"{crashes / 'crashes.py'}:stalls", cwd=crashes, nproc=2,
+                                                             limits=service.limits(timeout_s=120)))
+            with anyio.fail_after(60):
+                while not all((crashes / f"pid{rank}.txt").exists() for rank in (0, 1)):
+                    await anyio.sleep(0.2)
+            await anyio.sleep(1.0)  # both ranks in their step: rank 1 asleep, rank 0 in DDP's all-reduce
+            group.cancel_scope.cancel()
+
+    anyio.run(go)
+    assert _leftovers(crashes) == []
+
+
+def test_the_memory_cap_counts_every_rank_together(crashes):
+    # one process with torch fits in 280 MB (PSS) here; torchrun's agent and two ranks need over 500
+    with pytest.raises(DiagnoseError, match=r"processes it started used \d+ MB, over the 400 MB limit"):
+        anyio.run(lambda: service.diagnose_target(f"{crashes / 'crashes.py'}:stalls", cwd=crashes, nproc=2,
+                                                  limits=service.limits(timeout_s=60, memory_mb=400)))
+    assert _leftovers(crashes) == []

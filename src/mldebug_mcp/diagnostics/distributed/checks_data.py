@@ -58,8 +58,10 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
                                  f"({shared / smallest:.0%}): the {sampler} does not split the data by rank")))
     if shuffle is not False and repeats and len(data[0]["epochs"][0]) > 1:
         if hook or sampler != "DistributedSampler":
-            problems.append((FAIL, (f"rank(s) {listed([str(r) for r in repeats])} get the same order in epochs 0 "
-                                   f"and 1{' although the spec calls set_epoch' if hook else ''}")))
+            cause = ("although the spec's set_epoch hook ran before each: it does not reach the loader's sampler"
+                     if hook else f"and the {sampler} does not reshuffle by itself")
+            problems.append((FAIL, f"rank(s) {listed([str(r) for r in repeats])} get the same order in epochs 0 and 1 "
+                                   f"{cause}"))
         else:
             problems.append((WARN, ("the DistributedSampler repeats its order unless the loop calls "
                                    "sampler.set_epoch(epoch) each epoch, and the spec gives no set_epoch to show it")))
