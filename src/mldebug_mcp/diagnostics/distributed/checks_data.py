@@ -60,8 +60,8 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
         if hook or sampler != "DistributedSampler":
             cause = ("although the spec's set_epoch hook ran before each: it does not reach the loader's sampler"
                      if hook else f"and the {sampler} does not reshuffle by itself")
-            problems.append((FAIL, f"rank(s) {listed([str(r) for r in repeats])} get the same order in epochs 0 and 1 "
-                                   f"{cause}"))
+            ranks_text = listed([str(r) for r in repeats])
+            problems.append((FAIL, f"rank(s) {ranks_text} get the same order in epochs 0 and 1 {cause}"))
         else:
             problems.append((WARN, ("the DistributedSampler repeats its order unless the loop calls "
                                    "sampler.set_epoch(epoch) each epoch, and the spec gives no set_epoch to show it")))
