@@ -82,18 +82,22 @@ def leave(dist: Any) -> NoReturn:
         os._exit(0)
 
 def join_group(options: dict[str, Any]) -> str:
-    """Initialise the default process group (gloo on CPU, nccl on CUDA) with a timeout shorter than the
-    run's, so that a collective some rank never reaches fails in time to be reported."""
+    """Initialise the default process group with a timeout shorter than the run's, so that a collective
+    some rank never reaches fails in time to be reported. gloo on CPU; where CUDA is present, gloo for CPU
+    tensors and nccl for CUDA ones ("cpu:gloo,cuda:nccl": the model may sit on either, and the diagnostics'
+    own gather stays on the CPU), each rank on GPU LOCAL_RANK (modulo the GPUs there are)."""
     from datetime import timedelta
 
     import torch
     import torch.distributed as dist
 
     device = options.get("device") or ""
-    cuda = torch.cuda.is_available() and not device.startswith("cpu")
-    backend = options.get("backend") or ("nccl" if cuda else "gloo")
-    if backend == "nccl":
-        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+    backend = options.get("backend")
+    if backend is None:
+        cuda = torch.cuda.is_available() and not device.startswith("cpu")
+        backend = "cpu:gloo,cuda:nccl" if cuda else "gloo"
+    if "nccl" in backend:
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
     if not dist.is_initialized():
         dist.init_process_group(backend, timeout=timedelta(seconds=float(options["collective_timeout_s"])))
     return backend
