@@ -12,7 +12,7 @@ import ast
 from pathlib import PurePath
 
 from ..context import ModuleContext
-from .evaluation import model_like
+from .evaluation import model_like, own_nodes
 from .modes import EVAL, SET, switches
 
 MODE_FACT = "mode:"
@@ -24,16 +24,32 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
     arguments (the module named by its file, or its package for an __init__.py)."""
     def compute() -> dict[str, str]:
         module = _module_name(ctx.path)
+        # only functions that switch a mode, or call one of this file's functions that may, need the full
+        # analysis; every other function keeps the mode (most files: no text to look at twice)
+        texts = ctx.has_text("eval") or ctx.has_text(".train(") or ctx.has_text(".training")
+        switching = {f.name for kind in FUNCS for f in ctx.by_type.get(kind, ()) if texts and _switch_text(f, ctx)}
         found: dict[str, str] = {}
         for name, func in ctx.functions.items():
             if not isinstance(func, FUNCS) or not (func.args.args or func.args.posonlyargs):
                 continue
-            evaluates = any(s.mode in (EVAL, SET) for s in switches(func, ctx))
+            maybe = name in switching or (bool(switching) and any(
+                isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
+            evaluates = maybe and any(s.mode in (EVAL, SET) for s in switches(func, ctx))
             found[f"{MODE_FACT}{module}.{name}"] = "eval" if evaluates else "keeps"
         return found
     if not ctx.has_text("def "):
         return {}
     return ctx.memo(("modes", "facts"), compute)
+
+
+def _switch_text(func: ast.AST, ctx: ModuleContext) -> bool:
+    text = "\n".join(ctx.lines[func.lineno - 1:func.end_lineno])
+    return ".eval(" in text or ".train(" in text or "mode" in text or ".training" in text
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
