@@ -206,8 +206,8 @@ def _quotes_fit(state: dict) -> bool:
 
 
 def _quote(evidence_id: str, quotes: dict[str, dict]) -> Quote:
-    """The quote of an evidence id, from the snapshot; an id it lacks goes to the evidence store (which
-    says what is wrong with it)."""
+    """The quote of an evidence id, from the cached quotes; an id they lack goes to the evidence store
+    (which says what is wrong with it)."""
     if evidence_id in quotes:
         return Quote(**quotes[evidence_id])
     from .evidence import load_store
