@@ -115,8 +115,8 @@ def test_a_collective_one_rank_skips_is_reported_with_the_rank_and_the_collectiv
     shutil.copytree(EXAMPLES / "rank0_only_collective", folder)
     started = time.monotonic()
     with pytest.raises(DiagnoseError) as caught:
-        _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=30)
-    assert time.monotonic() - started < 30
+        _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=20)
+    assert time.monotonic() - started < 20
     message = str(caught.value)
     assert message.startswith("rank 0 waited in all_reduce, called at ") and "buggy.py:32 in train_step" in message
     assert "rank 1 was waiting in all_gather_object, the diagnostics' own gather" in message
@@ -127,8 +127,8 @@ def test_a_collective_one_rank_skips_is_reported_with_the_rank_and_the_collectiv
 def test_a_rank_busy_outside_any_collective_is_reported_within_the_timeout_and_killed(crashes):
     started = time.monotonic()
     with pytest.raises(DiagnoseError) as caught:
-        _run(f"{crashes / 'crashes.py'}:stalls", crashes, timeout_s=24)
-    assert time.monotonic() - started < 24
+        _run(f"{crashes / 'crashes.py'}:stalls", crashes, timeout_s=20)
+    assert time.monotonic() - started < 20
     assert str(caught.value).startswith("rank 0 waited in DistributedDataParallel's gradient all-reduce")
     pids = [int((crashes / f"pid{rank}.txt").read_text()) for rank in (0, 1)]
     assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
