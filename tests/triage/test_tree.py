@@ -148,3 +148,25 @@ def test_each_node_fires_its_observation_and_stays_quiet_otherwise(node):
         added = state.observations[len(baseline):]
         assert added == ([answer.observation] if answer.observation else []), (node, label)  # fires, or stays quiet
         assert state.path[len(before)] == (node, label)
+
+
+def test_an_answer_off_the_path_still_counts_as_an_observation():
+    """The thin report asks the nodes that split the hypotheses best (here `gap`, far from the start);
+    answering them must inform the ranking even though the walk from the start never reaches them."""
+    tree = load_tree()
+    state = walk(tree, {"crash": "no", "gap": "worse"})
+    assert "gap" in state.ignored and "train_val_gap" in state.observations
+    with pytest.raises(UsageError, match="not one of"):
+        walk(tree, {"crash": "no", "gap": "sideways"})
+
+
+def test_triage_step_reranks_a_description_before_reaching_a_leaf():
+    from mldebug_mcp.services.triage import triage_step
+
+    symptom = "my model does not work well"
+    bare = triage_step({"crash": "no"}, symptom)
+    answered = triage_step({"crash": "no", "gap": "worse"}, symptom)
+    assert not answered.done and answered.triage is not None
+    assert "train_val_gap" in answered.triage.observations
+    assert [h.cause for h in answered.triage.hypotheses] != [h.cause for h in bare.triage.hypotheses]
+    assert triage_step({"crash": "no"}).triage is None  # no description, nothing to rerank

@@ -133,7 +133,8 @@ class TriageStep(Model):
     path: list[str]
     """Node ids answered so far, in order, as 'node=answer'."""
     ignored: list[str]
-    """Answers given for nodes this path never reaches."""
+    """Answers given for nodes this path never reaches: they do not move along the tree, but their observations
+    count."""
     node: str
     """Id of the current node or leaf."""
     done: bool
@@ -152,4 +153,4 @@ class TriageStep(Model):
     observations: list[str]
     """Observation keys the answers so far establish."""
     triage: TriageResult | None = None
-    """Ranked hypotheses at a leaf."""
+    """Ranked hypotheses: at a leaf, and before one when a symptom is given (reranked by the answers so far)."""

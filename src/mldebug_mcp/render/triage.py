@@ -102,6 +102,8 @@ def step_text(step: TriageStep, quotes: bool = True) -> str:
         if step.tool_call:
             lines.append(f"  tool: {step.tool_call}")
         lines += [f"  {a.label:<8} {a.meaning}" for a in step.answers]
+        if step.triage is not None:
+            lines += ["", "Meanwhile, the description reranked with the answers so far:", triage_text(step.triage, quotes)]
         return "\n".join(lines)
     lines = [f"== {step.leaf_title} ==", *textwrap.wrap(step.leaf_advice or "", WIDTH)]
     if step.triage is not None:

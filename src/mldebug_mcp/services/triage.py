@@ -116,11 +116,15 @@ def triage_step(answers: dict[str, str] | None = None, symptom: str = "") -> Tri
                           how_to_answer=None, tool_call=None, answers=[], leaf_title=leaf.title,
                           leaf_advice=leaf.advice, observations=observations, triage=result)
     node = tree.nodes[state.position]
+    observations = list(dict.fromkeys(state.observations))
+    # With a description, the answers so far rerank it at once: the agent that answered the thin report's
+    # questions gets its new list without walking the rest of the tree.
+    result = triage(symptom, observations) if symptom.strip() else None
     return TriageStep(
         path=path, ignored=state.ignored, node=state.position, done=False, question=node.question,
         how_to_answer=node.how, tool_call=node.tool_call,
         answers=[TreeAnswer(label=label, meaning=a.meaning) for label, a in node.answers.items()],
-        observations=list(dict.fromkeys(state.observations)),
+        observations=observations, triage=result,
     )
 
 

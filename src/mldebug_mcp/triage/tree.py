@@ -128,6 +128,16 @@ def walk(tree: Tree, answers: dict[str, str]) -> Walk:
     unknown = [name for name in ignored if name not in tree.nodes]
     if unknown:
         raise UsageError(f"unknown tree node(s) {', '.join(unknown)}; the nodes are: {', '.join(tree.nodes)}")
+    # An answer off the path does not move along the tree, but it is still a fact about the run: the thin
+    # report's questions are the nodes that split the hypotheses best, not the next ones from the start.
+    for name in ignored:
+        node = tree.nodes[name]
+        chosen = node.answers.get(answers[name].strip().lower())
+        if chosen is None:
+            raise UsageError(f"answer {answers[name]!r} to {name!r} is not one of: {', '.join(node.answers)} "
+                             f"(question: {node.question})")
+        if chosen.observation:
+            observations.append(chosen.observation)
     return Walk(path, position, observations, ignored)
 
 
