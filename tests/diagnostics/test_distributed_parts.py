@@ -214,3 +214,13 @@ def test_the_cli_passes_nproc_through(monkeypatch, tmp_path, capsys):
     with pytest.raises(UsageError):
         cli.run_diagnose(parser.parse_args([f"{tmp_path}/t.py:spec", "--nproc", "2"]))
     assert seen["nproc"] == 2
+
+
+def test_a_rank_that_died_without_a_word_outweighs_torchruns_first_failure_and_the_ranks_it_stopped(tmp_path):
+    events = RankEvents(tmp_path, 3)
+    _write(tmp_path, "rank0.jsonl", _error("collective", 0, 1.0, collective="all_reduce"))
+    _write(tmp_path, "agent.jsonl", _error("rank", 0, 2.0, stopped=[2],
+                                           failed={"0": "exited with code 1", "1": "was killed by signal SIGKILL",
+                                                   "2": "was killed by signal SIGTERM"}))
+    final = events.read()[-1]
+    assert (final["rank"], final["error"]["message"]) == (1, "was killed by signal SIGKILL")

@@ -182,3 +182,20 @@ def test_the_memory_cap_counts_every_rank_together(crashes):
         anyio.run(lambda: service.diagnose_target(f"{crashes / 'crashes.py'}:stalls", cwd=crashes, nproc=2,
                                                   limits=service.limits(timeout_s=60, memory_mb=400)))
     assert _leftovers(crashes) == []
+
+
+def test_a_rank_killed_in_its_step_is_named_rather_than_the_rank_waiting_for_it(crashes):
+    (crashes / "crashes.py").write_text(textwrap.dedent(CRASHES) + textwrap.dedent("""
+        def _fatal_step(model, batch, optimizer):
+            if torch.distributed.get_rank() == 1:
+                os.kill(os.getpid(), signal.SIGKILL)
+            optimizer.zero_grad()
+            F.cross_entropy(model(batch[0]), batch[1]).backward()  # rank 0 waits here for rank 1's gradients
+            optimizer.step()
+
+        def killed_in_step(rank, world_size):
+            return {**_spec(rank), "train_step": _fatal_step}
+        """))
+    with pytest.raises(DiagnoseError, match=r"^rank 1 was killed by signal SIGKILL"):
+        _run(f"{crashes / 'crashes.py'}:killed_in_step", crashes, timeout_s=40)
+    assert _leftovers(crashes) == []

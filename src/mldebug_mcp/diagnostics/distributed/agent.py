@@ -3,8 +3,8 @@
 This is `torchrun --standalone --nproc-per-node N` (torch.distributed.run, called as a function so that
 its ChildFailedError can be read): a standalone c10d rendezvous on a free port (localhost:0), every rank
 started with the rank bootstrap. A rank that dies without reporting (os._exit, a signal, a crash in
-native code) is known only here; the first failure is written to agent.jsonl in the events folder as an
-error event naming the rank, its exit code or signal.
+native code) is known only here; the failures are written to agent.jsonl in the events folder as one
+error event naming the first rank torchrun saw fail and how every failed rank ended (exit code or signal).
 
 argv: nproc, events folder, target, options (JSON).
 """
@@ -12,6 +12,7 @@ argv: nproc, events folder, target, options (JSON).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
@@ -48,9 +49,12 @@ def main(argv: list[str]) -> int:
     try:
         run(parse_args(torchrun_arguments(nproc, events_dir, target, options)))
     except ChildFailedError as exc:
-        rank, failure = exc.get_first_failure()
-        events.emit(event="error", stage="rank", rank=rank, time=time.time(),
-                    error={"type": "RankFailed", "frames": [],
-                           "message": describe_failure(failure.exitcode, failure.signal_name())})
+        # torchrun's first failure is by the time it noticed; the ranks it stopped after it are listed too,
+        # so that the parent can find the one that died without a word of its own
+        rank, _ = exc.get_first_failure()
+        failed = {str(r): describe_failure(f.exitcode, f.signal_name()) for r, f in exc.failures.items()}
+        stopped = [r for r, f in exc.failures.items() if f.exitcode == -signal.SIGTERM]  # torchrun's own stop
+        events.emit(event="error", stage="rank", rank=rank, time=time.time(), failed=failed, stopped=stopped,
+                    error={"type": "RankFailed", "frames": [], "message": failed[str(rank)]})
         return 1
     return 0

@@ -57,10 +57,15 @@ class RankEvents:
             return own[0]
         # a collective the user's code called explains more than the diagnostics' gather the others wait in
         waits = sorted((e for e in errors if e["stage"] == "collective"), key=lambda e: bool(e.get("ours")))
-        silent = [e for e in errors if e["stage"] == "rank"]
-        if silent:  # torchrun's word: a rank that died; if it died of a failed collective, the collectives say more
-            failed = silent[0].get("rank")
-            return _with_others(waits[0], waits) if any(e.get("rank") == failed for e in waits) else silent[0]
+        agent = next((e for e in errors if e["stage"] == "rank"), None)
+        if agent is not None:  # torchrun's word on the ranks that ended: one that wrote nothing died silently
+            spoke = {e.get("rank") for e in errors if e is not agent}
+            stopped = set(agent.get("stopped", []))  # SIGTERM: torchrun stopping the ranks after the first failure
+            silent = [int(r) for r in agent.get("failed", {}) if int(r) not in spoke | stopped]
+            if silent:
+                rank = min(silent, key=lambda r: r != agent.get("rank"))  # torchrun's first, if it is silent
+                return {**agent, "rank": rank, "error": {**agent["error"], "message": agent["failed"][str(rank)]}}
+            return _with_others(waits[0], waits) if waits else agent
         if waits:
             self._held_since = self._held_since or time.monotonic()
             if time.monotonic() - self._held_since >= GRACE_SECONDS:
@@ -86,6 +91,10 @@ def _with_others(chosen: dict[str, Any], errors: list[dict[str, Any]]) -> dict[s
 
 def _checked(event: dict[str, Any], who: str | int) -> dict[str, Any]:
     """A rank's events must name that rank: the file's path is in its argv, so user code could write there."""
+    failed, stopped = event.get("failed", {}), event.get("stopped", [])
+    if not (isinstance(failed, dict) and all(k.isdigit() and isinstance(v, str) for k, v in failed.items())
+            and isinstance(stopped, list) and all(isinstance(r, int) for r in stopped)):
+        raise MalformedEvent(f"an error event of {who} lists failed ranks that are not rank numbers and messages")
     if event["event"] == "report" and who != 0:
         raise MalformedEvent(f"a report in rank {who}'s events file; only rank 0 reports")
     if event["event"] == "error" and who != AGENT and event.get("rank") != who:
