@@ -132,3 +132,80 @@ def test_the_handoff_is_quiet_when_either_side_switches(tmp_path):
 
 def test_the_handoff_is_quiet_when_the_evaluation_function_is_not_in_the_run(tmp_path):
     assert _run(tmp_path, {"cli.py": CLI.format(fix="")}) == []
+
+
+WORKER = """
+    import torch
+    from .checkpoints import restore
+    from .decoding import next_token
+
+    def worker(path, prompts, device):
+        net = restore(path)
+        net = net.to(device)
+        {fix}
+        return [next_token(net, p.to(device)) for p in prompts]
+"""
+
+CHECKPOINTS = """
+    import torch
+    from .models import Decoder
+
+    def restore(path):
+        state = torch.load(path, weights_only=True)
+        net = Decoder(state["config"])
+        net.load_state_dict(state["weights"])
+        return net
+"""
+
+DECODING = """
+    import torch
+
+    @torch.inference_mode()
+    def next_token(net, tokens):
+        logits = net(tokens)[:, -1]
+        return logits.argmax(-1)
+"""
+
+
+def test_a_model_handed_to_another_files_inference_step_is_flagged_below_its_setup(tmp_path):
+    files = {"pkg/worker.py": WORKER.format(fix=""), "pkg/checkpoints.py": CHECKPOINTS, "pkg/decoding.py": DECODING}
+    assert ("worker.py", 8) in _run(tmp_path, files)
+    fixed = {**files, "pkg/worker.py": WORKER.format(fix="net.eval()")}
+    assert ("worker.py", 8) not in _run(tmp_path / "fixed", fixed)
+
+
+def test_a_loader_of_the_run_that_switches_to_eval_keeps_the_handoff_quiet(tmp_path):
+    restoring_eval = CHECKPOINTS.replace("        return net", "        return net.eval()")
+    files = {"pkg/worker.py": WORKER.format(fix=""), "pkg/checkpoints.py": restoring_eval, "pkg/decoding.py": DECODING}
+    assert [f for f in _run(tmp_path, files) if f[0] == "worker.py"] == []
+
+
+LOSS_ESTIMATE = """
+    import torch
+
+    @torch.no_grad()
+    def estimate(model, batches):
+        return sum(model(x, y).item() for x, y in batches) / len(batches)
+"""
+
+TRAIN = """
+    import torch
+    from .estimates import estimate
+
+    def fit(model, optimizer, batches, val_batches, every):
+        for step, (x, y) in enumerate(batches):
+            if step % every == 0:
+                {fix}
+                score = estimate(model, val_batches)
+            model(x, y).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+
+def test_a_periodic_estimate_in_another_file_is_flagged_at_the_call(tmp_path):
+    found = _run(tmp_path, {"pkg/train.py": TRAIN.format(fix="pass"), "pkg/estimates.py": LOSS_ESTIMATE})
+    assert ("train.py", 9) in found
+    fixed = _run(tmp_path / "fixed", {"pkg/train.py": TRAIN.format(fix="model.eval()"),
+                                      "pkg/estimates.py": LOSS_ESTIMATE})
+    assert ("train.py", 9) not in fixed

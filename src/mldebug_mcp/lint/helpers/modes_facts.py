@@ -1,8 +1,8 @@
 """What the files of one lint run tell each other about train/eval modes (MLD020).
 
 `mode:<module>.<function>` for each top-level function of a file: 'eval' when it (or a helper of its file)
-switches a model to eval mode, 'keeps' when it switches nothing and so leaves a model it is handed in
-whatever mode it came in. A file that loads a model and hands it to `evaluate(model, loader)` of another
+switches a model to eval mode, 'infers' when it switches nothing and runs a model it is handed with
+autograd off (inference in whatever mode the model came in), 'keeps' when it switches nothing. A file that loads a model and hands it to `evaluate(model, loader)` of another
 file asks here whether that function puts the model in eval mode itself.
 """
 
@@ -13,7 +13,8 @@ from pathlib import PurePath
 
 from ..context import ModuleContext
 from .evaluation import model_like, own_nodes
-from .modes import EVAL, SET, switches
+from .modes import EVAL, SET, key_of, switches
+from .modes_nograd import grad_off_at
 
 MODE_FACT = "mode:"
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -35,11 +36,21 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             maybe = name in switching or (bool(switching) and any(
                 isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
             evaluates = maybe and any(s.mode in (EVAL, SET) for s in switches(func, ctx))
-            found[f"{MODE_FACT}{module}.{name}"] = "eval" if evaluates else "keeps"
+            found[f"{MODE_FACT}{module}.{name}"] = "eval" if evaluates else (
+                "infers" if _infers(func, ctx) else "keeps")
         return found
     if not ctx.has_text("def "):
         return {}
     return ctx.memo(("modes", "facts"), compute)
+
+
+def _infers(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Runs a model it is handed with autograd off (`@torch.inference_mode` on a decoding step, a loss
+    estimate under no_grad): inference, whose mode it leaves to its caller."""
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args]}
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute) and
+               (key_of(n.func) or "").split(".")[0] in params and model_like(n.func, ctx) and
+               grad_off_at(n, func, ctx) for n in own_nodes(func, ctx))
 
 
 def _switch_text(func: ast.AST, ctx: ModuleContext) -> bool:
@@ -55,11 +66,25 @@ def _called_name(call: ast.Call) -> str | None:
 def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
     """'eval' or 'keeps' for a function imported from another file of the run (`from engine import evaluate`,
     `metrics.evaluate(...)`); None when its module is not in the run."""
-    qualname = ctx.qualname(call.func) or ""
+    qualname = ctx.qualname(call.func) or _relative_import(call.func, ctx) or ""
     parts = qualname.lstrip(".").split(".")
     if len(parts) < 2 or ctx.project is None:
         return None
     return ctx.project.kind_returned_by(f"{MODE_FACT}{parts[-2]}.{parts[-1]}")
+
+
+def _relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
+    """`from ..utils import load` (relative imports have no qualified name here): 'utils.load'; also
+    `from . import metrics` then `metrics.evaluate`."""
+    name = func.id if isinstance(func, ast.Name) else func.value.id if (
+        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
+    for node in ctx.by_type.get(ast.ImportFrom, ()):
+        if node.level and any((a.asname or a.name) == name for a in node.names):
+            original = next(a.name for a in node.names if (a.asname or a.name) == name)
+            if isinstance(func, ast.Name):
+                return f"{node.module or ''}.{original}"
+            return f"{original}.{func.attr}"
+    return None
 
 
 def _module_name(path: str) -> str:

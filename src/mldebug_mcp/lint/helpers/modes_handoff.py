@@ -15,7 +15,7 @@ from ..context import ModuleContext
 from .evaluation import ident, own_nodes, scope_calls, tokens
 from .modes import EVAL, SET, key_of, local_targets, mode_before, switches
 from .modes_anchor import anchor_after_setup
-from .modes_evidence import eval_source, framework_managed
+from .modes_evidence import eval_source, framework_managed, scope_trains
 from .modes_facts import callee_mode, handed_models
 from .modes_models import frozen, handed_in, mode_free, ready_from_loader
 
@@ -32,14 +32,19 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
             continue
         reported: set[str] = set()
         for call in scope_calls(scope, ctx):
-            if not _evaluates_data(call) or local_targets(call, ctx):
+            if local_targets(call, ctx) or not (models := [
+                    m for m in handed_models(call, ctx) if key_of(m) not in reported]):
                 continue
-            models = [m for m in handed_models(call, ctx) if key_of(m) not in reported]
-            if not models or callee_mode(call, ctx) != "keeps":
+            mode = callee_mode(call, ctx)
+            if not (mode == "infers" or (mode == "keeps" and _evaluates_data(call))):
                 continue
             for model in models:
                 key = key_of(model)
-                if key is None or key == "self" or frozen(key) or not _loaded_here(model, key, scope, ctx):
+                if key is None or key == "self" or frozen(key):
+                    continue
+                # a model trained in this scope is in training mode here, wherever it was built
+                if not (scope_trains(scope, ctx) and not mode_free(model, ctx)) and not _loaded_here(
+                        model, key, scope, ctx):
                     continue
                 switch = mode_before(call, key, scope, ctx)
                 if switch is not None and switch.mode in (EVAL, SET):
@@ -47,7 +52,12 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
                 if switch is None and _switched_elsewhere(scope, key, ctx):
                     continue
                 reported.add(key)
-                yield (switch.node if switch is not None else anchor_after_setup(call, key, scope, ctx)), key, call
+                if switch is not None:
+                    yield switch.node, key, call
+                elif scope_trains(scope, ctx):
+                    yield _top_statement(call, ctx), key, call  # periodic evaluation: just before it
+                else:
+                    yield anchor_after_setup(call, key, scope, ctx), key, call
 
 
 EVAL_VERBS = {"evaluate", "eval", "evaluation", "validate", "validation", "test", "predict", "inference", "infer",
@@ -65,6 +75,11 @@ def _evaluates_data(call: ast.Call) -> bool:
     named = [w for a in args for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute)
              for w in tokens(ident(n) or "")]
     return bool(DATA_WORDS & set(named)) or any(eval_source(a) for a in args)
+
+
+def _top_statement(call: ast.Call, ctx: ModuleContext) -> ast.AST:
+    """The statement that holds the call (`losses = estimate_loss(model, ...)`): model.eval() goes above it."""
+    return next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), call)
 
 
 def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:

@@ -132,7 +132,7 @@ def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
     for _ in range(4):  # model = Loader(w).to(device)
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
             break
-        value = ctx.resolve(value.func.value)
+        value = _moved_from(value, ctx)
     if not isinstance(value, ast.Call) or (ctx.call_name(value) or "").split(".")[0] in MODEL_ZOOS:
         return False
     name = ident(value.func) or ""
@@ -149,17 +149,32 @@ def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
                for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
 
 
-def mode_free(func: ast.AST, ctx: ModuleContext) -> bool:
-    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained)."""
+def _moved_from(move: ast.Call, ctx: ModuleContext) -> ast.AST:
+    """What `x.to(device)` moves: the value `x` held before, also when the move is assigned back to `x`
+    (`net = net.to(device)`, where the latest assignment of `net` is the move itself)."""
+    moved = move.func.value
+    for value in ctx.values_of(moved, moved):
+        if value is not move:
+            return ctx.resolve(value) if isinstance(value, ast.Name | ast.Attribute) else value
+    return moved
+
+
+def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
+    """The called model is known to hold no dropout/BatchNorm (or starts in eval mode: from_pretrained,
+    also through a function that wraps it: get_peft_model(base), torch.compile(model))."""
     value = ctx.resolve(func)
     for _ in range(4):  # Pipeline.from_pretrained(path).to(device)
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
             break
-        value = ctx.resolve(value.func.value)
+        value = _moved_from(value, ctx)
     if not isinstance(value, ast.Call):
         return False
     if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
         return True
+    wrapped = value.args[0] if value.args and isinstance(value.args[0], ast.Name | ast.Attribute) else None
+    if wrapped is not None and depth < 3 and not (ident(value.func) or "")[:1].isupper() and (
+            wrapped is not func) and mode_free(wrapped, ctx, depth + 1):
+        return True  # a wrapper function keeps the mode of the model it wraps
     return _free_build(value, ctx, 0)
 
 
