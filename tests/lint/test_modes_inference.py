@@ -209,3 +209,14 @@ def test_a_periodic_estimate_in_another_file_is_flagged_at_the_call(tmp_path):
     fixed = _run(tmp_path / "fixed", {"pkg/train.py": TRAIN.format(fix="model.eval()"),
                                       "pkg/estimates.py": LOSS_ESTIMATE})
     assert ("train.py", 9) not in fixed
+
+
+def test_an_evaluation_that_hands_the_model_on_to_a_third_file_is_not_judged(tmp_path):
+    relay = """
+        import torch
+        from harness.engine import run_eval
+
+        def evaluate(model, dataloader, device):
+            return run_eval(model, dataloader, device)
+    """
+    assert _run(tmp_path, {"cli.py": CLI.format(fix=""), "bench/metrics/classification.py": relay}) == []

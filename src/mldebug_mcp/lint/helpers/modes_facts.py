@@ -12,17 +12,20 @@ import ast
 from pathlib import PurePath
 
 from ..context import ModuleContext
-from .evaluation import model_like, own_nodes
-from .modes import EVAL, SET, key_of, switches
+from .evaluation import MODEL_NAME, model_like, own_nodes
+from .modes import EVAL, SET, key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
 MODE_FACT = "mode:"
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+BUILTINS = {"len", "print", "isinstance", "getattr", "hasattr", "setattr", "type", "id", "repr", "str", "list",
+            "tuple", "dict", "zip", "enumerate", "iter", "next", "sum", "any", "all", "sorted", "map", "filter"}
 
 
 def mode_facts(ctx: ModuleContext) -> dict[str, str]:
-    """`mode:<module>.<function>` -> 'eval' or 'keeps' for the top-level functions of this file that take
-    arguments (the module named by its file, or its package for an __init__.py)."""
+    """`mode:<module>.<function>` -> 'eval', 'infers' or 'keeps' for the top-level functions of this file
+    that take arguments (the module named by its file, or its package for an __init__.py); none for one
+    that hands its model on to another file's code."""
     def compute() -> dict[str, str]:
         module = _module_name(ctx.path)
         # only functions that switch a mode, or call one of this file's functions that may, need the full
@@ -36,12 +39,29 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             maybe = name in switching or (bool(switching) and any(
                 isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
             evaluates = maybe and any(s.mode in (EVAL, SET) for s in switches(func, ctx))
-            found[f"{MODE_FACT}{module}.{name}"] = "eval" if evaluates else (
-                "infers" if _infers(func, ctx) else "keeps")
+            if evaluates:
+                found[f"{MODE_FACT}{module}.{name}"] = "eval"
+            elif not _hands_on(func, ctx):  # one that passes its model to another file's code: unknown
+                found[f"{MODE_FACT}{module}.{name}"] = "infers" if _infers(func, ctx) else "keeps"
         return found
     if not ctx.has_text("def "):
         return {}
     return ctx.memo(("modes", "facts"), compute)
+
+
+def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Passes a parameter named like a model to a function that is neither this file's nor torch's
+    (`engine.run_eval(model, loader)`): that function may switch the mode, out of sight here."""
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args] if MODEL_NAME.search(a.arg.lower())}
+    for node in own_nodes(func, ctx):
+        if not (isinstance(node, ast.Call) and params & {
+                a.id for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Name)}):
+            continue
+        qualname = ctx.qualname(node.func) or ""
+        if not local_targets(node, ctx) and qualname.split(".")[0] not in {"torch", "builtins"} and (
+                _called_name(node) not in BUILTINS):
+            return True
+    return False
 
 
 def _infers(func: ast.AST, ctx: ModuleContext) -> bool:
