@@ -28,14 +28,14 @@ def fingerprints(named: Any) -> dict[str, Fingerprint | None]:
 
 
 def relative_difference(a: Fingerprint, b: Fingerprint) -> float:
-    """How far two fingerprints are apart, relative to the tensors' size (0 when equal)."""
+    """How far two fingerprints are apart, relative to the larger tensor's norm (0 when equal)."""
     if a[0] != b[0]:
         return math.inf
     norm = max(a[2], b[2])
     if norm == 0.0:
         return 0.0 if a == b else math.inf
-    spread = norm * math.sqrt(a[0])  # the largest a sum or a weighted sum can be
-    return max(abs(a[1] - b[1]) / spread, abs(a[2] - b[2]) / norm, abs(a[3] - b[3]) / spread)
+    # all-reduced copies are bitwise equal: any difference counts, measured against the tensor's norm
+    return max(abs(a[1] - b[1]), abs(a[2] - b[2]), abs(a[3] - b[3])) / norm
 
 
 def spread_across_ranks(per_rank: list[dict[str, Fingerprint | None]]) -> dict[str, float]:

@@ -61,10 +61,11 @@ class RankEvents:
         if agent is not None:  # torchrun's word on the ranks that ended: one that wrote nothing died silently
             spoke = {e.get("rank") for e in errors if e is not agent}
             stopped = set(agent.get("stopped", []))  # SIGTERM: torchrun stopping the ranks after the first failure
-            silent = [int(r) for r in agent.get("failed", {}) if int(r) not in spoke | stopped]
+            failed = agent.get("failed") or {str(agent.get("rank")): agent["error"]["message"]}
+            silent = [int(r) for r in failed if r.isdigit() and int(r) not in spoke | stopped]
             if silent:
                 rank = min(silent, key=lambda r: r != agent.get("rank"))  # torchrun's first, if it is silent
-                return {**agent, "rank": rank, "error": {**agent["error"], "message": agent["failed"][str(rank)]}}
+                return {**agent, "rank": rank, "error": {**agent["error"], "message": failed[str(rank)]}}
             return _with_others(waits[0], waits) if waits else agent
         if waits:
             self._held_since = self._held_since or time.monotonic()
