@@ -73,7 +73,9 @@ def _next_test(differ: list[str], outside: list[str], has_ddp: bool) -> str:
         return ("Wrap the module that owns these parameters together with the rest (one DDP around the whole "
                 "model, heads and losses with parameters included); rerun with --checks ranks_gradients_agree.")
     if differ and not has_ddp:
-        return "Wrap the model in DistributedDataParallel, then rerun with --checks ranks_gradients_agree."
+        return ("Wrap the model in DistributedDataParallel (if your script wraps it after building the spec, return "
+                "the wrapped model, or give train_step with your own all-reduce), then rerun with --checks "
+                "ranks_gradients_agree.")
     if differ:
         return ("Check that the last micro-batch's backward runs outside model.no_sync(), and that nothing edits "
                 ".grad between backward() and step() by rank; rerun with --checks ranks_gradients_agree.")
