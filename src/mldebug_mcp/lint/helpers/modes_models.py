@@ -17,7 +17,7 @@ from .modes import SETUP, key_of, local_targets
 from .modes_facts import callee_mode
 
 # methods that run a model's forward
-FORWARDS = {"forward", "generate"}
+FORWARDS = {"forward", "generate", "encode_image", "encode_text", "get_image_features", "get_text_features"}
 MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
 # models kept in eval mode (or in train mode) on purpose by code this rule does not see
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",
