@@ -220,3 +220,47 @@ def test_an_evaluation_that_hands_the_model_on_to_a_third_file_is_not_judged(tmp
             return run_eval(model, dataloader, device)
     """
     assert _run(tmp_path, {"cli.py": CLI.format(fix=""), "bench/metrics/classification.py": relay}) == []
+
+
+VALIDATION = """
+    import torch
+
+    def validate(model, val_loader):
+        model.eval()
+        with torch.no_grad():
+            return sum((model(x).argmax(1) == y).sum().item() for x, y in val_loader)
+
+    def train_one_epoch(model, loader, optimizer):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+"""
+
+MID_EPOCH = """
+    import torch
+    from utils import validate, train_one_epoch
+
+    def fit(model, optimizer, train_loader, val_loader, every):
+        model.train()
+        for step, (x, y) in enumerate(train_loader):
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+            if step % every == 0:
+                print(validate(model, val_loader))
+
+    def fit_by_epochs(model, optimizer, train_loader, val_loader):
+        for epoch in range(10):
+            train_one_epoch(model, train_loader, optimizer)
+            print(validate(model, val_loader))
+"""
+
+
+def test_another_files_validate_left_in_eval_mid_epoch_is_mld021(tmp_path):
+    for name, body in {"utils.py": VALIDATION, "train.py": MID_EPOCH}.items():
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD021",)))
+    # fit() never trains again after validate(); fit_by_epochs() does, through train_one_epoch() of utils.py
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings] == [("train.py", 12)]

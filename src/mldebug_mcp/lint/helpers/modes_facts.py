@@ -1,8 +1,9 @@
 """What the files of one lint run tell each other about train/eval modes (MLD020).
 
-`mode:<module>.<function>` for each top-level function of a file: 'eval' when it (or a helper of its file)
-switches a model to eval mode, 'infers' when it switches nothing and runs a model it is handed with
-autograd off (inference in whatever mode the model came in), 'keeps' when it switches nothing. A file that loads a model and hands it to `evaluate(model, loader)` of another
+`mode:<module>.<function>` for each top-level function of a file: the mode its last switch (its own, or a
+helper's of its file) leaves, 'eval', 'train' or 'set' (train(was_training)); when it switches nothing,
+'infers' if it runs a model it is handed with autograd off (inference in whatever mode the model came in),
+else 'keeps'. A file that loads a model and hands it to `evaluate(model, loader)` of another
 file asks here whether that function puts the model in eval mode itself.
 """
 
@@ -13,7 +14,7 @@ from pathlib import PurePath
 
 from ..context import ModuleContext
 from .evaluation import MODEL_NAME, model_like, own_nodes
-from .modes import EVAL, SET, key_of, local_targets, switches
+from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
 MODE_FACT = "mode:"
@@ -23,9 +24,9 @@ BUILTINS = {"len", "print", "isinstance", "getattr", "hasattr", "setattr", "type
 
 
 def mode_facts(ctx: ModuleContext) -> dict[str, str]:
-    """`mode:<module>.<function>` -> 'eval', 'infers' or 'keeps' for the top-level functions of this file
-    that take arguments (the module named by its file, or its package for an __init__.py); none for one
-    that hands its model on to another file's code."""
+    """`mode:<module>.<function>` -> 'eval', 'train', 'set', 'infers' or 'keeps' for the top-level functions
+    of this file that take arguments (the module named by its file, or its package for an __init__.py);
+    none for one that hands its model on to another file's code."""
     def compute() -> dict[str, str]:
         module = _module_name(ctx.path)
         # only functions that switch a mode, or call one of this file's functions that may, need the full
@@ -38,15 +39,22 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
                 continue
             maybe = name in switching or (bool(switching) and any(
                 isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
-            evaluates = maybe and any(s.mode in (EVAL, SET) for s in switches(func, ctx))
-            if evaluates:
-                found[f"{MODE_FACT}{module}.{name}"] = "eval"
+            copies = _copies(func, ctx)  # `model = deepcopy(model); model.eval()` switches the copy only
+            switched = [w for w in switches(func, ctx) if (w.key or "").split(".")[0] not in copies] if maybe else []
+            if switched:  # the mode it leaves: 'eval' (validate()), 'train' (train_one_epoch()), 'set'
+                found[f"{MODE_FACT}{module}.{name}"] = switched[-1].mode
             elif not _hands_on(func, ctx):  # one that passes its model to another file's code: unknown
                 found[f"{MODE_FACT}{module}.{name}"] = "infers" if _infers(func, ctx) else "keeps"
         return found
     if not ctx.has_text("def "):
         return {}
     return ctx.memo(("modes", "facts"), compute)
+
+
+def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:
+    """Names assigned a copy (`deepcopy(model)`, `copy.copy(net)`): switching them leaves the original alone."""
+    return {t.id for n in own_nodes(func, ctx) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+            and (_called_name(n.value) or "").lower().endswith("copy") for t in n.targets if isinstance(t, ast.Name)}
 
 
 def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:

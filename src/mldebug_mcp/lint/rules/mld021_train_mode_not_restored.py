@@ -13,6 +13,7 @@ from ..helpers.evaluation import (
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, update_step
+from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 
@@ -25,8 +26,9 @@ class TrainModeNotRestored(Rule):
     """What it does: flags model.eval() inside a training loop (one that calls backward() and an
     optimizer step, or an update op built from model.parameters()) when no .train() follows it in the
     loop body and none runs at the top of each iteration, e.g. periodic validation that never switches
-    back; a call of a function of this file whose last mode switch is .eval() (also two helpers down)
-    counts as the eval(). Also flags an eval() repeated after the evaluation where train() was meant
+    back; a call of a function whose last mode switch is .eval() (of this file, also two helpers down,
+    or of another file of the run: `utils.validate(model, val_loader)`) counts as the eval(), and one that
+    leaves the model in training mode (`train_one_epoch()` of another file) as the train(). Also flags an eval() repeated after the evaluation where train() was meant
     (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
     current training step (called every n steps) that returns with the model still in eval mode.
 
@@ -43,7 +45,7 @@ class TrainModeNotRestored(Rule):
     fix = "Call model.train() after evaluating (or in a finally), or at the top of every training iteration."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
-    requires_text = ('eval', 'train(False')  # skip modules that cannot contain the pattern
+    requires_text = ('eval', 'train(False', 'valid', 'test')  # an eval() here, or a call of another file's validate()
     BAD = (
         "import torch\n"
         "def fit(model, opt, loader, loss_fn, validate):\n"
@@ -93,13 +95,14 @@ class TrainModeNotRestored(Rule):
             return  # train() at the top of every iteration
         for i, call in enumerate(calls):
             evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
-            if evaluation is None or any(j > i for j in restores) or not _trained_model(evaluation.func.value, ctx):
+            model_node = evaluation.func.value if evaluation is not None else _foreign_leaving_eval(call, ctx)
+            if model_node is None or any(j > i for j in restores) or not _trained_model(model_node, ctx):
                 continue
             # an unconditional eval() before backward trains in eval mode on purpose (frozen BN)
             if i < backward and not _conditional(call, node, ctx):
                 continue
             if not _leaves_loop(call, node, ctx):
-                model = ast.unparse(evaluation.func.value)
+                model = ast.unparse(model_node)
                 message = self.message.format(model=model) if evaluation is call else (
                     f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
                     "again; later steps train in eval mode")
@@ -208,9 +211,21 @@ def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
     return bool(TRAINED.search(name.lower())) and not FROZEN & set(tokens(name))
 
 
+def _foreign_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The model handed to a function of another file of the run whose last switch is eval()
+    (`utils.validate(model, val_loader)`), by the project facts."""
+    if callee_mode(call, ctx) != "eval":
+        return None
+    models = handed_models(call, ctx)
+    return models[0] if models else None
+
+
 def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
-    """`.train()`, a mode helper, or a call to a function/method of this module that calls .train()."""
+    """`.train()`, a mode helper, or a call to a function/method of this module that calls .train(), or to
+    a function of another file of the run that leaves the model in training mode (train_one_epoch())."""
     if is_train_call(call) or mode_helper(call):
+        return True
+    if callee_mode(call, ctx) in {"train", "set"}:
         return True
     return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in local_targets(call, ctx))
 
