@@ -215,3 +215,12 @@ def test_the_debugging_prompt_and_instructions_route_through_the_triage_tools():
     for call in ("triage(symptom=", "analyze_curve(path=", "triage_step(answers={})", "check_advice(text="):
         assert call in text
     assert "check_advice" in prompts.INSTRUCTIONS and "triage" in prompts.INSTRUCTIONS
+
+
+def test_cli_answers_to_tree_questions_rerank_a_symptom(capsys):
+    """The thin report's questions are answered with --answer next to the same --symptom."""
+    assert main(["triage", "--symptom", "my model does not work well", "--answer", "gap=worse", "--json"]) == 0
+    answered = json.loads(capsys.readouterr().out)
+    assert "train_val_gap" in answered["observations"]
+    assert main(["triage", "--symptom", "my model does not work well", "--json"]) == 0
+    assert "train_val_gap" not in json.loads(capsys.readouterr().out)["observations"]

@@ -16,7 +16,7 @@ def _triage_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--observe", action="append", default=[], metavar="KEY",
                         help="an observation key (repeatable), e.g. nan, cannot_overfit; --observe list shows all")
     parser.add_argument("--answer", action="append", default=[], metavar="NODE=ANSWER",
-                        help="pre-answer a tree question (repeatable), e.g. crash=no")
+                        help="answer a tree question (repeatable), e.g. gap=worse; with --symptom, the answers rerank it")
     parser.add_argument("--limit", type=int, default=5, help="hypotheses before the subtle and null ones (default 5)")
     parser.add_argument("--detail", choices=("compact", "full"), default="full",
                         help="full (default): predictions of each test, anti-patterns, quotes; compact: the why, "
@@ -50,7 +50,10 @@ def run_triage(args: argparse.Namespace, ask: Callable[[str], str] | None = None
         return EXIT_OK
     symptom = text_argument(args.symptom)
     if symptom.strip() or args.observe:
-        result = triage(symptom, args.observe, limit=args.limit, detail=args.detail,
+        observed = list(args.observe)
+        if args.answer:  # answers to the thin report's questions rerank the description at once
+            observed += triage_step(_answers(args.answer)).observations
+        result = triage(symptom, observed, limit=args.limit, detail=args.detail,
                         include_catalogue=args.catalogue, candidates=args.candidate)
         if args.json:
             emit_json(triage_json_data(result))
