@@ -29,6 +29,8 @@ class DebugSpec:
     the model computes its own loss from the labels in its inputs and returns it as `.loss` or
     `["loss"]` (Hugging Face models); optimizer: callable(params) -> Optimizer (default Adam, lr 3e-4);
     task: classification (with num_classes), binary, regression, lm (with vocab_size) or custom.
+    metric: metric(logits, targets) -> number, best at 1.0 (or 100), or (metric, perfect_value) when
+    its best value is another (0.0 for an error rate or a distance); logits as read from the output.
     Outputs may be a tensor of logits, a tuple whose first item is the logits, or an object or dict
     with `.logits` (a Hugging Face ModelOutput).
     """
@@ -48,6 +50,7 @@ class DebugSpec:
     gradcheck: dict[str, Any] | None = None
     device: str | None = None
     ignore_index: int = -100
+    metric: Any = None
 
     @property
     def is_causal(self) -> bool:
@@ -101,12 +104,23 @@ def _validate(spec: DebugSpec) -> None:
             raise SpecError(f"'{key}' must be callable")
     if spec.optimizer is not None and not (callable(spec.optimizer) or isinstance(spec.optimizer, torch.optim.Optimizer)):
         raise SpecError("'optimizer' must be a callable taking parameters (e.g. lambda p: torch.optim.Adam(p, lr=1e-3))")
+    if spec.metric is not None:
+        _check_metric(spec.metric)
     if spec.gradcheck is not None:
         if not isinstance(spec.gradcheck, dict):
             raise SpecError("'gradcheck' must be a dict: name -> (function, example_inputs_tuple)")
         for name, entry in spec.gradcheck.items():
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and callable(entry[0])):
                 raise SpecError(f"gradcheck entry {name!r} must be (function, example_inputs_tuple)")
+
+
+def _check_metric(metric: Any) -> None:
+    pair = isinstance(metric, (tuple, list)) and len(metric) == 2
+    fn, perfect = metric if pair else (metric, 1.0)
+    number = isinstance(perfect, (int, float)) and not isinstance(perfect, bool) and perfect == perfect
+    if not callable(fn) or not number:
+        raise SpecError("'metric' must be callable as metric(logits, targets) -> number (best value 1.0 or 100), "
+                        "or a pair (metric, perfect_value) such as (error_rate, 0.0) when its best value is another")
 
 
 def _check_batch(key: str, batch: Any) -> None:
