@@ -205,6 +205,8 @@ RETURNS = "returns"
 
 def step_facts(ctx) -> dict[str, str]:
     """The functions and methods of this file that return a value they ran backward() on."""
+    if not ctx.has_text("backward"):  # most library files: nothing to walk
+        return {}
     funcs = list(ctx.functions.values()) + [f for cls in ctx.classes.values() for f in cls.body
                                              if isinstance(f, FUNCTIONS[:2])]
     return {f"{STEP_FACT}{f.name}": RETURNS for f in funcs if returns_backwarded(f, ctx)}
@@ -214,6 +216,9 @@ def returns_backwarded(func: ast.AST, ctx) -> bool:
     """`func` runs backward() on a value (or on an entry of one: `losses.total.backward()`) and returns it, a
     part it was summed from (`total = a + b; total.backward(); return a, b, total`) or a container of them."""
     def compute() -> bool:
+        # build_context marks every function around a .backward() call; Lightning's manual_backward is the other way
+        if func not in ctx.backward_scopes and not ctx.has_text("manual_backward"):
+            return False
         live = set()
         for call in ast.walk(func):
             if isinstance(call, ast.Call) and ctx.method_name(call) in {"backward", "manual_backward"}:
