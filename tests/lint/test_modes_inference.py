@@ -264,3 +264,24 @@ def test_another_files_validate_left_in_eval_mid_epoch_is_mld021(tmp_path):
     report = lint_paths([tmp_path], LintSettings(select=("MLD021",)))
     # fit() never trains again after validate(); fit_by_epochs() does, through train_one_epoch() of utils.py
     assert [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings] == [("train.py", 12)]
+
+
+def test_losses_moved_to_the_device_are_not_models():
+    source = """
+        import torch
+        import torch.nn as nn
+
+        crit = nn.CrossEntropyLoss().cuda()
+        scorer = nn.MSELoss().to("cuda")
+        model = torch.load("m.pt", weights_only=False)
+
+        def run_test(test_loader):
+            total = 0.0
+            with torch.no_grad():
+                for x, y in test_loader:
+                    out = model(x)
+                    total += crit(out, y).item() + scorer(out, y).item()
+            return total
+    """
+    found = lint_source(textwrap.dedent(source), "evaluate.py", LintSettings(select=("MLD020",)))
+    assert [f.message.split(" ")[0] for f in found] == ["model"]

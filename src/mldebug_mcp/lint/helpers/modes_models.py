@@ -81,9 +81,22 @@ def _moved_and_called(func: ast.AST, ctx: ModuleContext) -> bool:
     module (a tensor is not callable, a function has no .cuda())."""
     if not isinstance(func, ast.Name | ast.Attribute) or ctx.qualname(func) is not None:
         return False
+    if NOT_A_MODEL.search((ident(func) or "").lower()):
+        return False  # criterion = nn.CrossEntropyLoss().cuda(): moved and called, but a loss
     values = ctx.values_of(func, func)
     return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-                                and v.func.attr in DEVICE_MOVES for v in values)
+                                and v.func.attr in DEVICE_MOVES and not _loss_built(v, ctx) for v in values)
+
+
+NOT_A_MODEL = re.compile(r"loss|criterion|metric|objective")
+
+
+def _loss_built(move: ast.Call, ctx: ModuleContext) -> bool:
+    base = move.func.value
+    while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr in SETUP:
+        base = base.func.value
+    name = ctx.call_name(base) if isinstance(base, ast.Call) else None
+    return bool(name) and name.endswith("Loss")
 
 
 def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
