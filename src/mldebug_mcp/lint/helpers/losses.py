@@ -244,7 +244,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
         return {}
     facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
-    for name in [*ctx.classes, *ctx.functions]:  # losses that hand their input to a logit loss, for other files
+    # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
+    for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
         wrapped = wrapped_logit_loss(name, ctx)
         if wrapped:
             facts[WRAPS + name] = wrapped
