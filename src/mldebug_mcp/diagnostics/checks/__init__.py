@@ -1,4 +1,4 @@
-"""Runtime diagnostics for a PyTorch training setup: 15 checks, each a verdict with evidence.
+"""Runtime diagnostics for a PyTorch training setup: 16 checks, each a verdict with evidence.
 
 This package is executed inside the user's interpreter (see ../launch.py), so it imports
 only the standard library and torch, and only through relative imports.
@@ -22,6 +22,7 @@ from . import (
     input_dependence,
     leakage,
     loss_at_init,
+    metric_sanity,
     odd_shapes,
     overfit,
     parameter_updates,
@@ -36,7 +37,7 @@ from .spec import DebugSpec, SpecError, as_spec
 # Cheapest and most basic first: a later check is hard to read while an earlier one fails.
 CHECKS = (batch_sanity, loss_at_init, input_dependence, gradient_flow, overfit, parameter_updates,
           update_ratio, activations, first_nonfinite, batch_independence, causality, odd_shapes,
-          train_eval_modes, leakage, gradcheck)
+          train_eval_modes, leakage, gradcheck, metric_sanity)
 CHECK_IDS = tuple(module.CHECK.id for module in CHECKS)
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 
