@@ -29,6 +29,7 @@ FAMILIES = {
     "advice": ("advice",),
     "curves": ("curve",),
     "sweep": ("sweep",),
+    "landscape": ("landscape",),
     "demo": ("demo",),
     "setup": ("audit", "install-skill", "config"),
     "serve": ("serve",),

@@ -14,11 +14,11 @@ from pydantic import ValidationError
 from .._version import __version__
 from ..services.interpreters import configured_python
 from ..services.paths import AllowedDirs
-from . import advice, curves, diagnose, evidence, lint, prompts, references, sweep, triage
+from . import advice, curves, diagnose, evidence, landscape, lint, prompts, references, sweep, triage
 from .common import Server
 
 # Registration order is the order of tools/list.
-FAMILIES = (evidence, references, lint, diagnose, triage, advice, curves, sweep, prompts)
+FAMILIES = (evidence, references, lint, diagnose, triage, advice, curves, sweep, landscape, prompts)
 
 
 class _Server(Server):

@@ -1,0 +1,79 @@
+"""Hessian-vector products by double backward, and power iteration for the extreme eigenvalues.
+
+Hv = d/dtheta (g . v) with g = dL/dtheta built with create_graph=True (Pearlmutter's trick), so H is
+never formed: each product costs about two backward passes. Power iteration converges to the eigenvalue
+of largest magnitude; a second run on H - lambda_1 I finds the one at the other end of the spectrum, which
+is how Li et al. (2018, section 7) get the smallest eigenvalue for their |lambda_min / lambda_max| maps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .directions import dot, norm
+
+TOLERANCE = 1e-3  # relative change of the estimate between iterations that counts as converged
+
+
+class Hessian:
+    """Products with the Hessian of the loss at the point's current parameters."""
+
+    def __init__(self, loss: Any, params: list[Any]) -> None:
+        import torch
+
+        self.torch = torch
+        self.params = params
+        grads = torch.autograd.grad(loss, params, create_graph=True, allow_unused=True)
+        self.used = [i for i, g in enumerate(grads) if g is not None and g.requires_grad]
+        self._grads = [grads[i] for i in self.used]
+        self.gradient = [(g.detach() if g is not None else torch.zeros_like(p)) for g, p in zip(grads, params)]
+        self.products = 0
+
+    def product(self, v: list[Any]) -> list[Any]:
+        """H v, zeros for parameters the gradient does not depend on."""
+        out = [self.torch.zeros_like(p) for p in self.params]
+        if not self.used:
+            return out
+        hv = self.torch.autograd.grad(self._grads, [self.params[i] for i in self.used],
+                                      grad_outputs=[v[i] for i in self.used], retain_graph=True, allow_unused=True)
+        for i, h in zip(self.used, hv):
+            if h is not None:
+                out[i] = h.detach()
+        self.products += 1
+        return out
+
+
+def power_iteration(hessian: Hessian, start: list[Any], iterations: int, shift: float = 0.0,
+                    deadline: float | None = None) -> tuple[float, bool]:
+    """The eigenvalue of H - shift*I of largest magnitude, plus shift; and whether it converged."""
+    v = _unit(start)
+    estimate, converged = 0.0, False
+    for _ in range(iterations):
+        hv = hessian.product(v)
+        if shift:
+            hv = [h - shift * x for h, x in zip(hv, v)]
+        new = dot(v, hv)
+        size = norm(hv)
+        if not size > 0:
+            return shift, True  # v is in the null space of H - shift*I
+        v = [h / size for h in hv]
+        converged = abs(new - estimate) <= TOLERANCE * max(abs(new), 1e-12)
+        estimate = new
+        if converged or (deadline is not None and time.perf_counter() > deadline):
+            break
+    return estimate + shift, converged
+
+
+def _unit(v: list[Any]) -> list[Any]:
+    size = norm(v) or 1.0
+    return [x / size for x in v]
+
+
+def eigen_range(hessian: Hessian, random: Callable[[], list[Any]], iterations: int,
+                deadline: float | None = None) -> tuple[float, float, bool]:
+    """(lambda_max, lambda_min, converged) from two power iterations."""
+    first, ok_first = power_iteration(hessian, random(), iterations, deadline=deadline)
+    other, ok_other = power_iteration(hessian, random(), iterations, shift=first, deadline=deadline)
+    return max(first, other), min(first, other), ok_first and ok_other

@@ -1,0 +1,135 @@
+"""Start the landscape probe in a child process with the user's interpreter, and watch it as ../launch.py
+watches diagnose: the same timeout, memory cap over the whole process tree, output cap and kill, whatever
+ends the run. Never imports torch.
+
+The child loads this folder's child.py by path, under a private package over the diagnostics folder (as
+../distributed/bootstrap.py does), so the user's interpreter needs torch, not this package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ...errors import DiagnoseError
+from ..events import EVENT_FIELDS, EVENT_LINE_LIMIT_BYTES, EventReader, MalformedEvent, _check_fields, parse_event
+from ..launch import (
+    OUTPUT_DRAIN_SECONDS,
+    Limits,
+    OutputTail,
+    ProgressCallback,
+    Stop,
+    _check_python,
+    _end,
+    _stop_message,
+    _survivors_note,
+    _watch,
+    log,
+)
+
+DIAGNOSTICS_DIR = Path(__file__).parent.parent
+BOOTSTRAP = """\
+import importlib, sys, types
+p = types.ModuleType('_mldebug_diag'); p.__path__ = [sys.argv[1]]; sys.modules['_mldebug_diag'] = p
+entry = importlib.import_module('_mldebug_diag.landscape.child')
+sys.exit(entry.main(sys.argv[2:]))
+"""
+STAGES = {"build": "building the debug spec", "spec": "validating the debug spec",
+          "checkpoint": "loading the checkpoint", "run": "probing the landscape"}
+
+
+class LandscapeEvents(EventReader):
+    """The events file, with the final report checked against LandscapeReport instead of a diagnose report."""
+
+    def read(self) -> list[dict[str, Any]]:
+        chunk = self._read_chunk()
+        complete, newline, rest = chunk.rpartition(b"\n")
+        self._pending = len(rest)
+        if not newline:
+            if len(chunk) > EVENT_LINE_LIMIT_BYTES:
+                raise MalformedEvent(f"line {self._line + 1}: longer than {EVENT_LINE_LIMIT_BYTES >> 20} MiB")
+            return []
+        events = []
+        for raw in complete.split(b"\n"):
+            self._line += 1
+            self._offset += len(raw) + 1
+            events.append(_parse(raw, self._line))
+            if events[-1]["event"] in ("report", "error"):
+                break
+        return events
+
+
+def _parse(raw: bytes, line: int) -> dict[str, Any]:
+    try:
+        event = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return parse_event(raw, line)  # raises with the reason
+    if not (isinstance(event, dict) and event.get("event") == "report"):
+        return parse_event(raw, line)
+    _check_fields(event, EVENT_FIELDS["report"], f"line {line}: 'report' event")
+    from pydantic import ValidationError
+
+    from ...models.landscape import LandscapeReport
+
+    try:
+        LandscapeReport.model_validate({"target": "-", **event["report"]})
+    except ValidationError as exc:
+        raise MalformedEvent(f"line {line}: the report does not validate: {str(exc).splitlines()[0]}") from None
+    return event
+
+
+async def run_landscape(target: str, options: dict[str, Any], limits: Limits, cwd: Path,
+                        on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+    """The child's report dict, or DiagnoseError saying why there is none."""
+    from ..process_tree import MARKER_VARIABLE, ProcessTree
+
+    _check_python(limits.python)
+    marker = uuid.uuid4().hex
+    with tempfile.TemporaryDirectory(prefix="mldebug-landscape-") as tmp:
+        events = LandscapeEvents(Path(tmp) / "events.jsonl")
+        events.path.touch()
+        command = [limits.python, "-c", BOOTSTRAP, str(DIAGNOSTICS_DIR), target, str(events.path), json.dumps(options)]
+        started = time.time()
+        process = await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, cwd=str(cwd),
+                                           start_new_session=sys.platform != "win32",
+                                           env={**os.environ, "PYTHONUNBUFFERED": "1", MARKER_VARIABLE: marker})
+        tree = ProcessTree(process.pid, marker, started)
+        output = OutputTail(process.stdout)
+        try:
+            final = await _watch(process, events, output, tree, limits, on_progress)
+        finally:
+            with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
+                survivors = await _end(process, tree)
+                with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
+                    await output.drain()
+                await process.aclose()
+            if survivors:
+                log.warning("processes of the probed code survived SIGKILL: %s", ", ".join(survivors))
+    return _outcome(final, process.returncode, output.text(), limits, survivors)
+
+
+def _outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, limits: Limits,
+             survivors: list[str]) -> dict[str, Any]:
+    if isinstance(final, dict) and final["event"] == "report":
+        return final["report"]
+    note = _survivors_note(survivors)
+    if isinstance(final, Stop):
+        raise DiagnoseError(_stop_message(final, returncode, limits) + note, output_tail=tail)
+    error, stage = final["error"], final["stage"]
+    if stage == "import":
+        raise DiagnoseError(f"{limits.python} cannot import torch ({error['message']}); install torch in that "
+                            f"environment or pass --python with an interpreter that has it{note}")
+    if stage == "checkpoint":
+        raise DiagnoseError(error["message"] + note, error["frames"], tail)
+    where = STAGES.get(stage, "running")
+    raise DiagnoseError(f"{error['type']} while {where}: {error['message']}{note}", error["frames"], tail)
