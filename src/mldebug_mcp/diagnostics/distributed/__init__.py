@@ -10,4 +10,5 @@ This file is imported on both sides: it holds names only.
 """
 
 # The distributed checks, in the order they are reported (each module's CHECK.id; a test keeps them equal).
-CHECK_IDS = ("ranks_parameters_agree", "ranks_gradients_agree", "ranks_data_shards")
+CHECK_IDS = ("ranks_parameters_agree", "ranks_gradients_agree", "ranks_data_shards", "ranks_random_streams",
+             "ranks_nonfinite_agree", "ranks_clip_norm_agree", "ranks_batchnorm_stats", "ranks_metric_reduced")

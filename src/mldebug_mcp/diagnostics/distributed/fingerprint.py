@@ -27,6 +27,14 @@ def fingerprints(named: Any) -> dict[str, Fingerprint | None]:
     return {name: None if tensor is None else fingerprint(tensor) for name, tensor in named}
 
 
+def sharded(tensor: Any) -> bool:
+    """A tensor of which each rank holds a different part: FSDP's flat parameter (and its gradient), or a
+    DTensor (fully_shard's parameters), compared by their full values only through a collective."""
+    if tensor is None:
+        return False
+    return bool(getattr(tensor, "_is_flat_param", False)) or callable(getattr(tensor, "to_local", None))
+
+
 def relative_difference(a: Fingerprint, b: Fingerprint) -> float:
     """How far two fingerprints are apart, relative to the larger tensor's norm (0 when equal)."""
     if a[0] != b[0]:

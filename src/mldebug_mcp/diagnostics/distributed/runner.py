@@ -13,10 +13,21 @@ from collections.abc import Callable
 from typing import Any
 
 from ..checks.result import ERROR, CheckResult, check_frames, user_traceback, worst
-from . import checks_data, checks_gradients, checks_parameters, probe
+from . import (
+    checks_batchnorm,
+    checks_clipping,
+    checks_data,
+    checks_gradients,
+    checks_metric,
+    checks_nonfinite,
+    checks_parameters,
+    checks_random,
+    probe,
+)
 from .rank_spec import RankSpec
 
-CHECKS = (checks_parameters, checks_gradients, checks_data)
+CHECKS = (checks_parameters, checks_gradients, checks_data, checks_random, checks_nonfinite, checks_clipping,
+          checks_batchnorm, checks_metric)
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # checks/ and distributed/ alike
 Progress = Callable[[int, int, str], None]
 
@@ -31,7 +42,7 @@ def run_rank(rank_spec: RankSpec, *, rank: int, world_size: int, backend: str, o
     selected = [m for m in CHECKS if not only or m.CHECK.id in only]
     if progress is not None:
         progress(0, len(selected) + 1, "one training step on every rank")
-    local = probe.measure(rank_spec, rank)
+    local = probe.measure(rank_spec, rank, world_size, {m.CHECK.id for m in selected} if only else None)
     ranks: list[Any] = [None] * world_size
     dist.all_gather_object(ranks, local)
     if rank != 0:
