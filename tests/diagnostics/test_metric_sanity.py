@@ -162,7 +162,7 @@ def sorted_pairs(logits, y):  # predictions and targets each sorted: pairing los
 
 
 def targets_only(logits, y):  # reads only the targets
-    return (y == y).float().mean()
+    return torch.ones_like(y).float().mean()
 
 
 BUGGY = {

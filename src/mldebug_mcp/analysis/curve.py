@@ -1,9 +1,9 @@
 """analyze_curve: which training-loss pathologies a loss log shows, each with the numbers behind it.
 
-Picks the training and validation series, cleans them (sorted by step, the last value of a
-repeated step kept), runs the detectors and orders their observation keys by importance. The
+Picks the training and validation series (and a metric beside them), cleans them (sorted by step,
+the last value of a repeated step kept), runs the detectors and orders their observation keys by importance. The
 criterion of each observation is in its detector's docstring (curve_shape, curve_trend,
-curve_spikes, curve_val); thresholds are named constants there.
+curve_spikes, curve_val, curve_metric); thresholds are named constants there.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from array import array
 from ..errors import UsageError
 from ..models.curves import CurveReport, CurveSeries
 from .curve_io import LossLog
+from .curve_metric import find_metric_flat, pick_metric
 from .curve_shape import find_chance, find_flat, find_nan, find_plateau, find_zero
 from .curve_spikes import find_spikes, spike_findings
 from .curve_stats import trace_of
@@ -34,7 +35,7 @@ NOT_A_LOSS = ("scale", "weight", "coef")  # loss_scale (AMP), loss_weight: named
 # Most important first: a dead or diverged run before a run that is only slow.
 IMPORTANCE = (
     "nan", "explodes", "loss_zero", "spike_no_recovery", "flat_from_start", "plateau_at_chance",
-    "val_too_good", "train_val_gap", "plateau", "oscillates", "spike_slow_recovery",
+    "val_too_good", "train_val_gap", "loss_metric_mismatch", "plateau", "oscillates", "spike_slow_recovery",
     "spike_fast_recovery", "slow_healthy",
 )
 # A more specific observation hides a broader one that the same data also satisfy.
@@ -83,12 +84,15 @@ def pick_series(log: LossLog, loss: str | None = None, val: str | None = None) -
 
 
 def analyze_curve(
-    log: LossLog, loss: str | None = None, val: str | None = None, num_classes: int | None = None
+    log: LossLog, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
+    metric: str | None = None,
 ) -> CurveReport:
-    """Classify the training-loss curve of `log` (see the module docstring)."""
+    """Classify the training-loss curve of `log` (see the module docstring); `metric` names the metric
+    series read beside the loss (default: the first metric-like series, a held-out one first)."""
     if num_classes is not None and num_classes < 2:
         raise UsageError(f"num_classes must be 2 or more (got {num_classes}): it sets the chance level ln k")
     loss, val = pick_series(log, loss, val)
+    metric = pick_metric(log, metric, loss)
     steps, values = log.columns(loss)
     report = CurveReport(
         source=log.source, format=log.format, run=log.run, other_runs=list(log.other_runs), series=[_summary(log, name) for name in log.names],
@@ -109,6 +113,7 @@ def analyze_curve(
             find_explosion(trace), find_oscillation(trace),
             find_gap(trace, val_steps, val_values) if val else None,
             find_val_too_good(trace, val_steps, val_values) if val else None,
+            find_metric_flat(trace, metric, *log.columns(metric)) if metric else None,
         )
         findings += [f for f in checks if f] + spike_findings(report.spikes)
         fired = {f.observation for f in findings}
@@ -116,6 +121,8 @@ def analyze_curve(
         findings = [f for f in findings if f.observation not in hidden]
         healthy = find_healthy(trace) if not findings else None
         findings += [healthy] if healthy else []
+    if metric:
+        report.notes.append(f"{metric} read as the metric beside the loss.")
     findings.sort(key=lambda f: IMPORTANCE.index(f.observation))
     report.findings = findings
     report.observations = [f.observation for f in findings]

@@ -90,8 +90,8 @@ def _constructed(fn: Any, p: Probes, declared: float | None, task: str, measured
         also = f"; it gives the same value to {' and '.join(same)} predictions" if same else ""
         wanted = f"{declared:g}" if declared is not None else "1 (or 100)"
         hint = "" if declared is not None else " (if its best value is another, give metric=(fn, best_value))"
-        problems.append((FAIL, f"gives {on_perfect:.6g} on perfect predictions ({p.how}), expected {wanted}{also}: "
-                               f"{SUSPECTS.get(task, SUSPECTS['classification'])}{hint}"))
+        problems.append((FAIL, (f"gives {on_perfect:.6g} on perfect predictions ({p.how}), expected {wanted}{also}: "
+                                f"{SUSPECTS.get(task, SUSPECTS['classification'])}{hint}")))
         return declared
     for name, value in values.items():
         if not isinstance(value, str) and _same(value, perfect):
@@ -130,9 +130,9 @@ def _training(s: Session, fn: Any, perfect: float | None, measured: dict, proble
     if covered < LEARNED or (perfect is not None and _same(before, perfect)):
         return False
     if _same(before, after):
-        problems.append((FAIL, f"does not move while the loss falls: {before:.6g} before and {after:.6g} after "
-                               f"{steps} steps at {lr_text(s, learner.factor)} on this batch, while the loss fell "
-                               f"from {losses[0]:.4g} to {losses[-1]:.4g}"))
+        problems.append((FAIL, (f"does not move while the loss falls: {before:.6g} before and {after:.6g} after "
+                                f"{steps} steps at {lr_text(s, learner.factor)} on this batch, while the loss fell "
+                                f"from {losses[0]:.4g} to {losses[-1]:.4g}")))
     return True
 
 
