@@ -69,11 +69,13 @@ class Sharpness(_LandscapeModel):
     lambda_max: float | None = None
     """Largest eigenvalue of the Hessian of the batch loss with respect to the parameters."""
     lambda_min: float | None = None
-    """Smallest eigenvalue (from a second, shifted power iteration); negative means a direction curving down."""
+    """Smallest eigenvalue (from a second power iteration, on H - lambda_max I; converged means within about 1%
+    of lambda_max - lambda_min); negative means a direction curving down."""
     iterations: int = 0
     """Hessian-vector products spent, both iterations together."""
     converged: bool = False
-    """Both estimates changed by less than the tolerance between the last two iterations."""
+    """Both iterations ended with a residual |Hv - lambda v| under 1% of |lambda| (of the shifted one's, for
+    lambda_min); false when the iterations or the budget ran out first."""
     error: str | None = None
     """Why there are no eigenvalues (a model without double backward, the budget), else null."""
 

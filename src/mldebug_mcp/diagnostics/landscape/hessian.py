@@ -14,7 +14,7 @@ from typing import Any
 
 from .directions import dot, norm
 
-TOLERANCE = 1e-3  # relative change of the estimate between iterations that counts as converged
+RESIDUAL = 1e-2  # |Hv - lambda v| / |lambda| of the unit vector v that counts as converged
 
 
 class Hessian:
@@ -47,22 +47,24 @@ class Hessian:
 
 def power_iteration(hessian: Hessian, start: list[Any], iterations: int, shift: float = 0.0,
                     deadline: float | None = None) -> tuple[float, bool]:
-    """The eigenvalue of H - shift*I of largest magnitude, plus shift; and whether it converged."""
+    """The eigenvalue of H - shift*I of largest magnitude, plus shift; and whether it converged: the
+    residual |Av - lambda v| of the unit vector fell below RESIDUAL of |lambda|, which bounds the error of
+    lambda by that much (and in practice by its square over the gap to the next eigenvalue)."""
     v = _unit(start)
     estimate, converged = 0.0, False
     for _ in range(iterations):
-        hv = hessian.product(v)
+        av = hessian.product(v)
         if shift:
-            hv = [h - shift * x for h, x in zip(hv, v)]
-        new = dot(v, hv)
-        size = norm(hv)
+            av = [h - shift * x for h, x in zip(av, v)]
+        estimate = dot(v, av)
+        size = norm(av)
         if not size > 0:
             return shift, True  # v is in the null space of H - shift*I
-        v = [h / size for h in hv]
-        converged = abs(new - estimate) <= TOLERANCE * max(abs(new), 1e-12)
-        estimate = new
+        residual = norm([a - estimate * x for a, x in zip(av, v)])
+        converged = residual <= RESIDUAL * abs(estimate)
         if converged or (deadline is not None and time.perf_counter() > deadline):
             break
+        v = [a / size for a in av]
     return estimate + shift, converged
 
 
