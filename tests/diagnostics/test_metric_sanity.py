@@ -221,6 +221,42 @@ def test_probability_outputs_get_probability_predictions():
     assert twice["status"] == "fail" and "on perfect predictions" in twice["summary"]
 
 
+def test_a_single_logit_compared_with_flat_labels_broadcasts_and_fails():
+    x = torch.randn(64, 5, generator=torch.Generator().manual_seed(0))
+    y = (x[:, 0] > 0).float()
+    spec = {"model": nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 1)), "batch": (x, y), "task": "binary",
+            "loss_fn": lambda o, t: F.binary_cross_entropy_with_logits(o.squeeze(1), t),
+            "optimizer": lambda p: torch.optim.Adam(p, lr=1e-2)}
+    assert verdict({**spec, "metric": lambda o, t: ((o.squeeze(1) > 0).float() == t).float().mean()})["status"] == "pass"
+    broadcast = verdict({**spec, "metric": lambda o, t: ((o > 0).float() == t).float().mean()})
+    assert broadcast["status"] == "fail" and "(a broadcast to N x N)" in broadcast["summary"]
+
+
+def test_ignored_positions_must_be_left_out_of_the_metric():
+    spec = b.lm()
+    inputs, targets = spec["batch"]
+    targets = targets.clone()
+    targets[:, -3:] = -100  # padding
+    masked = verdict({**spec, "batch": (inputs, targets),
+                      "metric": lambda o, t: (o.argmax(-1) == t)[t != -100].float().mean()})
+    assert masked["status"] == "pass"
+    counted = verdict({**spec, "batch": (inputs, targets), "metric": lambda o, t: (o.argmax(-1) == t).float().mean()})
+    assert counted["status"] == "fail" and counted["measured"]["on_perfect"] == 0.75
+
+
+def test_a_model_computing_its_own_lm_loss_gets_no_constructed_predictions_but_training_is_watched():
+    from .hf_standins import hf_lm_spec
+
+    def next_token_accuracy(logits, labels):
+        keep = labels[:, 1:] != -100
+        return ((logits[:, :-1].argmax(-1) == labels[:, 1:]) & keep).sum() / keep.sum()
+
+    result = verdict(hf_lm_spec(metric=next_token_accuracy))
+    assert result["status"] == "pass"
+    assert "may shift the labels inside" in result["measured"]["constructed_predictions"]
+    assert result["measured"]["after_training"] > result["measured"]["before_training"]
+
+
 def test_custom_task_skips_constructed_predictions_and_still_watches_training():
     result = verdict(b.classifier(task="custom", num_classes=None, metric=accuracy))
     assert result["status"] == "pass"

@@ -29,10 +29,10 @@ TOLERANCE = 1e-5  # our threshold, relative to max(1, |perfect|): a metric's eps
 PERFECT_DEFAULTS = (1.0, 100.0)  # a fraction or a percentage, when the spec does not say
 # What usually moves a metric off its perfect value, by task: the sentence a failure ends with.
 SUSPECTS = {
-    "classification": "an argmax over the wrong axis (or none), logits averaged over the batch, or predictions "
-                      "and labels flattened in different orders",
-    "binary": "a threshold applied to logits (0.5 where logits need 0), a sigmoid applied to probabilities, or "
-              "predictions and labels in different orders",
+    "classification": "an argmax over the wrong axis (or none), logits averaged over the batch, predictions "
+                      "and labels flattened in different orders, or positions labelled ignore_index counted",
+    "binary": "a threshold applied to logits (0.5 where logits need 0), a sigmoid applied to probabilities, "
+              "predictions (N, 1) compared with labels (N,) (a broadcast to N x N), or a different order",
     "regression": "predictions and targets in different orders or shapes (a (N, 1) against (N,) broadcast), or a "
                   "mean over the wrong axis",
 }
