@@ -84,6 +84,11 @@ def test_an_unknown_function_says_what_the_file_has(setup, run_cli):
     assert "has no attribute 'no_such_spec'" in result.err and "debug_spec" in result.err
 
 
+def test_a_missing_file_is_refused_before_anything_runs(setup, run_cli):
+    result = run_cli("landscape", "missing.py:debug_spec")
+    assert result.code == 2 and "no such file: missing.py" in result.err
+
+
 def test_a_missing_checkpoint_is_refused_before_anything_runs(setup, run_cli):
     result = run_cli("landscape", "mlp.py:debug_spec", "--checkpoint", "nowhere.pt")
     assert result.code == 2 and "no such checkpoint: nowhere.pt" in result.err
@@ -99,6 +104,7 @@ def test_a_pickled_model_is_not_a_weights_only_checkpoint(setup, run_cli):
 @pytest.mark.parametrize(("option", "message"), [
     (("--points", "3"), "points must be between 5"),
     (("--budget", "200"), "below the timeout"),
+    (("--timeout", "30", "--budget", "30"), "below the timeout"),
     (("--span", "0"), "span must be in"),
 ])
 def test_invalid_options_are_usage_errors(setup, run_cli, option, message):

@@ -144,3 +144,13 @@ def test_verdict_thresholds():
     assert classify(1.0, [_line("random_1", 2.0, 0.0)], step, lambda_max=2.0, lambda_min=-0.5)[0] == "saddle"
     assert classify(1.0, [_line("random_1", 2.0, 0.0)], step, lambda_max=2.0, lambda_min=-0.1)[0] == "minimum"
     assert classify(float("nan"), [_line("random_1", 2.0, 0.0)], step)[0] == "unclear"
+
+
+def test_slices_keep_their_fit_points_when_the_budget_runs_out():
+    bowl = Quadratic(EIGENVALUES, CENTRE, offset=0.5)
+    slow = lambda m: (__import__("time").sleep(0.01), m(None))[1]  # noqa: E731
+    report = probe(bowl, slow, points=41, directions=1, power_iterations=1, budget_s=0.05)
+    for line in report["lines"]:
+        assert sum(math.isfinite(v) for v in line["losses"]) >= 5 and math.isfinite(line["curvature"])
+        assert math.isnan(line["losses"][0])  # the outermost point, the last to be evaluated
+    assert any("outer points are NaN" in note for note in report["notes"])

@@ -24,8 +24,9 @@ def _landscape_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Hessian-vector products per eigenvalue estimate (default 20)")
     parser.add_argument("--mode", choices=("train", "eval"), default="train",
                         help="module mode during the probe (default train; dropout masks are the same at every point)")
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds the probe may spend; the 2-D grid shrinks to fit (default 60)")
+    parser.add_argument("--budget", type=float,
+                        help="seconds the probe may spend; the 2-D grid shrinks to fit (default 60, or half the "
+                             "timeout when that is less)")
     parser.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit in seconds (default 120)")
     parser.add_argument("--memory-mb", type=int, default=8192,
                         help="memory limit of the child and every process it starts, together (default 8192 MB)")

@@ -30,17 +30,17 @@ class LandscapeLine(_LandscapeModel):
     """Step sizes probed, in units of d."""
     losses: list[LogValue]
     """Loss at each step size (NaN or Infinity where the loss is not finite)."""
-    slope: float
+    slope: LogValue
     """dL/dalpha at alpha = 0, from a quadratic fit to the points nearest 0."""
-    curvature: float
+    curvature: LogValue
     """d2L/dalpha2 at alpha = 0 from the same fit (scale-free: per squared filter-normalised step)."""
-    curvature_hvp: float | None = None
+    curvature_hvp: LogValue | None = None
     """The same curvature computed exactly, d.H.d with one Hessian-vector product; null when unavailable."""
-    rayleigh: float | None = None
+    rayleigh: LogValue | None = None
     """curvature_hvp / |d|^2: the curvature in parameter units, comparable with lambda_max (never above it)."""
     vertex: float | None = None
     """Where the fitted parabola is lowest (-slope / curvature); null when it curves down or is flat."""
-    loss_range: float
+    loss_range: LogValue
     """Largest |L(alpha) - L(0)| over the finite losses of the line."""
 
 
@@ -66,9 +66,9 @@ class LandscapeSurface(_LandscapeModel):
 class Sharpness(_LandscapeModel):
     """Extreme Hessian eigenvalues by power iteration on Hessian-vector products (double backward)."""
 
-    lambda_max: float | None = None
+    lambda_max: LogValue | None = None
     """Largest eigenvalue of the Hessian of the batch loss with respect to the parameters."""
-    lambda_min: float | None = None
+    lambda_min: LogValue | None = None
     """Smallest eigenvalue (from a second power iteration, on H - lambda_max I; converged means within about 1%
     of lambda_max - lambda_min); negative means a direction curving down."""
     iterations: int = 0
@@ -94,7 +94,7 @@ class LandscapeReport(_LandscapeModel):
     """The verdict in words, with the numbers behind it."""
     loss: LogValue
     """Loss on the batch at the current point."""
-    gradient_norm: float
+    gradient_norm: LogValue
     """Norm of the batch gradient at the current point."""
     parameters: int
     """Trainable parameters (scalars) probed."""

@@ -24,7 +24,7 @@ async def loss_landscape(
     span: Annotated[float, Field(description="Slices run over [-span, span]; 1 moves every filter by its own norm.", gt=0, le=10)] = 1.0,
     directions: Annotated[int, Field(description="Random directions: 2 also gives the 2-D grid.", ge=1, le=2)] = 2,
     mode: Annotated[Literal["train", "eval"], Field(description="Module mode during the probe.")] = "train",
-    budget_s: Annotated[float, Field(description="Seconds the probe may spend; the grid shrinks to fit.", gt=0, le=3000)] = 60.0,
+    budget_s: Annotated[float | None, Field(description="Seconds the probe may spend; the grid shrinks to fit (default 60, or half the timeout when that is less).", gt=0, le=3000)] = None,
     device: Annotated[str | None, Field(description="cpu, cuda, cuda:N or mps (default: where the model is).", max_length=20)] = None,
     timeout_s: Annotated[float, Field(description="Wall-clock limit in seconds, above the budget.", gt=0, le=3600)] = 120.0,
     memory_mb: Annotated[int, Field(description="Memory limit in MB of the child process and every process it starts, together.", ge=256, le=1_000_000)] = 8192,

@@ -53,7 +53,7 @@ async def landscape_target(target: str, *, checkpoint: str | None = None, allowe
                            limits: Limits | None = None, device: str | None = None, seed: int = 0,
                            points: int = DEFAULT_POINTS, grid: int = DEFAULT_GRID, span: float = DEFAULT_SPAN,
                            directions: int = 2, power_iterations: int = DEFAULT_POWER_ITERATIONS,
-                           budget_s: float = DEFAULT_BUDGET_S, mode: Literal["train", "eval"] = "train",
+                           budget_s: float | None = None, mode: Literal["train", "eval"] = "train",
                            cwd: Path | None = None, plot_dir: Path | None = None,
                            on_progress: ProgressCallback | None = None, interpreter_source: str = "",
                            allow_import_side_effects: bool = False) -> LandscapeReport:
@@ -61,10 +61,13 @@ async def landscape_target(target: str, *, checkpoint: str | None = None, allowe
     state dict read with torch.load(weights_only=True)), in a child process under `limits`.
 
     With `allowed` (the server's allow-list) the target's file and the checkpoint must lie inside it and the
-    child runs in the first allowed directory. With `plot_dir`, the 1-D and 2-D PNGs are written there."""
+    child runs in the first allowed directory. The budget defaults to 60 s, or half the timeout when that is
+    less. With `plot_dir`, the 1-D and 2-D PNGs are written there."""
     from ..diagnostics.landscape.launch import run_landscape
 
     parsed = parse_target(target)
+    if budget_s is None:  # half the timeout at most: the rest pays for importing torch and building the spec
+        budget_s = min(DEFAULT_BUDGET_S, (limits or Limits()).timeout_s / 2)
     check_options(points, grid, span, directions, power_iterations, budget_s, limits)
     if mode not in ("train", "eval"):
         raise UsageError(f"mode must be train or eval, got {mode!r}")

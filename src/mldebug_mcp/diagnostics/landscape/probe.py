@@ -71,11 +71,13 @@ def _probe(point: Point, *, seed: int, points: int, grid: int, span: float, dire
     for index, (name, direction) in enumerate(named):
         progress(1 + index, stages, f"slice along {name}")
         t0 = time.perf_counter()
-        losses = [point.loss_at([(a, direction)]) for a in alphas]
+        losses = _slice(point, direction, alphas, deadline)
         spent += time.perf_counter() - t0
         evaluations += len(alphas)
         lines.append(_line(name, direction, alphas, losses, loss, exact.get(name)))
     point.reset()
+    if any(math.isnan(v) for line in lines for v in line["losses"]) and time.perf_counter() > deadline:
+        notes.append("the time budget ran out during the 1-D slices: their outer points are NaN")
 
     surface = None
     if len(randoms) == 2:
@@ -141,6 +143,16 @@ def _second_order(point: Point, named: list[tuple[str, list[Any]]], scale: float
             notes.append(sharpness["error"])
         sharpness["iterations"] = hessian.products
     return loss, gradient, exact, sharpness
+
+
+def _slice(point: Point, direction: list[Any], alphas: list[float], deadline: float) -> list[float]:
+    """The loss at each alpha, nearest 0 first (the fit's points), NaN for those the deadline leaves out."""
+    losses = [math.nan] * len(alphas)
+    for i in sorted(range(len(alphas)), key=lambda i: abs(alphas[i])):
+        if abs(alphas[i]) > 0 and time.perf_counter() > deadline and sum(math.isfinite(v) for v in losses) >= 5:
+            break
+        losses[i] = point.loss_at([(alphas[i], direction)])
+    return losses
 
 
 def _line(name: str, direction: list[Any], alphas: list[float], losses: list[float], loss: float,
