@@ -201,6 +201,13 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("ml_shuffled_targets", "multilabel_bce", "return standardise(x), (scores > 0.67).float()",
       "return standardise(x), (scores > 0.67).float()[torch.randperm(COUNT, generator=gen)]", SHUFFLE,
       "Target rows are shuffled apart from their feature rows."),
+    M("ml_metric_threshold_on_logits", "multilabel_bce", '"task": "binary",',
+      '"task": "binary", "metric": lambda logits, y: ((logits > 0.5).float() == y).float().mean(),', "metric_sanity",
+      "The accuracy thresholds logits at 0.5, a probability threshold: a positive predicted with a logit under 0.5 counts as wrong."),
+    # --- fcn_segmentation -------------------------------------------------------------------------------------
+    M("fcn_metric_transposed", "fcn_segmentation", '"task": "classification",',
+      '"task": "classification", "metric": lambda logits, y: (logits.argmax(1).transpose(1, 2) == y)[y != VOID].float().mean(),',
+      "metric_sanity", "The pixel accuracy compares (N, W, H) predictions with (N, H, W) masks: labels and predictions in different orders."),
     # --- class_weighted_ce -----------------------------------------------------------------------------------
     M("cw_sum_reduction", "class_weighted_ce", "criterion = nn.CrossEntropyLoss(weight=balanced_weights(y))",
       'criterion = nn.CrossEntropyLoss(weight=balanced_weights(y), reduction="sum")', "loss_at_init",
