@@ -154,3 +154,27 @@ def test_slices_keep_their_fit_points_when_the_budget_runs_out():
         assert sum(math.isfinite(v) for v in line["losses"]) >= 5 and math.isfinite(line["curvature"])
         assert math.isnan(line["losses"][0])  # the outermost point, the last to be evaluated
     assert any("outer points are NaN" in note for note in report["notes"])
+
+
+def test_the_child_side_is_self_contained_for_the_users_interpreter():
+    """Everything but launch.py runs in the user's interpreter by path: stdlib, torch and relative imports only,
+    torch only inside functions."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    import mldebug_mcp.diagnostics.landscape as package
+
+    allowed = set(sys.stdlib_module_names) | {"torch", "__future__"}
+    for path in Path(package.__file__).parent.glob("*.py"):
+        if path.name == "launch.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert all(n.split(".")[0] in allowed for n in names), f"{path.name} imports {names}"
+        for node in tree.body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert "torch" not in [n.split(".")[0] for n in names], f"{path.name}: module-level torch import"
