@@ -94,14 +94,14 @@ def _called_name(call: ast.Call) -> str | None:
 def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
     """'eval' or 'keeps' for a function imported from another file of the run (`from engine import evaluate`,
     `metrics.evaluate(...)`); None when its module is not in the run."""
-    qualname = ctx.qualname(call.func) or _relative_import(call.func, ctx) or ""
+    qualname = ctx.qualname(call.func) or relative_import(call.func, ctx) or ""
     parts = qualname.lstrip(".").split(".")
     if len(parts) < 2 or ctx.project is None:
         return None
     return ctx.project.kind_returned_by(f"{MODE_FACT}{parts[-2]}.{parts[-1]}")
 
 
-def _relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
+def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     """`from ..utils import load` (relative imports have no qualified name here): 'utils.load'; also
     `from . import metrics` then `metrics.evaluate`."""
     name = func.id if isinstance(func, ast.Name) else func.value.id if (

@@ -1,9 +1,9 @@
-"""A model handed to another file's evaluation function in training mode (MLD020).
+"""A model handed in training mode to another file's evaluation or inference function (MLD020).
 
-`model, transform = load_model(name, weights)` then `metrics = benchmark.evaluate(model, loader)`: when the
-evaluation function belongs to another file of the run and never switches a mode (project facts,
-helpers/modes_facts.py), whether the model evaluates in eval mode is decided here, where it was loaded,
-and nothing here switched it.
+`model, transform = load_model(name, weights)` then `metrics = benchmark.evaluate(model, loader)`, or
+`next_token(model, tokens)` whose file runs it under inference_mode: when that function belongs to another
+file of the run and never switches a mode (project facts, helpers/modes_facts.py), whether the model runs
+in eval mode is decided here, where it was loaded (or is being trained), and nothing here switched it.
 """
 
 from __future__ import annotations
@@ -16,19 +16,22 @@ from .evaluation import ident, own_nodes, scope_calls, tokens
 from .modes import EVAL, SET, key_of, local_targets, mode_before, switches
 from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
-from .modes_facts import callee_mode, handed_models
+from .modes_facts import callee_mode, handed_models, relative_import
 from .modes_models import frozen, handed_in, mode_free, ready_from_loader
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast.Call]]:
-    """(where model.eval() goes, the model's key, the evaluation call) for each model this file loads and
-    hands in training mode to an evaluation function of another file that keeps the mode it is given."""
+    """(where model.eval() goes, the model's key, the call) for each model this file loads, or trains, and
+    hands in training mode to another file's function that runs it with autograd off ('infers'), or is
+    named for evaluation and handed data ('keeps'), without switching its mode."""
     if ctx.project is None:
         return
     for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-        if framework_managed(scope, ctx):
+        # cheapest first: most scopes call no imported function with a model
+        if not any(_imported(c, ctx) and handed_models(c, ctx) for c in ctx.in_scope(scope, (ast.Call,))) or (
+                framework_managed(scope, ctx)):
             continue
         reported: set[str] = set()
         for call in scope_calls(scope, ctx):
@@ -58,6 +61,16 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
                     yield _top_statement(call, ctx), key, call  # periodic evaluation: just before it
                 else:
                     yield anchor_after_setup(call, key, scope, ctx), key, call
+
+
+def _imported(call: ast.Call, ctx: ModuleContext) -> bool:
+    """A function of another module, not torch's (`evaluate(...)` from `engine`, `metrics.evaluate(...)`)."""
+    if not (call.args or call.keywords):
+        return False
+    qualname = ctx.qualname(call.func)
+    if qualname is None:
+        return relative_import(call.func, ctx) is not None
+    return "." in qualname and qualname.split(".")[0] not in {"torch", "numpy", "np", "builtins"}
 
 
 EVAL_VERBS = {"evaluate", "eval", "evaluation", "validate", "validation", "test", "predict", "inference", "infer",

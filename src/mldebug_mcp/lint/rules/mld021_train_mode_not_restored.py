@@ -132,6 +132,8 @@ def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> 
 def _eval_again(function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
     """`net.eval()`, the net runs, then `net.eval()` again where nothing runs it any more: the second call
     was meant to put it back in training mode (`if eval_: net.eval()` ... `if eval_: net.eval()`)."""
+    if sum(is_eval_call(c) for c in ctx.in_scope(function, (ast.Call,))) < 2:
+        return  # most functions switch to eval once or never
     calls = list(calls_in_order(function.body))
     last_eval: dict[str, int] = {}
     for i, call in enumerate(calls):
@@ -214,10 +216,8 @@ def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
 def _foreign_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     """The model handed to a function of another file of the run whose last switch is eval()
     (`utils.validate(model, val_loader)`), by the project facts."""
-    if callee_mode(call, ctx) != "eval":
-        return None
-    models = handed_models(call, ctx)
-    return models[0] if models else None
+    models = handed_models(call, ctx)  # first: asking the project about every call costs second passes
+    return models[0] if models and callee_mode(call, ctx) == "eval" else None
 
 
 def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -225,7 +225,7 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     a function of another file of the run that leaves the model in training mode (train_one_epoch())."""
     if is_train_call(call) or mode_helper(call):
         return True
-    if callee_mode(call, ctx) in {"train", "set"}:
+    if handed_models(call, ctx) and callee_mode(call, ctx) in {"train", "set"}:
         return True
     return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in local_targets(call, ctx))
 
