@@ -9,9 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mldebug_mcp.diagnostics.landscape.fit import quadratic_fit, vertex  # noqa: E402
-from mldebug_mcp.diagnostics.landscape.probe import probe  # noqa: E402
-from mldebug_mcp.diagnostics.landscape.verdict import classify  # noqa: E402
+from mldebug_mcp.diagnostics.landscape.fit import quadratic_fit, vertex
+from mldebug_mcp.diagnostics.landscape.probe import probe
+from mldebug_mcp.diagnostics.landscape.verdict import classify
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 EIGENVALUES = [0.5, 1.0, 2.0, 3.0, 10.0]
@@ -106,7 +106,7 @@ def test_the_grid_shrinks_to_fit_a_small_budget():
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
     x, y = torch.randn(32, 6), torch.randn(32, 1)
-    slow = lambda m: (__import__("time").sleep(0.002), torch.nn.functional.mse_loss(m(x), y))[1]  # noqa: E731
+    slow = lambda m: (__import__("time").sleep(0.002), torch.nn.functional.mse_loss(m(x), y))[1]
     report = probe(net, slow, points=11, grid=51, power_iterations=2, budget_s=0.4)
     assert report["surface"] is None or report["surface"]["size"] < 51
     assert any("grid" in note for note in report["notes"])
@@ -148,7 +148,7 @@ def test_verdict_thresholds():
 
 def test_slices_keep_their_fit_points_when_the_budget_runs_out():
     bowl = Quadratic(EIGENVALUES, CENTRE, offset=0.5)
-    slow = lambda m: (__import__("time").sleep(0.01), m(None))[1]  # noqa: E731
+    slow = lambda m: (__import__("time").sleep(0.01), m(None))[1]
     report = probe(bowl, slow, points=41, directions=1, power_iterations=1, budget_s=0.05)
     for line in report["lines"]:
         assert sum(math.isfinite(v) for v in line["losses"]) >= 5 and math.isfinite(line["curvature"])

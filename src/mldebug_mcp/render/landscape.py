@@ -10,10 +10,11 @@ from .text import wrapped
 
 def landscape_text(report: LandscapeReport) -> str:
     checkpoint = f" with {report.checkpoint}" if report.checkpoint else ""
-    lines = [f"landscape {report.target}{checkpoint}  ({report.device}, {report.mode} mode, seed {report.seed}, "
-             f"{report.seconds:.1f} s of {report.budget_s:g} s)",
-             f"  loss {report.loss:.6g}   gradient norm {report.gradient_norm:.3g}   "
-             f"{report.parameters} parameters ({report.perturbed} moved by the random directions)", ""]
+    header = (f"landscape {report.target}{checkpoint}  ({report.device}, {report.mode} mode, seed {report.seed}, "
+              f"{report.seconds:.1f} s of {report.budget_s:g} s)")
+    figures = (f"  loss {report.loss:.6g}   gradient norm {report.gradient_norm:.3g}   "
+               f"{report.parameters} parameters ({report.perturbed} moved by the random directions)")
+    lines = [header, figures, ""]
     lines += wrapped(f"{report.verdict.upper()}: {report.reason}", "")
     s = report.sharpness
     lines.append("")

@@ -10,7 +10,14 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ..models.landscape import LandscapeReport
-from .common import RUNS_USER_CODE, allowed_dirs, as_tool_error, output_model, png_image, tool_result
+from .common import (
+    RUNS_USER_CODE,
+    allowed_dirs,
+    as_tool_error,
+    output_model,
+    png_image,
+    tool_result,
+)
 
 LandscapeOutput = output_model(LandscapeReport)
 

@@ -56,7 +56,7 @@ def _matched(state: dict[str, Any], wanted: set[str]) -> dict[str, Any]:
     if set(state) & wanted:
         return state
     for prefix in PREFIXES:
-        stripped = {k[len(prefix):] if k.startswith(prefix) else k: v for k, v in state.items()}
+        stripped = {k.removeprefix(prefix): v for k, v in state.items()}
         if set(stripped) & wanted:
             return stripped
     return state

@@ -21,7 +21,14 @@ from typing import Any
 import anyio
 
 from ...errors import DiagnoseError
-from ..events import EVENT_FIELDS, EVENT_LINE_LIMIT_BYTES, EventReader, MalformedEvent, _check_fields, parse_event
+from ..events import (
+    EVENT_FIELDS,
+    EVENT_LINE_LIMIT_BYTES,
+    EventReader,
+    MalformedEvent,
+    _check_fields,
+    parse_event,
+)
 from ..launch import (
     OUTPUT_DRAIN_SECONDS,
     Limits,

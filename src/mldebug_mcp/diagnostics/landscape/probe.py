@@ -13,7 +13,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import DEFAULT_BUDGET_S, DEFAULT_GRID, DEFAULT_POINTS, DEFAULT_POWER_ITERATIONS, DEFAULT_SPAN
+from . import (
+    DEFAULT_BUDGET_S,
+    DEFAULT_GRID,
+    DEFAULT_POINTS,
+    DEFAULT_POWER_ITERATIONS,
+    DEFAULT_SPAN,
+)
 from .directions import dot, filter_normalised, gradient_direction, norm
 from .fit import quadratic_fit, vertex
 from .hessian import Hessian, eigen_range
