@@ -224,3 +224,157 @@ def test_a_rank_that_died_without_a_word_outweighs_torchruns_first_failure_and_t
                                                    "2": "was killed by signal SIGTERM"}))
     final = events.read()[-1]
     assert (final["rank"], final["error"]["message"]) == (1, "was killed by signal SIGKILL")
+
+
+# --- the second increment's checks: random streams, injected inf, clip norms, BatchNorm, metric -------------
+
+def _streams(torch_state, step_draws=True, dropout=("net.2",), worker_seed=None, params=None, seed=0):
+    state = {"torch": torch_state, "python random": "p", "numpy": "n"}
+    return {"random": {"states": state, "torch_seed": seed, "dropout": list(dropout), "worker_seed": worker_seed},
+            "step_draws": step_draws, "params_start": params or {"w": fingerprint(torch.ones(2))}}
+
+
+def test_random_streams_shared_in_the_step_warn_and_per_rank_streams_pass():
+    from mldebug_mcp.diagnostics.distributed import checks_random
+
+    shared = checks_random.judge([_streams((1.0,)), _streams((1.0,))])
+    assert shared.status == "warn" and "same random numbers" in shared.summary and "net.2" in shared.summary
+    assert "torch" in shared.measured["identical_generators"]
+    assert checks_random.judge([_streams((1.0,)), _streams((2.0,))]).status == "pass"
+    quiet = checks_random.judge([_streams((1.0,), step_draws=False), _streams((1.0,), step_draws=False)])
+    assert quiet.status == "pass" and any("draws nothing" in d for d in quiet.details)
+
+
+def test_random_streams_fail_when_per_rank_seeds_built_different_weights():
+    from mldebug_mcp.diagnostics.distributed import checks_random
+
+    one, two = fingerprint(torch.ones(3)), fingerprint(torch.ones(3) * 2)
+    result = checks_random.judge([_streams((1.0,), False, params={"w": one}), _streams((2.0,), False, params={"w": two})])
+    assert result.status == "fail" and result.measured["initial_weights_agree"] is False
+    assert "broadcast" in result.summary
+
+
+def test_loader_workers_seeded_alike_on_every_rank_warn():
+    from mldebug_mcp.diagnostics.distributed import checks_random
+
+    seed = {"seed": 7, "workers": 2}
+    result = checks_random.judge([_streams((1.0,), False, worker_seed=seed), _streams((2.0,), False, worker_seed=seed)])
+    assert result.status == "warn" and "worker" in result.summary
+    no_workers = {"seed": 7, "workers": 0}
+    assert checks_random.judge([_streams((1.0,), False, worker_seed=no_workers),
+                                _streams((2.0,), False, worker_seed=no_workers)]).status == "pass"
+
+
+def _inf(outcome, fired=False, injected_on=1):
+    return {"nonfinite": {"injected_on": injected_on, "parameter": "0.weight", "fired": fired, "outcome": outcome},
+            "batch": [fingerprint(torch.ones(1))]}
+
+
+def test_an_inf_that_one_rank_skips_and_another_applies_fails():
+    from mldebug_mcp.diagnostics.distributed import checks_nonfinite as nf
+
+    split = nf.judge([_inf(nf.NON_FINITE), _inf(nf.SKIPPED, fired=True)])
+    assert split.status == "fail" and split.measured["outcome_per_rank"] == [nf.NON_FINITE, nf.SKIPPED]
+    assert "unscale_" in split.meaning
+    together = nf.judge([_inf(nf.SKIPPED), _inf(nf.SKIPPED, fired=True)])
+    assert together.status == "pass"
+    applied = nf.judge([_inf(nf.NON_FINITE), _inf(nf.NON_FINITE, fired=True)])
+    assert applied.status == "pass" and any("GradScaler" in d for d in applied.details)
+    assert nf.judge([_inf(nf.FINITE), _inf(nf.FINITE, fired=False)]).status == "skipped"
+
+
+def test_the_injected_step_tells_skipping_from_applying_on_one_process():
+    from mldebug_mcp.diagnostics.distributed import checks_nonfinite as nf
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(skip_nonfinite):
+        optimizer.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        if not (skip_nonfinite and not all(torch.isfinite(p.grad).all() for p in model.parameters())):
+            optimizer.step()
+
+    assert nf.measure(model, 0, 1, lambda: step(False))["outcome"] == nf.NON_FINITE
+    assert nf.measure(model, 0, 1, lambda: step(True))["outcome"] == nf.SKIPPED
+    assert nf.measure(model, 0, 2, lambda: step(True))["outcome"] == nf.FINITE  # rank 1 injects, not rank 0
+
+
+def _clips(*norms):
+    return [{"clip_norms": [("torch.nn.utils.clip_grad_norm_", n) for n in ns], "sharded": 0} for ns in norms]
+
+
+def test_clip_norms_that_differ_across_ranks_fail_and_equal_ones_pass():
+    from mldebug_mcp.diagnostics.distributed import checks_clipping
+
+    assert checks_clipping.judge(_clips([0.5], [0.7])).status == "fail"
+    assert checks_clipping.judge(_clips([0.5], [0.5])).status == "pass"
+    assert checks_clipping.judge(_clips([0.5], [0.5, 0.5])).status == "fail"  # clipped a different number of times
+    assert checks_clipping.judge(_clips([], [])).status == "skipped"
+
+
+def test_the_clip_recorder_sees_clip_grad_norm_however_it_was_imported():
+    from torch.nn.utils import clip_grad_norm_
+
+    from mldebug_mcp.diagnostics.distributed import checks_clipping
+
+    model = torch.nn.Linear(3, 1)
+    model(torch.ones(2, 3)).sum().backward()
+    with checks_clipping.recording() as norms:
+        clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    clip_grad_norm_(model.parameters(), 1.0)  # after the block: not recorded, the originals are back
+    assert [how for how, _ in checks_clipping.as_numbers(norms)] == ["torch.nn.utils.clip_grad_norm_"] * 2
+
+
+def _bn(layers=("bn",), synced=(), batch=4, broadcast=True, running=None):
+    return {"batchnorm": {"layers": list(layers), "synced": list(synced), "batch": batch,
+                          "broadcast_buffers": broadcast, "running": running or {}}}
+
+
+def test_batchnorm_per_rank_on_small_batches_warns_and_is_reported_otherwise():
+    from mldebug_mcp.diagnostics.distributed import checks_batchnorm as bn
+
+    small = bn.judge([_bn(), _bn()])
+    assert small.status == "warn" and "4 samples" in small.summary
+    large = bn.judge([_bn(batch=64), _bn(batch=64)])
+    assert large.status == "pass" and "per-rank statistics over 64" in large.summary
+    assert any("rank 0's batches" in d for d in large.details)
+    synced = bn.judge([_bn(synced=("bn",)), _bn(synced=("bn",))])
+    assert synced.status == "pass" and "SyncBatchNorm" in synced.summary
+    assert bn.judge([_bn(layers=()), _bn(layers=())]).status == "skipped"
+    one, two = {"bn.running_mean": fingerprint(torch.ones(3))}, {"bn.running_mean": fingerprint(torch.ones(3) * 2)}
+    drift = bn.judge([_bn(batch=64, broadcast=False, running=one), _bn(batch=64, broadcast=False, running=two)])
+    assert drift.status == "warn" and "running estimates" in drift.summary
+
+
+def _metric(value, batch):
+    return {"metric": {"value": value}, "batch": [fingerprint(torch.ones(2) * batch)]}
+
+
+def test_a_metric_that_differs_across_ranks_fails_and_a_reduced_one_passes():
+    from mldebug_mcp.diagnostics.distributed import checks_metric
+
+    assert checks_metric.judge([_metric(0.5, 0), _metric(0.75, 1)]).status == "fail"
+    assert checks_metric.judge([_metric(0.6, 0), _metric(0.6, 1)]).status == "pass"
+    assert checks_metric.judge([_metric(0.6, 0), _metric(0.6, 0)]).status == "skipped"  # same batch: cannot tell
+    assert checks_metric.judge([{"metric": {"skipped": "no metric"}, "batch": []}] * 2).status == "skipped"
+
+
+def test_every_distributed_check_cites_excerpts_that_exist():
+    from mldebug_mcp.citations.store import build_store
+    from mldebug_mcp.content import evidence_dir
+    from mldebug_mcp.diagnostics.distributed.runner import CHECKS
+
+    store = build_store(evidence_dir())
+    for module in CHECKS:
+        assert module.CHECK.quotes and all(q in store.excerpts for q in module.CHECK.quotes), module.CHECK.id
+
+
+def test_sharded_tensors_are_told_apart():
+    from mldebug_mcp.diagnostics.distributed.fingerprint import sharded
+
+    flat = torch.nn.Parameter(torch.ones(3))
+    flat._is_flat_param = True
+    assert sharded(flat) and not sharded(torch.ones(3)) and not sharded(None)

@@ -22,6 +22,9 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
     grads = [r["grads"] for r in ranks]
     spread = spread_across_ranks(grads)
     partial = present_on_some(grads)
+    if not spread and not partial and ranks[0].get("sharded"):
+        return CHECK.skip(f"all {ranks[0]['sharded']} parameter tensors are sharded (FSDP): each rank holds the "
+                          "gradient of its own shard by design, so there is nothing to compare")
     if not spread and not partial:
         return CHECK.skip("no parameter had a gradient after the step (does train_step clear them after "
                           "optimizer.step()?)")
