@@ -100,9 +100,12 @@ def test_a_named_metric_is_used_and_an_absent_one_is_refused():
         analyze_curve(log, metric="val_acuracy")
 
 
-def test_held_out_metrics_are_preferred():
-    log = log_of(loss=healthy(), train_acc=evaluations(rising), **{"val/acc": evaluations(rising)})
-    assert pick_metric(log, None, "loss") == "val/acc"
+def test_a_training_metric_is_preferred_and_a_held_out_one_read_when_alone():
+    log = log_of(loss=healthy(), **{"val/acc": evaluations(lambda t: 0.25)}, train_acc=evaluations(rising))
+    assert pick_metric(log, None, "loss") == "train_acc"
+    assert analyze_curve(log).observations == ["slow_healthy"]  # val flat, train rising: not the metric's fault
+    alone = analyze_curve(log_of(loss=healthy(), **{"val/acc": evaluations(lambda t: 0.25)}))
+    assert "does not generalise" in finding(alone, "loss_metric_mismatch").meaning
 
 
 @pytest.mark.parametrize("name", ["eval_accuracy", "val/acc", "train_acc_step", "val/mIoU", "metrics/mAP50-95(B)",

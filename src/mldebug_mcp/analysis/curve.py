@@ -88,7 +88,7 @@ def analyze_curve(
     metric: str | None = None,
 ) -> CurveReport:
     """Classify the training-loss curve of `log` (see the module docstring); `metric` names the metric
-    series read beside the loss (default: the first metric-like series, a held-out one first)."""
+    series read beside the loss (default: the first metric-like series, one on the training split first)."""
     if num_classes is not None and num_classes < 2:
         raise UsageError(f"num_classes must be 2 or more (got {num_classes}): it sets the chance level ln k")
     loss, val = pick_series(log, loss, val)

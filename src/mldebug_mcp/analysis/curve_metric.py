@@ -30,6 +30,8 @@ LOWER_IS_BETTER = ("wer", "cer", "error", "err", "mae")
 NOT_METRICS = ("loss", "lr", "learning", "grad", "norm", "time", "runtime", "samples", "second",
                "seconds", "memory", "mem", "flos", "tokens", "throughput", "perplexity", "ppl")
 HELD_OUT = ("val", "eval", "test", "valid", "validation")
+GENERALISE = ("; a held-out metric also stays flat when what the model learns does not generalise: log the same "
+              "metric on the training batches to tell the two apart.")
 
 
 def _tokens(name: str) -> list[str]:
@@ -47,13 +49,18 @@ def is_metric(name: str) -> bool:
 
 def pick_metric(log: LossLog, metric: str | None, loss: str) -> str | None:
     """The metric named (UsageError when absent), else the first metric-like series with enough points,
-    a held-out one (the metric that decides the run) first."""
+    one on the training split first: beside the training loss it can only stay flat through the metric
+    or the loss, while a held-out one also stays flat when the model stops generalising."""
     if metric is not None:
         log.columns(metric)  # raises, listing the series that exist
         return metric
     found = [n for n in log.names if n != loss and is_metric(n) and log.count(n) >= METRIC_MIN_POINTS]
-    held_out = [n for n in found if any(t in HELD_OUT for t in _tokens(n))]
-    return (held_out or found or [None])[0]
+    training = [n for n in found if not is_held_out(n)]
+    return (training or found or [None])[0]
+
+
+def is_held_out(name: str) -> bool:
+    return any(t in HELD_OUT for t in _tokens(name))
 
 
 def find_metric_flat(trace: Trace, name: str, metric_steps, metric_values) -> CurveFinding | None:
@@ -85,7 +92,8 @@ def find_metric_flat(trace: Trace, name: str, metric_steps, metric_values) -> Cu
         f"its noise, over {m.n} points).",
         meaning="The metric does not follow the loss: check the metric itself on perfect and shuffled predictions "
         "(diagnose's metric_sanity), that it is computed in eval mode on the split and checkpoint you think, then "
-        "whether the loss rewards what the metric measures (refs/stuck-metric.md).",
+        "whether the loss rewards what the metric measures (refs/stuck-metric.md)"
+        + (GENERALISE if is_held_out(name) else "."),
         values={"metric_start": start, "metric_end": end, "metric_change": moved, "metric_noise": noise, "metric_points": m.n,
                 "loss_at_metric_start": loss_from, "loss_at_metric_end": loss_to},
     )
