@@ -8,6 +8,7 @@ the model leaves the probe bit for bit as it came.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,8 @@ class Point:
         self.seed = seed
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.base = [p.detach().clone() for p in self.params]
-        self._state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        self._state = {k: v.detach().clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+                       for k, v in model.state_dict().items()}  # a module's extra state may be any object
         self._modes = [(m, m.training) for m in model.modules()]
         model.train(train)
 

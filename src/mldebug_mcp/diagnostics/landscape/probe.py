@@ -85,6 +85,11 @@ def _probe(point: Point, *, seed: int, points: int, grid: int, span: float, dire
     if any(math.isnan(v) for line in lines for v in line["losses"]) and time.perf_counter() > deadline:
         notes.append("the time budget ran out during the 1-D slices: their outer points are NaN")
 
+    for line in lines:
+        if _disagree(line["curvature"], line["curvature_hvp"]):
+            notes.append(f"along {line['direction']} the fitted curvature ({line['curvature']:.3g}) and d.H.d "
+                         f"({line['curvature_hvp']:.3g}) differ by more than 2x: the slice is not quadratic at the "
+                         "grid's scale (ReLU kinks, a sharp valley); trust d.H.d for the point, the plot for the region")
     surface = None
     if len(randoms) == 2:
         progress(stages - 1, stages, "2-D grid")
@@ -195,6 +200,13 @@ def _surface(point: Point, dx: list[Any], dy: list[Any], span: float, grid: int,
         notes.append("the time budget ran out during the 2-D grid: its last rows are NaN")
     return {"x": "random_1", "y": "random_2", "alphas": axis, "betas": list(axis), "losses": rows,
             "requested": grid, "size": size}
+
+
+def _disagree(fitted: float, exact: float | None) -> bool:
+    if exact is None or not (math.isfinite(fitted) and math.isfinite(exact)):
+        return False
+    big, small = max(abs(fitted), abs(exact)), min(abs(fitted), abs(exact))
+    return big > 1e-8 and (fitted * exact < 0 or big > 2 * small)
 
 
 def _odd(n: int) -> int:
