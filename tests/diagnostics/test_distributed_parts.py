@@ -378,3 +378,20 @@ def test_sharded_tensors_are_told_apart():
     flat = torch.nn.Parameter(torch.ones(3))
     flat._is_flat_param = True
     assert sharded(flat) and not sharded(torch.ones(3)) and not sharded(None)
+
+
+def test_the_text_report_states_backend_world_size_and_each_ranks_time():
+    from mldebug_mcp.models.diagnose import DiagnosticCheck, DiagnosticReport
+    from mldebug_mcp.render.diagnose import report_text
+
+    check = DiagnosticCheck(id="ranks_parameters_agree", title="t", status="pass", summary="all agree")
+    report = DiagnosticReport(target="t.py:spec", status="pass", checks=[check],
+                              environment={"torch": "2.13", "device": "cpu", "backend": "gloo", "world_size": 2,
+                                           "rank_seconds": [0.5, 0.25], "rank_step_seconds": [0.1, 0.05]},
+                              setup={"task": "classification", "model": "DDP", "parameters": 10,
+                                     "loss_per_rank": [0.7, 0.69]})
+    text = report_text(report)
+    assert "distributed: backend gloo, world size 2" in text
+    assert "rank 0: step 0.100 s, measured in 0.500 s, loss 0.7" in text and "rank 1: step 0.050 s" in text
+    single = DiagnosticReport(target="t.py:spec", status="pass", checks=[check], environment={"torch": "2.13"})
+    assert "distributed" not in report_text(single)

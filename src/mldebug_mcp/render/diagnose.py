@@ -26,9 +26,12 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
              f"{report.setup.get('parameters', 0):,} parameters, torch {env.get('torch')} on {env.get('device')})"]
     if env.get("interpreter"):
         lines.append(f"python: {env['interpreter']}")
+    lines += distributed_lines(report)
     lines.append("")
+    width = max([20] + [len(check.id) for check in report.checks])  # the distributed ids run to 22
     for check in report.checks:
-        lines.append(f"  {MARKS.get(check.status, check.status):4}  {check.id:<20} {check.seconds:6.2f} s  {check.summary}")
+        lines.append(f"  {MARKS.get(check.status, check.status):4}  {check.id:<{width}} {check.seconds:6.2f} s  "
+                     f"{check.summary}")
     lines.append("")
     for check in report.checks:
         if check.status in EXPLAINED or verbose:
@@ -39,6 +42,23 @@ def report_text(report: DiagnosticReport, quotes: Mapping[str, Quote] | None = N
     for path in report.plots:
         lines.append(f"plot: {path}")
     return "\n".join(lines)
+
+
+def distributed_lines(report: DiagnosticReport) -> list[str]:
+    """For a run of N ranks: the backend, the world size, and each rank's time (its training step, and all
+    it measured), with its loss; nothing for a single-process run."""
+    env = report.environment
+    if not env.get("world_size"):
+        return []
+    lines = [f"distributed: backend {env.get('backend')}, world size {env['world_size']}"]
+    steps, totals = env.get("rank_step_seconds") or [], env.get("rank_seconds") or []
+    losses = report.setup.get("loss_per_rank") or []
+    for rank, total in enumerate(totals):
+        step = f"step {steps[rank]:.3f} s, " if rank < len(steps) else ""
+        loss = losses[rank] if rank < len(losses) else None
+        lines.append(f"  rank {rank}: {step}measured in {total:.3f} s"
+                     + (f", loss {loss:.4g}" if isinstance(loss, (int, float)) else ""))
+    return lines
 
 
 def report_summary(report: DiagnosticReport) -> str:
