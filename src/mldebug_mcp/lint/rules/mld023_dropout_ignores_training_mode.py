@@ -22,8 +22,8 @@ DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d
 class DropoutIgnoresTrainingMode(Rule):
     """What it does: in a module's forward pass (forward and the methods of its class that forward calls
     outside a training-only branch), flags dropout that does not follow the module's train/eval mode:
-    F.dropout(x, p) without `training=self.training` (its default is training=True, and writing
-    training=True out is the same), an attention call
+    F.dropout(x, p) without `training=self.training` (its default is training=True; writing
+    training=True out is taken as deliberate, as in Tacotron's prenet), an attention call
     given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
     and called (a fresh module is always in training mode), and a hand-made dropout mask (`bernoulli_(1 - p)`,
     `torch.rand(shape) < keep_prob`, rescaled by 1/(1-p) or named for a drop rate) drawn without an
@@ -69,9 +69,9 @@ class DropoutIgnoresTrainingMode(Rule):
             return
         name = ctx.call_name(node) or ""
         if name in FUNCTIONAL_DROPOUT:
-            training = _keyword(node, "training") or (node.args[2] if len(node.args) > 2 else None)
-            if training is None or (isinstance(training, ast.Constant) and training.value is True):
-                yield Hit(node)  # the default, or training=True written out: dropout in every mode
+            # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
+            if _keyword(node, "training") is None and len(node.args) < 3:
+                yield Hit(node)
         elif name in ATTENTION:
             rate = _keyword(node, "dropout_p") or (node.args[4] if len(node.args) > 4 else None)
             if rate is not None and not _zero_outside_training(rate, ctx):
