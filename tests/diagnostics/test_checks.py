@@ -368,8 +368,8 @@ def test_an_unavailable_device_is_refused_with_the_fix():
         run_checks(b.classifier(), device="gpu0")
 
 
-def test_check_ids_are_the_fifteen_documented_ones():
-    assert len(CHECK_IDS) == 15 and len(set(CHECK_IDS)) == 15
+def test_check_ids_are_the_sixteen_documented_ones():
+    assert len(CHECK_IDS) == 16 and len(set(CHECK_IDS)) == 16
     with pytest.raises(SpecError, match="unknown check"):
         run_checks(b.classifier(), only=["nope"])
 

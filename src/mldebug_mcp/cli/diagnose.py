@@ -64,7 +64,7 @@ def exit_code(status: str) -> int:
 
 # Declared last: each names the functions above.
 COMMANDS = (
-    Command("diagnose", "run 15 runtime checks on a small training setup, in a subprocess",
+    Command("diagnose", "run 16 runtime checks on a small training setup, in a subprocess",
             _diagnose_arguments, run_diagnose,
             description="TARGET is FILE.py:FUNCTION or package.module:FUNCTION; the function returns a dict (or "
                         "DebugSpec) with model, batch=(inputs, targets) or a collator's dict with 'labels', loss_fn "
