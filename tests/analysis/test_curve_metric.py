@@ -118,3 +118,21 @@ def test_metric_names_are_recognised(name):
                                   "eval_samples_per_second", "total_flos", "val_perplexity", "global_step"])
 def test_other_series_are_not_metrics(name):
     assert not is_metric(name)
+
+
+def test_the_cli_reads_a_named_metric_column(tmp_path, capsys):
+    """`mldebug-mcp curve --metric NAME` picks the series; a flat one beside a falling loss is the mismatch."""
+    import json
+
+    from mldebug_mcp.cli import main
+
+    rows = ["step,loss,train_acc,other_acc"]
+    for step in range(0, 1000, 10):
+        rows.append(f"{step},{2.3 * math.exp(-step / 300) + 0.05:.5f},{0.25 + 0.0001 * (step % 3):.5f},"
+                    f"{rising(step):.5f}")
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join(rows) + "\n")
+    assert main(["curve", str(log), "--metric", "train_acc", "--json"]) == 0
+    assert "loss_metric_mismatch" in json.loads(capsys.readouterr().out)["curve"]["observations"]
+    assert main(["curve", str(log), "--metric", "other_acc", "--json"]) == 0
+    assert "loss_metric_mismatch" not in json.loads(capsys.readouterr().out)["curve"]["observations"]

@@ -14,6 +14,8 @@ def _curve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--val", metavar="NAME", help="series to treat as the validation loss (default: guessed)")
     parser.add_argument("--run", metavar="NAME",
                         help="of a folder holding several TensorBoard runs, the one to read (default: the most recent)")
+    parser.add_argument("--metric", metavar="NAME",
+                        help="metric series read beside the loss, for 'loss falls, metric flat' (default: guessed)")
     parser.add_argument("--classes", type=int, metavar="K", help="number of classes, to recognise a plateau at ln K")
     parser.add_argument("--plot", type=Path, metavar="PNG", help="write the curve with a log-scaled loss axis")
     parser.add_argument("--triage", action="store_true", help="also rank hypotheses from the observations")
@@ -27,7 +29,7 @@ def run_curve(args: argparse.Namespace) -> int:
     from ..services.curves import curve_report
     from ..services.triage import triage
 
-    report = curve_report(args.path, args.loss, args.val, args.classes, args.plot, run=args.run)
+    report = curve_report(args.path, args.loss, args.val, args.classes, args.plot, run=args.run, metric=args.metric)
     ranked = None
     if args.triage and (report.observations or args.symptom):
         ranked = triage(args.symptom or "", report.observations)

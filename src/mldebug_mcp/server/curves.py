@@ -33,6 +33,8 @@ async def analyze_curve(
     run: Annotated[str | None, Field(description="Of a folder holding several TensorBoard runs: the run to read, its "
                                      "sub-folder as the report's other_runs lists it (default: the most recent).",
                                      max_length=1000)] = None,
+    metric: Annotated[str | None, Field(description="Metric series read beside the loss, to report a loss that falls "
+                                        "while the metric stays flat (default: guessed).", max_length=200)] = None,
 ) -> Annotated[CallToolResult, CurveOutput]:
     from ..render.curves import curve_text, triage_hint
     from ..services import curves as service
@@ -41,10 +43,10 @@ async def analyze_curve(
     with as_tool_error():
         if plot:
             report, image = await run_heavy(service.curve_with_image, path, loss, val, num_classes, run=run,
-                                            allowed=allowed_dirs(ctx))
+                                            metric=metric, allowed=allowed_dirs(ctx))
         else:
             report = await run_heavy(service.curve_report, path, loss, val, num_classes, run=run,
-                                     allowed=allowed_dirs(ctx))
+                                     metric=metric, allowed=allowed_dirs(ctx))
             image = None
     result = tool_result(report, curve_text(report) + "\n\n" + triage_hint(report))
     if image is not None:

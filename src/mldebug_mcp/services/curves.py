@@ -15,7 +15,8 @@ from .paths import AllowedDirs
 
 
 def curve_report(path: str | Path, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
-                 plot: Path | None = None, *, run: str | None = None, allowed: AllowedDirs | None = None) -> CurveReport:
+                 plot: Path | None = None, *, run: str | None = None, metric: str | None = None,
+                 allowed: AllowedDirs | None = None) -> CurveReport:
     """The classified curve of a CSV, JSONL/JSON or TensorBoard log; with `plot`, a PNG written there.
 
     A folder of event files holding several runs is read one run at a time: `run` (its folder
@@ -26,7 +27,7 @@ def curve_report(path: str | Path, loss: str | None = None, val: str | None = No
     event files that leads outside is skipped with a note, never read."""
     target = allowed.check(str(path)) if allowed is not None else Path(path)
     log = read_curve(target, roots=allowed.roots if allowed is not None else None, run=run)
-    report = analyze_curve(log, loss=loss, val=val, num_classes=num_classes)
+    report = analyze_curve(log, loss=loss, val=val, num_classes=num_classes, metric=metric)
     if plot is not None:
         from ..analysis.curve_plot import write_curve_plot
 
@@ -35,10 +36,12 @@ def curve_report(path: str | Path, loss: str | None = None, val: str | None = No
 
 
 def curve_with_image(path: str, loss: str | None = None, val: str | None = None, num_classes: int | None = None,
-                     *, run: str | None = None, allowed: AllowedDirs | None = None) -> tuple[CurveReport, bytes]:
+                     *, run: str | None = None, metric: str | None = None,
+                     allowed: AllowedDirs | None = None) -> tuple[CurveReport, bytes]:
     """The report and its plot as PNG bytes (drawn in a temporary folder, removed again)."""
     with tempfile.TemporaryDirectory(prefix="mldebug-curve-") as tmp:
-        report = curve_report(path, loss, val, num_classes, Path(tmp) / "curve.png", run=run, allowed=allowed)
+        report = curve_report(path, loss, val, num_classes, Path(tmp) / "curve.png", run=run, metric=metric,
+                              allowed=allowed)
         image = Path(report.plot or "").read_bytes()
     report.plot = "attached"
     return report, image
