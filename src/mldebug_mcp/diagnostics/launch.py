@@ -78,7 +78,7 @@ async def run_in_subprocess(target: str, options: dict[str, Any], limits: Limits
     # psutil is loaded only when something is diagnosed, never when the CLI or the server starts
     from .process_tree import MARKER_VARIABLE, ProcessTree
 
-    _check_python(limits.python)
+    check_python(limits.python)
     marker = uuid.uuid4().hex
     with tempfile.TemporaryDirectory(prefix="mldebug-diagnose-") as tmp:
         events = EventReader(Path(tmp) / "events.jsonl")
@@ -92,10 +92,10 @@ async def run_in_subprocess(target: str, options: dict[str, Any], limits: Limits
         tree = ProcessTree(process.pid, marker, started)
         output = OutputTail(process.stdout)
         try:
-            final = await _watch(process, events, output, tree, limits, on_progress)
+            final = await watch(process, events, output, tree, limits, on_progress)
         finally:
             with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
-                survivors = await _end(process, tree)
+                survivors = await end_run(process, tree)
                 with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
                     await output.drain()
                 await process.aclose()
@@ -142,7 +142,7 @@ class OutputTail:
         return self._tail.decode("utf-8", errors="replace")[-TAIL_CHARS:]
 
 
-async def _watch(process: Any, events: EventReader, output: OutputTail, tree: ProcessTree, limits: Limits,
+async def watch(process: Any, events: EventReader, output: OutputTail, tree: ProcessTree, limits: Limits,
                  on_progress: ProgressCallback | None) -> dict[str, Any] | Stop:
     """Follow the events file until a final event, exit, timeout, a memory or output overrun, or a bad event."""
     now = anyio.current_time()
@@ -183,7 +183,7 @@ async def _report_progress(event: dict[str, Any], on_progress: ProgressCallback 
             await maybe
 
 
-async def _end(process: Any, tree: ProcessTree) -> list[str]:
+async def end_run(process: Any, tree: ProcessTree) -> list[str]:
     """Kill the child and its whole tree, reap the child, and wait until none is left; what is still running
     after KILL_WAIT_SECONDS is returned, described (call shielded from cancellation)."""
     from .process_tree import describe
@@ -213,7 +213,7 @@ def _outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, li
              survivors: list[str]) -> dict[str, Any]:
     if isinstance(final, dict) and final["event"] == "report":
         return final["report"]
-    note = _survivors_note(survivors)
+    note = survivors_note(survivors)
     if isinstance(final, dict):
         error, stage = final["error"], final["stage"]
         if stage == "import":
@@ -222,10 +222,10 @@ def _outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, li
         where = {"build": "building the debug spec", "spec": "validating the debug spec",
                  "run": "running the checks"}.get(stage, "running")
         raise DiagnoseError(f"{error['type']} while {where}: {error['message']}{note}", error["frames"], tail)
-    raise DiagnoseError(_stop_message(final, returncode, limits) + note, output_tail=tail)
+    raise DiagnoseError(stop_message(final, returncode, limits) + note, output_tail=tail)
 
 
-def _stop_message(stop: Stop, returncode: int | None, limits: Limits) -> str:
+def stop_message(stop: Stop, returncode: int | None, limits: Limits) -> str:
     if stop.reason == "timeout":
         return (f"the diagnosed code ran past the {limits.timeout_s:g} s timeout and was killed; "
                 "use a smaller model or batch, fewer --steps, or a larger --timeout")
@@ -244,14 +244,14 @@ def _stop_message(stop: Stop, returncode: int | None, limits: Limits) -> str:
             "(a crash in native code, os._exit or sys.exit in user code)")
 
 
-def _survivors_note(survivors: list[str]) -> str:
+def survivors_note(survivors: list[str]) -> str:
     if not survivors:
         return ""
     return (f"; {len(survivors)} process(es) it started could not be killed and are still running: "
             f"{', '.join(survivors)}; end them by hand")
 
 
-def _check_python(python: str) -> None:
+def check_python(python: str) -> None:
     path = Path(python)
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise UsageError(f"--python {python!r} is not an executable interpreter; give the path of the python "

@@ -74,8 +74,8 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
     spread = max(_relative(a, b) for ns in zip(*norms, strict=False) for a in ns for b in ns) if min(counts) else 0.0
     if spread > TOLERANCE:
         shown = ", ".join(f"rank {i}: {rounded(v)}" for i, v in enumerate(first))
-        problems.append((FAIL, f"{how} measured a different gradient norm on each rank ({shown}): each rank "
-                              "clipped by its own norm, not the global one"))
+        problems.append((FAIL, (f"{how} measured a different gradient norm on each rank ({shown}): each rank "
+                               "clipped by its own norm, not the global one")))
     sharded = any(r["sharded"] for r in ranks)
     measured = {"clip_calls_per_rank": counts, "total_norm_per_rank": [rounded(v) for v in first],
                 "max_relative_difference": rounded(spread), "clipped_with": how}

@@ -81,8 +81,8 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
     problems: list[tuple[str, str]] = []
     if len(set(outcomes)) > 1:
         told = "; ".join(f"rank {i} {o}" for i, o in enumerate(outcomes))
-        problems.append((FAIL, f"with an inf put in {seen[0]['parameter']}'s gradient on rank {injector}, the ranks "
-                              f"acted differently: {told}"))
+        problems.append((FAIL, (f"with an inf put in {seen[0]['parameter']}'s gradient on rank {injector}, the "
+                               f"ranks acted differently: {told}")))
     measured = {"injected": f"inf in {seen[0]['parameter']}.grad on rank {injector}", "outcome_per_rank": outcomes}
     expected = {"outcome_per_rank": "one outcome on every rank (all skip, or all apply the averaged gradient)"}
     result = CHECK.verdict(problems, f"an inf in one rank's gradient reached all {len(ranks)} ranks, and every "

@@ -27,12 +27,12 @@ from ..launch import (
     OutputTail,
     ProgressCallback,
     Stop,
-    _check_python,
-    _end,
-    _stop_message,
-    _survivors_note,
-    _watch,
+    check_python,
+    end_run,
     log,
+    stop_message,
+    survivors_note,
+    watch,
 )
 from .bootstrap import BOOTSTRAP
 from .rank_events import RankEvents
@@ -52,7 +52,7 @@ async def run_ranks(target: str, options: dict[str, Any], limits: Limits, cwd: P
     """Rank 0's report, or DiagnoseError naming the rank that failed and how."""
     from ..process_tree import MARKER_VARIABLE, ProcessTree
 
-    _check_python(limits.python)
+    check_python(limits.python)
     marker = uuid.uuid4().hex
     options = {**options, "collective_timeout_s": collective_timeout(limits.timeout_s)}
     with tempfile.TemporaryDirectory(prefix="mldebug-distributed-") as tmp:
@@ -67,10 +67,10 @@ async def run_ranks(target: str, options: dict[str, Any], limits: Limits, cwd: P
         tree = ProcessTree(process.pid, marker, started)
         output = OutputTail(process.stdout)
         try:
-            final = await _watch(process, events, output, tree, limits, on_progress)  # type: ignore[arg-type]
+            final = await watch(process, events, output, tree, limits, on_progress)  # type: ignore[arg-type]
         finally:
             with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
-                survivors = await _end(process, tree)
+                survivors = await end_run(process, tree)
                 with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
                     await output.drain()
                 await process.aclose()
@@ -85,12 +85,12 @@ def outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, lim
             collective_timeout_s: float) -> dict[str, Any]:
     if isinstance(final, dict) and final["event"] == "report":
         return final["report"]
-    note = _survivors_note(survivors)
+    note = survivors_note(survivors)
     if isinstance(final, Stop):
         if final.reason == "exited":
             raise DiagnoseError(f"torchrun exited with code {returncode} before any rank reported{note}",
                                 output_tail=tail)
-        raise DiagnoseError(_stop_message(final, returncode, limits) + note, output_tail=tail)
+        raise DiagnoseError(stop_message(final, returncode, limits) + note, output_tail=tail)
     error, stage, rank = final["error"], final["stage"], final.get("rank")
     who = f"rank {rank}" if rank is not None else "torchrun"
     if stage == "import":

@@ -16,7 +16,14 @@ from typing import Any
 from ..checks.batch_format import as_given, split_batch
 from ..checks.model_loss import computes_own_loss, loss_in
 from ..checks.tensors import call_model, tensors_in
-from . import checks_batchnorm, checks_clipping, checks_data, checks_metric, checks_nonfinite, checks_random
+from . import (
+    checks_batchnorm,
+    checks_clipping,
+    checks_data,
+    checks_metric,
+    checks_nonfinite,
+    checks_random,
+)
 from .fingerprint import fingerprint, fingerprints, sharded
 from .rank_spec import RankSpec
 
@@ -63,7 +70,10 @@ def outside_ddp(model: Any) -> tuple[list[str], bool]:
 
     kinds: tuple[type, ...] = (DistributedDataParallel,)
     try:
-        from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel  # FSDPModule: torch >= 2.6
+        from torch.distributed.fsdp import (  # FSDPModule: torch >= 2.6
+            FSDPModule,
+            FullyShardedDataParallel,
+        )
         kinds += (FullyShardedDataParallel, FSDPModule)
     except ImportError:
         pass
