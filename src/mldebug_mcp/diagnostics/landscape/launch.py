@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 
 from ...errors import DiagnoseError
+from .. import launch as _diagnose_launch
 from ..events import (
     EVENT_FIELDS,
     EVENT_LINE_LIMIT_BYTES,
@@ -35,13 +36,18 @@ from ..launch import (
     OutputTail,
     ProgressCallback,
     Stop,
-    _check_python,
-    _end,
-    _stop_message,
-    _survivors_note,
-    _watch,
     log,
 )
+
+
+def _shared(name: str):
+    """A helper of ../launch.py under its public name, or its older private one (the helpers are being made
+    public by the distributed work; either spelling works while both are in flight)."""
+    return getattr(_diagnose_launch, name, None) or getattr(_diagnose_launch, "_" + name.removesuffix("_run"))
+
+
+check_python, watch, end_run = _shared("check_python"), _shared("watch"), _shared("end_run")
+stop_message, survivors_note = _shared("stop_message"), _shared("survivors_note")
 
 DIAGNOSTICS_DIR = Path(__file__).parent.parent
 BOOTSTRAP = """\
@@ -99,7 +105,7 @@ async def run_landscape(target: str, options: dict[str, Any], limits: Limits, cw
     """The child's report dict, or DiagnoseError saying why there is none."""
     from ..process_tree import MARKER_VARIABLE, ProcessTree
 
-    _check_python(limits.python)
+    check_python(limits.python)
     marker = uuid.uuid4().hex
     with tempfile.TemporaryDirectory(prefix="mldebug-landscape-") as tmp:
         events = LandscapeEvents(Path(tmp) / "events.jsonl")
@@ -113,10 +119,10 @@ async def run_landscape(target: str, options: dict[str, Any], limits: Limits, cw
         tree = ProcessTree(process.pid, marker, started)
         output = OutputTail(process.stdout)
         try:
-            final = await _watch(process, events, output, tree, limits, on_progress)
+            final = await watch(process, events, output, tree, limits, on_progress)
         finally:
             with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
-                survivors = await _end(process, tree)
+                survivors = await end_run(process, tree)
                 with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
                     await output.drain()
                 await process.aclose()
@@ -129,9 +135,9 @@ def _outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, li
              survivors: list[str]) -> dict[str, Any]:
     if isinstance(final, dict) and final["event"] == "report":
         return final["report"]
-    note = _survivors_note(survivors)
+    note = survivors_note(survivors)
     if isinstance(final, Stop):
-        raise DiagnoseError(_stop_message(final, returncode, limits) + note, output_tail=tail)
+        raise DiagnoseError(stop_message(final, returncode, limits) + note, output_tail=tail)
     error, stage = final["error"], final["stage"]
     if stage == "import":
         raise DiagnoseError(f"{limits.python} cannot import torch ({error['message']}); install torch in that "
