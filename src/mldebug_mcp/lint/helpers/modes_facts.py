@@ -18,6 +18,7 @@ from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
 MODE_FACT = "mode:"
+GRAD_OFF_TEXTS = ("no_grad", "inference_mode", "set_grad_enabled")  # the names no_grad_expr recognises end so
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 BUILTINS = {"len", "print", "isinstance", "getattr", "hasattr", "setattr", "type", "id", "repr", "str", "list",
             "tuple", "dict", "zip", "enumerate", "iter", "next", "sum", "any", "all", "sorted", "map", "filter"}
@@ -33,18 +34,22 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         # analysis; every other function keeps the mode (most files: no text to look at twice)
         texts = ctx.has_text("eval") or ctx.has_text(".train(") or ctx.has_text(".training")
         switching = {f.name for kind in FUNCS for f in ctx.by_type.get(kind, ()) if texts and _switch_text(f, ctx)}
+        grad_text = any(map(ctx.has_text, GRAD_OFF_TEXTS))  # inference needs autograd off, written in this file
         found: dict[str, str] = {}
         for name, func in ctx.functions.items():
             if not isinstance(func, FUNCS) or not (func.args.args or func.args.posonlyargs):
                 continue
             maybe = name in switching or (bool(switching) and any(
                 isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
-            copies = _copies(func, ctx)  # `model = deepcopy(model); model.eval()` switches the copy only
-            switched = [w for w in switches(func, ctx) if (w.key or "").split(".")[0] not in copies] if maybe else []
+            switched = []
+            if maybe:
+                copies = _copies(func, ctx)  # `model = deepcopy(model); model.eval()` switches the copy only
+                switched = [w for w in switches(func, ctx) if (w.key or "").split(".")[0] not in copies]
             if switched:  # the mode it leaves: 'eval' (validate()), 'train' (train_one_epoch()), 'set'
                 found[f"{MODE_FACT}{module}.{name}"] = switched[-1].mode
             elif not _hands_on(func, ctx):  # one that passes its model to another file's code: unknown
-                found[f"{MODE_FACT}{module}.{name}"] = "infers" if _infers(func, ctx) else "keeps"
+                inferring = grad_text and _infers(func, ctx)
+                found[f"{MODE_FACT}{module}.{name}"] = "infers" if inferring else "keeps"
         return found
     if not ctx.has_text("def "):
         return {}
@@ -61,6 +66,8 @@ def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:
     """Passes a parameter named like a model to a function that is neither this file's nor torch's
     (`engine.run_eval(model, loader)`): that function may switch the mode, out of sight here."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args] if MODEL_NAME.search(a.arg.lower())}
+    if not params:
+        return False
     for node in own_nodes(func, ctx):
         if not (isinstance(node, ast.Call) and params & {
                 a.id for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Name)}):
