@@ -11,6 +11,7 @@ which is wrapped here (however the user imported clip_grad_norm_), as is FSDP's 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,16 +26,19 @@ TOLERANCE = 1e-6  # relative: norms of identical averaged gradients are bitwise 
 @contextmanager
 def recording() -> Iterator[list[tuple[str, Any]]]:
     """The (function, total norm) of every gradient-norm clip during the block."""
-    from torch.distributed.fsdp import FullyShardedDataParallel
     from torch.nn import utils
     from torch.nn.utils import clip_grad
+
+    fsdp = sys.modules.get("torch.distributed.fsdp")  # loaded by the user's code when it uses FSDP (1 s to import)
+    fsdp_class = getattr(fsdp, "FullyShardedDataParallel", None)
 
     norms: list[tuple[str, Any]] = []
     # torch >= 2.6: clip_grad_norm_ gets its norm from _get_total_norm, looked up in its module at each call;
     # before, clip_grad_norm_ itself is wrapped where the user usually reaches it
     inner = "_get_total_norm" if hasattr(clip_grad, "_get_total_norm") else "clip_grad_norm_"
     patched = [(clip_grad, inner)] + ([(utils, "clip_grad_norm_")] if inner == "clip_grad_norm_" else [])
-    patched.append((FullyShardedDataParallel, "clip_grad_norm_"))
+    if fsdp_class is not None:
+        patched.append((fsdp_class, "clip_grad_norm_"))
     originals = [getattr(owner, name) for owner, name in patched]
 
     def recorder(original: Any, how: str) -> Any:
@@ -45,8 +49,7 @@ def recording() -> Iterator[list[tuple[str, Any]]]:
         return recorded
 
     for (owner, name), original in zip(patched, originals, strict=True):
-        how = "FullyShardedDataParallel.clip_grad_norm_" if owner is FullyShardedDataParallel else \
-            "torch.nn.utils.clip_grad_norm_"
+        how = "FullyShardedDataParallel.clip_grad_norm_" if owner is fsdp_class else "torch.nn.utils.clip_grad_norm_"
         setattr(owner, name, recorder(original, how))
     try:
         yield norms

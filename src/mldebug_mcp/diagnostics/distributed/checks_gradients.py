@@ -24,7 +24,8 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
     partial = present_on_some(grads)
     if not spread and not partial and ranks[0].get("sharded"):
         return CHECK.skip(f"all {ranks[0]['sharded']} parameter tensors are sharded (FSDP): each rank holds the "
-                          "gradient of its own shard by design, so there is nothing to compare")
+                          "reduced gradient of its own shard, so there is nothing to compare across ranks (see "
+                          "ranks_clip_norm_agree for the norm over the shards)")
     if not spread and not partial:
         return CHECK.skip("no parameter had a gradient after the step (does train_step clear them after "
                           "optimizer.step()?)")

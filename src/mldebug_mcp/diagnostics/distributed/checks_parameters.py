@@ -19,8 +19,9 @@ CHECK = Check("ranks_parameters_agree", "Every rank holds the same weights, befo
 
 def judge(ranks: list[dict[str, Any]]) -> Any:
     if not ranks[0]["params_start"] and ranks[0].get("sharded"):
-        return CHECK.skip(f"all {ranks[0]['sharded']} parameter tensors are sharded (FSDP): each rank holds its own "
-                          "shard by design, so there is nothing to compare")
+        return CHECK.skip(f"all {ranks[0]['sharded']} parameter tensors are sharded (FSDP): the ranks hold the "
+                          "shards of one copy, not replicas, so there is nothing to drift apart (gathered, the full "
+                          "tensors are the same on every rank by construction)")
     start = spread_across_ranks([r["params_start"] for r in ranks])
     after = spread_across_ranks([r["params_after"] for r in ranks])
     at_start = [n for n, d in start.items() if d > TOLERANCE]
