@@ -45,11 +45,11 @@ def measure(model: Any, rank: int, world_size: int, step: Callable[[], Any]) -> 
     handles = [register_optimizer_step_pre_hook(seen_by_optimizer)]
     if rank == injector:
         handles.append(target[1].register_hook(inject))
-    raised = None
+    raised, message = None, ""
     try:
         step()
     except Exception as exc:  # noqa: BLE001 - raising on the inf is one way to act on it
-        raised = f"{type(exc).__name__}: {exc}"[:300]
+        raised, message = type(exc).__name__, str(exc)[:300]  # compared by type: messages may name the rank
     finally:
         for handle in handles:
             handle.remove()
@@ -60,7 +60,8 @@ def measure(model: Any, rank: int, world_size: int, step: Callable[[], Any]) -> 
         outcome = SKIPPED
     else:
         outcome = FINITE if all(steps) else NON_FINITE
-    return {"injected_on": injector, "parameter": target[0], "fired": bool(fired), "outcome": outcome}
+    return {"injected_on": injector, "parameter": target[0], "fired": bool(fired), "outcome": outcome,
+            "message": message}
 
 
 def _local(tensor: Any) -> Any:
@@ -88,6 +89,7 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
     result = CHECK.verdict(problems, f"an inf in one rank's gradient reached all {len(ranks)} ranks, and every "
                                      f"rank {outcomes[0]}", measured=measured, expected=expected,
                            meaning=_meaning(problems, outcomes), next_test=_next_test(problems))
+    result.details.extend(f"rank {i} raised: {s['message']}" for i, s in enumerate(seen) if s.get("message"))
     if not problems and outcomes[0] == NON_FINITE:
         result.details.append("every rank applied the inf: consistent, but one bad batch on one rank then corrupts "
                               "every replica; a GradScaler (or skipping when the all-reduced norm is not finite) "
