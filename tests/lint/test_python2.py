@@ -61,3 +61,23 @@ def test_a_python2_file_in_a_folder_is_reported_and_the_others_checked(tmp_path)
     report = lint([str(tmp_path)])
     assert [(f.path.rsplit("/", 1)[-1], f.code) for f in report.findings] == [("new.py", "MLD070"), ("old.py", "MLD000")]
     assert "Python 2 syntax" in report.findings[1].message
+
+
+def test_old_pytorch_async_argument_is_read_as_the_keyword_it_was():
+    """`x.cuda(async=True)` (PyTorch before 0.4) no longer parses on Python 3.7+; the file is linted anyway,
+    with lines and columns unchanged, and its real findings still come out."""
+    source = (
+        "import torch.nn as nn\n"
+        "def train(model, loader, opt):\n"
+        "    crit = nn.CrossEntropyLoss()\n"
+        "    for x, y in loader:\n"
+        "        x, y = x.cuda(), y.cuda(async=True)\n"
+        "        loss = crit(nn.functional.softmax(model(x), dim=1), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+    )
+    findings = lint_source(source, "old.py")
+    assert not [f for f in findings if f.code == "MLD000"]
+    assert any(f.code == "MLD001" and f.line == 6 for f in findings)
+    assert [f.code for f in lint_source("x = f(async = 1) +\n", "bad.py")] == ["MLD000"]  # other errors stay errors

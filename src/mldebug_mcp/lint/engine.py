@@ -35,7 +35,7 @@ from .notebook import (
 )
 from .py2 import FIX as FIX_PYTHON2
 from .py2 import MESSAGE as PY2_MESSAGE
-from .py2 import python2_syntax
+from .py2 import python2_syntax, without_async_arguments
 from .registry import RULES
 from .rule import Rule
 
@@ -98,7 +98,14 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
     try:
         with warnings.catch_warnings():  # the user's invalid escapes are theirs to see, not lint's output
             warnings.simplefilter("ignore")
-            tree = compile(source, path, "exec", flags, dont_inherit=True)
+            try:
+                tree = compile(source, path, "exec", flags, dont_inherit=True)
+            except SyntaxError:
+                legacy = without_async_arguments(source)  # old PyTorch's .cuda(async=True)
+                if legacy is None:
+                    raise
+                tree = compile(legacy, path, "exec", flags, dont_inherit=True)
+                source = legacy
     except SyntaxError as exc:
         where = exc.lineno or 1, (exc.offset or 0) + 1
         what = python2_syntax(source, exc)

@@ -43,3 +43,16 @@ def python2_syntax(source: str, exc: SyntaxError) -> str | None:
             if pattern.search(code):
                 return what
     return None
+
+
+# PyTorch before 0.4 spelled non_blocking `async`: `x.cuda(async=True)`. Since Python 3.7 `async` is a
+# keyword, so such a file no longer parses although nothing else in it is wrong. The argument is renamed to
+# an identifier of the same length, so every line and column stays where it was.
+_ASYNC_ARGUMENT = re.compile(r"(?<=[(,\s])async(?=\s*=(?!=))")
+
+
+def without_async_arguments(source: str) -> str | None:
+    """The source with each `async=` keyword argument renamed, or None when it has none."""
+    renamed = _ASYNC_ARGUMENT.sub("Async", source)
+    return renamed if renamed != source else None
+
