@@ -40,7 +40,7 @@ async def test_tools_list_matches_the_snapshot(client):
     assert current == expected, "tools/list changed: review, then rerun with UPDATE_SNAPSHOTS=1"
 
 
-RUNS_USER_CODE = {"diagnose"}  # executes the user's debug spec in a subprocess: honestly not read-only
+RUNS_USER_CODE = {"diagnose", "loss_landscape"}  # execute the user's debug spec in a subprocess: honestly not read-only
 
 
 async def test_every_tool_is_annotated_honestly_and_has_an_output_schema(client):
