@@ -48,7 +48,11 @@ def measure(model: Any, rank: int, world_size: int, step: Callable[[], Any]) -> 
     raised, message = None, ""
     try:
         step()
-    except Exception as exc:  # noqa: BLE001 - raising on the inf is one way to act on it
+    except Exception as exc:  # raising on the inf is one way to act on it
+        from .rank import COLLECTIVE_SIGNS
+
+        if any(sign in str(exc) for sign in COLLECTIVE_SIGNS):
+            raise  # a collective that failed or timed out: the run's error, not a way of acting on the inf
         raised, message = type(exc).__name__, str(exc)[:300]  # compared by type: messages may name the rank
     finally:
         for handle in handles:

@@ -1,6 +1,7 @@
 """What one rank measures, for rank 0 to compare: weights before and after one training step, the
 gradients of that step, the samples its data loader hands out, its random streams, the gradient norms it
-clipped by, its BatchNorm statistics, the spec's metric, and (last) how it acts on an injected inf.
+clipped by, its BatchNorm statistics and the spec's metric; then (inject_nonfinite, after the first
+gather) how it acts on an inf injected into one rank's gradient.
 
 The step is the user's train_step when given, else zero_grad, loss, backward, step. It runs the
 model's own collectives (DDP's gradient all-reduce), so an exception in it ends the run: the other
@@ -31,9 +32,9 @@ from .rank_spec import RankSpec
 DEFAULT_LR = 3e-4  # as the single-process checks: Adam at Karpathy's safe default
 
 
-def measure(rank_spec: RankSpec, rank: int, world_size: int = 1, wanted: set[str] | None = None) -> dict[str, Any]:
+def measure(rank_spec: RankSpec, rank: int, wanted: set[str] | None = None) -> dict[str, Any]:
     """This rank's measurements, as plain data (all-gathered to rank 0). `wanted`: the check ids to measure
-    for (None: all); the injected-inf step runs only for its check."""
+    for (None: all)."""
     import torch
 
     started = time.perf_counter()
@@ -58,10 +59,15 @@ def measure(rank_spec: RankSpec, rank: int, world_size: int = 1, wanted: set[str
     local["batchnorm"] = checks_batchnorm.measure(model, batch[0])
     if wanted is None or checks_metric.CHECK.id in wanted:
         local["metric"] = checks_metric.measure(spec, batch)
-    if wanted is None or checks_nonfinite.CHECK.id in wanted:
-        local["nonfinite"] = checks_nonfinite.measure(model, rank, world_size, lambda: _step(rank_spec, batch))
     local["seconds"] = round(time.perf_counter() - started, 4)
     return local
+
+
+def inject_nonfinite(rank_spec: RankSpec, rank: int, world_size: int) -> dict[str, Any]:
+    """The second step, with an inf in the last rank's gradient (run after the first gather, so only when every
+    rank got through the first step and its collectives in step)."""
+    batch = split_batch(rank_spec.spec.batch)
+    return checks_nonfinite.measure(rank_spec.spec.model, rank, world_size, lambda: _step(rank_spec, batch))
 
 
 def outside_ddp(model: Any) -> tuple[list[str], bool]:

@@ -26,7 +26,7 @@ from ..checks.runner import Events, load_target
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what gloo says when a collective was not reached by every rank, or a peer died in it
 COLLECTIVE_SIGNS = ("monitoredBarrier", "mismatch between collectives", "Timed out", "timed out",
-                    "Connection closed by peer", "Connection reset by peer", "Broken pipe")
+                    "Connection closed by peer", "Connection reset by peer", "Broken pipe", "pair closure")
 
 
 def main(argv: list[str]) -> int:

@@ -1,7 +1,9 @@
 """The distributed checks on one rank: measure here, gather everything to rank 0, judge there.
 
-Every rank takes part in exactly one collective of ours (an all-gather of its measurements), after the
-user's step, so the ranks stay in lockstep however the checks fare; only rank 0 judges and reports.
+Every rank takes part in the same collectives of ours: an all-gather of its measurements after the user's
+step, and, when ranks_nonfinite_agree runs, a second one after the step with an injected inf (which runs
+only once the first gather showed every rank through the first step in step). The ranks stay in lockstep
+however the checks fare; only rank 0 judges and reports.
 """
 
 from __future__ import annotations
@@ -42,9 +44,15 @@ def run_rank(rank_spec: RankSpec, *, rank: int, world_size: int, backend: str, o
     selected = [m for m in CHECKS if not only or m.CHECK.id in only]
     if progress is not None:
         progress(0, len(selected) + 1, "one training step on every rank")
-    local = probe.measure(rank_spec, rank, world_size, {m.CHECK.id for m in selected} if only else None)
+    wanted = {m.CHECK.id for m in selected}
+    local = probe.measure(rank_spec, rank, wanted)
     ranks: list[Any] = [None] * world_size
     dist.all_gather_object(ranks, local)
+    if checks_nonfinite.CHECK.id in wanted:
+        injected: list[Any] = [None] * world_size
+        dist.all_gather_object(injected, probe.inject_nonfinite(rank_spec, rank, world_size))
+        for measured, outcome in zip(ranks, injected, strict=True):
+            measured["nonfinite"] = outcome
     if rank != 0:
         return None
     results = []
