@@ -395,3 +395,22 @@ def test_the_text_report_states_backend_world_size_and_each_ranks_time():
     assert "rank 0: step 0.100 s, measured in 0.500 s, loss 0.7" in text and "rank 1: step 0.050 s" in text
     single = DiagnosticReport(target="t.py:spec", status="pass", checks=[check], environment={"torch": "2.13"})
     assert "distributed" not in report_text(single)
+
+
+def test_a_collective_that_fails_in_the_injected_step_is_the_runs_error_not_an_answer_to_the_inf():
+    from mldebug_mcp.diagnostics.distributed import checks_nonfinite as nf
+
+    model = torch.nn.Linear(3, 1)
+
+    def timed_out():
+        model(torch.ones(2, 3)).sum().backward()
+        raise RuntimeError("[gloo] Timed out waiting 2000ms for recv operation to complete")
+
+    def refuses():
+        model(torch.ones(2, 3)).sum().backward()
+        raise RuntimeError("the total norm is non-finite on rank 0")
+
+    with pytest.raises(RuntimeError, match="Timed out"):
+        nf.measure(model, 0, 1, timed_out)
+    answer = nf.measure(model, 0, 1, refuses)
+    assert answer["outcome"] == "raised RuntimeError" and "rank 0" in answer["message"]

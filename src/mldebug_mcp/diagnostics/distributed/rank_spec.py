@@ -5,8 +5,10 @@ which torchrun sets). Besides the usual keys it may return:
   loader     the rank's training DataLoader (its sampler is read, no sample is loaded);
   set_epoch  callable(epoch): what the training loop does at the start of each epoch, typically
              `lambda epoch: loader.sampler.set_epoch(epoch)`.
-`batch` may be left out when a loader is given: its first batch is used. The model may already be
-wrapped in DistributedDataParallel; the process group is initialised before the function is called.
+`batch` may be left out when a loader is given: its first batch is used. The usual `metric(logits,
+targets)` is run on every rank's batch, as the script runs it before logging (ranks_metric_reduced). The
+model may already be wrapped in DistributedDataParallel or FSDP (both run on gloo CPU in torch 2.13); the
+process group is initialised before the function is called.
 """
 
 from __future__ import annotations
