@@ -3,12 +3,13 @@ response tokens only, and the fine-tuned model must answer held-out prompts.
 
 Usage: python accept.py PROJECT_DIR   (exit 0 = fixed, 1 = not fixed)
 Through the project's own pieces (config.Config, train.train, collator.SFTCollator, data, tokenizer):
-  1. train with the default Config (seeded, one thread);
+  1. train with the default Config, shortened to 700 steps to keep this test quick (seeded,
+     one thread);
   2. on a collated batch, the loss the model returns equals the next-token cross-entropy computed
      here from its logits (logits at position t scored against token t+1, response tokens and
      <eos> only, prompt and padding excluded), within 1e-3 relative;
   3. greedy decoding (this file's own loop, stopping at <eos>) reproduces the answer exactly on
-     at least 80 % of 150 fresh prompts (reference fix: ~0.96; unshifted labels: 0.0).
+     at least 80 % of 150 fresh prompts (reference fix: ~0.94 after 700 steps; unshifted labels: 0.0).
 """
 import importlib
 import os
@@ -54,6 +55,8 @@ def main():
     tokenizer = importlib.import_module("tokenizer")
 
     cfg = config.Config()
+    if hasattr(cfg, "steps"):
+        cfg.steps = min(cfg.steps, 700)
     model, _ = train_mod.train(cfg, verbose=False)
     model.eval()
     tok = tokenizer.CharTokenizer()
