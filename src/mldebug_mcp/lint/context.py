@@ -61,6 +61,7 @@ class ModuleContext:
         self._resolving: set[str] = set()
         self._scopes: dict = {}
         self._call_names: dict = {}
+        self._qualnames: dict = {}
         self._constructed: dict = {}
         self._memo: dict = {}
         self._texts: dict[str, bool] = {}
@@ -189,8 +190,13 @@ class ModuleContext:
         if isinstance(expr, ast.Name):
             return self.aliases.get(expr.id, expr.id if expr.id in self.classes or expr.id in self.functions else None)
         if isinstance(expr, ast.Attribute):
-            base = self.qualname(expr.value)
-            return f"{base}.{expr.attr}" if base else None
+            # kept per node: rules ask about the same callee many times, and aliases, classes and functions
+            # are fixed once the module is indexed
+            found = self._qualnames.get(expr, _MISSING)
+            if found is _MISSING:
+                base = self.qualname(expr.value)
+                found = self._qualnames[expr] = f"{base}.{expr.attr}" if base else None
+            return found
         return None
 
     def call_name(self, call: ast.AST) -> str | None:

@@ -172,7 +172,7 @@ def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
     """Run `rules` over one indexed module; findings sorted, noqa applied."""
     by_type: dict[type, list[Rule]] = {}
     has_text = ctx.has_text  # each distinct text is looked for once per file, not once per rule
-    rules = [r for r in rules if not r.requires_text or any(map(has_text, r.requires_text))]
+    rules = [r for r in rules if (not r.requires_text or any(map(has_text, r.requires_text))) and r.applies(ctx)]
     for rule in rules:
         for node_type in rule.node_types:
             by_type.setdefault(node_type, []).append(rule)

@@ -46,6 +46,11 @@ class Rule:
     BAD: str  # minimal code that fires
     GOOD: str  # the corrected code, which must stay quiet
 
+    def applies(self, ctx: ModuleContext) -> bool:
+        """Whether the module can hold what the rule finds, asked once per module after requires_text: a rule
+        answers False only where check and finish would find nothing, so the engine skips its nodes."""
+        return True
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         return iter(())
 

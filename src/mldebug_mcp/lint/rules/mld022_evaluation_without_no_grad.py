@@ -78,6 +78,11 @@ class EvaluationWithoutNoGrad(Rule):
         "    return torch.cat(outputs)\n"
     )
 
+    def applies(self, ctx: ModuleContext) -> bool:
+        # both findings need an eval() call (unguarded_evaluation), or evaluation data looped over (_evaluation_code,
+        # which also holds with any eval() call)
+        return uses_torch(ctx) and _evaluation_code(ctx)
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not uses_torch(ctx):
             return

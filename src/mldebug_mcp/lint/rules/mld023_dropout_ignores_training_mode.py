@@ -61,26 +61,33 @@ class DropoutIgnoresTrainingMode(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not in_forward_pass(node, ctx) or only_when_training(node, ctx):
-            return
-        if isinstance(node, ast.Compare):
-            if random_mask(node, ctx) and drops_units(node, ctx):
-                yield Hit(node, MASK)
-            return
-        name = ctx.call_name(node) or ""
-        if name in FUNCTIONAL_DROPOUT:
-            # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
-            if _keyword(node, "training") is None and len(node.args) < 3:
-                yield Hit(node)
-        elif name in ATTENTION:
-            rate = _keyword(node, "dropout_p") or (node.args[4] if len(node.args) > 4 else None)
-            if rate is not None and not _zero_outside_training(rate, ctx):
-                yield Hit(rate, "attention dropout_p does not depend on self.training: attention weights are "
-                                "dropped at evaluation and inference too")
-        elif _built_here(node.func, ctx):
-            yield Hit(node, "nn.Dropout built inside forward is always in training mode: model.eval() never reaches it")
-        elif random_mask(node, ctx) and drops_units(node, ctx) and not _inside_mask(node, ctx):
-            yield Hit(node, MASK)
+        # what the node would be reported for first (cheap, and nothing for almost every call), then whether it
+        # runs in the forward pass outside training-only code (a walk up its ancestors)
+        hit = _compare_hit(node, ctx) if isinstance(node, ast.Compare) else _call_hit(node, ctx)
+        if hit is not None and in_forward_pass(node, ctx) and not only_when_training(node, ctx):
+            yield hit
+
+
+def _compare_hit(node: ast.Compare, ctx: ModuleContext) -> Hit | None:
+    return Hit(node, MASK) if random_mask(node, ctx) and drops_units(node, ctx) else None
+
+
+def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
+    name = ctx.call_name(node) or ""
+    if name in FUNCTIONAL_DROPOUT:
+        # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
+        return Hit(node) if _keyword(node, "training") is None and len(node.args) < 3 else None
+    if name in ATTENTION:
+        rate = _keyword(node, "dropout_p") or (node.args[4] if len(node.args) > 4 else None)
+        if rate is not None and not _zero_outside_training(rate, ctx):
+            return Hit(rate, "attention dropout_p does not depend on self.training: attention weights are "
+                             "dropped at evaluation and inference too")
+        return None
+    if _built_here(node.func, ctx):
+        return Hit(node, "nn.Dropout built inside forward is always in training mode: model.eval() never reaches it")
+    if random_mask(node, ctx) and drops_units(node, ctx) and not _inside_mask(node, ctx):
+        return Hit(node, MASK)
+    return None
 
 
 MASK = ("hand-made dropout mask drawn whatever the mode: it keeps dropping units at evaluation and inference; "

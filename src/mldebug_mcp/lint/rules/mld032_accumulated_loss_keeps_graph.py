@@ -109,12 +109,19 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
         return node.target, node.value
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp) \
             and isinstance(node.value.op, ast.Add):
-        key = ast.unparse(node.targets[0])
-        left, right = node.value.left, node.value.right
-        if ast.unparse(left) == key:
-            return node.targets[0], right
-        if ast.unparse(right) == key:
-            return node.targets[0], left
+        target, left, right = node.targets[0], node.value.left, node.value.right
+        if type(target) is ast.Name:  # `x = x + y`: only a name unparses to the target's name (no unparse needed)
+            if type(left) is ast.Name and left.id == target.id:
+                return target, right
+            if type(right) is ast.Name and right.id == target.id:
+                return target, left
+        elif type(left) is type(target) or type(right) is type(target):
+            # unparsed texts parse back to the same tree, so equal texts are nodes of the same type
+            key = ast.unparse(target)
+            if type(left) is type(target) and ast.unparse(left) == key:
+                return target, right
+            if type(right) is type(target) and ast.unparse(right) == key:
+                return target, left
     if isinstance(node, ast.Call) and ctx.method_name(node) == "append" and len(node.args) == 1:
         return node.func.value, node.args[0]
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
@@ -139,11 +146,15 @@ def _key_varies(target: ast.Subscript, ctx: ModuleContext) -> bool:
         if isinstance(anc, LOOPS):
             targets = {n.id for n in ast.walk(anc.target) if isinstance(n, ast.Name)} if isinstance(
                 anc, ast.For | ast.AsyncFor) else set()
-            advanced = {n.target.id for n in ast.walk(anc) if isinstance(n, ast.AugAssign)
-                        and isinstance(n.target, ast.Name)}
-            if keys & (targets | advanced):
+            if keys & targets or keys & _advanced(anc, ctx):
                 return True
     return False
+
+
+def _advanced(loop: ast.AST, ctx: ModuleContext) -> set[str]:
+    """The names a loop advances (`step += 1`), once per loop: every store in it asks."""
+    return ctx.memo(("mld032", "advanced", id(loop)), lambda: {
+        n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)})
 
 
 def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:
