@@ -10,6 +10,7 @@ by type so rules are dispatched without walking again.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from keyword import iskeyword
 
@@ -178,6 +179,17 @@ class ModuleContext:
             return grouped
 
         return self.memo(("in_scope", kinds), index).get(scope, [])
+
+    def within(self, kind: type, definition: ast.AST) -> list[ast.AST]:
+        """The nodes of `kind` inside a def or class (decorators included), by line: the lines from its first
+        decorator to its end hold nothing else, as no statement shares a line with a compound one. One sort
+        per kind and module, then a bisection per question, where a walk of the definition visits every node."""
+        def index() -> tuple[list[int], list[ast.AST]]:
+            nodes = sorted(self.by_type.get(kind, ()), key=_line)
+            return [n.lineno for n in nodes], nodes
+        lines, nodes = self.memo(("within", kind), index)
+        first = min([definition.lineno, *(d.lineno for d in getattr(definition, "decorator_list", ()))])
+        return nodes[bisect_left(lines, first):bisect_right(lines, definition.end_lineno)]
 
     def enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
         found = self.enclosing(node, (ast.ClassDef,))

@@ -150,6 +150,11 @@ def _choices(func: ast.AST, ctx) -> dict[str, str]:
     if not params:
         return {}
     param, table = params[0], {}
+    # only an `if` comparing the parameter with a string, or a `return TABLE[param]`, adds an entry: a function
+    # without one (almost every function) needs no walk
+    if not any(_compared_key(n.test, param) for n in ctx.within(ast.If, func)) and not any(
+            _looked_up(n, param) for n in ctx.within(ast.Return, func)):
+        return table
     for node in ast.walk(func):
         if isinstance(node, ast.If):
             key = _compared_key(node.test, param)
@@ -172,6 +177,14 @@ def _choices(func: ast.AST, ctx) -> dict[str, str]:
                             and _is_loss(source.name):
                         table[k.value.upper()] = source.name
     return table
+
+
+def _looked_up(node: ast.Return, param: str) -> bool:
+    """`return TABLE[param]` or `return TABLE[param](...)`."""
+    if node.value is None:
+        return False
+    lookup = node.value.func if isinstance(node.value, ast.Call) else node.value
+    return isinstance(lookup, ast.Subscript) and isinstance(lookup.slice, ast.Name) and lookup.slice.id == param
 
 
 def _compared_key(test: ast.AST, param: str) -> str | None:
@@ -238,6 +251,9 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
     params = params[1:2] if isinstance(owner, ast.ClassDef) else params[:1]
     if not params:
         return None
+    # a logit loss called inside at all (most classes and functions call none) before the walk that picks the first
+    if not any(_logit_call_of(call, params[0], ctx) for call in ctx.within(ast.Call, forward)):
+        return None
     for call in ast.walk(forward):
         if not isinstance(call, ast.Call) or call is forward:
             continue
@@ -248,3 +264,13 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
         if any(isinstance(i, ast.Name) and i.id == params[0] for i in inputs):
             return source.name
     return None
+
+
+def _logit_call_of(call: ast.Call, param: str, ctx) -> bool:
+    """A call of a logit loss whose prediction is `param` (what _wraps looks for)."""
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES, loss_call_source, loss_inputs, strip_shape_ops
+
+    source = loss_call_source(call, ctx)
+    if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
+        return False
+    return any(isinstance(i, ast.Name) and i.id == param for i in (strip_shape_ops(i, ctx) for i in loss_inputs(call)))

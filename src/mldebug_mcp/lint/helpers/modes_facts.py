@@ -39,7 +39,10 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         for name, func in ctx.functions.items():
             if not isinstance(func, FUNCS) or not (func.args.args or func.args.posonlyargs):
                 continue
+            # the calls inside the def (nested ones too) first: only when one calls a switching function are
+            # the function's own nodes looked at
             maybe = name in switching or (bool(switching) and any(
+                _called_name(n) in switching for n in ctx.within(ast.Call, func)) and any(
                 isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
             switched = []
             if maybe:
@@ -83,9 +86,18 @@ def _infers(func: ast.AST, ctx: ModuleContext) -> bool:
     """Runs a model it is handed with autograd off (`@torch.inference_mode` on a decoding step, a loss
     estimate under no_grad): inference, whose mode it leaves to its caller."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args]}
+    if not any(_root(n.func) in params and model_like(n.func, ctx) for n in ctx.within(ast.Call, func)):
+        return False  # no call inside the def (nested ones too) runs a parameter that holds a model
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute) and
                (key_of(n.func) or "").split(".")[0] in params and model_like(n.func, ctx) and
                grad_off_at(n, func, ctx) for n in own_nodes(func, ctx))
+
+
+def _root(func: ast.AST) -> str | None:
+    """`model` for `model(x)` and `model.encoder.forward(x)`: the name a callee's attribute chain starts from."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def _switch_text(func: ast.AST, ctx: ModuleContext) -> bool:
@@ -113,13 +125,25 @@ def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     `from . import metrics` then `metrics.evaluate`."""
     name = func.id if isinstance(func, ast.Name) else func.value.id if (
         isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
-    for node in ctx.by_type.get(ast.ImportFrom, ()):
-        if node.level and any((a.asname or a.name) == name for a in node.names):
-            original = next(a.name for a in node.names if (a.asname or a.name) == name)
-            if isinstance(func, ast.Name):
-                return f"{node.module or ''}.{original}"
-            return f"{original}.{func.attr}"
-    return None
+    found = _relative_names(ctx).get(name)
+    if found is None:
+        return None
+    node, original = found
+    if isinstance(func, ast.Name):
+        return f"{node.module or ''}.{original}"
+    return f"{original}.{func.attr}"
+
+
+def _relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:
+    """Each name a relative import binds -> (the first such import, the imported name), once per module."""
+    def compute() -> dict[str, tuple[ast.ImportFrom, str]]:
+        names: dict[str, tuple[ast.ImportFrom, str]] = {}
+        for node in ctx.by_type.get(ast.ImportFrom, ()):
+            if node.level:
+                for alias in node.names:
+                    names.setdefault(alias.asname or alias.name, (node, alias.name))
+        return names
+    return ctx.memo(("modes", "relative-imports"), compute)
 
 
 def _module_name(path: str) -> str:

@@ -64,6 +64,8 @@ def bare_switch(stmt: ast.AST, attr: str, ctx: ModuleContext) -> str | None:
 
 
 def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    if ctx.call_name(call) is not None:
+        return None  # an imported or local callable (and so is what it is an attribute of): never a model
     if model_call(call, ctx):
         func = call.func
         return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
