@@ -123,8 +123,9 @@ def test_a_collective_one_rank_skips_is_reported_with_the_rank_and_the_collectiv
     shutil.copytree(EXAMPLES / "rank0_only_collective", folder)
     started = time.monotonic()
     with pytest.raises(DiagnoseError) as caught:
-        _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=20)
-    assert time.monotonic() - started < 20
+        # within the run's own timeout; 40 s leaves room for two ranks importing torch on a loaded machine
+        _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=40)
+    assert time.monotonic() - started < 40
     message = str(caught.value)
     assert message.startswith("rank 0 waited in all_reduce, called at ") and "buggy.py:32 in train_step" in message
     assert "rank 1 was waiting in all_gather_object, the diagnostics' own gather" in message
