@@ -178,6 +178,9 @@ def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
             by_type.setdefault(node_type, []).append(rule)
     found: dict[tuple, Finding] = {}
     for node_type, type_rules in by_type.items():
+        if node_type is ast.Call and any(r.call_names is not None for r in type_rules):
+            _check_calls(ctx, type_rules, found)
+            continue
         for node in ctx.by_type.get(node_type, ()):
             for rule in type_rules:
                 for hit in rule.check(node, ctx):
@@ -186,6 +189,30 @@ def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
         for hit in rule.finish(ctx):
             _add(found, rule, hit, ctx)
     return sorted(found.values(), key=lambda f: (f.line, f.col, f.code))
+
+
+def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:
+    """Each call to the rules that may find something in it (Rule.call_names), in the rules' order: most
+    rules look at a few methods or functions, and most calls are none of them."""
+    chosen: dict = {}  # a callee's names -> the rules to ask about such a call
+    attribute, name = ast.Attribute, ast.Name
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        kind = type(callee)
+        if kind is attribute:
+            key = callee.attr  # also the last part of its qualified name, when it has one
+        elif kind is name:
+            qualified = ctx.call_name(call)  # `from torch import log as ln`: `ln` and `log`
+            key = callee.id if qualified is None else (callee.id, qualified.rpartition(".")[2])
+        else:
+            key = None
+        call_rules = chosen.get(key)
+        if call_rules is None:
+            names = {key} if type(key) is str else set(key or ())
+            call_rules = chosen[key] = [r for r in rules if r.call_names is None or not names.isdisjoint(r.call_names)]
+        for rule in call_rules:
+            for hit in rule.check(call, ctx):
+                _add(found, rule, hit, ctx)
 
 
 def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:

@@ -43,6 +43,9 @@ class Rule:
     # Substrings the module's source must contain for the rule to have anything to find (any of
     # them); a cheap C-speed filter that skips most rules on most files. Empty: always run.
     requires_text: tuple[str, ...] = ()
+    # For ast.Call nodes: the names a call's callee must have (the attribute called, the name called, or the last
+    # part of its qualified name) for check to find anything in it; None: every call is checked.
+    call_names: frozenset[str] | None = None
     BAD: str  # minimal code that fires
     GOOD: str  # the corrected code, which must stay quiet
 

@@ -34,6 +34,7 @@ class BackwardUnderNoGrad(Rule):
     fix = "Compute the training loss outside no_grad/inference_mode (or under enable_grad()); keep no_grad for eval."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    call_names = frozenset({"backward"})  # is_backward
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

@@ -32,6 +32,7 @@ class AccumulationDividedByRunningCount(Rule):
     fix = "Divide every micro-batch's loss by the configured number of accumulation steps (a constant k)."
     evidence = "goyal/linear-scaling-and-warmup"
     node_types = (ast.Call,)
+    call_names = frozenset({"backward", "manual_backward"})
     requires_text = ("backward",)
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"

@@ -81,6 +81,7 @@ class GraphBreakOnLossPath(Rule):
     fix = "Compute the term with torch operations on the live tensor; detach only targets, and use .item() for logging."
     evidence = "goodfellow/broken-parts-adapt"
     node_types = (ast.Call,)
+    call_names = frozenset({"backward", "manual_backward"})
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

@@ -30,6 +30,7 @@ class InplaceOnLeafParameter(Rule):
     fix = "Do manual updates inside `with torch.no_grad():` (or use an optimizer), then zero the gradient."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Call, ast.Assign)
+    call_names = frozenset(INPLACE)  # the calls it checks: in-place methods
     requires_text = ('requires_grad', 'Parameter', 'parameters')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

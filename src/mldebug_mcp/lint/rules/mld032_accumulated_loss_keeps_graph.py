@@ -10,7 +10,7 @@ from ..helpers.accum_losses import (
     named_loss_tensor,
     trains,
 )
-from ..helpers.accum_meters import stored_arguments
+from ..helpers.accum_meters import UPDATES, stored_arguments
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
@@ -52,6 +52,7 @@ class AccumulatedLossKeepsGraph(Rule):
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
+    call_names = frozenset(UPDATES | {"append"})  # the calls _accumulation reads: append, meter updates
     requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
     BAD = (
         "def train(model, criterion, opt, loader):\n"

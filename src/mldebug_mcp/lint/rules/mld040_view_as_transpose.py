@@ -44,6 +44,7 @@ class ViewAsTranspose(Rule):
     fix = "Swap axes with .transpose(i, j) or .permute(...); add .contiguous() if a later .view needs it."
     evidence = "karpathy-recipe/backprop-to-chart-dependencies"
     node_types = (ast.Call,)
+    call_names = frozenset(RESHAPES)  # x.view(...), x.reshape(...), torch.reshape(x, ...)
     requires_text = ('view', 'reshape')  # skip modules that cannot contain the pattern
     BAD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.view(B, C, T)\n"
     GOOD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.transpose(1, 2)\n"

@@ -30,6 +30,7 @@ class LogOfSoftmax(Rule):
     fix = "Use F.log_softmax(z, dim) instead of log(softmax), and F.logsigmoid(z) instead of log(sigmoid)."
     evidence = "fsdl"
     node_types = (ast.Call,)
+    call_names = frozenset({"log"})  # torch.log(x), x.log()
     requires_text = ('log',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

@@ -47,6 +47,7 @@ class LogWithoutClamp(Rule):
     fix = "Work from logits (F.log_softmax, F.logsigmoid, BCEWithLogitsLoss), or use torch.log(p + eps)."
     evidence = "fsdl"
     node_types = (ast.Call,)
+    call_names = frozenset({"log", "log2", "log10"})  # torch.log*(x), x.log*()
     requires_text = ('log',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

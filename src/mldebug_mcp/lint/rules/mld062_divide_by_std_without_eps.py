@@ -35,6 +35,7 @@ class DivideByStdWithoutEps(Rule):
     fix = "Divide by (s + 1e-8) or s.clamp(min=1e-8); for unit vectors use F.normalize(x, dim=...)."
     evidence = "fsdl"
     node_types = (ast.BinOp, ast.AugAssign, ast.Call)
+    call_names = frozenset({n.rsplit(".", 1)[-1] for n in DIVISIONS} | DIVIDE_METHODS)  # the calls _divisor reads
     requires_text = ('std', 'norm', 'var', 'sqrt')  # skip modules that cannot contain the pattern
     BAD = "def whiten(adv):\n    return (adv - adv.mean()) / adv.std()\n"
     GOOD = "def whiten(adv):\n    return (adv - adv.mean()) / (adv.std() + 1e-8)\n"

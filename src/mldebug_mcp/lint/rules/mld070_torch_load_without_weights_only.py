@@ -21,6 +21,7 @@ class TorchLoadWithoutWeightsOnly(Rule):
     fix = "torch.load(path, weights_only=True); load full objects only from files you trust."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
+    call_names = frozenset({"load"})  # torch.load
     requires_text = ('load',)  # skip modules that cannot contain the pattern
     BAD = "import torch\nstate = torch.load('model.pt')\n"
     GOOD = "import torch\nstate = torch.load('model.pt', weights_only=True)\n"
