@@ -8,6 +8,7 @@ import ast
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -414,3 +415,16 @@ def test_a_collective_that_fails_in_the_injected_step_is_the_runs_error_not_an_a
         nf.measure(model, 0, 1, timed_out)
     answer = nf.measure(model, 0, 1, refuses)
     assert answer["outcome"] == "raised RuntimeError" and "rank 0" in answer["message"]
+
+
+def test_per_rank_gradient_norms_are_kept_and_drawn_side_by_side(tmp_path):
+    pytest.importorskip("matplotlib")
+    from mldebug_mcp.diagnostics.plots import write_plots
+
+    one, two = fingerprint(torch.ones(3)), fingerprint(torch.ones(3) * 2)
+    head = checks_gradients.judge([_rank(0, {"w": one, "h": one}, outside=["h"]),
+                                   _rank(1, {"w": one, "h": two}, outside=["h"])])
+    norms = head.series["grad_norm_by_rank"]
+    assert norms["rank 0"]["h"] == pytest.approx(3 ** 0.5) and norms["rank 1"]["h"] == pytest.approx(2 * 3 ** 0.5)
+    report = SimpleNamespace(checks=[head])  # write_plots reads the checks' ids, statuses and series only
+    assert [p.name for p in write_plots(report, tmp_path)] == ["rank_gradient_norms.png"]

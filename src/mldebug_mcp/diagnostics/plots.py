@@ -20,6 +20,8 @@ PLOTS = (
     ("gradient_flow", "grad_norm", "gradient_norms.png", "Gradient norm per parameter (log scale)", "bars_log"),
     ("update_ratio", "log10_update_ratio", "update_ratios.png", "log10 update/weight ratio per layer", "bars_band"),
     ("activations", "activation_std", "activation_std.png", "Activation std per module (log scale)", "bars_log"),
+    ("ranks_gradients_agree", "grad_norm_by_rank", "rank_gradient_norms.png",
+     "Gradient norm per parameter on each rank (log scale)", "rank_bars_log"),
 )
 
 
@@ -40,7 +42,8 @@ def write_plots(report: DiagnosticReport, directory: Path) -> list[Path]:
         data = (check.series if key is None else check.series.get(key)) if check else None
         if not data:
             continue
-        figure, axes = plt.subplots(figsize=(8, 4.5 if kind.startswith("curve") else max(3.0, 0.28 * len(data) + 1.5)))
+        rows = len(_parameter_names(data)) if kind == "rank_bars_log" else len(data)
+        figure, axes = plt.subplots(figsize=(8, 4.5 if kind.startswith("curve") else max(3.0, 0.28 * rows + 1.5)))
         _draw(axes, data, kind)
         axes.set_title(f"{title}  [{check.status}]")
         figure.tight_layout()
@@ -66,6 +69,19 @@ def _draw(axes: Any, data: Any, kind: str) -> None:
         axes.set_ylabel("loss")
         axes.set_yscale("log" if min((v for v in everything if math.isfinite(v)), default=1) > 0 else "linear")
         axes.legend()
+    elif kind == "rank_bars_log":  # {rank: {parameter: norm}}: one bar per rank for each parameter
+        names = _parameter_names(data)
+        height = 0.8 / max(len(data), 1)
+        everything = []
+        for i, (label, per_parameter) in enumerate(data.items()):
+            values = _numbers(per_parameter.get(n, "nan") for n in names)
+            everything += values
+            axes.barh([k + i * height for k in range(len(names))], values, height=height, label=label)
+        axes.set_yticks([k + 0.4 - height / 2 for k in range(len(names))], labels=names, fontsize=7)
+        axes.invert_yaxis()
+        if everything and min((v for v in everything if math.isfinite(v)), default=0) > 0:
+            axes.set_xscale("log")
+        axes.legend(fontsize=7)
     else:
         names = list(data)
         values = _numbers(data.values())
@@ -78,6 +94,10 @@ def _draw(axes: Any, data: Any, kind: str) -> None:
             axes.axvspan(WARN_LOW, WARN_HIGH, color="tab:green", alpha=0.12, label="healthy band")
             axes.axvline(-3.0, color="tab:green", linestyle="--", linewidth=1, label="~1e-3 reference")
             axes.legend(fontsize=7)
+
+
+def _parameter_names(per_rank: dict[str, dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(n for per_parameter in per_rank.values() for n in per_parameter))
 
 
 def _numbers(values: Any) -> list[float]:

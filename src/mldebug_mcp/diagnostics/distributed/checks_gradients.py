@@ -47,6 +47,9 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
                                      "backward", measured=measured, expected=expected,
                            meaning=_meaning(differ, partial, outside, has_ddp),
                            next_test=_next_test(differ, outside, has_ddp))
+    # the norm of each gradient on each rank (the fingerprint's third number), drawn side by side by --plot
+    result.series["grad_norm_by_rank"] = {f"rank {i}": {n: fp[2] for n, fp in g.items() if fp is not None}
+                                          for i, g in enumerate(grads)}
     if same_batch:
         result.details.append("every rank trained on the same batch, so unaveraged gradients would agree anyway: "
                               "give each rank its own batch (rank-dependent data) for this check to see them")
