@@ -136,3 +136,18 @@ def test_the_cli_reads_a_named_metric_column(tmp_path, capsys):
     assert "loss_metric_mismatch" in json.loads(capsys.readouterr().out)["curve"]["observations"]
     assert main(["curve", str(log), "--metric", "other_acc", "--json"]) == 0
     assert "loss_metric_mismatch" not in json.loads(capsys.readouterr().out)["curve"]["observations"]
+
+
+def test_the_metric_read_is_named_in_the_report_and_drawn_on_its_own_axis(tmp_path):
+    pytest.importorskip("matplotlib")
+    from mldebug_mcp.analysis.curve_plot import _metric_range
+    from mldebug_mcp.services.curves import curve_report
+
+    rows = ["step,loss,train_acc"] + [f"{s},{2.3 * math.exp(-s / 300) + 0.05:.5f},0.25" for s in range(0, 1000, 10)]
+    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
+    report = curve_report(tmp_path / "log.csv", plot=tmp_path / "curve.png")
+    assert report.metric_series == "train_acc" and (tmp_path / "curve.png").stat().st_size > 0
+    # a flat metric is drawn on its natural scale, not stretched until its noise fills the axis
+    assert _metric_range([0.249, 0.251]) == (0.0, 1.0) and _metric_range([71.0, 72.5]) == (0.0, 100.0)
+    low, high = _metric_range([-3.01, -2.99])
+    assert high - low == pytest.approx(0.6)  # widened to a tenth of its size each way

@@ -122,6 +122,7 @@ def analyze_curve(
         healthy = find_healthy(trace) if not findings else None
         findings += [healthy] if healthy else []
     if metric:
+        report.metric_series = metric
         report.notes.append(f"{metric} read as the metric beside the loss.")
     findings.sort(key=lambda f: IMPORTANCE.index(f.observation))
     report.findings = findings

@@ -46,6 +46,14 @@ def write_curve_plot(log: LossLog, report: CurveReport, path: Path) -> Path:
     _mark_findings(axes, report, drawn.get(report.loss_series, []))
     for spike in report.spikes:
         axes.plot([spike.peak_step], [spike.peak], "v", color=SPIKE_COLOURS[spike.kind], markersize=8)
+    if report.metric_series:  # on its own axis: a flat metric beside a falling loss is the picture to see
+        metric = [(s, v) for s, v in thinned(*log.columns(report.metric_series)) if math.isfinite(v)]
+        twin = axes.twinx()
+        twin.plot([s for s, _ in metric], [v for _, v in metric], "s--", color="tab:purple", linewidth=1,
+                  markersize=3, label=report.metric_series)
+        twin.set_ylabel(report.metric_series)
+        twin.set_ylim(*_metric_range([v for _, v in metric]))
+        twin.legend(fontsize=8, loc="center right")
     title = ", ".join(report.observations) or "no observation"
     axes.set_title(f"{Path(report.source).name}: {title}", fontsize=10)
     axes.set_xlabel("step")
@@ -55,6 +63,20 @@ def write_curve_plot(log: LossLog, report: CurveReport, path: Path) -> Path:
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
+
+
+def _metric_range(values: list[float]) -> tuple[float, float]:
+    """The metric's axis: its natural scale (0-1 or 0-100) when it has one, else its range widened to a
+    tenth of its size, so that noise on a flat metric is drawn as the small thing it is."""
+    if not values:
+        return 0.0, 1.0
+    low, high = min(values), max(values)
+    if low >= 0 and high <= 1:
+        return 0.0, 1.0
+    if low >= 0 and high <= 100:
+        return 0.0, 100.0
+    middle, span = (low + high) / 2, max(high - low, 0.1 * abs((low + high) / 2), 1e-12)
+    return middle - span, middle + span
 
 
 def thinned(steps, values, most: int = MAX_DRAWN) -> list[tuple[int | float, float]]:

@@ -103,6 +103,8 @@ class CurveReport(_CurveModel):
     """The series analysed as the training loss."""
     val_series: str | None = None
     """The series used as validation loss; null if none."""
+    metric_series: str | None = None
+    """The metric series read beside the loss (for 'loss falls, metric flat'); null if none."""
     num_classes: int | None = None
     """Classes given for the chance level ln k; null if not."""
     observations: list[str] = field(default_factory=list)
