@@ -63,6 +63,7 @@ class ModuleContext:
         self._scopes: dict = {}
         self._call_names: dict = {}
         self._qualnames: dict = {}
+        self._bound: set[str] | None = None
         self._constructed: dict = {}
         self._memo: dict = {}
         self._texts: dict[str, bool] = {}
@@ -231,6 +232,12 @@ class ModuleContext:
         """Expressions a name or self-attribute may hold: assignments in its scope (latest
         one before `at` first) or, for self.x, in any method of the enclosing class."""
         if isinstance(expr, ast.Name):
+            bound = self._bound
+            if bound is None:  # the names assigned anywhere in the module: most calls are of builtins and imports
+                bound = self._bound = {name for table in self.bindings.values() for name, values in table.items()
+                                       if values}
+            if expr.id not in bound:
+                return []
             scope = self.scope_of(at or expr)
             for candidate_scope in (scope, self.tree):
                 values = self.bindings.get(candidate_scope, {}).get(expr.id)

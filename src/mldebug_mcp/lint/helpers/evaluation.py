@@ -115,9 +115,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
     module has) on it, or it was assigned from a model builder (`self.phi = self.get_model()`,
     `net = load_network(path).to(device)`)."""
     key = _key(func)
-    if key is not None and key in ctx.memo(("evaluation", "module-owners"), lambda: {
-            _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
-            if isinstance(c.func, ast.Attribute) and c.func.attr in MODULE_METHODS}):
+    if key is not None and key in module_owners(ctx):
         return True
     for value in ctx.values_of(func, func):
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP_CALLS:
@@ -126,6 +124,31 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
         if words and words[0] in BUILDER and BUILT & set(words[1:]):
             return True
     return False
+
+
+def module_owners(ctx: ModuleContext) -> set[str | None]:
+    """The keys of what the file calls a method only a module has on (`model.parameters()`: 'model')."""
+    return ctx.memo(("evaluation", "module-owners"), lambda: {
+        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        if isinstance(c.func, ast.Attribute) and c.func.attr in MODULE_METHODS})
+
+
+def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
+    """model_like(func) is False for a name or attribute that holds no value this file assigns, is not named
+    like a model and has no module method called on it: what most callees are (builtins, tensor methods).
+    Cheaper than model_like, which answers the same for these; False when model_like must be asked."""
+    kind = type(func)
+    if kind is ast.Name:
+        name = func.id
+        if name == "self" or ctx.values_of(func, func):
+            return False
+    elif kind is ast.Attribute:
+        name, base = func.attr, func.value
+        if name == "self" or (type(base) is ast.Name and base.id == "self"):
+            return False  # self.x: assigned in the class
+    else:
+        return True  # no name: not a model (model_like asks for one)
+    return not MODEL_NAME.search(name.lower()) and _key(func) not in module_owners(ctx)
 
 
 SETUP_CALLS = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"}

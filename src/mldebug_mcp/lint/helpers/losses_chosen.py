@@ -268,7 +268,13 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
 
 def _logit_call_of(call: ast.Call, param: str, ctx) -> bool:
     """A call of a logit loss whose prediction is `param` (what _wraps looks for)."""
-    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES, loss_call_source, loss_inputs, strip_shape_ops
+    from .losses import (
+        LOGIT_FUNCTIONS,
+        LOGIT_LOSSES,
+        loss_call_source,
+        loss_inputs,
+        strip_shape_ops,
+    )
 
     source = loss_call_source(call, ctx)
     if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):

@@ -123,9 +123,12 @@ def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
 def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     """`from ..utils import load` (relative imports have no qualified name here): 'utils.load'; also
     `from . import metrics` then `metrics.evaluate`."""
+    relative = _relative_names(ctx)
+    if not relative:
+        return None  # most files import nothing relatively
     name = func.id if isinstance(func, ast.Name) else func.value.id if (
         isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) else None
-    found = _relative_names(ctx).get(name)
+    found = relative.get(name)
     if found is None:
         return None
     node, original = found

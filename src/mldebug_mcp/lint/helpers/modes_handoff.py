@@ -67,7 +67,7 @@ def _imported(call: ast.Call, ctx: ModuleContext) -> bool:
     """A function of another module, not torch's (`evaluate(...)` from `engine`, `metrics.evaluate(...)`)."""
     if not (call.args or call.keywords):
         return False
-    qualname = ctx.qualname(call.func)
+    qualname = ctx.call_name(call)  # the callee's qualified name, kept per call
     if qualname is None:
         return relative_import(call.func, ctx) is not None
     return "." in qualname and qualname.split(".")[0] not in {"torch", "numpy", "np", "builtins"}

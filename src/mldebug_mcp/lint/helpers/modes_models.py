@@ -12,7 +12,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .evaluation import ident, model_call, model_like, scope_calls, tokens
+from .evaluation import ident, model_call, model_like, plainly_no_model, scope_calls, tokens
 from .modes import SETUP, key_of, local_targets
 from .modes_facts import callee_mode
 
@@ -46,7 +46,10 @@ def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
         return None
     receivers = ctx.memo(("modes", "forward"), dict)  # MLD020 asks about every call of every scope
     if call not in receivers:
-        receivers[call] = _receiver(call, ctx)
+        func = call.func
+        # most callees are plainly no model, nor a forward method or something moved to a device and called
+        plain = type(func) is not ast.Attribute or (func.attr not in FORWARDS and func.attr != "forward")
+        receivers[call] = None if plain and plainly_no_model(func, ctx) else _receiver(call, ctx)
     return receivers[call]
 
 

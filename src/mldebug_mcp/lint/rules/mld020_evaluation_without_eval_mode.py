@@ -111,7 +111,9 @@ class EvaluationWithoutEvalMode(Rule):
         hits: dict[int, Hit] = {}
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
             calls = ctx.in_scope(scope, (ast.Call,))  # one index for all scopes: most run no model
-            if any(forward_receiver(c, ctx) is not None for c in calls) and not framework_managed(scope, ctx):
+            # a call without arguments runs no model (forward_receiver): not asked
+            if any(forward_receiver(c, ctx) is not None for c in calls if c.args or c.keywords) and not (
+                    framework_managed(scope, ctx)):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
