@@ -33,9 +33,6 @@ from .notebook import (
     in_cells,
     read_notebook,
 )
-from .py2 import FIX as FIX_PYTHON2
-from .py2 import MESSAGE as PY2_MESSAGE
-from .py2 import python2_syntax, without_async_arguments
 from .registry import RULES
 from .rule import Rule
 
@@ -101,6 +98,9 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
             try:
                 tree = compile(source, path, "exec", flags, dont_inherit=True)
             except SyntaxError:
+                # py2 is imported when needed: compiling its patterns costs every run start-up time
+                from .py2 import without_async_arguments
+
                 legacy = without_async_arguments(source)  # old PyTorch's .cuda(async=True)
                 if legacy is None:
                     raise
@@ -108,6 +108,10 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
                 source = legacy
     except SyntaxError as exc:
         where = exc.lineno or 1, (exc.offset or 0) + 1
+        from .py2 import FIX as FIX_PYTHON2
+        from .py2 import MESSAGE as PY2_MESSAGE
+        from .py2 import python2_syntax
+
         what = python2_syntax(source, exc)
         if what is not None:
             return None, _problem(path, PY2_MESSAGE.format(what=what), *where, fix=FIX_PYTHON2)
@@ -209,10 +213,18 @@ def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:
         call_rules = chosen.get(key)
         if call_rules is None:
             names = {key} if type(key) is str else set(key or ())
-            call_rules = chosen[key] = [r for r in rules if r.call_names is None or not names.isdisjoint(r.call_names)]
+            call_rules = chosen[key] = [r for r in rules if _looks_at(r.call_names, names)]
         for rule in call_rules:
             for hit in rule.check(call, ctx):
                 _add(found, rule, hit, ctx)
+
+
+def _looks_at(wanted, names: set[str]) -> bool:
+    if wanted is None:
+        return True
+    if callable(wanted):  # a test of a name (MLD015: a class name)
+        return any(map(wanted, names))
+    return not names.isdisjoint(wanted)
 
 
 def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:

@@ -44,8 +44,9 @@ class Rule:
     # them); a cheap C-speed filter that skips most rules on most files. Empty: always run.
     requires_text: tuple[str, ...] = ()
     # For ast.Call nodes: the names a call's callee must have (the attribute called, the name called, or the last
-    # part of its qualified name) for check to find anything in it; None: every call is checked.
-    call_names: frozenset[str] | None = None
+    # part of its qualified name) for check to find anything in it, or a staticmethod that tells such a name;
+    # None: every call is checked.
+    call_names = None
     BAD: str  # minimal code that fires
     GOOD: str  # the corrected code, which must stay quiet
 

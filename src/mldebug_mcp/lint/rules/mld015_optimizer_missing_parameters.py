@@ -49,6 +49,7 @@ class OptimizerMissingParameters(Rule):
     fix = "Build the optimizer after the model is final and unfrozen, or add the new ones with opt.add_param_group()."
     evidence = "slavv"
     node_types = (ast.Call,)
+    call_names = staticmethod(lambda name: name[:1].isupper())  # is_optimizer_name: a class name
     requires_text = ('parameters',)  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"

@@ -2,7 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import column_statistics, preprocessor, rows_part, split_by_hand
+from ..helpers.data import (
+    FITS,
+    column_statistics,
+    preprocessor,
+    rows_part,
+    split_by_hand,
+)
 from ..rule import Hit, Rule
 
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
@@ -51,6 +57,7 @@ class PreprocessingFitBeforeSplit(Rule):
     fix = "Split first, fit the preprocessor on the training part only, then transform every split (or use a Pipeline)."
     evidence = "lones/leakage-scaling-feature-selection"
     node_types = (ast.Call, ast.BinOp)
+    call_names = FITS  # the calls preprocessor reads: x.fit(...), x.fit_transform(...)
     requires_text = ('fit', 'mean', 'min(')  # skip modules that cannot contain the pattern
     BAD = (
         "from sklearn.model_selection import train_test_split\n"
