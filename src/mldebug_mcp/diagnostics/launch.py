@@ -75,15 +75,34 @@ class Stop:
 async def run_in_subprocess(target: str, options: dict[str, Any], limits: Limits, cwd: Path,
                             on_progress: ProgressCallback | None = None) -> dict[str, Any]:
     """The report dict from the child, or DiagnoseError saying why there is none."""
-    # psutil is loaded only when something is diagnosed, never when the CLI or the server starts
+    def make_run(tmp: Path) -> tuple[list[str], EventReader]:
+        events = EventReader(tmp / "events.jsonl")
+        events.path.touch()
+        return [BOOTSTRAP, str(CHECKS_DIR), target, str(events.path), json.dumps(options)], events
+
+    final, returncode, tail, survivors = await run_child(make_run, limits, cwd, on_progress, "diagnose")
+    return _outcome(final, returncode, tail, limits, survivors)
+
+
+RunMaker = Callable[[Path], tuple[list[str], Any]]  # temporary folder -> (the -c code and its arguments, events)
+
+
+async def run_child(make_run: RunMaker, limits: Limits, cwd: Path, on_progress: ProgressCallback | None, what: str,
+                    settle: Callable[[Any, Any], Any] | None = None,
+                    ) -> tuple[dict[str, Any] | Stop, int | None, str, list[str]]:
+    """Run `python -c CODE ARGS...` (what `make_run` returns for a fresh temporary folder, with the events
+    reader to watch) in `cwd` under `limits`, until its final event or a stop; kill it and everything it
+    started; return (final event or Stop, exit code, output tail, processes that survived the kill).
+    `settle(final, events)` may replace the final event while the folder still exists. Shared by diagnose,
+    the distributed run and the landscape probe (`what` names the run in logs and the folder's name)."""
+    # psutil is loaded only when something is run, never when the CLI or the server starts
     from .process_tree import MARKER_VARIABLE, ProcessTree
 
     check_python(limits.python)
     marker = uuid.uuid4().hex
-    with tempfile.TemporaryDirectory(prefix="mldebug-diagnose-") as tmp:
-        events = EventReader(Path(tmp) / "events.jsonl")
-        events.path.touch()
-        command = [limits.python, "-c", BOOTSTRAP, str(CHECKS_DIR), target, str(events.path), json.dumps(options)]
+    with tempfile.TemporaryDirectory(prefix=f"mldebug-{what}-") as tmp:
+        arguments, events = make_run(Path(tmp))
+        command = [limits.python, "-c", *arguments]
         started = time.time()
         process = await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                            stderr=subprocess.STDOUT, cwd=str(cwd),
@@ -100,8 +119,10 @@ async def run_in_subprocess(target: str, options: dict[str, Any], limits: Limits
                     await output.drain()
                 await process.aclose()
             if survivors:
-                log.warning("processes of the diagnosed code survived SIGKILL: %s", ", ".join(survivors))
-    return _outcome(final, process.returncode, output.text(), limits, survivors)
+                log.warning("processes of the %s run survived SIGKILL: %s", what, ", ".join(survivors))
+        if settle is not None:
+            final = settle(final, events)
+    return final, process.returncode, output.text(), survivors
 
 
 class OutputTail:

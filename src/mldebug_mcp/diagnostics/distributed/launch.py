@@ -9,30 +9,17 @@ timeout, a cancel or the first failure kills the whole run. Never imports torch.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from ...errors import DiagnoseError
 from ..launch import (
-    OUTPUT_DRAIN_SECONDS,
     Limits,
-    OutputTail,
     ProgressCallback,
     Stop,
-    check_python,
-    end_run,
-    log,
+    run_child,
     stop_message,
     survivors_note,
-    watch,
 )
 from .bootstrap import BOOTSTRAP
 from .rank_events import RankEvents
@@ -50,35 +37,19 @@ def collective_timeout(run_timeout_s: float) -> float:
 async def run_ranks(target: str, options: dict[str, Any], limits: Limits, cwd: Path, nproc: int,
                     on_progress: ProgressCallback | None = None) -> dict[str, Any]:
     """Rank 0's report, or DiagnoseError naming the rank that failed and how."""
-    from ..process_tree import MARKER_VARIABLE, ProcessTree
-
-    check_python(limits.python)
-    marker = uuid.uuid4().hex
     options = {**options, "collective_timeout_s": collective_timeout(limits.timeout_s)}
-    with tempfile.TemporaryDirectory(prefix="mldebug-distributed-") as tmp:
-        events = RankEvents(Path(tmp), nproc)
-        command = [limits.python, "-c", BOOTSTRAP, str(DIAGNOSTICS_DIR), "agent", str(nproc), tmp, target,
-                   json.dumps(options)]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", MARKER_VARIABLE: marker}
-        started = time.time()
-        process = await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, cwd=str(cwd),
-                                           start_new_session=sys.platform != "win32", env=env)
-        tree = ProcessTree(process.pid, marker, started)
-        output = OutputTail(process.stdout)
-        try:
-            final = await watch(process, events, output, tree, limits, on_progress)  # type: ignore[arg-type]
-        finally:
-            with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
-                survivors = await end_run(process, tree)
-                with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
-                    await output.drain()
-                await process.aclose()
-            if survivors:
-                log.warning("processes of the diagnosed code survived SIGKILL: %s", ", ".join(survivors))
+
+    def make_run(tmp: Path) -> tuple[list[str], RankEvents]:
+        return ([BOOTSTRAP, str(DIAGNOSTICS_DIR), "agent", str(nproc), str(tmp), target, json.dumps(options)],
+                RankEvents(tmp, nproc))
+
+    def settle(final: dict[str, Any] | Stop, events: RankEvents) -> dict[str, Any] | Stop:
         if isinstance(final, Stop) and final.reason in ("exited", "timeout"):
-            final = events.flush() or final  # a failure held back for a better explanation is the best one
-    return outcome(final, process.returncode, output.text(), limits, survivors, options["collective_timeout_s"])
+            return events.flush() or final  # a failure held back for a better explanation is the best one
+        return final
+
+    final, returncode, tail, survivors = await run_child(make_run, limits, cwd, on_progress, "distributed", settle)
+    return outcome(final, returncode, tail, limits, survivors, options["collective_timeout_s"])
 
 
 def outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, limits: Limits, survivors: list[str],

@@ -9,19 +9,10 @@ The child loads this folder's child.py by path, under a private package over the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from ...errors import DiagnoseError
-from .. import launch as _diagnose_launch
 from ..events import (
     EVENT_FIELDS,
     EVENT_LINE_LIMIT_BYTES,
@@ -31,23 +22,13 @@ from ..events import (
     parse_event,
 )
 from ..launch import (
-    OUTPUT_DRAIN_SECONDS,
     Limits,
-    OutputTail,
     ProgressCallback,
     Stop,
-    log,
+    run_child,
+    stop_message,
+    survivors_note,
 )
-
-
-def _shared(name: str):
-    """A helper of ../launch.py under its public name, or its older private one (the helpers are being made
-    public by the distributed work; either spelling works while both are in flight)."""
-    return getattr(_diagnose_launch, name, None) or getattr(_diagnose_launch, "_" + name.removesuffix("_run"))
-
-
-check_python, watch, end_run = _shared("check_python"), _shared("watch"), _shared("end_run")
-stop_message, survivors_note = _shared("stop_message"), _shared("survivors_note")
 
 DIAGNOSTICS_DIR = Path(__file__).parent.parent
 BOOTSTRAP = """\
@@ -103,32 +84,13 @@ def _parse(raw: bytes, line: int) -> dict[str, Any]:
 async def run_landscape(target: str, options: dict[str, Any], limits: Limits, cwd: Path,
                         on_progress: ProgressCallback | None = None) -> dict[str, Any]:
     """The child's report dict, or DiagnoseError saying why there is none."""
-    from ..process_tree import MARKER_VARIABLE, ProcessTree
-
-    check_python(limits.python)
-    marker = uuid.uuid4().hex
-    with tempfile.TemporaryDirectory(prefix="mldebug-landscape-") as tmp:
-        events = LandscapeEvents(Path(tmp) / "events.jsonl")
+    def make_run(tmp: Path) -> tuple[list[str], LandscapeEvents]:
+        events = LandscapeEvents(tmp / "events.jsonl")
         events.path.touch()
-        command = [limits.python, "-c", BOOTSTRAP, str(DIAGNOSTICS_DIR), target, str(events.path), json.dumps(options)]
-        started = time.time()
-        process = await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, cwd=str(cwd),
-                                           start_new_session=sys.platform != "win32",
-                                           env={**os.environ, "PYTHONUNBUFFERED": "1", MARKER_VARIABLE: marker})
-        tree = ProcessTree(process.pid, marker, started)
-        output = OutputTail(process.stdout)
-        try:
-            final = await watch(process, events, output, tree, limits, on_progress)
-        finally:
-            with anyio.CancelScope(shield=True):  # also when the awaiting task is cancelled
-                survivors = await end_run(process, tree)
-                with anyio.move_on_after(OUTPUT_DRAIN_SECONDS):
-                    await output.drain()
-                await process.aclose()
-            if survivors:
-                log.warning("processes of the probed code survived SIGKILL: %s", ", ".join(survivors))
-    return _outcome(final, process.returncode, output.text(), limits, survivors)
+        return [BOOTSTRAP, str(DIAGNOSTICS_DIR), target, str(events.path), json.dumps(options)], events
+
+    final, returncode, tail, survivors = await run_child(make_run, limits, cwd, on_progress, "landscape")
+    return _outcome(final, returncode, tail, limits, survivors)
 
 
 def _outcome(final: dict[str, Any] | Stop, returncode: int | None, tail: str, limits: Limits,
