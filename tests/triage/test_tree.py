@@ -7,7 +7,13 @@ import pytest
 from mldebug_mcp.cli import docs as generated_docs
 from mldebug_mcp.errors import ContentError, UsageError
 from mldebug_mcp.services.triage import triage_step
-from mldebug_mcp.triage.tree import load_tree, parse_tree, render_tree, tree_problems, walk
+from mldebug_mcp.triage.tree import (
+    load_tree,
+    parse_tree,
+    render_tree,
+    tree_problems,
+    walk,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 # The list of situations the tree must cover, as observation keys its answers establish.
