@@ -13,7 +13,7 @@ import ast
 from pathlib import PurePath
 
 from ..context import ModuleContext
-from .evaluation import MODEL_NAME, model_like, own_nodes
+from .evaluation import MODEL_NAME, model_like, own_nodes, plainly_no_model
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
@@ -123,7 +123,7 @@ def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
 def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     """`from ..utils import load` (relative imports have no qualified name here): 'utils.load'; also
     `from . import metrics` then `metrics.evaluate`."""
-    relative = _relative_names(ctx)
+    relative = relative_names(ctx)
     if not relative:
         return None  # most files import nothing relatively
     name = func.id if isinstance(func, ast.Name) else func.value.id if (
@@ -137,7 +137,7 @@ def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     return f"{original}.{func.attr}"
 
 
-def _relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:
+def relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:
     """Each name a relative import binds -> (the first such import, the imported name), once per module."""
     def compute() -> dict[str, tuple[ast.ImportFrom, str]]:
         names: dict[str, tuple[ast.ImportFrom, str]] = {}
@@ -157,4 +157,5 @@ def _module_name(path: str) -> str:
 def handed_models(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
     """The arguments of a call that hold models (`evaluate(model, loader)`, `run(model=net)`)."""
     args = [*call.args, *(k.value for k in call.keywords)]
-    return [a for a in args if isinstance(a, ast.Name | ast.Attribute) and model_like(a, ctx)]
+    return [a for a in args if isinstance(a, ast.Name | ast.Attribute) and not plainly_no_model(a, ctx)
+            and model_like(a, ctx)]

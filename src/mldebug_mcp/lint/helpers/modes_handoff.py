@@ -16,7 +16,7 @@ from .evaluation import ident, own_nodes, scope_calls, tokens
 from .modes import EVAL, SET, key_of, local_targets, mode_before, switches
 from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
-from .modes_facts import callee_mode, handed_models, relative_import
+from .modes_facts import callee_mode, handed_models, relative_import, relative_names
 from .modes_models import frozen, handed_in, mode_free, ready_from_loader
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -28,10 +28,12 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
     named for evaluation and handed data ('keeps'), without switching its mode."""
     if ctx.project is None:
         return
+    # the scopes that hand a model to an imported function, in one pass over the calls: most scopes do not
+    relative = bool(relative_names(ctx))
+    handing = {ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
+               if _imported(c, ctx, relative) and handed_models(c, ctx)}
     for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-        # cheapest first: most scopes call no imported function with a model
-        if not any(_imported(c, ctx) and handed_models(c, ctx) for c in ctx.in_scope(scope, (ast.Call,))) or (
-                framework_managed(scope, ctx)):
+        if scope not in handing or framework_managed(scope, ctx):
             continue
         reported: set[str] = set()
         for call in scope_calls(scope, ctx):
@@ -63,14 +65,15 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
                     yield anchor_after_setup(call, key, scope, ctx), key, call
 
 
-def _imported(call: ast.Call, ctx: ModuleContext) -> bool:
-    """A function of another module, not torch's (`evaluate(...)` from `engine`, `metrics.evaluate(...)`)."""
+def _imported(call: ast.Call, ctx: ModuleContext, relative: bool = True) -> bool:
+    """A function of another module, not torch's (`evaluate(...)` from `engine`, `metrics.evaluate(...)`);
+    `relative`: whether the file imports anything relatively."""
     if not (call.args or call.keywords):
         return False
     qualname = ctx.call_name(call)  # the callee's qualified name, kept per call
     if qualname is None:
-        return relative_import(call.func, ctx) is not None
-    return "." in qualname and qualname.split(".")[0] not in {"torch", "numpy", "np", "builtins"}
+        return relative and relative_import(call.func, ctx) is not None
+    return "." in qualname and qualname.partition(".")[0] not in {"torch", "numpy", "np", "builtins"}
 
 
 EVAL_VERBS = {"evaluate", "eval", "evaluation", "validate", "validation", "test", "predict", "inference", "infer",

@@ -109,11 +109,12 @@ class EvaluationWithoutEvalMode(Rule):
         if not uses_torch(ctx):
             return
         hits: dict[int, Hit] = {}
+        # the scopes that run a model, in one pass over the calls (a call without arguments runs none): most
+        # scopes run none
+        running = {ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
+                   if (c.args or c.keywords) and forward_receiver(c, ctx) is not None}
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-            calls = ctx.in_scope(scope, (ast.Call,))  # one index for all scopes: most run no model
-            # a call without arguments runs no model (forward_receiver): not asked
-            if any(forward_receiver(c, ctx) is not None for c in calls if c.args or c.keywords) and not (
-                    framework_managed(scope, ctx)):
+            if scope in running and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         for hit in _loaded_for_evaluation(ctx):
