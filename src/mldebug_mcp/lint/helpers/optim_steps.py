@@ -219,11 +219,13 @@ def training_blocks(ctx: ModuleContext) -> set[ast.AST]:
         def reaches(call: ast.Call) -> bool:
             if _callee_name(call) in reaching:
                 return True
-            # `compute_loss(...)` on an instance of a local class whose __call__ runs the backward
+            # `compute_loss(...)` on an instance of a local class whose __call__ runs the backward (asked only
+            # once a __call__ reaches one: almost never)
+            if "__call__" not in reaching:
+                return False
             built = ctx.constructed(call.func) if isinstance(call.func, ast.Name | ast.Attribute) else None
             cls = ctx.classes.get(built) if built else None
-            return cls is not None and "__call__" in reaching and any(
-                isinstance(n, FUNCTIONS) and n.name == "__call__" for n in cls.body)
+            return cls is not None and any(isinstance(n, FUNCTIONS) and n.name == "__call__" for n in cls.body)
 
         for _ in range(DEPTH):
             grown = {f.name for f in functions if f.name not in reaching

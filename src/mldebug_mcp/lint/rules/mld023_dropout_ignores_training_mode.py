@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.modes_dropout import (
+    BERNOULLI,
     drops_units,
     in_forward_pass,
     only_when_training,
@@ -15,6 +16,9 @@ FUNCTIONAL_DROPOUT = {"torch.nn.functional.dropout", "torch.nn.functional.dropou
                       "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
                       "torch.nn.functional.feature_alpha_dropout"}
 ATTENTION = {"torch.nn.functional.scaled_dot_product_attention"}
+# what a call of an attribute (`F.dropout(x)`, `x.bernoulli_(p)`) must be named to be reported: the last part of
+# a qualified name is its attribute (a dropout module built here is called by name, or is a call's result)
+CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION)} | BERNOULLI
 DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
                    "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"}
 
@@ -73,6 +77,8 @@ def _compare_hit(node: ast.Compare, ctx: ModuleContext) -> Hit | None:
 
 
 def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
+    if type(node.func) is ast.Attribute and node.func.attr not in CALLED_ATTRIBUTES:
+        return None  # most calls: a method or function that is no dropout
     name = ctx.call_name(node) or ""
     if name in FUNCTIONAL_DROPOUT:
         # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
