@@ -479,6 +479,18 @@ _SCALAR_FIELDS = {
 }
 
 
+def node_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold a node (no context, operator or scalar fields), in `_fields`
+    order: walks that look up CHILD_FIELDS first call this for a type not seen yet."""
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        fields = _CHILD_FIELDS[node_type] = _child_fields(node_type)
+    return fields
+
+
+CHILD_FIELDS = _CHILD_FIELDS
+
+
 def _child_fields(node_type: type) -> tuple[str, ...]:
     scalar = _SCALAR_FIELDS.get(node_type, ())
     return tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS and f not in ("ops",) and f not in scalar)

@@ -199,6 +199,9 @@ def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:
     """Each call to the rules that may find something in it (Rule.call_names), in the rules' order: most
     rules look at a few methods or functions, and most calls are none of them."""
     chosen: dict = {}  # a callee's names -> the rules to ask about such a call
+    every = [r for r in rules if r.call_names is None]  # what most calls are asked by: no named rule wants them
+    tests = [r.call_names for r in rules if callable(r.call_names)]
+    listed = set().union(*(r.call_names for r in rules if r.call_names is not None and not callable(r.call_names)))
     attribute, name = ast.Attribute, ast.Name
     for call in ctx.by_type.get(ast.Call, ()):
         callee = call.func
@@ -213,7 +216,10 @@ def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:
         call_rules = chosen.get(key)
         if call_rules is None:
             names = {key} if type(key) is str else set(key or ())
-            call_rules = chosen[key] = [r for r in rules if _looks_at(r.call_names, names)]
+            if names.isdisjoint(listed) and not any(test(n) for test in tests for n in names):
+                call_rules = chosen[key] = every
+            else:
+                call_rules = chosen[key] = [r for r in rules if _looks_at(r.call_names, names)]
         for rule in call_rules:
             for hit in rule.check(call, ctx):
                 _add(found, rule, hit, ctx)

@@ -5,8 +5,8 @@ import ast
 import re
 from functools import lru_cache
 
-from ..context import ModuleContext
-from .loops import calls_in_order, child_fields
+from ..context import CHILD_FIELDS, ModuleContext, node_fields
+from .loops import calls_in_order
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
@@ -55,16 +55,22 @@ def own_nodes(func: ast.AST, ctx: ModuleContext | None = None) -> list[ast.AST]:
     body = getattr(func, "body", [])
     stack = list(body) if isinstance(body, list) else [body]  # a lambda's body is one expression
     found = []
-    AST, fields_of = ast.AST, child_fields
+    AST, table = ast.AST, CHILD_FIELDS  # fields that may hold a node: the same nodes, in the same order
+    pop, push, keep = stack.pop, stack.append, found.append
     while stack:
-        node = stack.pop()
-        found.append(node)
-        for name in fields_of(type(node)):
+        node = pop()
+        keep(node)
+        fields = table.get(type(node))
+        if fields is None:
+            fields = node_fields(type(node))
+        for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
-                stack.extend(c for c in value if isinstance(c, AST) and not isinstance(c, NESTED))
+                for child in value:
+                    if isinstance(child, AST) and not isinstance(child, NESTED):
+                        push(child)
             elif isinstance(value, AST) and not isinstance(value, NESTED):
-                stack.append(value)
+                push(value)
     return found
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import ast
-from functools import cache
 
-from ..context import ModuleContext
+from ..context import CHILD_FIELDS, ModuleContext, node_fields
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -30,22 +29,15 @@ def calls_in_order(body: list[ast.stmt]) -> list[ast.Call]:
 
 
 _NOT_ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-# Fields that never hold a call: expression contexts, operators, comments, string kinds.
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
-
-
-@cache  # one entry per ast node type: a fixed table, not per-file state
-def child_fields(node_type: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold statements or expressions, in `_fields` order."""
-    return tuple(f for f in node_type._fields if f not in _LEAF_FIELDS)
 
 
 def _calls(node: ast.AST, found: list[ast.Call]) -> None:
     if isinstance(node, _NOT_ENTERED):
         return
     AST = ast.AST
-    # arguments are evaluated before the call itself
-    for name in child_fields(type(node)):
+    # arguments are evaluated before the call itself; the fields that may hold a node (the same nodes)
+    fields = CHILD_FIELDS.get(type(node))
+    for name in fields if fields is not None else node_fields(type(node)):
         value = getattr(node, name, None)
         if type(value) is list:
             for item in value:
