@@ -328,3 +328,29 @@ def test_duplicate_ids_and_non_lists_raise_content_error():
     with pytest.raises(ContentError, match="must be a list"):
         parse_antipatterns("id: tiny\n")
     assert parse_antipatterns(entry)[0].patterns[0].search("X")
+
+
+# Shapes taken from agents' answers in the A/B pilot (benchmarks/agent_ab/results): each explains why the
+# user's attempt did not help, or takes a workaround away; none recommends the move it names.
+ACCOUNTS = [
+    "Gradient clipping or a lower lr only   make the steps toward the garbage targets smaller.",
+    "This isn't an optimiser problem, and gradient clipping, warm-up or a different optimiser won't fix it.",
+    "Changing the learning rate, the number of epochs or the width can't get past a limit built into the loss.",
+    "A wider model (256x256) barely helped: capacity was never the issue.",
+    "You can drop the `clip_grad_norm_` workaround and go back to lr 0.05.",
+    "`grad_clip` stays `null`; it isn't needed.",
+    "Lowering the lr only slowed the climb, and clipping hid it.",
+]
+
+
+@pytest.mark.parametrize("text", ACCOUNTS)
+def test_an_account_of_a_failed_attempt_is_not_advice(text):
+    assert check_advice(text).findings == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Drop the batch size and add a scheduler.", {"tune-before-correct", "scheduler-as-fix"}),
+    ("Try gradient clipping, warm-up or a different optimiser.", {"clip-without-logging", "swap-optimizer"}),
+])
+def test_the_same_moves_recommended_still_fire(text, expected):
+    assert {f.id for f in check_advice(text).findings} == expected

@@ -36,7 +36,12 @@ _NEG_BEFORE = re.compile(
 _NEG_AFTER = re.compile(
     r"^\W*(?:(?!(?:if|when|because|since|as|until|while|so|unless|that|which)\b)\w+\W+){0,4}?(?:won['’]?t"
     r"|will not|wouldn['’]?t|would not|doesn['’]?t|does not|isn['’]?t|is not|can['’]?t|cannot|rarely|never"
-    r"|is unlikely to|is no)\b", re.IGNORECASE)
+    r"|is unlikely to|is no"
+    # an account of what an attempt did, not advice: "lowering the lr only slowed the climb", "clipping hid it"
+    r"|only\s+(?:slowed|slows|delayed|delays|hid|hides|masked|masks|postponed|shifted|moved|helped|make|makes|made)"
+    r"|(?:did|does|do)(?:n['’]?t|\s+not)\s+(?:help|fix|change|solve|work)|would\s+only|made\s+no\s+difference"
+    r"|had\s+no\s+effect|hid|hides|left\s+(?:all|every)|barely\s+helped|(?:is|are)(?:n['’]?t|\s+not)\s+needed"
+    r"|stays\W+(?:null|none|off|false|disabled))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -69,11 +74,21 @@ class Unit:
         return comment >= 0 and _negated_in(first_line[comment + 1:], start - comment - 1, end - comment - 1)
 
 
+# The match as what is taken away: "you can drop the clip_grad_norm_ workaround" (its object, two words at most)
+_REMOVAL = re.compile(r"\b(?:drop|remove|take out|get rid of|no longer need)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+# The rest of a list the match opens: "gradient clipping, warm-up or a different optimiser won't fix it"
+_LIST_TAIL = re.compile(r"(?:\s*,\s*[^,.;:!?]{1,40}?){0,4}\s*,?\s+(?:or|and|nor)\s+[^,.;:!?]{1,40}?(?=\s)",
+                        re.IGNORECASE)
+
+
 def _negated_in(sentence: str, start: int, end: int) -> bool:
     cut = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, start)), default=0)
     after = _CLAUSE_BREAK.search(sentence, end)
     post = sentence[end:after.start() if after else len(sentence)]
-    return bool(_NEG_BEFORE.search(sentence[cut:start]) or _NEG_AFTER.match(post))
+    if _NEG_BEFORE.search(sentence[cut:start]) or _NEG_AFTER.match(post) or _REMOVAL.search(sentence[cut:start]):
+        return True
+    listed = _LIST_TAIL.match(sentence, end)  # a list's negation comes after its last item
+    return bool(listed and _NEG_AFTER.match(sentence[listed.end():]))
 
 
 def split_units(text: str) -> list[Unit]:
