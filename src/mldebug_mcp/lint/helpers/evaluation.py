@@ -28,8 +28,29 @@ def tokens(name: str) -> tuple[str, ...]:
 
 def is_eval_loader(expr: ast.AST) -> bool:
     """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`)."""
-    words = [t for n in ast.walk(expr) for t in tokens(ident(n) or "")]
+    words = [t for name in _names(expr) for t in tokens(name)]
     return "train" not in words and any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
+
+
+def _names(expr: ast.AST) -> list[str]:
+    """The names and attributes in an expression (what ast.walk's nodes have as idents; the other nodes give
+    no word that counts), by the fields that may hold a node."""
+    found, stack, table = [], [expr], CHILD_FIELDS
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            found.append(node.id)
+        elif kind is ast.Attribute:
+            found.append(node.attr)
+        fields = table.get(kind)
+        for field in fields if fields is not None else node_fields(kind):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found
 
 
 def ident(node: ast.AST) -> str | None:

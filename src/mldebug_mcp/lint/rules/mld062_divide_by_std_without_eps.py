@@ -52,8 +52,9 @@ class DivideByStdWithoutEps(Rule):
         what = _spread(denominator, ctx)
         if what is None and isinstance(denominator, ast.Name):
             values = ctx.values_of(denominator, at=node)
-            if values and not _patched(denominator.id, values[0], node, ctx):
-                what = _spread(values[0], ctx)
+            spread = _spread(values[0], ctx) if values else None  # first: _patched walks the statements between
+            if spread and not _patched(denominator.id, values[0], node, ctx):
+                what = spread
         if what and not _tested(denominator, node, ctx):
             yield Hit(denominator, self.message.format(what=what))
 
