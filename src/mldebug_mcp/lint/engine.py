@@ -20,6 +20,7 @@ import os
 import re
 import warnings
 from collections import Counter
+from keyword import iskeyword
 from pathlib import Path
 
 from ..models.lint import Finding, LintReport
@@ -175,8 +176,7 @@ def _selected(settings: LintSettings) -> tuple[type[Rule], ...]:
 def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
     """Run `rules` over one indexed module; findings sorted, noqa applied."""
     by_type: dict[type, list[Rule]] = {}
-    has_text = ctx.has_text  # each distinct text is looked for once per file, not once per rule
-    rules = [r for r in rules if (not r.requires_text or any(map(has_text, r.requires_text))) and r.applies(ctx)]
+    rules = [r for r in rules if (not r.requires_text or _has_any_text(ctx, r)) and r.applies(ctx)]
     for rule in rules:
         for node_type in rule.node_types:
             by_type.setdefault(node_type, []).append(rule)
@@ -193,6 +193,27 @@ def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
         for hit in rule.finish(ctx):
             _add(found, rule, hit, ctx)
     return sorted(found.values(), key=lambda f: (f.line, f.col, f.code))
+
+
+def _has_any_text(ctx: ModuleContext, rule: Rule) -> bool:
+    """ctx.has_text for any of the rule's requires_text, inlined: asked for every rule of every file. Each
+    distinct text is looked for once per file (the answers are shared with has_text)."""
+    answers, words, source = ctx._texts, None, ctx.source
+    for text, among_words in _text_places(type(rule)):
+        found = answers.get(text)
+        if found is None:
+            if among_words and words is None:
+                words = ctx.code_words
+            found = answers[text] = text in (words if among_words else source)
+        if found:
+            return True
+    return False
+
+
+@functools.cache  # one entry per rule class
+def _text_places(rule_class: type) -> tuple[tuple[str, bool], ...]:
+    """Each text of requires_text, and whether has_text looks for it among the code's words (a name)."""
+    return tuple((t, t.isidentifier() and not iskeyword(t)) for t in rule_class.requires_text)
 
 
 def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:

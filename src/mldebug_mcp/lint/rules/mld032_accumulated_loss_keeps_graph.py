@@ -69,11 +69,15 @@ class AccumulatedLossKeepsGraph(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         acc, added = _accumulation(node, ctx)
-        if acc is None or other_framework(ctx) or in_no_grad(node, ctx):
+        if acc is None or other_framework(ctx):
             return
         loops, func = _enclosing(node, ctx)
         loop = loops[0] if loops else None
-        if loop is None and not (_on_self(acc) and func is not None and trains(func, ctx)):
+        if loop is None and not _on_self(acc):
+            return  # outside a loop only state kept on self outlives one call (asked before the no_grad walk)
+        if in_no_grad(node, ctx):
+            return
+        if loop is None and not (func is not None and trains(func, ctx)):
             return  # outside a loop only state kept on self outlives one call of a training step
         training = any(trains(each, ctx) for each in loops) or (func is not None and trains(func, ctx))
         key = ast.unparse(_base(acc))
