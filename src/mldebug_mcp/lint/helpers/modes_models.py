@@ -42,15 +42,16 @@ def forward_receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     file registers forward hooks (activations are read by the hook)."""
     if not (call.args or call.keywords):
         return None
-    if isinstance(ctx.parent(call), ast.Expr) and not _hooks(ctx):
+    if type(ctx.parents.get(call)) is ast.Expr and not _hooks(ctx):
         return None
     receivers = ctx.memo(("modes", "forward"), dict)  # MLD020 asks about every call of every scope
-    if call not in receivers:
+    found = receivers.get(call, receivers)  # the table itself: not asked yet (None is an answer)
+    if found is receivers:
         func = call.func
         # most callees are plainly no model, nor a forward method or something moved to a device and called
         plain = type(func) is not ast.Attribute or (func.attr not in FORWARDS and func.attr != "forward")
-        receivers[call] = None if plain and plainly_no_model(func, ctx) else _receiver(call, ctx)
-    return receivers[call]
+        found = receivers[call] = None if plain and plainly_no_model(func, ctx) else _receiver(call, ctx)
+    return found
 
 
 def _hooks(ctx: ModuleContext) -> bool:

@@ -20,6 +20,8 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def shipped_weights_without_eval(ctx: ModuleContext) -> Iterator[ast.Call]:
     """The `self.load_state_dict(...)` calls of model classes' __init__ that load fixed weights and are not
     followed by `self.eval()` in that __init__."""
+    if not ctx.has_text("load_state_dict"):
+        return  # most files load no weights: no class's __init__ needs a look
     for cls in ctx.by_type.get(ast.ClassDef, ()):
         init = next((f for f in cls.body if isinstance(f, FUNCS) and f.name == "__init__"), None)
         if init is None or not model_class(cls, ctx):

@@ -278,6 +278,8 @@ def _calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
 def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     """An evaluation file (an evaluation function under no_grad, nothing trained) that loads weights into a
     model and never switches any mode: the model evaluates in the training mode it was built in."""
+    if not ctx.has_text("load_state_dict"):
+        return  # a name the code never uses: no call loads weights
     calls = ctx.by_type.get(ast.Call, ())
     loads = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"]
     # the cheapest tests first: most files load no weights, or have no evaluation function under no_grad
