@@ -1,0 +1,233 @@
+"""The test that decides when an accumulating loop steps: inverted, or off by one micro-batch.
+
+Accumulation backwards on every micro-batch and steps every k: `if (i + 1) % k == 0: opt.step()` with `i`
+counting from 0 (or `i % k == 0` with `i` counting from 1). Two slips keep training running with wrong steps:
+
+- the test is inverted (`if i % k:`, `if i % k != 0:`, the step in the `else` of `== 0`, `if i % k == 0:
+  continue` before the step): the optimiser steps on k - 1 of every k micro-batches and skips one;
+- the counter is 0 on the first micro-batch and the step follows the backward (`if i % k == 0:` with `i` from
+  `enumerate(loader)`): the first update uses one micro-batch, every later window k.
+
+A counter's first value is read from what it is: an `enumerate`/`range` loop variable (its start), a name
+built from those by arithmetic (`epoch * len(loader) + i`), a counter set before the loop and advanced by
+a constant in it (before or after the test), Lightning's `batch_idx` argument of a training step.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .loops import LOOPS, is_backward, is_optimizer_step
+from .optim_steps import FUNCTIONS, expanded_calls, unconditional_in
+
+BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
+
+
+class StepTest:
+    """`counter % divisor` compared with 0: `zero` says the test is true when the remainder is 0."""
+
+    def __init__(self, counter: ast.expr, divisor: ast.expr, zero: bool, alone: bool) -> None:
+        self.counter, self.divisor, self.zero, self.alone = counter, divisor, zero, alone
+
+
+def modulo_test(test: ast.expr) -> StepTest | None:
+    """`i % k == 0`, `not i % k`, `i % k`, `i % k != 0`, `i % k > 0`, `0 == i % k`, also one conjunct of `and`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = modulo_test(test.operand)
+        return StepTest(inner.counter, inner.divisor, not inner.zero, inner.alone) if inner else None
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        found = [t for t in map(modulo_test, test.values) if t is not None]
+        return StepTest(found[0].counter, found[0].divisor, found[0].zero, False) if len(found) == 1 else None
+    if _is_mod(test):
+        return StepTest(test.left, test.right, False, True)  # truthy: a non-zero remainder
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        if _is_zero(left) and _is_mod(right):
+            left, right = right, left
+            op = {ast.Lt: ast.Gt, ast.Gt: ast.Lt}.get(type(op), type(op))()
+        if not (_is_mod(left) and _is_zero(right)):
+            return None
+        if isinstance(op, ast.Eq):
+            return StepTest(left.left, left.right, True, True)
+        if isinstance(op, ast.NotEq | ast.Gt):
+            return StepTest(left.left, left.right, False, True)
+    return None
+
+
+def _is_mod(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and not isinstance(expr.left, ast.Constant)
+
+
+def _is_zero(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value == 0 and not isinstance(expr.value, bool)
+
+
+def _ends_in_continue(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Continue)
+
+
+def _backwards(calls) -> list[tuple[ast.Call, ast.Call]]:
+    return [(c, via) for c, via in calls if is_backward(c)
+            or isinstance(c.func, ast.Attribute) and c.func.attr == "manual_backward"]
+
+
+class Guard:
+    """An `if` of an accumulating loop that decides its step: whether it steps on a zero remainder, and
+    whether the backward of the pass has run by the time the test is read."""
+
+    def __init__(self, test: StepTest, steps_on_zero: bool, after_backward: bool) -> None:
+        self.test, self.steps_on_zero, self.after_backward = test, steps_on_zero, after_backward
+
+
+def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
+    """The accumulation guard `node` is, when a branch of it (or the rest of the loop, after `continue`)
+    steps an optimiser whose gradients a backward outside the `if` adds up on every pass."""
+    test = modulo_test(node.test)
+    if test is None or isinstance(test.divisor, ast.Constant) and test.divisor.value in (0, 1):
+        return None
+    owner = ctx.enclosing(node, LOOPS + FUNCTIONS)
+    if owner is None:
+        return None
+    calls = list(expanded_calls(owner.body, ctx))
+    inside = set(ast.walk(node))
+    if _ends_in_continue(node.body) and not node.orelse and isinstance(owner, LOOPS):
+        branch, steps_on_zero = [(c, v) for c, v in calls if v.lineno > node.end_lineno], not test.zero
+    else:
+        body = {c for c, _ in expanded_calls(node.body, ctx)}
+        stepping_body = any(is_optimizer_step(c, ctx) for c in body)
+        other = list(expanded_calls(node.orelse, ctx))
+        if stepping_body:
+            branch, steps_on_zero = [(c, c) for c in body], test.zero
+        elif any(is_optimizer_step(c, ctx) for c, _ in other):
+            branch, steps_on_zero = other, not test.zero
+        else:
+            return None
+    steps = [c for c, _ in branch if is_optimizer_step(c, ctx)]
+    if not steps or _backwards(branch):
+        return None  # a backward in the branch: an update taken every k passes (a generator every n_critic)
+    every_pass = [(b, via) for b, via in _backwards(calls) if via not in inside and unconditional_in(via, owner, ctx)]
+    if not every_pass:
+        return None
+    # another optimiser stepping on every pass: alternating updates, not accumulation
+    stepping = {v for _, v in branch} | inside
+    if any(is_optimizer_step(c, ctx) and v not in stepping and unconditional_in(v, owner, ctx) for c, v in calls):
+        return None
+    return Guard(test, steps_on_zero, any(via.lineno < node.lineno for _, via in every_pass))
+
+
+def first_value(expr: ast.expr, at: ast.stmt, ctx: ModuleContext, depth: int = 4) -> int | None:
+    """The counter's value when the test at `at` is read on the first pass, where it can be told."""
+    if depth <= 0:
+        return None
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Sub | ast.Mult):
+        left, right = first_value(expr.left, at, ctx, depth), first_value(expr.right, at, ctx, depth)
+        if isinstance(expr.op, ast.Mult) and 0 in (left, right):
+            return 0  # epoch * len(loader): 0 on the first epoch whatever the length
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(expr.op, ast.Add) else left - right if isinstance(expr.op, ast.Sub) \
+            else left * right
+    if isinstance(expr, ast.Name):
+        return _name_first_value(expr.id, at, ctx, depth - 1)
+    return None
+
+
+def _name_first_value(name: str, at: ast.stmt, ctx: ModuleContext, depth: int) -> int | None:
+    for ancestor in ctx.ancestors(at):
+        if isinstance(ancestor, FUNCTIONS):
+            args = ancestor.args
+            if ancestor.name == "training_step" and name in BATCH_INDEX_ARGUMENTS and name in {
+                    a.arg for a in [*args.posonlyargs, *args.args]}:
+                return 0
+            return None
+        if not isinstance(ancestor, LOOPS):
+            continue
+        start = _loop_variable_start(name, ancestor, at, ctx, depth)
+        if start is not False:
+            return start
+        body_value = _assigned_in_body(name, ancestor, at, ctx, depth)
+        if body_value is not False:
+            return body_value
+        counted = _counter(name, ancestor, at, ctx, depth)
+        if counted is not False:
+            return counted
+    return None
+
+
+def _loop_variable_start(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: int):
+    """The first value of a `for` loop's index (`enumerate(...)`, `range(...)`, also wrapped in tqdm), None when
+    unknown, False when `name` is not its index."""
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    target, source = loop.target, loop.iter
+    if isinstance(source, ast.Call) and _called(source) not in {"enumerate", "range"} and source.args \
+            and isinstance(source.args[0], ast.Call) and _called(source.args[0]) == "enumerate":
+        source = source.args[0]  # tqdm(enumerate(loader))
+    if not isinstance(source, ast.Call):
+        return False
+    if _called(source) == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
+            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
+        start = source.args[1] if len(source.args) > 1 else next(
+            (k.value for k in source.keywords if k.arg == "start"), None)
+        return 0 if start is None else first_value(start, at, ctx, depth)
+    if _called(source) == "range" and isinstance(target, ast.Name) and target.id == name and source.args:
+        return 0 if len(source.args) == 1 else first_value(source.args[0], at, ctx, depth)
+    if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+        return None  # bound by this loop, from something else
+    return False
+
+
+def _called(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _top(node: ast.AST, body: list[ast.stmt], ctx: ModuleContext) -> ast.stmt | None:
+    for candidate in (node, *ctx.ancestors(node)):
+        if candidate in body:
+            return candidate
+    return None
+
+
+def _assigned_in_body(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: int):
+    """`done = epoch * len(loader) + i` at the top level of the loop body, before the test."""
+    here = _top(at, loop.body, ctx)
+    for stmt in loop.body:
+        if stmt is here:
+            break
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return first_value(stmt.value, stmt, ctx, depth)
+    return False
+
+
+def _counter(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: int):
+    """A name set to a constant before the loop and advanced by a constant on every pass: its value at the
+    test counts the advance only when it comes before the test."""
+    advances = [n for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+                and n.target.id == name]
+    assigned = [n for n in ast.walk(loop) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for tg in n.targets for t in ast.walk(tg))]
+    if not advances:
+        return False
+    if len(advances) != 1 or assigned or not isinstance(advances[0].op, ast.Add) \
+            or not isinstance(advances[0].value, ast.Constant) or not unconditional_in(advances[0], loop, ctx):
+        return None
+    owner = ctx.enclosing(loop, FUNCTIONS)
+    if owner is None:
+        return None
+    before = [n for n in ast.walk(owner) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
+              and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]
+    if not before or ctx.enclosing(before[-1], LOOPS + FUNCTIONS) not in (owner, *(
+            a for a in ctx.ancestors(loop) if isinstance(a, LOOPS))):
+        return None
+    start = first_value(before[-1].value, before[-1], ctx, depth)
+    if start is None:
+        return None
+    here, advance = _top(at, loop.body, ctx), _top(advances[0], loop.body, ctx)
+    if here is None or advance is None:
+        return None
+    order = loop.body.index(advance) < loop.body.index(here)
+    return start + advances[0].value.value if order else start

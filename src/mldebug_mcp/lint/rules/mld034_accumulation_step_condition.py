@@ -1,0 +1,63 @@
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from ..helpers.accum_step_condition import first_value, step_guard
+from ..rule import Hit, Rule
+
+
+class AccumulationStepCondition(Rule):
+    """What it does: flags the test that decides a gradient-accumulation step when it is inverted or off
+    by one. The loop backwards on every pass and steps an optimiser under a modulo test: `if i % k:` or
+    `if i % k != 0:` (also the step in the `else` of `if i % k == 0:`, or after `if i % k == 0: continue`)
+    steps on k - 1 of every k micro-batches; `if i % k == 0:` after the backward with `i` counting from 0
+    (`enumerate(loader)`, `range(n)`, `epoch * len(loader) + i`, a counter advanced after the test,
+    Lightning's `batch_idx`) takes the first update after a single micro-batch. `(i + 1) % k == 0`, and
+    `i % k == 0` with `i` counting from 1, stay quiet.
+
+    Why is this bad: the optimiser is meant to step once per k accumulated micro-batches. Inverted, it
+    steps on almost every micro-batch with a loss scaled down by k (and never, when k is 1); off by one,
+    the first window of every epoch (or run) is a single micro-batch. Training runs either way.
+    """
+
+    code = "MLD034"
+    name = "accumulation-step-condition"
+    category = "optimiser"
+    severity = "warning"
+    message = "the accumulation step test is inverted: the optimizer steps on every micro-batch except each k-th"
+    why = "An accumulation loop should step once per k micro-batches; an inverted or off-by-one test changes the windows."
+    fix = "Step under `if (i + 1) % k == 0:` with i counting from 0 (and after the last micro-batch of the loader)."
+    evidence = "pytorch-tutorials/gradients-accumulate"
+    node_types = (ast.If,)
+    requires_text = ("%",)
+    BAD = (
+        "def train(model, opt, loader, loss_fn, accum=4):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = loss_fn(model(x), y) / accum\n"
+        "        loss.backward()\n"
+        "        if i % accum:\n"
+        "            opt.step()\n"
+        "            opt.zero_grad()\n"
+    )
+    GOOD = BAD.replace("if i % accum:", "if (i + 1) % accum == 0:")
+    FIRST = ("`{test}` is true on the first micro-batch ({counter} starts at 0) and the step follows the "
+             "backward: the first update uses one micro-batch, not {divisor}; test `({counter} + 1) % {divisor} == 0`")
+    OFFSET = ("`{test}` starts at {start} on the first micro-batch and the step follows the backward: the first "
+              "update uses fewer than {divisor} micro-batches; count the micro-batches from 1")
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        guard = step_guard(node, ctx)
+        if guard is None:
+            return
+        test = guard.test
+        if not guard.steps_on_zero:
+            if isinstance(test.divisor, ast.Constant) and test.divisor.value == 2:
+                return  # `if i % 2:` with i from 0 steps after every second micro-batch: right for k = 2
+            yield Hit(node)
+            return
+        if not (test.alone and guard.after_backward):
+            return
+        start = first_value(test.counter, node, ctx)
+        if start is not None and (start == 0 or start >= 2):
+            yield Hit(node, (self.FIRST if start == 0 else self.OFFSET).format(test=ast.unparse(node.test), counter=ast.unparse(test.counter),
+                                              start=start, divisor=ast.unparse(test.divisor)))
