@@ -167,12 +167,12 @@ def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
     kind = type(func)
     if kind is ast.Name:
         name = func.id
-        if name == "self" or ctx.values_of(func, func) or _model_named(name):
+        if name == "self" or ctx.values_of(func, func) or model_named(name):
             return False
         return name not in module_owners(ctx)  # the key of a name is the name
     if kind is ast.Attribute:
         name, base = func.attr, func.value
-        if name == "self" or (type(base) is ast.Name and base.id == "self") or _model_named(name):
+        if name == "self" or (type(base) is ast.Name and base.id == "self") or model_named(name):
             return False  # self.x: assigned in the class
         # a key ends with the attribute: most attributes end no key
         return name not in _owner_attributes(ctx) or _key(func) not in module_owners(ctx)
@@ -180,7 +180,7 @@ def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
 
 
 @lru_cache(maxsize=65_536)  # names repeat across calls and files; the answer is pure, so it may outlive a file
-def _model_named(name: str) -> bool:
+def model_named(name: str) -> bool:
     """MODEL_NAME found in the lowered name."""
     return MODEL_NAME.search(name.lower()) is not None
 

@@ -13,7 +13,7 @@ import ast
 from pathlib import PurePath
 
 from ..context import ModuleContext
-from .evaluation import MODEL_NAME, model_like, own_nodes, plainly_no_model
+from .evaluation import model_like, model_named, own_nodes, plainly_no_model
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
@@ -68,7 +68,7 @@ def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:
 def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:
     """Passes a parameter named like a model to a function that is neither this file's nor torch's
     (`engine.run_eval(model, loader)`): that function may switch the mode, out of sight here."""
-    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args] if MODEL_NAME.search(a.arg.lower())}
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args] if model_named(a.arg)}
     if not params:
         return False
     for node in own_nodes(func, ctx):
