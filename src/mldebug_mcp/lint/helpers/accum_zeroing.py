@@ -70,9 +70,15 @@ def in_conditional_step_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
     if any(g is None for g in guards):
         return False
     # a backward outside the step's branch: it runs on the micro-batches that do not step
-    if not any(not any(_inside(via, g, ctx) for g in guards) for _, via in it.backwards):
+    if not any(not any(_inside(via, g, ctx) for g in guards) for _, via in _backwards(it)):
         return False
     return _clears_stepped(zero, direct_steps, ctx)
+
+
+def _backwards(it) -> list[tuple[ast.Call, ast.Call]]:
+    """The iteration's backwards, Lightning's `self.manual_backward(loss)` among them."""
+    manual = [(c, via) for c, via in it.calls if isinstance(c.func, ast.Attribute) and c.func.attr == "manual_backward"]
+    return it.backwards + manual
 
 
 def _clears_stepped(zero: ast.Call, steps: list[ast.Call], ctx: ModuleContext) -> bool:
