@@ -12,6 +12,7 @@ from ..helpers.optim_steps import (
     training_blocks,
     unconditional_in,
 )
+from ..helpers.optim_zero_window import never_true_reason, zero_never_true
 from ..helpers.optim_zeroing import cleared, stepped_optimizer
 from ..rule import Hit, Rule
 
@@ -24,7 +25,8 @@ class MissingZeroGrad(Rule):
     that zeroes, a plain branch that does not), and a Lightning `training_step` with manual
     optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes; a zero_grad()
     that runs only under a condition while the step runs every iteration, and `opt.zero_grad`
-    written without parentheses. The finding
+    written without parentheses; a zero_grad() that opens each accumulation window under
+    `if it % k == 1:`, which never holds when k is 1. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
@@ -59,6 +61,9 @@ class MissingZeroGrad(Rule):
     UNCALLED = "`zero_grad` without parentheses is never called: gradients are never cleared; write zero_grad()"
     BRANCH = ("this branch backwards and steps without clearing the gradients, unlike the other side of the `if` on "
               "line {line}: every iteration that takes it accumulates; call zero_grad() before this backward")
+    NEVER_TRUE = ("zero_grad() runs only when `{test}`, which never holds when {when} (a remainder is always "
+                  "below its divisor): with one micro-batch per update the gradients are never cleared; also "
+                  "clear when the divisor is 1")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
@@ -67,6 +72,8 @@ class MissingZeroGrad(Rule):
             step = unzeroed_manual_step(node, ctx)
             if step is not None:
                 yield Hit(step, self.MANUAL)
+            elif node in training_blocks(ctx):
+                yield from self._never_true(node, ctx)
             return
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
@@ -81,6 +88,8 @@ class MissingZeroGrad(Rule):
                 rare = zeroed_only_sometimes(node, it, ctx)
                 if rare is not None:
                     yield Hit(rare, self.SOMETIMES)
+                else:
+                    yield from self._never_true(node, ctx)
             return
         uncalled = next((n for n in ast.walk(node) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Attribute)
                          and n.value.attr == "zero_grad"), None)
@@ -107,6 +116,12 @@ class MissingZeroGrad(Rule):
                 break
             anchor = inner
         yield Hit(anchor, self.BEFORE_BACKWARD.format(line=step.lineno))
+
+    def _never_true(self, block: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        found = zero_never_true(block, ctx)
+        if found is not None:
+            zero, guard = found
+            yield Hit(zero, self.NEVER_TRUE.format(test=ast.unparse(guard.test), when=never_true_reason(guard)))
 
 
 def _zeroed_elsewhere(loop: ast.AST, it, ctx: ModuleContext) -> bool:
