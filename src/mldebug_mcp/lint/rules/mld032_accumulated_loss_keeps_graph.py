@@ -11,6 +11,7 @@ from ..helpers.accum_losses import (
     trains,
 )
 from ..helpers.accum_meters import UPDATES, stored_arguments
+from ..helpers.accum_returned_numbers import returns_number
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
@@ -85,6 +86,8 @@ class AccumulatedLossKeepsGraph(Rule):
             value = latest_value(operand, ctx) if isinstance(operand, ast.Name) else operand
             if value is not None and (loop is not None and not _inside(value, loop, ctx) or detached(value, ctx)):
                 continue
+            if isinstance(operand, ast.Name) and returns_number(operand, ctx):
+                continue  # an epoch function's average of .item() values: a number whatever its name
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
             backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
                 and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx)

@@ -1,0 +1,95 @@
+"""Whether what a local epoch function hands back is a plain number (MLD032's caller side).
+
+`train_loss, train_acc = train(...)` then `history.append(train_loss)`: the name says loss, but an epoch
+function that sums `loss.item()` and returns `total / count` (or a meter's `losses.avg` fed with
+`loss.item()`) returns a number, and keeping it keeps no graph. The returned value is read through what
+the helper's names are: tuple-unpacked constants (`total, n = 0.0, 0`), `+=` of numbers, a running
+average's attribute whose every update was given a number, a number divided by a count, and the
+returns of the helpers it calls in turn (`loss, n_correct, n_word = cal_performance(...)`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .accum_losses import _numeric, detached, is_loss_value, local_callee, loss_named
+from .accum_meters import UPDATES
+from .graph import latest_value, module_index
+
+DIVISIONS = (ast.Div, ast.FloorDiv)
+
+
+def returns_number(name: ast.Name, ctx, depth: int = 6) -> bool:
+    """`name` is bound (directly or by unpacking) to a call of a local function whose returned value at that
+    place is a number."""
+    value = latest_value(name, ctx)
+    if not isinstance(value, ast.Call) or local_callee(value, ctx) is None:
+        return False
+    return _call_returns_number(value, _position(name, value, ctx), ctx, depth)
+
+
+def _call_returns_number(call: ast.Call, position: int | None, ctx, depth: int) -> bool:
+    func = local_callee(call, ctx)
+    if func is None or depth <= 0:
+        return False
+    returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+    if position is not None:
+        returns = [r.elts[position] if isinstance(r, ast.Tuple) and position < len(r.elts) else r for r in returns]
+    return bool(returns) and all(number_valued(r, ctx, depth - 1) for r in returns)
+
+
+def _position(name: ast.Name, value: ast.AST, ctx) -> int | None:
+    stmt = ctx.parent(value)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple | ast.List):
+        names = [e.id if isinstance(e, ast.Name) else None for e in stmt.targets[0].elts]
+        return names.index(name.id) if name.id in names else None
+    return None
+
+
+def number_valued(expr: ast.AST, ctx, depth: int) -> bool:
+    if depth <= 0:
+        return False
+    if isinstance(expr, ast.Constant) or detached(expr, ctx):
+        return True
+    if isinstance(expr, ast.Name):
+        return _name_is_number(expr, ctx, depth)
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, DIVISIONS) and not (loss_named(expr.right) or is_loss_value(expr.right, ctx)):
+            return number_valued(expr.left, ctx, depth)  # a running average: a number over a count
+        return number_valued(expr.left, ctx, depth) and number_valued(expr.right, ctx, depth)
+    if isinstance(expr, ast.UnaryOp):
+        return number_valued(expr.operand, ctx, depth)
+    if isinstance(expr, ast.Tuple | ast.List):
+        return bool(expr.elts) and all(number_valued(e, ctx, depth) for e in expr.elts)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return _meter_of_numbers(expr.value, ctx, depth)
+    if isinstance(expr, ast.Call) and local_callee(expr, ctx) is not None:
+        return _call_returns_number(expr, None, ctx, depth)
+    return _numeric(expr, ctx, 1)
+
+
+def _name_is_number(name: ast.Name, ctx, depth: int) -> bool:
+    value = latest_value(name, ctx)
+    if value is None or isinstance(value, ast.Name) and value.id == name.id:
+        return False
+    position = _position(name, value, ctx)
+    if position is not None and isinstance(value, ast.Tuple | ast.List) and position < len(value.elts):
+        value = value.elts[position]  # total, count = 0.0, 0
+    elif position is not None and isinstance(value, ast.Call):
+        if not _call_returns_number(value, position, ctx, depth):
+            return False
+        value = None
+    if value is not None and not number_valued(value, ctx, depth - 1):
+        return False
+    more = module_index(ctx)["augmented"].get((ctx.scope_of(name), name.id), ())
+    return all(number_valued(a.value, ctx, depth - 1) for a in more)
+
+
+def _meter_of_numbers(meter: ast.Name, ctx, depth: int) -> bool:
+    """`losses.avg` of `losses = AverageMeter()` whose every `losses.update(...)` in the function gets a number."""
+    if not isinstance(latest_value(meter, ctx), ast.Call):
+        return False
+    scope = ctx.scope_of(meter)
+    updates = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+               and c.func.attr in UPDATES and isinstance(c.func.value, ast.Name) and c.func.value.id == meter.id]
+    return bool(updates) and all(c.args and number_valued(c.args[0], ctx, depth - 1) for c in updates)
