@@ -1,5 +1,5 @@
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from ..context import ModuleContext
 from ..helpers.modes_dropout import (
@@ -64,12 +64,14 @@ class DropoutIgnoresTrainingMode(Rule):
         "        return F.dropout(self.fc(x), p=0.1, training=self.training)\n"
     )
 
-    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterable[Hit]:
         # what the node would be reported for first (cheap, and nothing for almost every call), then whether it
-        # runs in the forward pass outside training-only code (a walk up its ancestors)
+        # runs in the forward pass outside training-only code (a walk up its ancestors); a tuple, not a
+        # generator: asked for thousands of calls per run
         hit = _compare_hit(node, ctx) if isinstance(node, ast.Compare) else _call_hit(node, ctx)
         if hit is not None and in_forward_pass(node, ctx) and not only_when_training(node, ctx):
-            yield hit
+            return (hit,)
+        return ()
 
 
 def _compare_hit(node: ast.Compare, ctx: ModuleContext) -> Hit | None:

@@ -1,5 +1,5 @@
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 from ..context import ModuleContext
 from ..helpers.graph import in_no_grad, other_framework
@@ -51,7 +51,7 @@ class InplaceOnLeafParameter(Rule):
         "    w.grad = None\n"
     )
 
-    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterable[Hit]:  # a tuple: asked for every assignment
         if isinstance(node, ast.AugAssign):  # w -= ..., w[i] += ...
             target = node.target.value if isinstance(node.target, ast.Subscript) else node.target
         elif isinstance(node, ast.Assign):  # w[i] = ...
@@ -62,9 +62,10 @@ class InplaceOnLeafParameter(Rule):
         # only the tensor itself: w.data and w.grad updates are not in-place edits of the leaf
         if not isinstance(target, ast.Name | ast.Attribute) or isinstance(target, ast.Attribute) and not (
                 isinstance(target.value, ast.Name) and target.value.id == "self"):
-            return
+            return ()
         if _leaf(target, node, ctx) and not in_no_grad(node, ctx) and not other_framework(ctx):
-            yield Hit(node, self.message.format(name=ast.unparse(target)))
+            return (Hit(node, self.message.format(name=ast.unparse(target))),)
+        return ()
 
 
 def _leaf(target: ast.Name | ast.Attribute, at: ast.AST, ctx: ModuleContext) -> bool:
