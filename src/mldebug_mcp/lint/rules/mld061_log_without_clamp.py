@@ -78,7 +78,10 @@ def _unsafe(expr: ast.expr, ctx: ModuleContext) -> str | None:
     if isinstance(value.op, ast.Sub) and _is_one(value.left) and _may_reach_one(value.right, ctx):
         return "1 - p"
     if isinstance(value.op, ast.Div) and not _guarded(value.left, ctx):
-        if _is_sum(value.right, ctx):
+        # x / x.sum(): a hand-made softmax (log_softmax is the drop-in fix) or a ratio of counts; an exp output
+        # over the sum of another tensor (InfoNCE's positive over its negatives) reaches 0 only past a logit
+        # gap of ~100, while counts or ReLU outputs reach it on any zero entry
+        if _is_sum(value.right, ctx) and not (_exp_output(value.left, ctx) and not _sums_itself(value, ctx)):
             return "a normalised ratio"
         if any(isinstance(side, ast.BinOp) and _unsafe(side, ctx) for side in (value.left, value.right)):
             return "a ratio involving 1 - p"
@@ -177,6 +180,34 @@ def _may_reach_one(expr: ast.expr, ctx: ModuleContext) -> bool:
         return _is_sum(value.right, ctx)
     # a schedule such as torch.cumprod(alphas) or any other call stays quiet: precision first
     return isinstance(value, ast.Call) and (ctx.call_name(value) == "torch.exp" or ctx.method_name(value) == "exp")
+
+
+RESHAPES = {"view", "reshape", "masked_select", "squeeze", "unsqueeze", "flatten", "contiguous", "t", "float"}
+
+
+def _exp_output(expr: ast.expr, ctx: ModuleContext, depth: int = 4) -> bool:
+    """`torch.exp(z)`, `z.exp()`, through names, reshapes and `torch.cat([...])` of such outputs."""
+    if depth <= 0:
+        return False
+    if isinstance(expr, ast.Name):
+        value = latest_value(expr, ctx)
+        return value is not None and _exp_output(value, ctx, depth - 1)
+    if not isinstance(expr, ast.Call):
+        return False
+    name, method = ctx.call_name(expr), ctx.method_name(expr)
+    if name in {"torch.exp", "torch.special.exp"} or name is None and method == "exp" and not expr.args:
+        return True
+    if name in {"torch.cat", "torch.stack"} and expr.args and isinstance(expr.args[0], ast.List | ast.Tuple):
+        return bool(expr.args[0].elts) and all(_exp_output(e, ctx, depth - 1) for e in expr.args[0].elts)
+    return name is None and method in RESHAPES and isinstance(expr.func, ast.Attribute) \
+        and _exp_output(expr.func.value, ctx, depth - 1)
+
+
+def _sums_itself(ratio: ast.BinOp, ctx: ModuleContext) -> bool:
+    """`e / e.sum(...)`, `e / torch.sum(e, ...)`: the numerator is what the denominator sums."""
+    total = ratio.right
+    summed = total.func.value if ctx.call_name(total) is None else (total.args[0] if total.args else None)
+    return summed is not None and ast.unparse(summed) == ast.unparse(ratio.left)
 
 
 def _is_sum(expr: ast.expr, ctx: ModuleContext) -> bool:
