@@ -100,3 +100,56 @@ def train(model, opt, loader, loss_fn, accum):
 
 def test_a_running_count_divisor_is_mld019_not_mld014():
     assert [(line, code) for line, code, _ in _findings(RUNNING_COUNT)] == [(3, "MLD019")]
+
+
+ACCUMULATING = """\
+def train(model, opt, loader, loss_fn, accum):
+    for i, (x, y) in enumerate(loader):
+        (loss_fn(model(x), y) / accum).backward()
+        if STEP_TEST:
+            opt.step()
+            opt.zero_grad()
+"""
+
+
+def _step_test_findings(test: str) -> list[tuple[int, str, str]]:
+    found = lint_source(ACCUMULATING.replace("STEP_TEST", test), "snippet.py", LintSettings(select=("MLD034",)))
+    return [(f.line, f.code, f.message) for f in found]
+
+
+def test_an_inverted_accumulation_test_is_mld034():
+    for test in ("i % accum", "i % accum != 0", "i % accum > 0", "not i % accum == 0"):
+        found = _step_test_findings(test)
+        assert [(line, code) for line, code, _ in found] == [(4, "MLD034")], test
+        assert "inverted" in found[0][2]
+
+
+def test_a_zero_based_counter_steps_after_one_micro_batch():
+    found = _step_test_findings("i % accum == 0")
+    assert [(line, code) for line, code, _ in found] == [(4, "MLD034")]
+    assert "i starts at 0" in found[0][2] and "(i + 1) % accum == 0" in found[0][2]
+
+
+def test_correct_accumulation_tests_are_quiet():
+    for test in ("(i + 1) % accum == 0", "(i + 1) % accum == 0 or i + 1 == len(loader)", "i % 2", "i % accum == accum - 1"):
+        assert _step_test_findings(test) == [], test
+    counted_from_one = ACCUMULATING.replace("enumerate(loader)", "enumerate(loader, start=1)").replace(
+        "STEP_TEST", "i % accum == 0")
+    assert lint_source(counted_from_one, "snippet.py", LintSettings(select=("MLD034",))) == []
+
+
+def test_a_window_opened_on_remainder_one_never_clears_with_one_micro_batch():
+    source = (
+        "def train(model, opt, loader, loss_fn, per_update):\n"
+        "    for i, (x, y) in enumerate(loader, 1):\n"
+        "        if i % per_update == 1:\n"
+        "            opt.zero_grad()\n"
+        "        (loss_fn(model(x), y) / per_update).backward()\n"
+        "        if i % per_update == 0:\n"
+        "            opt.step()\n"
+    )
+    found = _findings(source)
+    assert [(line, code) for line, code, _ in found] == [(4, "MLD010")]
+    assert "never holds when per_update is 1" in found[0][2]
+    fixed = source.replace("if i % per_update == 1:", "if per_update == 1 or i % per_update == 1:")
+    assert _findings(fixed) == []
