@@ -74,23 +74,25 @@ def register(server: MCPServer) -> None:
             "subtle hypothesis (leakage, sample size, seed variance) and the null (noise, or another change). "
             "Code in the description is linted (never run). Offline, deterministic, and it matches words, not "
             "meaning: on real forum reports the cause is in its top three about a third of the time and in its top "
-            "ten about half, so ask for limit=10 with include_catalogue=true (or read the resource mldebug://causes), "
+            "ten about three in five, so ask for limit=10 with include_catalogue=true (or read the resource mldebug://causes), "
             "rank the description against every cause yourself, pass the ids you suspect as candidates, and let the "
             "tests decide: test_plan lists the few cheap tests that split the list best. When the report is too "
             "thin to rank ('thin' is set), ask the user or run the tree questions it returns before trusting any "
-            "order. " + OBSERVATION_HELP
+            "order, then pass the answers to triage_step with the same symptom: it reranks at once. "
+            + OBSERVATION_HELP
         ),
     )
     server.resource("mldebug://causes", name="causes", title="Cause catalogue (one line per cause)",
                     mime_type="text/markdown",
                     description="Every root cause triage knows: id | title | how it usually shows, by pipeline stage "
-                                "(about 5,000 tokens).")(_catalogue_index)
+                                "(about 6,000 tokens).")(_catalogue_index)
     server.add_tool(
         triage_step, name="triage_step", title="Walk the triage decision tree", annotations=READ_ONLY,
         description=(
             "Stateless walk of the triage decision tree: pass every answer so far as {node: answer}; get the next "
             "question with the cheapest way to answer it (often a tool call) and the accepted answers, or, at a "
-            "leaf, what it means and the ranked hypotheses. Start with answers={}. Optionally add the symptom "
-            "text to sharpen the ranking at the leaf."
+            "leaf, what it means and the ranked hypotheses. Start with answers={}. An answer to any node counts, "
+            "also one off the current path (the questions a thin triage report asks): with the symptom text, the "
+            "description is reranked with the answers at every step, not only at the leaf."
         ),
     )
