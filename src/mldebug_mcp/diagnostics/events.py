@@ -50,10 +50,14 @@ class EventReader:
         for raw in complete.split(b"\n"):
             self._line += 1
             self._offset += len(raw) + 1
-            events.append(parse_event(raw, self._line))
+            events.append(self.parse(raw, self._line))
             if events[-1]["event"] in FINAL_EVENTS:
                 break  # whatever follows the final event is never looked at
         return events
+
+    def parse(self, raw: bytes, line: int) -> dict[str, Any]:
+        """One line as an event; a reader of another run's events (the landscape probe's) checks its report."""
+        return parse_event(raw, line)
 
     def check_ended(self) -> None:
         """After the child is gone: a last line without its newline means the writer was cut off, or was not us."""

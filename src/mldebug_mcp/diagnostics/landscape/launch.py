@@ -15,7 +15,6 @@ from typing import Any
 from ...errors import DiagnoseError
 from ..events import (
     EVENT_FIELDS,
-    EVENT_LINE_LIMIT_BYTES,
     EventReader,
     MalformedEvent,
     _check_fields,
@@ -44,22 +43,8 @@ STAGES = {"build": "building the debug spec", "spec": "validating the debug spec
 class LandscapeEvents(EventReader):
     """The events file, with the final report checked against LandscapeReport instead of a diagnose report."""
 
-    def read(self) -> list[dict[str, Any]]:
-        chunk = self._read_chunk()
-        complete, newline, rest = chunk.rpartition(b"\n")
-        self._pending = len(rest)
-        if not newline:
-            if len(chunk) > EVENT_LINE_LIMIT_BYTES:
-                raise MalformedEvent(f"line {self._line + 1}: longer than {EVENT_LINE_LIMIT_BYTES >> 20} MiB")
-            return []
-        events = []
-        for raw in complete.split(b"\n"):
-            self._line += 1
-            self._offset += len(raw) + 1
-            events.append(_parse(raw, self._line))
-            if events[-1]["event"] in ("report", "error"):
-                break
-        return events
+    def parse(self, raw: bytes, line: int) -> dict[str, Any]:
+        return _parse(raw, line)
 
 
 def _parse(raw: bytes, line: int) -> dict[str, Any]:
