@@ -354,3 +354,11 @@ def test_an_account_of_a_failed_attempt_is_not_advice(text):
 ])
 def test_the_same_moves_recommended_still_fire(text, expected):
     assert {f.id for f in check_advice(text).findings} == expected
+
+
+@pytest.mark.parametrize("text", [
+    "It isn't a batch shift, and neither a wider model nor more weight decay would fix it.",
+    "That is why grad clipping, a different lr, and the loss-scaling check changed nothing.",
+])
+def test_more_accounts_from_the_second_pilot_are_not_advice(text):
+    assert check_advice(text).findings == []

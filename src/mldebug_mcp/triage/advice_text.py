@@ -29,7 +29,7 @@ _CITATION = re.compile(r"\[[\w.-]+/[\w.-]+\]")  # quote ids such as [jones/assum
 _CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-{1,2}\s|\b(?:but|so|then|because|since|while|whereas|although|though"
                            r"|however|if|when|unless|until|otherwise)\b", re.IGNORECASE)
 _NEG_BEFORE = re.compile(
-    r"(?:\b(?:don['’]?t|do not|never|avoid\w*|instead of|rather than|no need to|resist\w*|refrain\w*|against"
+    r"(?:\b(?:don['’]?t|do not|never|neither|avoid\w*|instead of|rather than|no need to|resist\w*|refrain\w*|against"
     r"|stop|(?:should|would|could|must|need|will|shall|might|may)(?:n['’]?t| not)|won['’]?t|cannot|can['’]?t)\b"
     r"(?:\W+\w+){0,6}?|^\W*not\b.*?|\bnot(?:\s+(?:a|an|the|to|by|just|simply|merely|yet|with|via|through|for"
     r"|any|more|even|use|using))?)\W*$", re.IGNORECASE | re.DOTALL)
@@ -41,7 +41,8 @@ _NEG_AFTER = re.compile(
     r"|only\s+(?:slowed|slows|delayed|delays|hid|hides|masked|masks|postponed|shifted|moved|helped|make|makes|made)"
     r"|(?:did|does|do)(?:n['’]?t|\s+not)\s+(?:help|fix|change|solve|work)|would\s+only|made\s+no\s+difference"
     r"|had\s+no\s+effect|hid|hides|left\s+(?:all|every)|barely\s+helped|(?:is|are)(?:n['’]?t|\s+not)\s+needed"
-    r"|stays\W+(?:null|none|off|false|disabled))\b", re.IGNORECASE)
+    r"|stays\W+(?:null|none|off|false|disabled)|(?:changed|changes|did|does)\s+nothing|made\s+no\s+change)\b",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
