@@ -23,10 +23,13 @@ import random
 from pathlib import Path
 
 import yaml
+from triage_forum_cases import (
+    rank_in,  # this folder's script: the same rank rule as the forum benchmark
+)
 
 from mldebug_mcp.services.triage import triage
 from mldebug_mcp.triage.text import tokens
-from mldebug_mcp.triage.tree import load_tree
+from mldebug_mcp.triage.tree import load_tree, walk
 
 CASES = Path(__file__).parent / "triage_cases"
 SETS = {"heldout": ("collected_d.yaml", "labels_d.yaml"), "fresh": ("collected_e.yaml", "labels_e.yaml")}
@@ -47,11 +50,6 @@ def load_cases() -> list[dict]:
     return cases
 
 
-def rank_of(ranked: list[str], causes: list[str]) -> int | None:
-    ranks = [ranked.index(c) + 1 for c in causes if c in ranked]
-    return min(ranks) if ranks else None
-
-
 def share(hits: int, n: int) -> str:
     return f"{hits}/{n} = {hits / n:.0%}" if n else "0/0"
 
@@ -61,7 +59,7 @@ def rates() -> None:
     for case in cases:
         result = triage(case["symptom"], limit=LIMIT)
         case["thin"] = result.thin is not None
-        case["top3"] = (rank_of([h.cause for h in result.hypotheses], case["causes"]) or 99) <= 3
+        case["top3"] = (rank_in([h.cause for h in result.hypotheses], case["causes"]) or 99) <= 3
     for name, chosen in (("all", cases), (f"short (< {SHORT_WORDS} words)", [c for c in cases if c["words"] < SHORT_WORDS]),
                          (f"longer (>= {SHORT_WORDS} words)", [c for c in cases if c["words"] >= SHORT_WORDS])):
         print(f"{name:>22}: triage asks on {share(sum(c['thin'] for c in chosen), len(chosen))}")
@@ -91,14 +89,9 @@ def packets(out: Path) -> None:
 
 
 def answered_observations(tree, given: dict[str, str]) -> list[str]:
-    """What the answers say about the run: each answered node's observation, on the tree's path or not
-    (the thin report's questions are the most informative nodes, not the next ones from the start)."""
-    found = []
-    for node, answer in given.items():
-        chosen = tree.nodes[node].answers.get(answer.strip().lower()) if node in tree.nodes else None
-        if chosen is not None and chosen.observation:
-            found.append(chosen.observation)
-    return list(dict.fromkeys(found))
+    """What the answers say about the run: each answered node's observation, on the tree's path or not (walk
+    counts both: the thin report's questions are the most informative nodes, not the next ones from the start)."""
+    return list(dict.fromkeys(walk(tree, given).observations))
 
 
 def score(answers_dir: Path | None) -> None:
@@ -121,11 +114,11 @@ def score(answers_dir: Path | None) -> None:
         case = by_id[case_id]
         given = {node: a for node, a in case_answers.items() if a != "unknown"}
         first = triage(case["symptom"], limit=LIMIT)
-        rank_before = rank_of([h.cause for h in first.hypotheses], case["causes"]) or 99
+        rank_before = rank_in([h.cause for h in first.hypotheses], case["causes"]) or 99
         observations = answered_observations(tree, given)
         answered += bool(observations)
         second = triage(case["symptom"], observations, limit=LIMIT) if observations else first
-        rank_after = rank_of([h.cause for h in second.hypotheses], case["causes"]) or 99
+        rank_after = rank_in([h.cause for h in second.hypotheses], case["causes"]) or 99
         before += rank_before <= 3
         after += rank_after <= 3
         moved_up += rank_after < rank_before

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 import shutil
@@ -106,14 +105,16 @@ def _cli() -> str:
 
 
 def accept(task: Path, project: Path, timeout: float = 300) -> tuple[bool, str]:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
-    try:
-        done = subprocess.run([sys.executable, "accept.py", str(project)], cwd=task, env=env, capture_output=True,
-                              text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    """Whether the task's acceptance test passes on `project`, and its last line (check_tasks runs it)."""
+    from check_tasks import (
+        run_accept,  # this folder's script, run the same way for the reference fixes
+    )
+
+    returncode, _, out = run_accept(task, project, timeout)
+    if returncode == 124 and out.startswith("timed out"):
         return False, f"acceptance test timed out after {timeout:.0f} s"
-    lines = (done.stdout + done.stderr).strip().splitlines()
-    return done.returncode == 0, lines[-1] if lines else ""
+    lines = out.splitlines()
+    return returncode == 0, lines[-1] if lines else ""
 
 
 def anti_patterns(answer: str) -> list[str]:

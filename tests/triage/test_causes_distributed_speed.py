@@ -54,11 +54,10 @@ DECOY = {
 (test_every_cause_is_in_the_catalogue_with_a_real_case,
  test_a_textbook_description_puts_the_cause_in_the_top_three,
  test_a_different_failure_keeps_the_cause_out_of_the_top_five) = cause_table_tests(TEXTBOOK, DECOY)
-_ids = ranked_ids
 
 
 def test_a_memory_leak_description_ranks_the_leak_above_activation_memory():
-    ids = _ids("GPU memory usage keeps increasing with every batch until CUDA out of memory after a few hundred "
+    ids = ranked_ids("GPU memory usage keeps increasing with every batch until CUDA out of memory after a few hundred "
                "iterations; I append the loss tensors to a list for logging", 5)
     assert "memory-leak-graph-retained" in ids
     if "oom-activation-memory" in ids:

@@ -52,10 +52,9 @@ DECOY = {
 (test_every_cause_is_in_the_catalogue_with_a_real_case,
  test_a_textbook_description_puts_the_cause_in_the_top_three,
  test_a_different_failure_keeps_the_cause_out_of_the_top_five) = cause_table_tests(TEXTBOOK, DECOY)
-_ids = ranked_ids
 
 
 def test_reward_hacking_and_a_flat_reward_are_told_apart():
-    hacked = _ids(TEXTBOOK["reward-hacking"], 5)
+    hacked = ranked_ids(TEXTBOOK["reward-hacking"], 5)
     assert hacked.index("reward-hacking") < hacked.index("reward-function-bug")
-    assert _ids(DECOY["reward-hacking"], 1) == ["reward-function-bug"]
+    assert ranked_ids(DECOY["reward-hacking"], 1) == ["reward-function-bug"]

@@ -81,4 +81,3 @@ DECOY = {
 (test_every_cause_is_in_the_catalogue_with_a_real_case,
  test_a_textbook_description_puts_the_cause_in_the_top_three,
  test_a_different_failure_keeps_the_cause_out_of_the_top_five) = cause_table_tests(TEXTBOOK, DECOY)
-_ids = ranked_ids

@@ -55,12 +55,7 @@ def write_plots(report: DiagnosticReport, directory: Path) -> list[Path]:
 
 
 def _draw(axes: Any, data: Any, kind: str) -> None:
-    if kind == "curve":
-        axes.plot(_numbers(data))
-        axes.set_xlabel("step")
-        axes.set_ylabel("loss")
-        axes.set_yscale("log" if min(_numbers(data), default=1) > 0 else "linear")
-    elif kind == "curves":
+    if kind == "curves":
         everything = []
         for label, values in data.items():
             everything += _numbers(values)

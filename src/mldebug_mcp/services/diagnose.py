@@ -84,17 +84,7 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
     run instead, under the same limits for all ranks together (diagnostics/distributed/)."""
     parsed = parse_target(target)
     _check_options(steps, checks, nproc)
-    where = parsed.where
-    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
-    if parsed.is_file:
-        path = allowed.check(where) if allowed is not None else Path(where).expanduser().resolve()
-        if not path.is_file():
-            raise UsageError(f"no such file: {where}; {HINT}")
-        where = str(path)
-    elif allowed is not None:
-        module_inside(where, allowed, workdir)
-    if not allow_import_side_effects:
-        _refuse_import_side_effects(where, parsed.is_file, workdir, allowed)
+    where, workdir = resolve_target(parsed, allowed, cwd, allow_import_side_effects)
     options = {"device": device, "steps": steps, "seed": seed, "only": checks,
                "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
     if nproc > 1:
@@ -109,6 +99,25 @@ async def diagnose_target(target: str, *, allowed: AllowedDirs | None = None, li
     if plot_dir is not None:
         report.plots = [str(p) for p in write_plots(report, plot_dir)]
     return report
+
+
+def resolve_target(parsed, allowed: AllowedDirs | None, cwd: Path | None,
+                   allow_import_side_effects: bool) -> tuple[str, Path]:
+    """The target's file (checked against the allow-list) or module, and the folder the child runs in; a file
+    that would run more than definitions when imported is refused unless `allow_import_side_effects`.
+    Shared by diagnose and the landscape probe."""
+    where = parsed.where
+    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
+    if parsed.is_file:
+        path = allowed.check(where) if allowed is not None else Path(where).expanduser().resolve()
+        if not path.is_file():
+            raise UsageError(f"no such file: {where}; {HINT}")
+        where = str(path)
+    elif allowed is not None:
+        module_inside(where, allowed, workdir)
+    if not allow_import_side_effects:
+        _refuse_import_side_effects(where, parsed.is_file, workdir, allowed)
+    return where, workdir
 
 
 def _refuse_import_side_effects(where: str, is_file: bool, workdir: Path, allowed: AllowedDirs | None) -> None:

@@ -11,7 +11,6 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from ..diagnostics.import_guard import refuse_side_effects
 from ..diagnostics.landscape import (
     DEFAULT_BUDGET_S,
     DEFAULT_GRID,
@@ -20,10 +19,10 @@ from ..diagnostics.landscape import (
     DEFAULT_SPAN,
 )
 from ..diagnostics.launch import Limits, ProgressCallback
-from ..diagnostics.target import HINT, parse_target
+from ..diagnostics.target import parse_target
 from ..errors import UsageError
 from ..models.landscape import LandscapeReport
-from .interpreters import module_inside
+from .diagnose import resolve_target
 from .paths import AllowedDirs
 
 MAX_POINTS = 401
@@ -71,19 +70,7 @@ async def landscape_target(target: str, *, checkpoint: str | None = None, allowe
     check_options(points, grid, span, directions, power_iterations, budget_s, limits)
     if mode not in ("train", "eval"):
         raise UsageError(f"mode must be train or eval, got {mode!r}")
-    workdir = cwd or (allowed.roots[0] if allowed is not None else Path.cwd())
-    where = parsed.where
-    if parsed.is_file:
-        path = allowed.check(where) if allowed is not None else Path(where).expanduser().resolve()
-        if not path.is_file():
-            raise UsageError(f"no such file: {where}; {HINT}")
-        where = str(path)
-    elif allowed is not None:
-        module_inside(where, allowed, workdir)
-    if not allow_import_side_effects:
-        own = Path(where) if parsed.is_file else workdir.joinpath(*where.split(".")).with_suffix(".py")
-        if own.is_file():
-            refuse_side_effects(own, allowed.roots if allowed is not None else None)
+    where, workdir = resolve_target(parsed, allowed, cwd, allow_import_side_effects)
     weights = _checkpoint_path(checkpoint, allowed) if checkpoint else None
     options = {"checkpoint": weights, "device": device, "seed": seed, "points": points, "grid": grid, "span": span,
                "directions": directions, "power_iterations": power_iterations, "budget_s": budget_s, "mode": mode,

@@ -4,6 +4,7 @@ optionally draw it. The work happens in analysis/sweep_*."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def sweep_with_image(path: str, metric: str | None = None, **options) -> tuple[S
 
 def _is_folder(path: Path) -> bool:
     try:
-        return os.stat(path).st_mode & 0o170000 == 0o040000
+        return stat.S_ISDIR(os.stat(path).st_mode)
     except (OSError, ValueError):
         raise UsageError(f"{path}: no such file or folder. Pass a runs table (CSV or JSON lines, one row per run) "
                          "or a folder of runs.") from None

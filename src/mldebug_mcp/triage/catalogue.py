@@ -140,13 +140,6 @@ def _bundled() -> tuple[str, dict[str, str], dict[str, str]]:
             {name: _read(name) for name in _data_files("cases")})
 
 
-def bundled_texts() -> list[str]:
-    """The bundled catalogue's YAML texts, names included, in a fixed order (what the index digest covers)."""
-    categories, causes, cases = _bundled()
-    return [categories, *(part for name in sorted(causes) for part in (name, causes[name])),
-            *(part for name in sorted(cases) for part in (name, cases[name]))]
-
-
 @cache
 def load_catalogue() -> Catalogue:
     """The bundled catalogue, parsed once per process."""

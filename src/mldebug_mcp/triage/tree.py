@@ -110,16 +110,9 @@ def walk(tree: Tree, answers: dict[str, str]) -> Walk:
     """Follow the answers from the start until a node without an answer, or a leaf."""
     path, observations, position = [], [], tree.start
     while position in tree.nodes:
-        node = tree.nodes[position]
         if position not in answers:
             break
-        label = answers[position].strip().lower()
-        if label not in node.answers:
-            raise UsageError(
-                f"answer {answers[position]!r} to {position!r} is not one of: {', '.join(node.answers)} "
-                f"(question: {node.question})"
-            )
-        chosen = node.answers[label]
+        label, chosen = _chosen(tree, position, answers[position])
         path.append((position, label))
         if chosen.observation:
             observations.append(chosen.observation)
@@ -131,14 +124,20 @@ def walk(tree: Tree, answers: dict[str, str]) -> Walk:
     # An answer off the path does not move along the tree, but it is still a fact about the run: the thin
     # report's questions are the nodes that split the hypotheses best, not the next ones from the start.
     for name in ignored:
-        node = tree.nodes[name]
-        chosen = node.answers.get(answers[name].strip().lower())
-        if chosen is None:
-            raise UsageError(f"answer {answers[name]!r} to {name!r} is not one of: {', '.join(node.answers)} "
-                             f"(question: {node.question})")
+        _, chosen = _chosen(tree, name, answers[name])
         if chosen.observation:
             observations.append(chosen.observation)
     return Walk(path, position, observations, ignored)
+
+
+def _chosen(tree: Tree, name: str, answer: str):
+    """The answer's label and its branch at node `name`, or UsageError naming the accepted answers."""
+    node = tree.nodes[name]
+    label = answer.strip().lower()
+    if label not in node.answers:
+        raise UsageError(f"answer {answer!r} to {name!r} is not one of: {', '.join(node.answers)} "
+                         f"(question: {node.question})")
+    return label, node.answers[label]
 
 
 def render_tree(tree: Tree) -> str:

@@ -44,17 +44,19 @@ def load_thresholds(path: Path, known_excerpts: set[str] | None = None) -> tuple
     """The table's thresholds and (line, problem) pairs for the entries that cannot be used."""
     if not path.is_file():
         return [], []
+    text = path.read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return [], [((mark.line + 1) if mark else 0, f"not valid YAML: {exc}")]
     if not isinstance(data, dict):
         return [], [(1, "expected a mapping of threshold ids to entries")]
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # the line of each top-level key, for the problems' locations
+    first_line = {row.split(":", 1)[0]: n for n, row in reversed(list(enumerate(text.splitlines(), 1))) if ":" in row}
     thresholds, problems = [], []
     for key, entry in data.items():
-        line = next((n for n, text in enumerate(lines, 1) if text.startswith(f"{key}:")), 0)
+        line = first_line.get(str(key), 0)
         threshold, errors = _threshold(str(key), entry, line, known_excerpts)
         problems += [(line, f"threshold {key!r}: {error}") for error in errors]
         if threshold is not None:

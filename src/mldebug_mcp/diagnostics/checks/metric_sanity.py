@@ -17,7 +17,7 @@ from typing import Any
 
 from .base import FAIL, Check, rounded
 from .metric_inputs import Probes, build
-from .one_batch import learning_run, lr_text, short_steps
+from .one_batch import LEARNS_FRACTION, learning_run, lr_text, short_steps
 from .result import user_traceback
 from .session import Session
 
@@ -37,7 +37,7 @@ SUSPECTS = {
                   "mean over the wrong axis",
 }
 SUSPECTS["lm"] = SUSPECTS["classification"]
-LEARNED = 0.5  # the short run covered half the way from its first loss to the floor (one_batch.LEARNS_FRACTION)
+LEARNED = LEARNS_FRACTION  # the short run covered half the way from its first loss to the floor
 
 
 def run(s: Session) -> Any:

@@ -19,7 +19,7 @@ import ast
 
 from ..context import ModuleContext
 from .loops import LOOPS, is_backward, is_optimizer_step
-from .optim_steps import FUNCTIONS, expanded_calls, unconditional_in
+from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional_in
 
 BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
 
@@ -185,16 +185,9 @@ def _called(call: ast.Call) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _top(node: ast.AST, body: list[ast.stmt], ctx: ModuleContext) -> ast.stmt | None:
-    for candidate in (node, *ctx.ancestors(node)):
-        if candidate in body:
-            return candidate
-    return None
-
-
 def _assigned_in_body(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: int):
     """`done = epoch * len(loader) + i` at the top level of the loop body, before the test."""
-    here = _top(at, loop.body, ctx)
+    here = top_statement(at, loop.body, ctx)
     for stmt in loop.body:
         if stmt is here:
             break
@@ -226,7 +219,7 @@ def _counter(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: 
     start = first_value(before[-1].value, before[-1], ctx, depth)
     if start is None:
         return None
-    here, advance = _top(at, loop.body, ctx), _top(advances[0], loop.body, ctx)
+    here, advance = top_statement(at, loop.body, ctx), top_statement(advances[0], loop.body, ctx)
     if here is None or advance is None:
         return None
     order = loop.body.index(advance) < loop.body.index(here)

@@ -144,11 +144,11 @@ def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | Non
         return None  # a closure (LBFGS) zeroes for the step that calls it
     if not unconditional_in(zero, function, ctx):
         return None
-    calls = [c for c in calls_in_order(function.body)]
-    calls += [inner for c in calls for inner in _helper_calls(c, ctx)]
+    own = calls_in_order(function.body)
+    calls = own + [inner for c in own for inner in _helper_calls(c, ctx)]
     if any(is_optimizer_step(c, ctx) for c in calls):
         return None
-    if not any(is_backward(c) and c.lineno > zero.lineno for c in calls_in_order(function.body)):
+    if not any(is_backward(c) and c.lineno > zero.lineno for c in own):
         return None
     for method in cls.body:
         if not isinstance(method, FUNCTIONS) or method is function:

@@ -205,7 +205,7 @@ LOSS_NAME_PARTS = ("Loss", "_loss", "cross_entropy", "_with_logits")  # what eve
 
 def _is_loss(name: str) -> bool:
     short = name.rsplit(".", 1)[-1]
-    return short.endswith(("Loss", "_loss", "cross_entropy", "_with_logits")) or short.startswith("cross_entropy")
+    return short.endswith(LOSS_NAME_PARTS) or short.startswith("cross_entropy")
 
 
 CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wraps a logit loss (another file says)
@@ -255,7 +255,7 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
     if not any(_logit_call_of(call, params[0], ctx) for call in ctx.within(ast.Call, forward)):
         return None
     for call in ast.walk(forward):
-        if not isinstance(call, ast.Call) or call is forward:
+        if not isinstance(call, ast.Call):
             continue
         source = loss_call_source(call, ctx)
         if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
