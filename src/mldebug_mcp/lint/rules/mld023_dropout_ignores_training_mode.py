@@ -16,9 +16,17 @@ FUNCTIONAL_DROPOUT = {"torch.nn.functional.dropout", "torch.nn.functional.dropou
                       "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
                       "torch.nn.functional.feature_alpha_dropout"}
 ATTENTION = {"torch.nn.functional.scaled_dot_product_attention"}
+# fused attention kernels outside torch take the same fixed rate and never look at the module's mode: the
+# keyword, and where each takes the rate positionally (flash_attn_func(q, k, v, dropout_p), the varlen forms
+# after the sequence lengths; xformers' memory_efficient_attention(q, k, v, attn_bias, p))
+KERNEL_RATES = {"flash_attn_func": ("dropout_p", 3), "flash_attn_qkvpacked_func": ("dropout_p", 1),
+                "flash_attn_kvpacked_func": ("dropout_p", 2), "flash_attn_varlen_func": ("dropout_p", 7),
+                "flash_attn_varlen_qkvpacked_func": ("dropout_p", 3),
+                "flash_attn_varlen_kvpacked_func": ("dropout_p", 6), "memory_efficient_attention": ("p", 4)}
+KERNEL_LIBRARIES = ("flash_attn", "xformers")
 # what a call of an attribute (`F.dropout(x)`, `x.bernoulli_(p)`) must be named to be reported: the last part of
 # a qualified name is its attribute (a dropout module built here is called by name, or is a call's result)
-CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION)} | BERNOULLI
+CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION)} | BERNOULLI | set(KERNEL_RATES)
 DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
                    "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"}
 
@@ -28,7 +36,7 @@ class DropoutIgnoresTrainingMode(Rule):
     outside a training-only branch), flags dropout that does not follow the module's train/eval mode:
     F.dropout(x, p) without `training=self.training` (its default is training=True; writing
     training=True out is taken as deliberate, as in Tacotron's prenet), an attention call
-    given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
+    (torch's scaled_dot_product_attention, flash-attn's and xformers' kernels) given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
     and called (a fresh module is always in training mode), and a hand-made dropout mask (`bernoulli_(1 - p)`,
     `torch.rand(shape) < keep_prob`, rescaled by 1/(1-p) or named for a drop rate) drawn without an
     `if self.training` guard. Random draws that are not dropout (sampling binary units) stay quiet.
@@ -85,8 +93,9 @@ def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
     if name in FUNCTIONAL_DROPOUT:
         # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
         return Hit(node) if _keyword(node, "training") is None and len(node.args) < 3 else None
-    if name in ATTENTION:
-        rate = _keyword(node, "dropout_p") or (node.args[4] if len(node.args) > 4 else None)
+    if name in ATTENTION or _kernel(name):
+        keyword, index = KERNEL_RATES.get(name.rsplit(".", 1)[-1], ("dropout_p", 4))
+        rate = _keyword(node, keyword) or (node.args[index] if len(node.args) > index else None)
         if rate is not None and not _zero_outside_training(rate, ctx):
             return Hit(rate, "attention dropout_p does not depend on self.training: attention weights are "
                              "dropped at evaluation and inference too")
@@ -117,6 +126,11 @@ def _inside_mask(call: ast.Call, ctx: ModuleContext) -> bool:
     """`torch.rand(...) < p` is reported once, at the comparison."""
     parent = ctx.parent(call)
     return isinstance(parent, ast.Compare) and random_mask(parent, ctx)
+
+
+def _kernel(name: str) -> bool:
+    """flash_attn.flash_attn_varlen_func, xformers.ops.memory_efficient_attention (however imported)."""
+    return name.rsplit(".", 1)[-1] in KERNEL_RATES and name.split(".", 1)[0] in KERNEL_LIBRARIES
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
