@@ -27,6 +27,7 @@ from .rules.mld031_inplace_on_leaf_parameter import InplaceOnLeafParameter
 from .rules.mld032_accumulated_loss_keeps_graph import AccumulatedLossKeepsGraph
 from .rules.mld033_requires_grad_typo import RequiresGradTypo
 from .rules.mld034_accumulation_step_condition import AccumulationStepCondition
+from .rules.mld035_gan_fake_not_detached import GanFakeNotDetached
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
@@ -70,6 +71,7 @@ RULES: tuple[type[Rule], ...] = (
     AccumulatedLossKeepsGraph,
     RequiresGradTypo,
     AccumulationStepCondition,
+    GanFakeNotDetached,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     TrainLoaderWithoutShuffle,

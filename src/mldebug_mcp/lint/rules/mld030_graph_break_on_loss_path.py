@@ -5,9 +5,7 @@ from ..context import ModuleContext
 from ..helpers.gan_updates import (
     GENERATOR_WORDS,
     discriminator_update,
-    generator_not_cleared_after,
     generator_update,
-    live_generator_inputs,
     words,
 )
 from ..helpers.graph import (
@@ -62,9 +60,8 @@ class GraphBreakOnLossPath(Rule):
     `.data`, `torch.tensor(...)`, `torch.as_tensor(...)` or `torch.from_numpy(...)` applied on
     that path to a model output or a loss. In a GAN it tells the two updates apart by the names
     of their losses and step functions (`errG`, `G_loss`, `backward_G` / `errD`, `d_loss`): the
-    generator's update must not feed a detached generator output to the discriminator, and the
-    discriminator's update must detach it when the generator's gradients are not cleared before
-    the generator's own backward.
+    generator's update must not feed a detached generator output to the discriminator (the opposite
+    mistake, an undetached output in the discriminator's update, is MLD035's).
 
     Why is this bad: the broken term becomes a constant. If another term still carries the graph,
     backward() runs without complaint and the broken part simply never trains (a generator whose
@@ -103,10 +100,6 @@ class GraphBreakOnLossPath(Rule):
     GENERATOR = (".detach() on the generator's output inside the generator's own update: the adversarial term "
                  "sends no gradient to the generator (detach only in the discriminator's step)")
 
-    UNDETACHED = ("the generator's output reaches the discriminator's loss undetached, and the generator's gradients "
-                  "are not cleared before its own backward: the discriminator's loss trains the generator too "
-                  "(detach it here)")
-
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.method_name(node) not in {"backward", "manual_backward"} or other_framework(ctx):
             return
@@ -116,9 +109,6 @@ class GraphBreakOnLossPath(Rule):
             receiver = node.args[0] if node.args else None
         generator = receiver is not None and generator_update(receiver, node, ctx)
         discriminator = receiver is not None and discriminator_update(receiver)
-        if discriminator and generator_not_cleared_after(node, ctx):
-            for live in live_generator_inputs(receiver, ctx):
-                yield Hit(live, self.UNDETACHED)
         for broken, _ in _breaks(receiver, ctx, [30], generator) if receiver is not None else ():
             if discriminator and _detached_call_result(broken, ctx):
                 continue  # the discriminator's step detaches the generator's output on purpose
@@ -145,7 +135,7 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: boo
         return []
     if _breaker(expr, ctx):
         return [(expr, False)]
-    walk = lambda e: _breaks(e, ctx, budget, generator)  # noqa: E731
+    walk = lambda e: _breaks(e, ctx, budget, generator)
     if isinstance(expr, ast.Name):
         value = latest_value(expr, ctx)
         if value is None:

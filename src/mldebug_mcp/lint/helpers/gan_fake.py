@@ -1,0 +1,227 @@
+"""The discriminator's update of a GAN fed the generator's live output, and whether the generator's step
+then uses the gradients that update sends into the generator.
+
+`netD(fake)` in the discriminator's loss, with `fake = netG(z)` not detached, back-propagates into the
+generator's parameters. That only wastes compute when the generator's gradients are cleared before its own
+backward (`opt_g.zero_grad()`, a helper that zeroes both, `netG.zero_grad()`), or when the generator does
+not carry gradients then (`with torch.no_grad(): fake = netG(z)`, `requires_grad_(False)` on it). It is a
+silent bug when the generator's optimiser steps afterwards with nothing clearing it in between: the
+generator then also descends the discriminator's loss, against its own objective.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, generator_update, words
+from .graph import callee, in_no_grad, latest_value
+from .loops import is_backward, is_optimizer_step, is_zero_grad
+from .optim_steps import _says_it_clears, call_sites, expanded_calls
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+CUTS = {"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"}
+FAKE_TARGET_WORDS = {"fake", "zeros", "zero", "false"}  # a label that says "this sample is generated"
+TRUE_TARGET_WORDS = {"real", "ones", "valid", "true"}
+
+
+def _spelled(expr: ast.AST | None) -> str:
+    while isinstance(expr, ast.Call):
+        expr = expr.func
+    return expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+
+
+def _named(expr: ast.AST | None, vocabulary: set[str]) -> bool:
+    found = words(_spelled(expr))
+    other = DISCRIMINATOR_WORDS if vocabulary is GENERATOR_WORDS else GENERATOR_WORDS
+    return bool(found & vocabulary) and not found & other
+
+
+def network_call(expr: ast.AST, vocabulary: set[str], ctx: ModuleContext) -> bool:
+    """`netD(x)`, `self.discriminator(x)`, `D.forward(x)`: a call of a network named for one side."""
+    if not isinstance(expr, ast.Call) or ctx.call_name(expr) is not None:
+        return False
+    func = expr.func
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        func = func.value
+    return bool(words(callee(func)) & vocabulary) and not words(callee(func)) & (
+        DISCRIMINATOR_WORDS if vocabulary is GENERATOR_WORDS else GENERATOR_WORDS)
+
+
+def from_generator(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> bool:
+    """Whether `expr` is the generator's output, still attached to its graph (through names, tensor
+    methods, torch functions and arithmetic; not through .detach(), .data, or a no_grad block)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    if isinstance(expr, ast.Name):
+        value = latest_value(expr, ctx)
+        return value is not None and not in_no_grad(value, ctx) and from_generator(value, ctx, budget)
+    if isinstance(expr, ast.Attribute):
+        if expr.attr == "data":
+            return False
+        if isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            value = _self_value(expr, ctx)
+            return value is not None and not in_no_grad(value, ctx) and from_generator(value, ctx, budget)
+        return False
+    if isinstance(expr, ast.Subscript | ast.Starred):
+        return from_generator(expr.value, ctx, budget)
+    if isinstance(expr, ast.BinOp):
+        return from_generator(expr.left, ctx, budget) or from_generator(expr.right, ctx, budget)
+    if isinstance(expr, ast.Tuple | ast.List):
+        return any(from_generator(e, ctx, budget) for e in expr.elts)
+    if not isinstance(expr, ast.Call):
+        return False
+    if network_call(expr, GENERATOR_WORDS, ctx):
+        return True
+    method, name = ctx.method_name(expr), ctx.call_name(expr) or ""
+    if method in CUTS or name.startswith(("torch.tensor", "torch.as_tensor", "torch.from_numpy")):
+        return False
+    if name.startswith(("torch.", "F.")):
+        return any(from_generator(a, ctx, budget) for a in expr.args)
+    if name == "" and isinstance(expr.func, ast.Attribute) and not network_call(expr, DISCRIMINATOR_WORDS, ctx):
+        return from_generator(expr.func.value, ctx, budget)  # fake.view(...), outputG.type(...).cuda()
+    return False
+
+
+def _self_value(attribute: ast.Attribute, ctx: ModuleContext) -> ast.expr | None:
+    """The value last assigned to `self.x` earlier in the same method, else one another method of the class
+    assigns (`self.fake_B = self.netG(self.real_A)` in forward(), read in backward_D())."""
+    function = ctx.enclosing(attribute, FUNCTIONS)
+    if function is None:
+        return None
+    found = [n.value for n in ctx.in_scope(function, (ast.Assign,)) if n.lineno < attribute.lineno
+             and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) and n.targets[0].attr == attribute.attr
+             and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self"]
+    if found:
+        return max(found, key=lambda v: v.lineno)
+    elsewhere = [v for v in ctx.values_of(attribute) if ctx.enclosing(v, FUNCTIONS) is not function]
+    return elsewhere[0] if len(elsewhere) == 1 else None
+
+
+def live_fakes(loss: ast.AST, ctx: ModuleContext, depth: int = 4) -> list[tuple[ast.AST, ast.Call]]:
+    """(argument, discriminator call): the generator's live output handed to a network named for the
+    discriminator on the way to `loss`."""
+    found: list[tuple[ast.AST, ast.Call]] = []
+    pending, seen = [loss], set()
+    while pending and depth >= 0:
+        depth -= 1
+        current, pending = pending, []
+        for expr in current:
+            for node in ast.walk(expr):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
+                    seen.add(node.id)
+                    value = latest_value(node, ctx)
+                    if value is not None:
+                        pending.append(value)
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    value = _self_value(node, ctx) if ("self", node.attr) not in seen else None
+                    seen.add(("self", node.attr))
+                    if value is not None:
+                        pending.append(value)
+                if network_call(node, DISCRIMINATOR_WORDS, ctx):
+                    found += [(a, node) for a in node.args if from_generator(a, ctx, [12])]
+    return found
+
+
+def discriminator_side(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> bool:
+    """The backward is the discriminator's update: its loss is named for the discriminator (or for fake
+    samples), its step function is, or the loss scores the fake samples against a "fake" label."""
+    named = words(_spelled(loss))
+    if named & GENERATOR_WORDS and not named & DISCRIMINATOR_WORDS:
+        return False
+    if named & DISCRIMINATOR_WORDS or "fake" in named:
+        return True
+    function = ctx.enclosing(backward, FUNCTIONS)
+    where = words(function.name) if function is not None else set()
+    if where & GENERATOR_WORDS and not where & DISCRIMINATOR_WORDS:
+        return False
+    if where & DISCRIMINATOR_WORDS:
+        return True
+    return _fake_label(loss, ctx)
+
+
+def _fake_label(loss: ast.AST, ctx: ModuleContext) -> bool:
+    """`criterion(netD(fake), fake_label)`, `bce(pred, torch.zeros_like(pred))`: a target that says
+    "generated", which only the discriminator's loss gives its fake samples."""
+    value = latest_value(loss, ctx) if isinstance(loss, ast.Name) else loss
+    for node in ast.walk(value) if value is not None else ():
+        if isinstance(node, ast.Call) and len(node.args) >= 2:
+            said = _label_words(node.args[1], ctx)
+            if said & FAKE_TARGET_WORDS and not said & TRUE_TARGET_WORDS:
+                return True
+    return False
+
+
+def _label_words(target: ast.AST, ctx: ModuleContext) -> set[str]:
+    if isinstance(target, ast.Constant) and target.value is False:
+        return {"false"}
+    name = ctx.call_name(target) if isinstance(target, ast.Call) else None
+    if name:
+        return words(name.rsplit(".", 1)[-1])
+    return words(_spelled(target))
+
+
+def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
+    """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, or a loop setting `p.requires_grad =
+    False` over the generator's parameters, before this backward in the same function."""
+    function = ctx.enclosing(backward, FUNCTIONS)
+    if function is None:
+        return False
+    for node in ast.walk(function):
+        if getattr(node, "lineno", backward.lineno) >= backward.lineno:
+            continue
+        if isinstance(node, ast.Call) and "requires_grad" in _spelled(node) and any(
+                isinstance(a, ast.Constant) and a.value is False for a in [*node.args, *[k.value for k in node.keywords]]):
+            subjects = [node.func.value] if isinstance(node.func, ast.Attribute) else []
+            if any(words(callee(s)) & GENERATOR_WORDS for s in [*subjects, *node.args]):
+                return True
+        if isinstance(node, ast.For) and _over_generator_parameters(node.iter) and "requires_grad" in ast.unparse(node):
+            return True
+    return False
+
+
+def _over_generator_parameters(iterable: ast.AST) -> bool:
+    """`netG.parameters()`, `self.generator.named_parameters()`."""
+    return (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr in {"parameters", "named_parameters"}
+            and bool(words(callee(iterable.func.value)) & GENERATOR_WORDS))
+
+
+def generator_steps_on_it(backward: ast.Call, ctx: ModuleContext) -> bool:
+    """After this backward, in the same function (through its local helpers) or, when that function ends
+    first, in the functions that call it (`optimize_parameters` calling `backward_D()`), the generator's
+    optimiser steps, or the generator's own backward runs before a step, with nothing in between that may
+    clear the generator's gradients (a zero_grad named for it or for nothing we can place, a helper that
+    says it clears gradients)."""
+    function = ctx.enclosing(backward, FUNCTIONS)
+    if function is None:
+        return False
+    found = _after(backward, function, ctx)
+    if found is not None:
+        return found
+    return any(_after(site, caller, ctx) for site in call_sites(function, ctx)
+               if (caller := ctx.enclosing(site, FUNCTIONS)) is not None)
+
+
+def _after(call: ast.Call, function: ast.AST, ctx: ModuleContext) -> bool | None:
+    """True: the generator steps on what the backward left; False: something clears it first; None: the
+    function ends before either."""
+    calls = [c for c, _ in expanded_calls(function.body, ctx)]
+    later = calls[calls.index(call) + 1:] if call in calls else []
+    generator_backward = False
+    for later_call in later:
+        if is_zero_grad(later_call):
+            receiver = later_call.func.value
+            if _named(receiver, GENERATOR_WORDS) or not _named(receiver, DISCRIMINATOR_WORDS):
+                return False
+        elif _says_it_clears(later_call):
+            return False
+        elif is_backward(later_call) and generator_update(later_call.func.value, later_call, ctx):
+            generator_backward = True
+        elif is_optimizer_step(later_call, ctx):
+            receiver = later_call.func.value
+            stepped = later_call.args[0] if later_call.args and "scaler" in _spelled(receiver).lower() else receiver
+            if _named(stepped, GENERATOR_WORDS) or generator_backward and not _named(stepped, DISCRIMINATOR_WORDS):
+                return True
+    return None
