@@ -6,6 +6,7 @@ import os
 
 from ..context import ModuleContext
 from . import kinds
+from .losses_elsewhere import keyword_fed, subclass_fed
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
@@ -241,8 +242,9 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
-    if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss"))):
+    if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss", "criterion", "logits="))):
         return {}
+    keyword = ctx.has_text("logits=")
     facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
@@ -251,6 +253,12 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
             facts[WRAPS + name] = wrapped
     for call in ctx.by_type.get(ast.Call, ()):
         source, condition = logit_loss(call, ctx), ""
+        if source is None and keyword and call.keywords:  # ce_loss(logits=out, labels=y): raw scores expected
+            for name, where in keyword_fed(call, ctx).items():
+                facts.setdefault(name, where)
+        if source is None and loss_call_source(call, ctx) is None:
+            facts.update(subclass_fed(call, ctx, facts))
+            continue
         if source is None:  # a loss class of another file: a logit loss if that file says it wraps one
             source = loss_call_source(call, ctx)
             short = source.name.rsplit(".", 1)[-1] if source is not None else ""
@@ -266,3 +274,4 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
             for name in names:
                 facts.setdefault(kinds.FED + name, where)
     return facts
+

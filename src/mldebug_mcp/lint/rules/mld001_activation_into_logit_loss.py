@@ -6,9 +6,10 @@ from ..context import ModuleContext
 from ..helpers.kinds import (
     ACTIVATIONS,
     ANY_MODEL,
+    PROBABILITIES,
     RELU,
     Traced,
-    named_after,
+    class_aliases,
     project_facts,
     reaching_values,
     traced_element,
@@ -25,6 +26,7 @@ from ..helpers.losses import (
     loss_source,
 )
 from ..helpers.losses_chosen import fed_loss
+from ..helpers.losses_elsewhere import KEYWORD, SELF_LOSS, callee_name, logits_keyword, subclass_loss
 from ..rule import Hit, Rule
 
 # skorch nets -> their default criterion; the net calls criterion(module(X), y) (NeuralNetClassifier takes the
@@ -40,9 +42,10 @@ LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_fu
 MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
                       "compute the logits here and keep the {kind} in forward for inference")
+KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expects raw logits"
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
-HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit")
+HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit", "logits=")
 SKORCH_TEXT = ("NeuralNet",)
 # a loss chosen in another file: kept by a base class in self.<attr> (`self.criterion(out, y)`), built by a
 # builder (`criterion = get_loss("bce")`), a loss class built on a logit loss
@@ -123,11 +126,12 @@ class ActivationIntoLogitLoss(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not ctx.memo(("mld001", "loss-text"), lambda: any(map(ctx.has_text, LOGIT_TEXTS + SKORCH_TEXT + INHERITED))):
+        if not ctx.memo(("mld001", "loss-text"), lambda: any(map(ctx.has_text, LOGIT_TEXTS + SKORCH_TEXT + INHERITED + (KEYWORD,)))):
             return
         source = logit_loss(node, ctx)
         if source is None:
             yield from self._handed(node, ctx)
+            yield from self._as_logits(node, ctx)
             return
         loss = _short(source.name)
         if _silenced(node, ctx, self.code):
@@ -174,11 +178,29 @@ class ActivationIntoLogitLoss(Rule):
         of = f" (line {', '.join(map(str, lines))})" if lines else ""
         yield Hit(node, _text(self.message, found.kind, _short(name), of))
 
+    def _as_logits(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
+        """Probabilities handed as `logits=` (`ce_loss(logits=probs, labels=y)`, `Categorical(logits=probs)`): the
+        keyword says the callee normalises them itself. Log-probabilities are fine there."""
+        value = logits_keyword(call) if call.keywords else None
+        if value is None or _silenced(call, ctx, self.code):
+            return
+        name = callee_name(call, ctx)
+        for where, found in input_kinds(value, ctx):
+            if found.kind not in PROBABILITIES:
+                continue
+            if not found.origins:
+                yield Hit(where, _text(KEYWORD_MESSAGE, found.kind, name, f" of {found.via} (another file)"))
+            for origin in found.origins:
+                at = f" (line {call.lineno})" if origin.lineno != call.lineno else ""
+                yield Hit(origin, _text(KEYWORD_MESSAGE, found.kind, name + at))
+
     def _element_fed(self, name: str, kind: str, ctx: ModuleContext) -> Iterator[Hit]:
         """`Net/0` (`Net/logits`) whose activation another file's logit loss takes (`pred, aux = net(x)`;
         `loss(pred, y)`, or `loss(out["logits"], y)`)."""
         fed = fed_loss(ctx.project, name)
         owner_name, index = name.split("/", 1)
+        if fed is None and not index.isdigit():  # out["exist"] of a model handed to the loss's file
+            fed = fed_loss(ctx.project, f"{ANY_MODEL}/{index}")
         owner = ctx.classes.get(owner_name) or ctx.functions.get(owner_name)
         key = int(index) if index.isdigit() else index  # a tuple element or a dict entry
         found = traced_element(owner, key, ctx) if fed is not None and owner is not None else None
@@ -199,13 +221,22 @@ class ActivationIntoLogitLoss(Rule):
             owner = ctx.classes.get(name) or ctx.functions.get(name)
             fed = fed_loss(project, name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
-                fed = fed_loss(project, named_after(name))
+                fed = next(filter(None, (_resolved(fed_loss(project, alias), owner, ctx)
+                                         for alias in class_aliases(owner))), None)
                 if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
                     fed = fed_loss(project, ANY_MODEL)
                     fed = f"a trainer's default loss, {fed}" if fed else None
+            message = self.message
+            if fed is not None and fed.startswith(KEYWORD):  # handed as logits=: log-probabilities are fine there
+                fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
             found = traced_return(owner, ctx) if fed is not None else None
             for origin in found.origins if found is not None else ():
-                yield Hit(origin, _text(self.message, found.kind, fed, f" of {name}"))
+                yield Hit(origin, _text(message, found.kind, fed, f" of {name}"))
+
+
+def _resolved(fed: str | None, owner: ast.ClassDef, ctx: ModuleContext) -> str | None:
+    """A base class's step that hands `self(x)` to `self.criterion`: fed when this subclass keeps a logit loss there."""
+    return subclass_loss(fed, owner, ctx) if fed is not None and fed.startswith(SELF_LOSS) else fed
 
 
 def _inference_forward_call(where: ast.expr, found: Traced, ctx: ModuleContext) -> ast.Call | None:

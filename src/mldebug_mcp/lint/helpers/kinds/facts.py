@@ -10,6 +10,7 @@ that defines the model can point at its activation (helpers/losses.py writes tho
 from __future__ import annotations
 
 import ast
+import re
 
 from .parameters import call_sites, parameter_of
 from .traced import Argument, Traced
@@ -21,6 +22,7 @@ HINTS = ("oftmax", "igmoid", "relu", "ReLU", "Linear", "expit")
 FACTS = "kinds-facts"  # the memo space of the facts: computed before the project index is set
 FED = "fed:"
 ANY_MODEL = "*"
+SUBCLASS = "^"
 
 
 def project_facts(ctx, hints: tuple[str, ...] = HINTS) -> dict[str, str]:
@@ -43,13 +45,20 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
         if kind is not None:
             found[name] = kind.kind
         width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
-        keys = {k.value for r in walk.returns_of(func) if isinstance(r.value, ast.Dict)
-                for k in r.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        dicts = [_dict_returned(r.value, walk.ctx) for r in walk.returns_of(func)]  # `return {...}`, `return out`
+        keys = {k.value for d in dicts if d is not None
+                for k in d.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
         for index in [*range(min(width, 8)), *sorted(keys)[:8]]:  # tuple elements, entries of a returned dict
             kind = _ask(walk, owner, index)
             if kind is not None:
                 found[f"{name}/{index}"] = kind.kind
     return found
+
+
+def _dict_returned(value: ast.AST, ctx) -> ast.Dict | None:
+    if isinstance(value, ast.Name):
+        value = ctx.resolve(value)
+    return value if isinstance(value, ast.Dict) else None
 
 
 def _ask(walk: Walk, owner: ast.AST, index: int | None) -> Traced | None:
@@ -82,6 +91,20 @@ def named_after(name: str) -> str:
     return "~" + name.replace("_", "").lower()
 
 
+def class_aliases(cls: ast.ClassDef) -> list[str]:
+    """The names another file may know a model class by: `~transformerdecoder` and `~decoder` (the part
+    `transformer.decoder` of a model handed in), `^Base` for each base class whose methods run `self(x)`."""
+    words = re.findall(r"[A-Z]+[a-z0-9]*", cls.name)
+    aliases = [named_after(cls.name)]
+    if len(words) > 1 and len(words[-1]) > 3:  # a long enough last word: Decoder, Encoder, Classifier
+        aliases.append(named_after(words[-1]))
+    for base in cls.bases:
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+        if name and name not in ("Module", "object"):
+            aliases.append(subclass_of(name))
+    return aliases
+
+
 def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
     """The other files' models whose output `expr` is (their class names; `Net/0` for the first element of the
     tuple it returns, unpacked here), or '*' for a model handed in as a parameter no call in this file binds
@@ -98,6 +121,8 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
             bound = walk.binding(value, None)
             if bound is None:  # unpacked from a tuple (`pred, aux = model(x)`): that element of the output
                 reaching = reaching_values(value, ctx)[1] or []
+                if not reaching and parameter_of(value, ctx) is not None:
+                    return _handed_output(value, element, ctx, depth)
                 if len(reaching) != 1 or reaching[0][1] is None or element is not None:
                     return set()
                 value, element = reaching[0]
@@ -114,10 +139,39 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
                 if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
                     callee = callee.value
                 names = _model_names(callee, ctx, walk, depth)
-                return names if element is None else {f"{n}/{element}" for n in names if n[:1] not in (ANY_MODEL, "~")}
+                return names if element is None else _entries(names, element)
         else:
             return set()
     return set()
+
+
+def _handed_output(name: ast.Name, element: int | str | None, ctx, depth: int) -> set[str]:
+    """A model's output handed in as the parameter `name`: what each call here passes for it, or, handed in
+    from outside, the entry `element` of any model's returned dict (`def loss(output, batch)`: output['exist'])."""
+    passed = call_sites(name, ctx)
+    if not passed:
+        return {f"{ANY_MODEL}/{element}"} if isinstance(element, str) else set()
+    found: set[str] = set()
+    for value in passed:
+        if element is not None:
+            value = ast.Subscript(value=value, slice=ast.Constant(element), ctx=ast.Load())
+        found |= fed_names(value, ctx, depth - 1)
+    return found
+
+
+def _entries(names: set[str], element: int | str) -> set[str]:
+    """`Net/0`, `Net/logits` for an element of a named model's output; `*/logits` for an entry of a dict that a
+    model handed in from outside returns: the key names the value (`out['exist']`), whichever model made it."""
+    found = {f"{n}/{element}" for n in names if n[:1] not in (ANY_MODEL, "~", SUBCLASS)}
+    if isinstance(element, str) and ANY_MODEL in names:
+        found.add(f"{ANY_MODEL}/{element}")
+    return found
+
+
+def subclass_of(name: str) -> str:
+    """`^Base`: the output of `self(x)` or `self.forward(x)` in a method of `Base`, which a subclass's forward
+    (of another file) gives when it overrides it (a base class whose step hands it to a loss)."""
+    return SUBCLASS + name
 
 
 def _handed_models(name: ast.Name, ctx, walk: Walk, depth: int) -> set[str]:
@@ -135,7 +189,10 @@ def _handed_models(name: ast.Name, ctx, walk: Walk, depth: int) -> set[str]:
 def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
     for _ in range(depth):
         if isinstance(model, ast.Name):
-            if model.id == "self" or model.id in ctx.functions or model.id in ctx.classes:
+            if model.id == "self":  # self(x) in a method: this class's forward, or a subclass's
+                cls = ctx.enclosing_class(model)
+                return {subclass_of(cls.name)} if cls is not None else set()
+            if model.id in ctx.functions or model.id in ctx.classes:
                 return set()
             _, reaching = reaching_values(model, ctx)
             found: set[str] = set()
@@ -151,7 +208,9 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
             if isinstance(walk.member(model), ast.FunctionDef | ast.AsyncFunctionDef):
                 return set()
             values = walk.attribute_values(model)
-            return set().union(*(_model_names(v, ctx, walk, depth - 1) for v in values)) if values else set()
+            if values:
+                return set().union(*(_model_names(v, ctx, walk, depth - 1) for v in values))
+            return _named_part(model, ctx)
         if not isinstance(model, ast.Call):
             return set()
         if isinstance(model.func, ast.Attribute) and model.func.attr in MODULE_MOVES and ctx.call_name(model) is None:
@@ -161,7 +220,21 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
         if name is None or name.startswith("torch."):
             return set()
         simple = name.rsplit(".", 1)[-1]
-        if simple in ctx.classes or name in ctx.functions or not simple[:1].isupper():
+        if name in ctx.functions:  # a factory of this file (`model = create_model()`): the models it returns
+            returns = walk.returns_of(ctx.functions[name])
+            return set().union(*(_model_names(r.value, ctx, walk, depth - 1) for r in returns)) if returns else set()
+        if simple in ctx.classes or not simple[:1].isupper():
             return set()
         return {simple}
     return set()
+
+
+def _named_part(model: ast.Attribute, ctx) -> set[str]:
+    """`~decoder` for `transformer.decoder` when `transformer` is handed in and nothing here says what its
+    `decoder` holds: the part of a model is usually named for its class (`TransformerDecoder`, `Decoder`)."""
+    owner = model.value
+    if not isinstance(owner, ast.Name) or owner.id == "self" or parameter_of(owner, ctx) is None:
+        return set()
+    if reaching_values(owner, ctx)[1]:
+        return set()  # assigned here: what it holds is visible, or not known
+    return {named_after(model.attr)}

@@ -1,0 +1,71 @@
+"""Losses met away from the usual call shape (MLD001): a base class's step that hands `self(x)` to
+`self.criterion`, which a subclass of another file sets and whose forward it overrides; and a prediction
+handed as `logits=` (`ce_loss(logits=out, labels=y)` of a framework's loss, `Categorical(logits=...)`): the
+keyword says the callee expects raw scores, whatever it is."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from . import kinds
+
+SELF_LOSS = "self:"  # a fed fact that holds if the subclass keeps a logit loss in the attribute named before '|'
+KEYWORD = "logits="  # a fed fact from a `logits=` keyword: only probabilities (softmax, sigmoid) are wrong there
+LOSS_ATTR = ("loss", "criterion", "Loss", "Criterion")
+
+
+def subclass_fed(call: ast.Call, ctx, facts: dict[str, str]) -> dict[str, str]:
+    """`self.criterion(self.forward(x), y)` in a base class that never sets `criterion`: a subclass (of another
+    file) sets it and overrides forward. Told as `fed:^Base` -> `self:criterion|criterion in base.py:12`, which
+    that subclass's file resolves with its own attribute."""
+    from .losses import loss_inputs
+
+    callee = call.func
+    if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self"
+            and any(part in callee.attr for part in LOSS_ATTR)):
+        return {}
+    where = f"{SELF_LOSS}{callee.attr}|{callee.attr} in {os.path.basename(ctx.path)}:{call.lineno}"
+    told = {}
+    for arg in loss_inputs(call):
+        for name in kinds.fed_names(arg, ctx):
+            if name.startswith(kinds.SUBCLASS) and kinds.FED + name not in facts:
+                told[kinds.FED + name] = where
+    return told
+
+
+def subclass_loss(where: str, cls: ast.ClassDef, ctx) -> str | None:
+    """A `self:<attr>|...` fact resolved for the subclass `cls`: where its base class's step computes the loss,
+    when `cls` keeps a logit loss in that attribute (`self.criterion = nn.CrossEntropyLoss()`)."""
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES, loss_source
+
+    attr, _, told = where[len(SELF_LOSS):].partition("|")
+    values = ctx.class_attrs.get(cls.name, {}).get(attr, [])
+    found = {getattr(loss_source(v, ctx), "name", None) for v in values}
+    if len(found) != 1 or not found <= (LOGIT_LOSSES | LOGIT_FUNCTIONS):
+        return None
+    return told.replace(attr, found.pop().rsplit(".", 1)[-1], 1)
+
+
+def logits_keyword(call: ast.Call) -> ast.expr | None:
+    """The value a call is handed as `logits=`."""
+    return next((k.value for k in call.keywords if k.arg == "logits"), None)
+
+
+def callee_name(call: ast.Call, ctx) -> str:
+    """What to call the callee in a message: the class that built it (`CrossEntropyLossNM`), else its name."""
+    from .losses import loss_call_source
+
+    source = loss_call_source(call, ctx)
+    if source is not None:
+        return source.name.rsplit(".", 1)[-1]
+    return ast.unparse(call.func)[:40]
+
+
+def keyword_fed(call: ast.Call, ctx) -> dict[str, str]:
+    """`fed:<Model>` -> `logits=CrossEntropyLossNM in train.py:14` for a model of another file handed as logits=."""
+    value = logits_keyword(call)
+    if value is None:
+        return {}
+    where = f"{KEYWORD}{callee_name(call, ctx)} in {os.path.basename(ctx.path)}:{call.lineno}"
+    return {kinds.FED + name: where for name in kinds.fed_names(value, ctx) if name[:1] not in (kinds.ANY_MODEL, "~")}
