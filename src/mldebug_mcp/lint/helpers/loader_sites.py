@@ -8,6 +8,7 @@ import ast
 import os
 
 from ..context import ModuleContext
+from .loader_facts import loader_facts
 
 # calls that iterate the loader they are given (or wrap it for a loop)
 ITERATORS = frozenset({"enumerate", "iter", "zip", "tqdm", "trange", "cycle"})
@@ -271,7 +272,7 @@ def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
     """`sets_epoch:<name>` for each function or method of this file that calls `.set_epoch(...)`: what the
     project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch); and
     `distributed-sampler` when this file builds a DistributedSampler whose shuffle is not turned off."""
-    found = {}
+    found = loader_facts(ctx)  # set_epoch anywhere, NumPy augmentation draws
     if ctx.has_text("DistributedSampler"):
         for call in ctx.by_type.get(ast.Call, ()):
             name = ctx.call_name(call) or ""

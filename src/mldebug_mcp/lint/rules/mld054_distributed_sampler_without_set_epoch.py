@@ -4,9 +4,11 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_cycles import endless_passes
+from ..helpers.loader_facts import SETS_EPOCH
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
     ITERATORS,
+    NOT_RUNNING,
     SHARDED,
     epoch_loops,
     has_epoch_loop,
@@ -46,8 +48,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     fix = "Call sampler.set_epoch(epoch) at the start of every epoch, before iterating the DataLoader."
     evidence = "pytorch-docs"
     node_types = (ast.Module,)
-    # skip modules that cannot contain the pattern (an endless cycler of a loader handed in: "while True")
-    requires_text = ("DistributedSampler", *DDP_TEXT, "while True")
+    # skip modules that cannot contain the pattern (an endless cycler of a loader handed in: "while True"; an
+    # epoch loop over a train loader built with a sampler in another file)
+    requires_text = ("DistributedSampler", *DDP_TEXT, "while True", "epoch")
     BAD = (
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def train(model, dataset, step, epochs):\n"
@@ -69,6 +72,9 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        sampler_text = ctx.has_text("DistributedSampler") or any(map(ctx.has_text, DDP_TEXT))
+        if not sampler_text and not ctx.has_text("while True") and not _sharded_elsewhere(ctx):
+            return  # only "epoch" in the text: the loader's sampler must come from another file of the run
         if _sets_epoch(ctx) or _framework(ctx) or _calls_an_epoch_setter(ctx):
             return
         samplers = [c for c in ctx.by_type.get(ast.Call, ()) if _shuffling_sampler(c, ctx)]
@@ -92,12 +98,17 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 if built and (loop.lineno, loop.col_offset) not in reported:
                     reported.add((loop.lineno, loop.col_offset))
                     yield Hit(loop, self.message + f" (a DistributedSampler is built at {built})")
-        if any(map(ctx.has_text, DDP_TEXT)) or (not samplers and ctx.has_text("DistributedSampler")):
-            # DDP training, or a file that knows of distributed samplers, over a train loader built elsewhere
+        elsewhere = ctx.project is not None and ctx.project.kind_returned_by(SETS_EPOCH)
+        if not elsewhere and (any(map(ctx.has_text, DDP_TEXT)) or not samplers and (
+                ctx.has_text("DistributedSampler") or _sharded_elsewhere(ctx))):
+            # DDP training, a file that knows of distributed samplers, or a run where another file shards a
+            # loader with one, over a train loader built elsewhere; quiet when any file calls set_epoch
             for loop in epoch_loops(ctx):
-                if (loop.lineno, loop.col_offset) not in reported and _iterates_unseen_train_loader(loop, ctx):
+                where = _iterates_unseen_train_loader(loop, ctx) if (loop.lineno, loop.col_offset) not in reported \
+                    else None
+                if where is not None:
                     reported.add((loop.lineno, loop.col_offset))
-                    yield Hit(loop, self.message.replace("DistributedSampler", "the train loader's sampler"))
+                    yield Hit(where, self.message.replace("DistributedSampler", "the train loader's sampler"))
 
 
 def _sets_epoch(ctx: ModuleContext) -> bool:
@@ -112,6 +123,13 @@ def _sets_epoch(ctx: ModuleContext) -> bool:
         return any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))
 
     return ctx.has_text("set_epoch") and ctx.memo(("mld054", "sets_epoch"), look)
+
+
+def _sharded_elsewhere(ctx: ModuleContext) -> bool:
+    """Another file of the run builds a DistributedSampler that may shuffle, and no file calls set_epoch."""
+    project = ctx.project
+    return project is not None and bool(project.kind_returned_by(SHARDED)) \
+        and not project.kind_returned_by(SETS_EPOCH)
 
 
 def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:
@@ -147,12 +165,14 @@ def _shuffling_sampler(call: ast.Call, ctx: ModuleContext) -> bool:
         return False
     # DistributedSampler(dataset, num_replicas, rank, shuffle, ...): shuffle off or unknown
     shuffle = keywords.get("shuffle", call.args[3] if len(call.args) > 3 else None)
-    if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value is True) \
-            and not _parameter_given_true(shuffle, call, ctx):
-        return False
     parent = ctx.parent(call)
     names = [name_of(call.args[0] if call.args else keywords.get("dataset"))]
     names += [name_of(t) for t in parent.targets] if isinstance(parent, ast.Assign) else []
+    if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value is True) \
+            and not _parameter_given_true(shuffle, call, ctx):
+        # a setting read from a config (`shuffle=opt["dataloader_shuffle"]`) for the training set shuffles
+        if isinstance(shuffle, ast.Constant | ast.Name) or not any("train" in n.lower() for n in names):
+            return False
     return not any(NOT_TRAINING.search(n.lower()) for n in names)  # the order of evaluation batches is moot
 
 
@@ -211,15 +231,71 @@ def _held(given: ast.expr, ctx: ModuleContext) -> list[ast.expr]:
     return [given]
 
 
-def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> bool:
-    """An epoch loop whose inner loop runs over a train loader this file does not build (`data.train_loader`)."""
+def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """Where set_epoch belongs in an epoch loop whose inner loop runs over a train loader this file does not
+    build (`data.train_loader`), or that hands one (or a dict of loaders) to a call each epoch
+    (`train(train_loader, model, optimizer)`): right before the statement of the loop's body that runs it."""
     for inner in ast.walk(loop):
-        if not isinstance(inner, ast.For | ast.AsyncFor) or inner is loop:
+        if isinstance(inner, ast.Call):
+            if name_of(inner.func).rsplit(".", 1)[-1] in ITERATORS | NOT_RUNNING:
+                continue  # wrapped for the inner loop below, or not run
+            sources = [*inner.args, *(k.value for k in inner.keywords)]
+        elif isinstance(inner, ast.For | ast.AsyncFor) and inner is not loop:
+            source = inner.iter
+            if isinstance(source, ast.Call) and source.args and name_of(source.func).rsplit(".", 1)[-1] in ITERATORS:
+                source = source.args[0]
+            sources = [source]
+        else:
             continue
-        source = inner.iter
-        if isinstance(source, ast.Call) and source.args and name_of(source.func).rsplit(".", 1)[-1] in ITERATORS:
-            source = source.args[0]
-        words = name_of(source).lower().rsplit(".", 1)[-1]
-        if "train" in words and "loader" in words and not isinstance(ctx.resolve(source), ast.Call):
-            return True
-    return False
+        for source in sources:
+            words = name_of(source).lower().rsplit(".", 1)[-1]
+            if ("train" in words and "loader" in words or words.endswith("loaders")) and not _built_here(source, ctx):
+                inside = _per_loader_pass(inner, source, ctx) if isinstance(inner, ast.Call) else None
+                return inside or _before(inner, loop)
+    return None
+
+
+def _per_loader_pass(call: ast.Call, source: ast.expr, ctx: ModuleContext) -> ast.AST | None:
+    """`self._run_epoch(loaders)` whose method loops over the loaders it is given (`for name in loaders:
+    ... self._run_loader(loaders[name])`): right before the statement that runs each one."""
+    callee = call.func
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self" \
+            and cls is not None:
+        func = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == callee.attr), None)
+    else:
+        func = ctx.functions.get(callee.id) if isinstance(callee, ast.Name) else None
+    if func is None:
+        return None
+    params = [a.arg for a in func.args.args if a.arg != "self"]
+    slot = next((i for i, a in enumerate(call.args) if a is source), None)
+    param = params[slot] if slot is not None and slot < len(params) else None
+    for loop in ast.walk(func):
+        if not isinstance(loop, ast.For) or param is None or param not in {
+                n.id for n in ast.walk(loop.iter) if isinstance(n, ast.Name)}:
+            continue
+        runner = next((c for c in ast.walk(loop) if isinstance(c, ast.Call) and c is not loop.iter
+                       and name_of(c.func).rsplit(".", 1)[-1] not in NOT_RUNNING and any(
+            isinstance(n, ast.Name) and n.id == param for a in c.args for n in ast.walk(a))), None)
+        if runner is not None:
+            return _before(runner, loop)
+    return None
+
+
+def _built_here(source: ast.expr, ctx: ModuleContext) -> bool:
+    """The loader comes from a DataLoader(...) of this file or a function of this file (which shows its sampler);
+    what another object hands over (`self.experiment.get_loaders(stage)`) is built elsewhere."""
+    value = ctx.resolve(source)
+    if not isinstance(value, ast.Call):
+        return False
+    name = ctx.call_name(value) or name_of(value.func)
+    return name in DATALOADERS or name.endswith("DataLoader") or name in ctx.functions
+
+
+def _before(inner: ast.AST, loop: ast.AST) -> ast.AST:
+    """The statement of `loop`'s body before the one holding `inner` (that one when it comes first)."""
+    body = loop.body
+    for index, statement in enumerate(body):
+        if any(n is inner for n in ast.walk(statement)):
+            return body[index - 1] if index else statement
+    return body[0]

@@ -1,0 +1,51 @@
+"""Project facts about data loading that other files of a run need (MLD053, MLD054): whether any file calls
+set_epoch at all (a hook, a callback, a trainer's loader-start event), and where a file draws augmentation
+randomness from NumPy's global RNG (in a Dataset's sampling methods, or in augmentation functions a dataset
+of another file calls)."""
+
+import ast
+import os
+import re
+
+from ..context import ModuleContext
+
+SETS_EPOCH = "sets-epoch"  # project fact: some file of the run calls .set_epoch(...)
+NUMPY_DRAWS = "numpy-rng-data"  # project fact: a file draws data randomness from np.random's global state
+# functions whose name says they transform a sample at random (augmentation of a data pipeline)
+AUGMENTING = re.compile(r"augment|random_?(flip|crop|rot|scale|shift|jitter|noise|erase|resize)|jitter|perturb")
+NUMPY_GLOBAL_DRAWS = frozenset({
+    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
+    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace"})
+
+
+def loader_facts(ctx: ModuleContext) -> dict[str, str]:
+    found = {}
+    if ctx.has_text("set_epoch") and (
+            any("set_epoch" in n.attr for n in ctx.by_type.get(ast.Attribute, ()))
+            or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
+        found[SETS_EPOCH] = os.path.basename(ctx.path)
+    if ctx.has_text("random"):
+        draw = _augmenting_numpy_draw(ctx)
+        if draw is not None:
+            found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
+    return found
+
+
+def numpy_global_draw(call: ast.Call, ctx: ModuleContext) -> bool:
+    name = ctx.call_name(call) or ""
+    return name.startswith("numpy.random.") and name.rsplit(".", 1)[1] in NUMPY_GLOBAL_DRAWS
+
+
+def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
+    """The first draw from np.random's global state in a function named for random augmentation
+    (`random_flip_along_x`, `augment`), in a file that never seeds NumPy itself."""
+    calls = ctx.by_type.get(ast.Call, ())
+    if any((ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
+        return None
+    for func in ctx.by_type.get(ast.FunctionDef, ()):
+        if not AUGMENTING.search(func.name.lower()):
+            continue
+        draw = next((c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)), None)
+        if draw is not None:
+            return draw
+    return None
