@@ -3,6 +3,8 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
+from ..helpers.optim_sched_order import in_start_hook, steps_out_of_sight
+from ..helpers.optim_steps import call_sites
 from ..rule import Hit, Rule
 
 # statements whose body always runs once reached; an `if` is a different branch
@@ -54,27 +56,41 @@ class SchedulerBeforeOptimizer(Rule):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
         if not _is_lr_scheduler(call.func.value, ctx):
             return
-        if _in_start_handler(node, ctx):
+        if _in_start_handler(node, ctx) or in_start_hook(node, ctx) and not _stepped_before(node, ctx):
             yield Hit(call, self.HANDLER)
             return
-        if _stepped_before(node, ctx):
-            return
-        # the optimiser step later in the same block, or after the if/with/try the scheduler sits in
-        current: ast.AST = node
-        while (parent := ctx.parent(current)) is not None:
-            block = _block_of(parent, current)
-            later = block[block.index(current) + 1:] if current in block else []
-            for stmt in later:
-                if _steps_optimizer(stmt, ctx):
-                    yield Hit(call)
-                    return
-                if isinstance(stmt, _EXITS):
-                    return  # the iteration ends before any step
-            if not isinstance(parent, ast.If | ast.With | ast.AsyncWith | ast.Try):
-                return
-            if isinstance(parent, ast.If) and _skips_first_iteration(parent.test, ctx):
-                return  # `if epoch > 0: sched.step()` steps after the previous epoch's optimiser steps
-            current = parent
+        if _step_follows(node, ctx):
+            yield Hit(call)
+
+
+def _step_follows(node: ast.stmt, ctx: ModuleContext, depth: int = 2) -> bool:
+    """No optimiser step earlier in this iteration, and one later: in the same block, after the
+    if/with/try the statement sits in, or (when the function ends first) after each place a caller of
+    this module runs the function (`self.pre_epoch()` then `train_model(optimizer=...)`)."""
+    if _stepped_before(node, ctx):
+        return False
+    current: ast.AST = node
+    while (parent := ctx.parent(current)) is not None:
+        block = _block_of(parent, current)
+        later = block[block.index(current) + 1:] if current in block else []
+        for stmt in later:
+            if _steps_optimizer(stmt, ctx):
+                return True
+            if isinstance(stmt, _EXITS):
+                return False  # the iteration ends before any step
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and depth > 0:
+            return any(_step_follows(site_stmt, ctx, depth - 1) for site in call_sites(parent, ctx)
+                       if (site_stmt := _statement_of(site, ctx)) is not None)
+        if not isinstance(parent, ast.If | ast.With | ast.AsyncWith | ast.Try):
+            return False
+        if isinstance(parent, ast.If) and _skips_first_iteration(parent.test, ctx):
+            return False  # `if epoch > 0: sched.step()` steps after the previous epoch's optimiser steps
+        current = parent
+    return False
+
+
+def _statement_of(call: ast.Call, ctx: ModuleContext) -> ast.stmt | None:
+    return next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), None)
 
 
 def _skips_first_iteration(test: ast.expr, ctx: ModuleContext) -> bool:
@@ -135,7 +151,8 @@ def _stepped_before(stmt: ast.stmt, ctx: ModuleContext) -> bool:
             return False
         block = _block_of(parent, current)
         earlier = block[: block.index(current)] if current in block else []
-        if any(is_optimizer_step(c, ctx) for c in calls_in_order(earlier)):
+        if any(is_optimizer_step(c, ctx) for c in calls_in_order(earlier)) or any(
+                steps_out_of_sight(s, ctx) for s in earlier):
             return True
         if isinstance(parent, LOOPS + (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
             return False  # the iteration (or the function) starts here
@@ -147,5 +164,5 @@ def _steps_optimizer(stmt: ast.stmt, ctx: ModuleContext) -> bool:
     if isinstance(stmt, _PLAIN_BODIES):
         return any(_steps_optimizer(s, ctx) for s in stmt.body)
     if isinstance(stmt, ast.Expr | ast.Assign) and isinstance(stmt.value, ast.Call):
-        return is_optimizer_step(stmt.value, ctx)
+        return is_optimizer_step(stmt.value, ctx) or steps_out_of_sight(stmt, ctx)
     return False
