@@ -1,0 +1,72 @@
+"""Data rules across the files of a run (G4, issue 17): a DistributedSampler built in one file whose loader
+another file's epoch loop runs (MLD054), and NumPy augmentation draws in one file under a DataLoader of
+another file with workers and no worker_init_fn (MLD053); the fixed variants stay quiet."""
+
+from pathlib import Path
+
+from mldebug_mcp.lint.engine import lint_paths
+
+LOADERS = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "def make_loaders(train_set, val_set, batch_size):\n"
+    "    sampler = torch.utils.data.distributed.DistributedSampler(train_set)\n"
+    "    train_loader = DataLoader(train_set, batch_size=batch_size, sampler=sampler)\n"
+    "    val_loader = DataLoader(val_set, batch_size=batch_size)\n"
+    "    return train_loader, val_loader, sampler\n"
+)
+EPOCHS = (
+    "def run(model, optimizer, train_loader, val_loader, sampler, epochs, step, evaluate):\n"
+    "    for epoch in range(epochs):\n"
+    "        model.train()\n"
+    "        step(train_loader, model, optimizer)\n"
+    "        evaluate(val_loader, model)\n"
+)
+
+
+def _codes(tmp_path: Path, code: str) -> list[tuple[str, int]]:
+    lines = []
+    for jobs in (1, 2):
+        result = lint_paths([tmp_path], jobs=jobs)
+        lines.append([(Path(f.path).name, f.line) for f in result.findings if f.code == code])
+    assert lines[0] == lines[1]
+    return lines[0]
+
+
+def test_sampler_of_another_file_without_set_epoch(tmp_path):
+    (tmp_path / "data.py").write_text(LOADERS)
+    (tmp_path / "loop.py").write_text(EPOCHS)
+    assert _codes(tmp_path, "MLD054") == [("loop.py", 3)]  # before the statement that runs the loader
+
+
+def test_set_epoch_in_the_loop_or_anywhere_else_is_quiet(tmp_path):
+    (tmp_path / "data.py").write_text(LOADERS)
+    (tmp_path / "loop.py").write_text(EPOCHS.replace("        model.train()\n",
+                                                     "        model.train()\n        sampler.set_epoch(epoch)\n"))
+    assert _codes(tmp_path, "MLD054") == []
+    (tmp_path / "loop.py").write_text(EPOCHS)
+    (tmp_path / "hooks.py").write_text("def before_epoch(runner):\n    runner.loader.sampler.set_epoch(runner.epoch)\n")
+    assert _codes(tmp_path, "MLD054") == []
+
+
+def test_sampler_that_does_not_shuffle_is_quiet(tmp_path):
+    (tmp_path / "data.py").write_text(LOADERS.replace("(train_set)", "(train_set, shuffle=False)"))
+    (tmp_path / "loop.py").write_text(EPOCHS)
+    assert _codes(tmp_path, "MLD054") == []
+
+
+def test_per_epoch_method_over_a_dict_of_loaders(tmp_path):
+    (tmp_path / "data.py").write_text(LOADERS)
+    (tmp_path / "runner.py").write_text(
+        "class Runner:\n"
+        "    def run_epoch(self, loaders):\n"
+        "        for name in loaders:\n"
+        "            self.model.train(name.startswith('train'))\n"
+        "            self.on_loader_start(name)\n"
+        "            self.run_loader(loaders[name])\n"
+        "    def run(self, epochs):\n"
+        "        loaders = self.experiment.get_loaders()\n"
+        "        for epoch in range(epochs):\n"
+        "            self.run_epoch(loaders)\n"
+    )
+    assert _codes(tmp_path, "MLD054") == [("runner.py", 5)]
