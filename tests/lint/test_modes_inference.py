@@ -119,7 +119,7 @@ METRICS = """
 def test_a_model_handed_to_another_files_evaluation_that_never_switches(tmp_path):
     found = _run(tmp_path, {"cli.py": CLI.format(fix=""), "bench/metrics/classification.py": METRICS.format(fix="")})
     assert ("cli.py", 10) in found  # below the multi-line load, where model.eval() goes
-    assert ("classification.py", 7) in found  # and the evaluation function itself, run on a model handed in
+    assert ("classification.py", 6) in found  # and the top of the evaluation function, run on a model handed in
 
 
 def test_the_handoff_is_quiet_when_either_side_switches(tmp_path):

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 from .evaluation import no_grad_expr, own_nodes
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
 
 def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
-    """Where model.eval() belongs: in training code, before the evaluation loop (else at the call); in
-    evaluation code, after the model is set up here (built, loaded, moved), else before the loop, else
-    where the class's own method sets `self.model` up."""
+    """Where model.eval() belongs: in training code, before the evaluation loop (else at the call). In
+    evaluation code, right after the model is set up here (built, loaded, moved), or in the method of the
+    class that loads it to predict (`__init__`); in an evaluating function handed the model (a parameter,
+    `self.model` that fit() built), at its top, after the docstring, argument checks and log lines; in a
+    script, before the loop that runs it."""
     loops = [n for n in enclosing_loops(call, scope, ctx) if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
     if scope_trains(scope, ctx):
         evaluation = [n for n in loops if not isinstance(n, ast.While) and eval_source(n.iter)
@@ -25,9 +30,11 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
     if setup:
         return _end_of(setup[-1])
+    if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
+        return _class_setup(scope, key, ctx) or _opening(scope)  # unless the class loads it to predict
     if loops:
         return _wrapper(loops[-1], ctx)
-    return _class_setup(scope, key, ctx) or top
+    return top
 
 
 def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
@@ -41,17 +48,29 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
 def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
     """For `self.model`, the last statement that makes it ready in the method of the class that builds or
     loads it (`self.model = self._load(...)`, then `self.model.to(device)` in __init__): model.eval() goes
-    there. A model handed in (`self.net = net`) is not this class's to switch there."""
+    there, when that method loads trained weights into it. A model handed in (`self.net = net`) is not this
+    class's to switch there, nor one built to be trained (by `fit()`, or in `__init__` from a config)."""
     cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
     if cls is None:
         return None
     for method in cls.body:
-        if method is scope or not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+        if method is scope or not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or scope_trains(
+                method, ctx):
             continue
         setup = [n for n in _statements(method, ctx) if _sets_up(n, key)]
-        if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup):
+        if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup) and any(
+                _loads_weights(n) for n in setup):
             return _end_of(setup[-1])
     return None
+
+
+def _loads_weights(stmt: ast.stmt) -> bool:
+    """`self.model = self._load(cfg, weights)`, `self.model.load_state_dict(...)`: trained weights, to predict
+    with (a model built from a config to be trained is switched where it evaluates)."""
+    return any(isinstance(n, ast.Call) and LOADS.search(ast.unparse(n.func).rsplit(".", 1)[-1]) for n in ast.walk(stmt))
+
+
+LOADS = re.compile(r"(?i)load|restore|checkpoint|pretrained")
 
 
 def _no_grad_block(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST | None:
@@ -73,6 +92,35 @@ def _wrapper(loop: ast.AST, ctx: ModuleContext) -> ast.AST:
     if isinstance(parent, ast.With | ast.AsyncWith) and parent.body and parent.body[0] is loop:
         return parent
     return loop
+
+
+def _opening(function: ast.AST) -> ast.stmt:
+    """The first statement of a function that does its work: past the docstring, imports, argument checks
+    (`if ...: raise`) and log lines."""
+    body = function.body
+    for index, stmt in enumerate(body):
+        if index == len(body) - 1 or not (_preamble(stmt) or index == 0 and _docstring(stmt)):
+            return stmt
+    return body[0]
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _preamble(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
+        return True
+    if isinstance(stmt, ast.If):  # if ...: raise / return
+        return bool(stmt.body) and isinstance(stmt.body[-1], ast.Raise | ast.Return) and not stmt.orelse
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # print(...), self.logger.info(...)
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in LOGGING
+    return False
+
+
+LOGGING = {"print", "info", "debug", "warning", "warn", "log"}
 
 
 def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
