@@ -70,3 +70,72 @@ def test_per_epoch_method_over_a_dict_of_loaders(tmp_path):
         "            self.run_epoch(loaders)\n"
     )
     assert _codes(tmp_path, "MLD054") == [("runner.py", 5)]
+
+
+DATASET = (
+    "import numpy as np\n"
+    "from torch.utils.data import Dataset\n"
+    "class Patches(Dataset):\n"
+    "    def __init__(self, volumes):\n"
+    "        self.volumes = volumes\n"
+    "    def __len__(self):\n"
+    "        return len(self.volumes)\n"
+    "    def __getitem__(self, index):\n"
+    "        z = {draw}\n"
+    "        return self.volumes[index][z:z + 16]\n"
+)
+TRAIN = (
+    "from torch.utils.data import DataLoader\n"
+    "from datasets import Patches\n"
+    "def main(args, volumes, val_volumes):\n"
+    "    train_loader = DataLoader(Patches(volumes), batch_size=8, shuffle=True, num_workers=args.workers{extra})\n"
+    "    val_loader = DataLoader(Patches(val_volumes), batch_size=1, num_workers=2)\n"
+    "    return train_loader, val_loader\n"
+)
+
+
+def test_numpy_draws_of_a_dataset_in_another_file(tmp_path):
+    (tmp_path / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)"))
+    (tmp_path / "train.py").write_text(TRAIN.replace("{extra}", ""))
+    assert _codes(tmp_path, "MLD053") == [("train.py", 4)]  # the train loader, where worker_init_fn goes
+
+
+def test_worker_seed_no_workers_or_torch_draws_are_quiet(tmp_path):
+    (tmp_path / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)"))
+    for extra in (", worker_init_fn=seed_worker", ", **loader_kwargs"):
+        (tmp_path / "train.py").write_text(TRAIN.replace("{extra}", extra))
+        assert _codes(tmp_path, "MLD053") == []
+    (tmp_path / "train.py").write_text(TRAIN.replace("{extra}", "").replace("num_workers=args.workers", "num_workers=0"))
+    assert _codes(tmp_path, "MLD053") == []
+    (tmp_path / "datasets.py").write_text(DATASET.replace("{draw}", "int(torch.randint(0, 16, (), generator=self.g))"))
+    (tmp_path / "train.py").write_text(TRAIN.replace("{extra}", ""))
+    assert _codes(tmp_path, "MLD053") == []
+
+
+def test_augmentation_functions_and_library_generators_of_another_file(tmp_path):
+    (tmp_path / "transforms.py").write_text(
+        "import numpy as np\n"
+        "def random_crop(image, size):\n"
+        "    top = np.random.randint(0, image.shape[0] - size)\n"
+        "    return image[top:top + size]\n")
+    (tmp_path / "loaders.py").write_text(
+        "import torch\n"
+        "def build_loader(dataset, cfg):\n"
+        "    return torch.utils.data.DataLoader(dataset, batch_size=cfg.batch, shuffle=True, num_workers=cfg.workers)\n")
+    assert _codes(tmp_path, "MLD053") == [("loaders.py", 3)]
+    (tmp_path / "transforms.py").write_text(
+        "from monai import transforms as mt\n"
+        "class Augment:\n"
+        "    def __init__(self):\n"
+        "        self.flip = mt.RandFlip(prob=0.5, spatial_axis=0)\n"
+        "    def __call__(self, image):\n"
+        "        return self.flip(image)\n")
+    assert _codes(tmp_path, "MLD053") == [("loaders.py", 3)]
+    (tmp_path / "transforms.py").write_text(
+        "import numpy as np\n"
+        "def random_crop(image, size):\n"
+        "    top = np.random.randint(0, image.shape[0] - size)\n"
+        "    return image[top:top + size]\n"
+        "def seed_worker(worker_id):\n"
+        "    np.random.seed(torch.initial_seed() % 2 ** 32)\n")
+    assert _codes(tmp_path, "MLD053") == []  # the file that draws also seeds NumPy per worker

@@ -1,7 +1,7 @@
 """Project facts about data loading that other files of a run need (MLD053, MLD054): whether any file calls
 set_epoch at all (a hook, a callback, a trainer's loader-start event), and where a file draws augmentation
-randomness from NumPy's global RNG (in a Dataset's sampling methods, or in augmentation functions a dataset
-of another file calls)."""
+randomness that DataLoader workers duplicate: from NumPy's global RNG (in a Dataset's sampling methods, or in
+augmentation functions a dataset of another file calls), or from a library transform that owns a generator."""
 
 import ast
 import os
@@ -24,11 +24,18 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
             any("set_epoch" in n.attr for n in ctx.by_type.get(ast.Attribute, ()))
             or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
         found[SETS_EPOCH] = os.path.basename(ctx.path)
-    if ctx.has_text("random"):
+    if ctx.has_text("random") or ctx.has_text("Rand"):
         draw = _augmenting_numpy_draw(ctx)
         if draw is not None:
             found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
     return found
+
+
+def _library_generator(call: ast.Call, ctx: ModuleContext) -> bool:
+    """A MONAI random transform (`monai.transforms.RandScaleIntensity(...)`): it owns a NumPy RandomState made
+    once, which every DataLoader worker receives as an identical copy (torch reseeds no such object)."""
+    name = ctx.call_name(call) or ""
+    return name.startswith("monai.") and name.rsplit(".", 1)[-1].startswith("Rand")
 
 
 def numpy_global_draw(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -42,10 +49,21 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
     calls = ctx.by_type.get(ast.Call, ())
     if any((ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
         return None
+    library = next((c for c in calls if _library_generator(c, ctx)), None)
+    if library is not None:
+        return library
+    draws = []
     for func in ctx.by_type.get(ast.FunctionDef, ()):
-        if not AUGMENTING.search(func.name.lower()):
-            continue
-        draw = next((c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)), None)
-        if draw is not None:
-            return draw
-    return None
+        sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
+        if sampling or AUGMENTING.search(func.name.lower()):
+            draws += [c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+    return min(draws, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _in_dataset(func: ast.FunctionDef, ctx: ModuleContext) -> bool:
+    """A method of a class that derives from torch's Dataset (or a class of this file named as a dataset)."""
+    cls = ctx.parent(func)
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    return any((ctx.qualname(b) or "").startswith("torch.utils.data") or "Dataset" in (ctx.qualname(b) or "")
+               for b in cls.bases)

@@ -1,8 +1,10 @@
 import ast
+import os
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import DATALOADERS
+from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
+from ..helpers.loader_facts import NUMPY_DRAWS
 from ..rule import Hit, Rule
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
@@ -34,8 +36,8 @@ class DatasetRngWithoutWorkerSeed(Rule):
     why = "Workers start from copies of one random state, so they produce the same augmentations instead of different ones."
     fix = "Seed per worker in worker_init_fn from torch.utils.data.get_worker_info().seed, or draw with torch's RNG."
     evidence = "pytorch-docs"
-    node_types = (ast.ClassDef,)
-    requires_text = ('Dataset',)  # skip modules that cannot contain the pattern
+    node_types = (ast.ClassDef, ast.Module)
+    requires_text = ('Dataset', 'DataLoader')  # skip modules that cannot contain the pattern
     BAD = (
         "import numpy as np\n"
         "from torch.utils.data import DataLoader, Dataset\n"
@@ -65,6 +67,9 @@ class DatasetRngWithoutWorkerSeed(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.Module):
+            yield from _drawn_in_another_file(ctx)
+            return
         if not _is_dataset(node, ctx, depth=3):
             return
         methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
@@ -92,6 +97,25 @@ class DatasetRngWithoutWorkerSeed(Rule):
                                 "gets an identical copy and draws the same numbers")
 
 
+def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
+    """A training DataLoader of this file with workers and no worker_init_fn, in a run where another file draws
+    augmentation randomness that workers duplicate (a Dataset's or augmentation function's np.random draws, a
+    library transform owning a generator: project fact numpy-rng-data). Flagged at the DataLoader, where the
+    worker_init_fn goes."""
+    project = ctx.project
+    drawn = project.kind_returned_by(NUMPY_DRAWS) if project is not None else None
+    if not drawn or drawn.split(":")[0] == os.path.basename(ctx.path):
+        return  # none, or this file's own draws (its Dataset classes are checked where they are)
+    for call in _unseeded_loaders(ctx):
+        names = [name_of(call.args[0] if call.args else next(
+            (k.value for k in call.keywords if k.arg == "dataset"), None))]
+        parent = ctx.parent(call)
+        names += [name_of(t) for t in parent.targets] if isinstance(parent, ast.Assign) else []
+        if not any(NOT_TRAINING.search(n.lower()) for n in names):
+            yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
+                            "(num_workers > 0, no worker_init_fn)")
+
+
 def _is_dataset(cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:
     for base in cls.bases:
         name = ctx.qualname(base)
@@ -117,6 +141,10 @@ def _self_generator(call: ast.Call, ctx: ModuleContext) -> str | None:
 
 def _unseeded_workers(ctx: ModuleContext, generator_helps: bool) -> bool:
     """A DataLoader here with num_workers > 0 (a positive literal or a variable) and no worker_init_fn."""
+    return any(True for _ in _unseeded_loaders(ctx, generator_helps))
+
+
+def _unseeded_loaders(ctx: ModuleContext, generator_helps: bool = False) -> Iterator[ast.Call]:
     for call in ctx.by_type.get(ast.Call, ()):
         if ctx.call_name(call) not in DATALOADERS:
             continue
@@ -126,5 +154,4 @@ def _unseeded_workers(ctx: ModuleContext, generator_helps: bool) -> bool:
             continue  # **kwargs may carry worker_init_fn; no workers: everything runs in this process
         if "worker_init_fn" in keywords or (generator_helps and "generator" in keywords):
             continue
-        return True
-    return False
+        yield call
