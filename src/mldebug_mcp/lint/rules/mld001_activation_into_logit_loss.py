@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.kinds import (
     ACTIVATIONS,
     ANY_MODEL,
+    FACTORY,
     PROBABILITIES,
     RELU,
     Traced,
@@ -13,6 +14,7 @@ from ..helpers.kinds import (
     project_facts,
     reaching_values,
     traced_element,
+    traced_factory,
     traced_module_output,
     traced_return,
 )
@@ -218,11 +220,17 @@ class ActivationIntoLogitLoss(Rule):
             if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it
                 yield from self._element_fed(name, kind, ctx)
                 continue
+            if name.endswith(FACTORY):  # a factory whose model another file's loss takes (`build_model()`)
+                fed = fed_loss(project, name)
+                found = traced_factory(ctx.functions[name[:-len(FACTORY)]], ctx) if fed is not None else None
+                for origin in found.origins if found is not None else ():
+                    yield Hit(origin, _text(self.message, found.kind, fed, f" of the model {name} builds"))
+                continue
             owner = ctx.classes.get(name) or ctx.functions.get(name)
             fed = fed_loss(project, name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
                 fed = next(filter(None, (_resolved(fed_loss(project, alias), owner, ctx)
-                                         for alias in class_aliases(owner))), None)
+                                         for alias in class_aliases(owner, ctx))), None)
                 if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
                     fed = fed_loss(project, ANY_MODEL)
                     fed = f"a trainer's default loss, {fed}" if fed else None

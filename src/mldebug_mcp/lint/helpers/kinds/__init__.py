@@ -18,7 +18,17 @@ the walker), walk (the walker and the questions), facts (what files of one run t
 Nothing here imports the lint package at run time (context.py uses it for the project facts).
 """
 
-from .facts import ANY_MODEL, FED, SUBCLASS, class_aliases, fed_names, named_after, project_facts
+from .facts import (
+    ANY_MODEL,
+    FACTORY,
+    FED,
+    SUBCLASS,
+    class_aliases,
+    fed_names,
+    named_after,
+    project_facts,
+    traced_factory,
+)
 from .parameters import (
     call_sites,
     class_constant,
@@ -51,8 +61,8 @@ from .walk import (
 )
 
 __all__ = [
-    "ACTIVATIONS", "ANY_MODEL", "DEPTH", "FED", "LOGITS", "LOG_SOFTMAX", "PROBABILITIES", "RELU", "SIGMOID", "SUBCLASS",
+    "ACTIVATIONS", "ANY_MODEL", "DEPTH", "FACTORY", "FED", "LOGITS", "LOG_SOFTMAX", "PROBABILITIES", "RELU", "SIGMOID", "SUBCLASS",
     "SOFTMAX", "Traced", "call_sites", "class_aliases", "class_constant", "fed_names", "kind_of", "method_of", "module_output", "named_after",
-    "output_kind", "parameter_default", "parameter_of", "project_facts", "reaching_values", "returned_kind", "traced_element", "traced_kind",
+    "output_kind", "parameter_default", "parameter_of", "project_facts", "reaching_values", "returned_kind", "traced_element", "traced_factory", "traced_kind",
     "traced_module_output", "traced_output", "traced_return",
 ]

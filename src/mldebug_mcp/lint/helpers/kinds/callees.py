@@ -170,6 +170,8 @@ class Callees:
             return agree([self.callee(r.value, None, depth - 1, index) for r in self.returns_of(func)])
         if simple[:1].isupper() and not name.startswith("torch."):
             return self._given(self.foreign(simple, index), construction, depth)
+        if "." in name and not name.startswith("torch.") and index is None:
+            return self.foreign(simple + "()", None)  # a factory of another file: `model = build_model()`
         return None
 
     def _given(self, found: Traced | None, construction: ast.Call, depth: int) -> Traced | None:

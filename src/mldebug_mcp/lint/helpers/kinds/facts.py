@@ -23,6 +23,7 @@ FACTS = "kinds-facts"  # the memo space of the facts: computed before the projec
 FED = "fed:"
 ANY_MODEL = "*"
 SUBCLASS = "^"
+FACTORY = "()"  # `build_model()`: the output of the model a function of another file returns
 
 
 def project_facts(ctx, hints: tuple[str, ...] = HINTS) -> dict[str, str]:
@@ -44,6 +45,10 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
         kind = _ask(walk, owner, None)
         if kind is not None:
             found[name] = kind.kind
+        elif owner is func:  # a factory (`def build_model(): return Net(...)`): what the model it builds returns
+            kind = _factory(func, walk)
+            if kind is not None:
+                found[name + FACTORY] = kind.kind
         width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
         dicts = [_dict_returned(r.value, walk.ctx) for r in walk.returns_of(func)]  # `return {...}`, `return out`
         keys = {k.value for d in dicts if d is not None
@@ -53,6 +58,20 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             if kind is not None:
                 found[f"{name}/{index}"] = kind.kind
     return found
+
+
+def traced_factory(func: ast.AST, ctx) -> Traced | None:
+    """The output kind of the model every return of the function `func` builds (or holds), all agreeing."""
+    return _factory(func, Walk(ctx))
+
+
+def _factory(func: ast.AST, walk: Walk) -> Traced | None:
+    returns = walk.returns_of(func)
+    if not returns or not all(isinstance(r.value, ast.Call | ast.Name) for r in returns):
+        return None
+    found = [walk.callee(r.value, None, DEPTH) for r in returns]
+    return found[0] if found[0] is not None and all(f is not None and f.kind == found[0].kind for f in found) \
+        else None
 
 
 def _dict_returned(value: ast.AST, ctx) -> ast.Dict | None:
@@ -91,13 +110,14 @@ def named_after(name: str) -> str:
     return "~" + name.replace("_", "").lower()
 
 
-def class_aliases(cls: ast.ClassDef) -> list[str]:
+def class_aliases(cls: ast.ClassDef, ctx) -> list[str]:
     """The names another file may know a model class by: `~transformerdecoder` and `~decoder` (the part
     `transformer.decoder` of a model handed in), `^Base` for each base class whose methods run `self(x)`."""
-    words = re.findall(r"[A-Z]+[a-z0-9]*", cls.name)
+    last = _last_word(cls.name)
     aliases = [named_after(cls.name)]
-    if len(words) > 1 and len(words[-1]) > 3:  # a long enough last word: Decoder, Encoder, Classifier
-        aliases.append(named_after(words[-1]))
+    models = [n for n, c in ctx.classes.items() if _forward(c) is not None]  # not a TestTransformerDecoder
+    if last and last != cls.name and sum(_last_word(n) == last for n in models) == 1:
+        aliases.append(named_after(last))  # the only Decoder of its file: which one the part holds is clear
     for base in cls.bases:
         name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
         if name and name not in ("Module", "object"):
@@ -143,6 +163,12 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
         else:
             return set()
     return set()
+
+
+def _last_word(name: str) -> str | None:
+    """`Decoder` for `TransformerDecoder`: a long enough last word (Decoder, Encoder, Classifier)."""
+    words = re.findall(r"[A-Z]+[a-z0-9]*", name)
+    return words[-1] if words and len(words[-1]) > 3 else None
 
 
 def _handed_output(name: ast.Name, element: int | str | None, ctx, depth: int) -> set[str]:
@@ -223,9 +249,9 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
         if name in ctx.functions:  # a factory of this file (`model = create_model()`): the models it returns
             returns = walk.returns_of(ctx.functions[name])
             return set().union(*(_model_names(r.value, ctx, walk, depth - 1) for r in returns)) if returns else set()
-        if simple in ctx.classes or not simple[:1].isupper():
+        if simple in ctx.classes:
             return set()
-        return {simple}
+        return {simple} if simple[:1].isupper() else {simple + FACTORY}  # a class, or a factory, of another file
     return set()
 
 

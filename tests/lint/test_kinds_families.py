@@ -1,0 +1,515 @@
+"""MLD001 across the files of one run, on the shapes real projects ship (development corpus g1-act-*, blind2):
+a part of a model handed in (`transformer.decoder`), an entry of a dict a model handed in returns
+(`output['exist']`), a base class's step that hands `self(x)` to the `self.criterion` a subclass keeps, a
+factory of another file (`build_model()`), and a prediction handed as `logits=`. Each family has variations that
+fire (the lines marked `# MLD001`, in whichever file) and correct twins that stay quiet."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mldebug_mcp.lint.engine import lint_paths
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def _marked(files: dict[str, str]) -> list[tuple[str, int]]:
+    return sorted((name, number) for name, text in files.items()
+                  for number, line in enumerate((HEADER + textwrap.dedent(text)).splitlines(), 1) if "# MLD001" in line)
+
+
+def _found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[str, int]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(HEADER + textwrap.dedent(text))
+    result = lint_paths([tmp_path], jobs=jobs)
+    return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
+
+
+# a part of a model handed in: known by its class's last word when its file has one model so named
+PART = {
+    "decoder_softmax_module": {
+        "decoder.py": """
+            class TransformerDecoder(nn.Module):
+                def __init__(self, d, vocab):
+                    super().__init__()
+                    self.proj = nn.Linear(d, vocab)
+                    self.softmax = nn.Softmax(dim=-1)
+                def forward(self, tokens, memory):
+                    scores = self.proj(tokens + memory)
+                    return self.softmax(scores)  # MLD001
+            class DecoderTest:
+                def test_shape(self):
+                    pass
+            """,
+        "trainer.py": """
+            def run_epoch(seq2seq, criterion, batches):
+                for src, tgt in batches:
+                    memory = seq2seq.encoder(src)
+                    out = seq2seq.decoder(tgt, memory)[:, :-1]
+                    loss = criterion(out.contiguous().permute(0, 2, 1), tgt[:, 1:])
+                    loss.backward()
+            def main(model, batches):
+                run_epoch(model, nn.CrossEntropyLoss(), batches)
+            """,
+    },
+    "classifier_sigmoid_head": {
+        "heads.py": """
+            class LinearClassifier(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    self.fc = nn.Linear(d, 1)
+                def forward(self, h):
+                    return torch.sigmoid(self.fc(h)).squeeze(-1)  # MLD001
+            """,
+        "loop.py": """
+            bce = nn.BCEWithLogitsLoss()
+            def step(network, x, y):
+                feats = network.backbone(x)
+                return bce(network.classifier(feats), y.float())
+            """,
+    },
+    "decoder_log_softmax_in_a_trainer_method": {
+        "attn.py": """
+            class AttnDecoder(nn.Module):
+                def __init__(self, d, vocab):
+                    super().__init__()
+                    self.out = nn.Linear(d, vocab)
+                def forward(self, h):
+                    return F.log_softmax(self.out(h), dim=-1)  # MLD001
+            """,
+        "fit.py": """
+            class Trainer:
+                def __init__(self):
+                    self.loss_fn = nn.CrossEntropyLoss()
+                def train_step(self, model, batch):
+                    logits = model.decoder(batch["h"])
+                    return self.loss_fn(logits.reshape(-1, logits.size(-1)), batch["y"].reshape(-1))
+            """,
+    },
+}
+PART_QUIET = {
+    "two_decoders_in_one_file": {
+        "decoders.py": """
+            class BeamDecoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(8, 5)
+                def forward(self, h):
+                    return F.softmax(self.out(h), dim=-1)
+            class GreedyDecoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(8, 5)
+                def forward(self, h):
+                    return self.out(h)
+            """,
+        "train.py": """
+            def step(model, h, y):
+                return F.cross_entropy(model.decoder(h), y)
+            """,
+    },
+    "softmax_only_at_inference": {
+        "decoder.py": """
+            class RNNDecoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(8, 5)
+                def forward(self, h):
+                    logits = self.out(h)
+                    if not self.training:
+                        return logits.softmax(-1)
+                    return logits
+            """,
+        "train.py": """
+            def step(model, h, y):
+                out = model.decoder(h)
+                loss = F.cross_entropy(out, y)
+                probs = out.softmax(-1)
+                return loss, probs
+            """,
+    },
+    "log_softmax_into_nll": {
+        "decoder.py": """
+            class TransformerDecoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(8, 5)
+                def forward(self, h):
+                    return F.log_softmax(self.out(h), dim=-1)
+            """,
+        "train.py": """
+            def step(model, h, y):
+                return F.nll_loss(model.decoder(h), y)
+            """,
+    },
+}
+
+# an entry of the dict a model handed in from outside returns: the key names the value
+ENTRY = {
+    "exist_sigmoid_in_a_returned_name": {
+        "head.py": """
+            class LaneExistHead(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(n, 4)
+                def forward(self, x):
+                    x = self.fc(x)
+                    x = torch.sigmoid(x)  # MLD001
+                    out = {"exist": x}
+                    return out
+            """,
+        "losses.py": """
+            class LaneLoss(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.exist_loss = nn.BCEWithLogitsLoss()
+                def forward(self, output, batch):
+                    return self.exist_loss(output["exist"], batch["exist"].float())
+            """,
+    },
+    "cls_softmax_in_a_function": {
+        "detector.py": """
+            class Detector(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.cls = nn.Linear(16, 10)
+                    self.box = nn.Linear(16, 4)
+                def forward(self, f):
+                    return {"cls": self.cls(f).softmax(dim=-1), "box": self.box(f)}  # MLD001
+            """,
+        "criterion.py": """
+            def detection_loss(preds, targets):
+                cls_loss = F.cross_entropy(preds["cls"].view(-1, 10), targets["labels"].view(-1))
+                box_loss = F.l1_loss(preds["box"], targets["boxes"])
+                return cls_loss + box_loss
+            """,
+    },
+    "entry_handed_through_a_helper": {
+        "net.py": """
+            class SegNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Conv2d(8, 3, 1)
+                def forward(self, x):
+                    seg = F.log_softmax(self.head(x), dim=1)  # MLD001
+                    return {"seg": seg, "aux": x}
+            """,
+        "engine.py": """
+            criterion = nn.CrossEntropyLoss()
+            def compute(outputs, labels):
+                return criterion(outputs["seg"], labels)
+            def train_batch(net, images, labels):
+                return compute(net(images), labels)
+            """,
+    },
+}
+ENTRY_QUIET = {
+    "logits_and_probabilities_under_two_keys": {
+        "head.py": """
+            class ExistHead(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 4)
+                def forward(self, x):
+                    logits = self.fc(x)
+                    return {"exist_logits": logits, "exist": torch.sigmoid(logits)}
+            """,
+        "loss.py": """
+            def exist_loss(output, batch):
+                a = F.binary_cross_entropy_with_logits(output["exist_logits"], batch["exist"])
+                b = F.binary_cross_entropy(output["exist"], batch["exist"])
+                return a + b
+            """,
+    },
+    "log_softmax_entry_into_nll": {
+        "net.py": """
+            class SegNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Conv2d(8, 3, 1)
+                def forward(self, x):
+                    return {"seg": F.log_softmax(self.head(x), dim=1)}
+            """,
+        "loss.py": """
+            def seg_loss(out, labels):
+                return F.nll_loss(out["seg"], labels)
+            """,
+    },
+    "probabilities_entry_for_metrics": {
+        "net.py": """
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 5)
+                def forward(self, x):
+                    scores = self.fc(x)
+                    return {"scores": scores, "probs": scores.softmax(-1)}
+            """,
+        "loss.py": """
+            def tag_loss(out, y):
+                loss = F.cross_entropy(out["scores"], y)
+                confidence = out["probs"].max(-1).values.mean()
+                return loss, confidence
+            """,
+    },
+}
+
+# a base class's step hands self(x) to self.criterion; a subclass of another file sets both
+SUBCLASS = {
+    "forward_log_softmax": {
+        "base.py": """
+            class FederatedModel(nn.Module):
+                def step(self, batch):
+                    x, y = batch
+                    y_pred = self.forward(x)
+                    return self.criterion(y_pred, y)
+            """,
+        "mlp.py": """
+            from base import FederatedModel
+            class MNISTMLP(FederatedModel):
+                def __init__(self):
+                    super().__init__()
+                    self.criterion = torch.nn.CrossEntropyLoss()
+                    self.l1 = nn.Linear(784, 10)
+                def forward(self, x):
+                    x = self.l1(x.view(x.size(0), -1))
+                    x = torch.log_softmax(x, dim=1)  # MLD001
+                    return x
+            """,
+    },
+    "self_call_and_a_sequential": {
+        "core.py": """
+            class Task(nn.Module):
+                def training_step(self, batch, idx):
+                    return self.loss_fn(self(batch[0]), batch[1])
+            """,
+        "tasks.py": """
+            from core import Task
+            class BinaryTask(Task):
+                def __init__(self):
+                    super().__init__()
+                    self.loss_fn = nn.BCEWithLogitsLoss()
+                    self.net = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())  # MLD001
+                def forward(self, x):
+                    return self.net(x).squeeze(1)
+            """,
+    },
+    "reshaped_before_the_loss": {
+        "lm.py": """
+            class LanguageModel(nn.Module):
+                def shared_step(self, tokens):
+                    out = self(tokens[:, :-1])
+                    return self.criterion(out.reshape(-1, out.size(-1)), tokens[:, 1:].reshape(-1))
+            """,
+        "gru.py": """
+            from lm import LanguageModel
+            class GRULM(LanguageModel):
+                def __init__(self):
+                    super().__init__()
+                    self.criterion = nn.CrossEntropyLoss(ignore_index=0)
+                    self.rnn = nn.GRU(8, 8)
+                    self.out = nn.Linear(8, 100)
+                def forward(self, x):
+                    h, _ = self.rnn(x)
+                    return F.softmax(self.out(h), dim=-1)  # MLD001
+            """,
+    },
+}
+SUBCLASS_QUIET = {
+    "nll_subclass_and_a_raw_subclass": {
+        "base.py": """
+            class BaseModel(nn.Module):
+                def step(self, batch):
+                    x, y = batch
+                    return self.criterion(self.forward(x), y)
+            """,
+        "models.py": """
+            from base import BaseModel
+            class LogProbMLP(BaseModel):
+                def __init__(self):
+                    super().__init__()
+                    self.criterion = nn.NLLLoss()
+                    self.l1 = nn.Linear(10, 3)
+                def forward(self, x):
+                    return torch.log_softmax(self.l1(x), dim=1)
+            class RawMLP(BaseModel):
+                def __init__(self):
+                    super().__init__()
+                    self.criterion = nn.CrossEntropyLoss()
+                    self.l1 = nn.Linear(10, 3)
+                def forward(self, x):
+                    return self.l1(x)
+                def predict(self, x):
+                    return torch.softmax(self.forward(x), dim=1)
+            """,
+    },
+}
+
+# a factory of another file: the model it builds is what the loss's file calls
+FACTORY = {
+    "wrapper_around_a_sequential": {
+        "net.py": """
+            class Wrapper(nn.Module):
+                def __init__(self, body):
+                    super().__init__()
+                    self.body = body
+                def forward(self, x):
+                    return self.body(x)
+            def build():
+                return Wrapper(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=1)))  # MLD001
+            """,
+        "fit.py": """
+            from net import build
+            def fit(model, loader, loss=nn.CrossEntropyLoss()):
+                for x, y in loader:
+                    loss(model(x), y).backward()  # MLD001
+            fit(build(), [])
+            """,
+    },
+    "factory_picks_a_class": {
+        "models.py": """
+            class SmallCNN(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(16, n)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)  # MLD001
+            def get_model(num_classes):
+                model = SmallCNN(num_classes)
+                return model
+            """,
+        "train.py": """
+            from models import get_model
+            model = get_model(10).cuda()
+            criterion = nn.CrossEntropyLoss()
+            for x, y in []:
+                loss = criterion(model(x), y)  # MLD001
+            """,
+    },
+    "local_factory_of_an_imported_class": {
+        "networks.py": """
+            class ConsensusRNN(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(8, n)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))  # MLD001
+            """,
+        "trainer.py": """
+            from networks import ConsensusRNN
+            def create_model():
+                net = ConsensusRNN(5)
+                return net
+            model = create_model()
+            bce = nn.BCEWithLogitsLoss()
+            for x, y in []:
+                bce(model(x), y)  # MLD001
+            """,
+    },
+}
+FACTORY_QUIET = {
+    "logits_log_softmax_and_inference_factories": {
+        "net.py": """
+            class Wrapper(nn.Module):
+                def __init__(self, body):
+                    super().__init__()
+                    self.body = body
+                def forward(self, x):
+                    return self.body(x)
+            def build():
+                return Wrapper(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)))
+            def build_nll():
+                return Wrapper(nn.Sequential(nn.Linear(4, 3), nn.LogSoftmax(dim=1)))
+            def inference_model():
+                return nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
+            """,
+        "fit.py": """
+            from net import build, build_nll, inference_model
+            def fit(model, loader, loss=nn.CrossEntropyLoss()):
+                for x, y in loader:
+                    loss(model(x), y).backward()
+            fit(build(), [])
+            m = build_nll()
+            for x, y in []:
+                F.nll_loss(m(x), y)
+            print(inference_model()(torch.zeros(1, 4)).argmax(1))
+            """,
+    },
+}
+
+# handed as logits=: the callee normalises what it is given
+KEYWORD = {
+    "framework_loss_across_files": {
+        "networks.py": """
+            class ConsensusRNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gru = nn.GRU(10, 8, batch_first=True)
+                    self.classifier = nn.Linear(8, 5)
+                def forward(self, encoding):
+                    encoding, _ = self.gru(encoding)
+                    encoding = self.classifier(encoding)
+                    return F.softmax(encoding, dim=2)  # MLD001
+            """,
+        "trainer.py": """
+            from nemo_like import CrossEntropyLossNM
+            from networks import ConsensusRNN
+            model = ConsensusRNN()
+            ce = CrossEntropyLossNM(logits_ndim=3)
+            def train_step(encoding, labels):
+                out = model(encoding=encoding)
+                return ce(logits=out, labels=labels)  # MLD001
+            """,
+    },
+    "categorical_of_probabilities": {
+        "policy.py": """
+            from torch.distributions import Categorical
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                def act(self, obs):
+                    probs = F.softmax(self.fc(obs), dim=-1)  # MLD001
+                    dist = Categorical(logits=probs)
+                    return dist.sample()
+            """,
+    },
+    "sigmoid_into_a_logits_keyword": {
+        "loss.py": """
+            def focal(logits, targets):
+                return logits.mean()
+            def step(model, x, y):
+                scores = torch.sigmoid(model(x))  # MLD001
+                return focal(logits=scores, targets=y)
+            """,
+    },
+}
+KEYWORD_QUIET = {
+    "log_probabilities_and_probs_keyword": {
+        "policy.py": """
+            from torch.distributions import Categorical
+            def act(net, obs):
+                dist = Categorical(logits=F.log_softmax(net(obs), dim=-1))
+                raw = Categorical(logits=net(obs))
+                other = Categorical(probs=torch.softmax(net(obs), -1))
+                return dist.sample(), raw.sample(), other.sample()
+            """,
+    },
+}
+
+CASES = {**PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+         **KEYWORD, **KEYWORD_QUIET}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fires_exactly_at_the_marked_lines(tmp_path, name):
+    files = CASES[name]
+    assert _found(tmp_path, files) == _marked(files)
+
+
+@pytest.mark.parametrize("name", ["decoder_softmax_module", "exist_sigmoid_in_a_returned_name", "forward_log_softmax",
+                                  "factory_picks_a_class"])
+def test_same_findings_with_worker_processes(tmp_path, name):
+    files = CASES[name]
+    assert _found(tmp_path, files, jobs=2) == _marked(files)
