@@ -10,6 +10,7 @@ whose returns are all numbers (`loss.item()`, `{k: v.item() ...}`) gives numbers
 from __future__ import annotations
 
 import ast
+import re
 
 from .graph import in_no_grad, is_loss_call, latest_value, module_index
 
@@ -150,7 +151,10 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
         more = module_index(ctx)["augmented"].get((ctx.scope_of(expr), expr.id), ())
         return _numeric(value, ctx, depth - 1) and all(_numeric(a.value, ctx, depth - 1) for a in more)
     if isinstance(expr, ast.BinOp):
-        return _numeric(expr.left, ctx, depth) and _numeric(expr.right, ctx, depth)
+        # a number over a setting (`total_loss / args.log_interval`) is a number
+        return (_numeric(expr.left, ctx, depth) or _setting(expr.left)) and (
+            _numeric(expr.right, ctx, depth) or _setting(expr.right)) and not (
+            _setting(expr.left) and _setting(expr.right))
     if isinstance(expr, ast.UnaryOp):
         return _numeric(expr.operand, ctx, depth)
     if isinstance(expr, ast.DictComp):
@@ -172,6 +176,14 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
         return ctx.method_name(expr) in {"item", "size", "numel", "dim", "tolist"} or name in NEW_TENSORS \
             or name.startswith(("numpy.", "math.", "statistics."))
     return False
+
+
+SETTINGS = re.compile(r"(self\.)?(args|cfg|config|conf|opt|opts|options|hparams|hp|params|settings|flags)\.\w+$")
+
+
+def _setting(expr: ast.AST) -> bool:
+    """A run setting read from the parsed arguments or a config (`args.log_interval`, `self.cfg.batch`)."""
+    return isinstance(expr, ast.Attribute) and bool(SETTINGS.match(ast.unparse(expr)))
 
 
 FRAMEWORK_STEPS = {"training_step"}  # Lightning's: the framework runs backward() on what it returns

@@ -7,6 +7,7 @@ from ..helpers.accum_losses import (
     framework_step,
     from_backward_step,
     is_loss_value,
+    loss_named,
     named_loss_tensor,
     trains,
 )
@@ -53,7 +54,7 @@ class AccumulatedLossKeepsGraph(Rule):
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
-    call_names = frozenset(UPDATES | {"append"})  # the calls _accumulation reads: append, meter updates
+    call_names = frozenset(UPDATES | {"append", "add_"})  # the calls _accumulation reads: append, add_, meter updates
     requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
     BAD = (
         "def train(model, criterion, opt, loader):\n"
@@ -74,14 +75,18 @@ class AccumulatedLossKeepsGraph(Rule):
             return
         loops, func = _enclosing(node, ctx)
         loop = loops[0] if loops else None
-        if loop is None and not _on_self(acc):
-            return  # outside a loop only state kept on self outlives one call (asked before the no_grad walk)
+        if loop is None and not _kept_state(acc, func, node, ctx):
+            return  # outside a loop only state kept on self or handed in outlives one call (asked before no_grad)
         if in_no_grad(node, ctx):
             return
         if loop is None and not (func is not None and trains(func, ctx)):
             return  # outside a loop only state kept on self outlives one call of a training step
         training = any(trains(each, ctx) for each in loops) or (func is not None and trains(func, ctx))
         key = ast.unparse(_base(acc))
+        entries_live = loop is not None and _entries_backwarded(acc, loop, ctx)
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple) \
+                and not isinstance(node.value, ast.Tuple) and not entries_live:
+            return  # which element of a call's result is kept is unknown, unless its entries are backwarded
         for operand in _operands(added):
             value = latest_value(operand, ctx) if isinstance(operand, ast.Name) else operand
             if value is not None and (loop is not None and not _inside(value, loop, ctx) or detached(value, ctx)):
@@ -93,6 +98,12 @@ class AccumulatedLossKeepsGraph(Rule):
                 and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx)
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
+            stepped = stepped or entries_live  # `losses[it - 1].backward()` in the loop: the entries are live
+            # `history[k].append(loss_dict[k])` where the sum of loss_dict's entries is backwarded in the loop
+            backwarded = backwarded or loop is not None and isinstance(operand, ast.Subscript) \
+                and isinstance(operand.value, ast.Name) and loss_named(operand.value) \
+                and any(_backwarded_in(operand.value, each, ctx) for each in loops) \
+                and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
                 value is not None and is_loss_value(value, ctx) or training and named_loss_tensor(operand, ctx)
@@ -130,8 +141,18 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
                 return target, right
             if type(right) is type(target) and ast.unparse(right) == key:
                 return target, left
-    if isinstance(node, ast.Call) and ctx.method_name(node) == "append" and len(node.args) == 1:
-        return node.func.value, node.args[0]
+    if isinstance(node, ast.Call) and ctx.method_name(node) in ("append", "add_") and len(node.args) == 1 \
+            and ctx.call_name(node) is None:
+        return node.func.value, node.args[0]  # `stats.device_stat("loss").add_(loss)`: a running sum in place
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
+        # `losses[it], costs[it] = step(...)`: one entry per iteration of a preallocated list
+        elements = node.targets[0].elts
+        for index, element in enumerate(elements):
+            if isinstance(element, ast.Subscript) and _key_varies(element, ctx):
+                value = node.value
+                if isinstance(value, ast.Tuple) and len(value.elts) == len(elements):
+                    value = value.elts[index]
+                return element, value
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
             and _key_varies(node.targets[0], ctx):
         return node.targets[0], node.value  # log[step] = loss: one entry per iteration
@@ -181,6 +202,31 @@ def _base(acc: ast.expr) -> ast.expr:
     while isinstance(acc, ast.Subscript):
         acc = acc.value
     return acc
+
+
+def _kept_state(acc: ast.expr, func: ast.AST | None, node: ast.AST, ctx: ModuleContext) -> bool:
+    """State that outlives one call of `func`: kept on self, or reached through a parameter (`stats.stat("loss")
+    .add_(loss)`, `logs["loss"].append(loss)`); a parameter's own name only when added to in place."""
+    if _on_self(acc):
+        return True
+    root = acc
+    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if not isinstance(root, ast.Name) or not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+    in_place = isinstance(node, ast.Call) or root is not acc
+    return root.id in params and root.id != "self" and in_place and not ctx.values_of(root, at=node)
+
+
+def _entries_backwarded(acc: ast.expr, loop: ast.AST, ctx: ModuleContext) -> bool:
+    """`losses[i - 1].backward()` in the loop that stores into `losses[i]`: the entries carry graphs."""
+    if not isinstance(acc, ast.Subscript):
+        return False
+    key = ast.unparse(_base(acc))
+    calls = module_index(ctx)["backward"].get(ctx.scope_of(loop), ())
+    return any(_inside(c, loop, ctx) and isinstance(c.func.value, ast.Subscript)
+               and ast.unparse(_base(c.func.value)) == key for c in calls)
 
 
 def _on_self(acc: ast.expr) -> bool:
@@ -267,8 +313,10 @@ def _mentions(expr: ast.AST, key: str, ctx: ModuleContext, live: bool = False, b
 
 
 def _used_for_backward(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
+    """A backward() of the running total (not of one entry of it: `losses[i].backward()`)."""
     calls = module_index(ctx)["backward"].get(ctx.scope_of(node), ())
-    return any(_mentions(c, key, ctx) for c in calls)
+    return any(_mentions(c, key, ctx) for c in calls
+               if not (isinstance(c.func.value, ast.Subscript) and ast.unparse(_base(c.func.value)) == key))
 
 
 def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
@@ -279,6 +327,6 @@ def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
 def _reset_in_loop(acc: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
     """`total = 0` inside the same loop (or `self.outputs = []` earlier in the same step): the graphs live for
     one iteration only."""
-    values = ctx.values_of(acc, at=node)
+    values = ctx.values_of(acc, at=node) if isinstance(acc, ast.Name | ast.Attribute) else []
     own = node.value if isinstance(node, ast.Assign) else None
     return any(v is not own and v.lineno < node.lineno and _inside(v, loop, ctx) for v in values)
