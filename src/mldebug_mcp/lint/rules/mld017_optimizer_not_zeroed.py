@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step
+from ..helpers.optim_handoff import optimizer_passed_twice, sometimes
 from ..helpers.optim_steps import (
     FUNCTIONS,
     enclosing_iterations,
@@ -22,7 +23,11 @@ class OptimizerNotZeroed(Rule):
     teachers' optimisers are zeroed. `netD.zero_grad()` counts for an optimiser built on
     `netD.parameters()` (or held as `netD.optimizer`); an optimiser whose parameters cannot be read
     counts as cleared by any module's zero_grad(). The finding sits where the zero_grad() goes:
-    after the previous optimiser's step, else at this optimiser's first backward.
+    after the previous optimiser's step, else at this optimiser's first backward. Also flags one
+    optimiser handed to a local training function for two of its optimiser parameters
+    (`train(..., g_optimizer, g_optimizer)` for `def train(..., g_optimizer, d_optimizer)`): the second
+    one is then never zeroed nor stepped; and an optimiser zeroed only under an `if` while it steps every
+    iteration (the finding sits at that zero_grad()).
 
     Why is this bad: gradients accumulate until something clears them. The zero_grad() calls that are
     there make the loop look right, but this optimiser steps on the sum of every backward so far (and on
@@ -51,6 +56,20 @@ class OptimizerNotZeroed(Rule):
     )
     GOOD = BAD.replace("        fake = G(real)\n", "        fake = G(real)\n        opt_d.zero_grad()\n")
 
+    TWICE = ("{arg} is passed as both {first} and {second}: the optimiser meant for {second} is never zeroed "
+             "nor stepped, and {arg} is zeroed and stepped twice")
+
+    SOMETIMES = ("{opt} is zeroed only under this condition but steps every iteration: on the other iterations "
+                 "it steps on gradients summed since the last zero_grad()")
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        for call in ctx.by_type.get(ast.Call, ()):
+            if len(call.args) + len(call.keywords) >= 2:
+                found = optimizer_passed_twice(call, ctx)
+                if found is not None:
+                    argument, second, first = found
+                    yield Hit(argument, self.TWICE.format(arg=ast.unparse(argument), first=first, second=second))
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
@@ -65,16 +84,24 @@ class OptimizerNotZeroed(Rule):
             return  # nothing is zeroed anywhere: MLD010's finding
         reported: set[str] = set()
         for step, via in it.steps:
-            optimizer = stepped_optimizer(step) if step is via and owner_of(step, ctx) is node else None
+            # a step of this block, or (for a loop) of a local helper it calls: the helper's own check sees no
+            # zeroing around it, the loop does (`self.update_critic(...)` next to `self.update_actor(...)`)
+            where = node if step is via else ctx.enclosing(step, FUNCTIONS) if isinstance(node, LOOPS) else None
+            optimizer = stepped_optimizer(step) if where is not None and owner_of(step, ctx) is where else None
             if optimizer is None:
                 continue
             names = keys(optimizer, ctx)
-            if names & reported or cleared(zeros, optimizer, ctx):
+            always = [z for z in zeros if not sometimes(z, step, node, ctx)]
+            if names & reported or cleared(always, optimizer, ctx):
                 continue
             reported |= names
+            skipped = [z for z in zeros if z not in always and cleared([z], optimizer, ctx)]
+            if skipped:  # the fix is to take this zero_grad() out of its `if`
+                yield Hit(skipped[0], self.SOMETIMES.format(opt=ast.unparse(optimizer)))
+                continue
             others = ", ".join(sorted({ast.unparse(z.func.value) for z in zeros}))
             message = self.message.format(opt=ast.unparse(optimizer), others=others)
-            yield Hit(_anchor(node, step, ctx), message)
+            yield Hit(_anchor(where, step, ctx), message)
 
 
 def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext) -> ast.AST:
@@ -99,3 +126,4 @@ def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext) -> ast.AST:
                 stmt = inner
             return stmt
     return step
+
