@@ -87,7 +87,7 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
         return None
     cls, forward = found
     tensor = squeeze.func.value if ctx.call_name(squeeze) is None else squeeze.args[0]
-    if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS:
+    if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
     holder = ctx.parent(squeeze)
     while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
@@ -98,6 +98,23 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if isinstance(holder, ast.AugAssign) and not isinstance(holder.value, ast.List):
         return None
     return IN_FORWARD if reaches_return(squeeze, forward, ctx) else None
+
+
+def _rows_of_parameter(tensor: ast.AST, ctx: ModuleContext) -> bool:
+    """`self.a.mm(h)`, `torch.matmul(self.a, h)`, `self.a @ h` with `self.a = nn.Parameter(...)`: the leading
+    axis squeeze() removes is the weight's row count, not the batch axis (a graph layer's attention vector)."""
+    if isinstance(tensor, ast.BinOp) and isinstance(tensor.op, ast.MatMult):
+        weight = tensor.left
+    elif isinstance(tensor, ast.Call) and ctx.method_name(tensor) in ("mm", "matmul") and ctx.call_name(tensor) is None:
+        weight = tensor.func.value
+    elif isinstance(tensor, ast.Call) and ctx.call_name(tensor) in ("torch.mm", "torch.matmul") and tensor.args:
+        weight = tensor.args[0]
+    else:
+        return False
+    if not (isinstance(weight, ast.Attribute) and isinstance(weight.value, ast.Name) and weight.value.id == "self"):
+        return False
+    values = ctx.values_of(weight)
+    return bool(values) and all((ctx.call_name(v) or "").endswith("Parameter") for v in values)
 
 
 def _squeezed(expr: ast.expr, ctx: ModuleContext) -> ast.Call | None:
