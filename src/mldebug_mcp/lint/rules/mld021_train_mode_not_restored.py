@@ -8,6 +8,7 @@ from ..helpers.evaluation import (
     is_eval_call,
     is_train_call,
     mode_helper,
+    model_like,
     tokens,
     uses_torch,
 )
@@ -94,6 +95,8 @@ class TrainModeNotRestored(Rule):
         if any(i < backward for i in restores):
             return  # train() at the top of every iteration
         for i, call in enumerate(calls):
+            if i in restores:
+                continue  # model.train() itself, even where a class of this file defines a train() method
             evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
             model_node = evaluation.func.value if evaluation is not None else _foreign_leaving_eval(call, ctx)
             if model_node is None or any(j > i for j in restores) or not _trained_model(model_node, ctx):
@@ -114,6 +117,8 @@ def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> 
     """The eval() call of a function of this file (validate(), self._eval_epoch(), or one it calls:
     eval_model() -> self.evaluate() -> model.eval()) that ends in eval mode: its last mode switch is
     .eval() on a trained model."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr in {"train", "eval"}:
+        return None  # a mode switch, even where a class of this file defines a train() method
     for target in local_targets(call, ctx):
         last = None
         for inner in calls_in_order(target.body):
@@ -182,18 +187,47 @@ def _periodic_evaluation_left_in_eval(function: ast.AST, ctx: ModuleContext) -> 
 
 
 def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.AST:
-    """An eval() run on every iteration (not under an if) while the model's train() sits just before the
-    loop: the train() was meant to be the first statement of each iteration, reported there. A periodic
-    evaluation (under an if) is reported at the call, right after which train() goes."""
-    if _conditional(call, loop, ctx) or not loop.body:
+    """The model's train() sits right before the loop (or before the outer loop this one opens): it was
+    meant to be the first statement of each iteration, reported there. Otherwise a periodic evaluation
+    (under an if) is reported at the end of its block, right after which train() goes (the block may log,
+    save and stop early after the evaluation), and an eval() on every iteration at the call."""
+    if not loop.body:
         return call
-    block = next((getattr(p, f) for p in [ctx.parent(loop)] for f in ("body", "orelse", "finalbody")
-                  if isinstance(getattr(p, f, None), list) and loop in getattr(p, f)), [])
-    before = block[max(0, block.index(loop) - 2):block.index(loop)] if loop in block else []
     key = _receiver_key(call) if is_eval_call(call) else None
-    trains_before = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and is_train_call(s.value)
-                        and _receiver_key(s.value) == key for s in before)
-    return loop.body[0] if key and trains_before else call
+    if key is None:  # a helper leaves the model in eval mode: the model it is handed
+        models = [a for a in call.args if isinstance(a, ast.Name | ast.Attribute)]
+        key = next((ast.unparse(a) for a in models if _trained_model(a, ctx)), None)
+    if key is not None and _trains_just_before(loop, key, ctx):
+        return loop.body[0]
+    if _conditional(call, loop, ctx):
+        block = next(a for a in _between(call, loop, ctx) if isinstance(a, ast.If))
+        return _EndOf(block)
+    return call
+
+
+def _trains_just_before(loop: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """`model.train()` right before the loop, or before the outer loop it opens: moved into the loop, it
+    runs on every iteration."""
+    for _ in range(2):
+        parent = ctx.parent(loop)
+        block = next((getattr(parent, f) for f in ("body", "orelse", "finalbody")
+                      if isinstance(getattr(parent, f, None), list) and loop in getattr(parent, f)), [])
+        before = block[max(0, block.index(loop) - 1):block.index(loop)] if loop in block else []
+        if any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and is_train_call(s.value)
+               and _receiver_key(s.value) == key for s in before):
+            return True
+        if not (isinstance(parent, LOOPS) and block and block[0] is loop):
+            return False
+        loop = parent
+    return False
+
+
+class _EndOf:
+    """The last line of a block: train() goes right below it."""
+
+    def __init__(self, node: ast.AST) -> None:
+        self.lineno = self.end_lineno = node.end_lineno
+        self.col_offset, self.end_col_offset = node.col_offset, node.end_col_offset
 
 
 def _receiver_key(call: ast.Call) -> str | None:
@@ -207,10 +241,14 @@ def _runs(call: ast.Call, key: str) -> bool:
 
 
 def _trained_model(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """Named like a trained model, or holding one whatever its name (`score = Net(...)`, `.parameters()`
+    handed to the optimiser), unless named as a frozen copy (teacher, EMA, target)."""
     name = ident(receiver) or ""
     if name == "self":
         return True
-    return bool(TRAINED.search(name.lower())) and not FROZEN & set(tokens(name))
+    if FROZEN & set(tokens(name)):
+        return False
+    return bool(TRAINED.search(name.lower())) or model_like(receiver, ctx)
 
 
 def _foreign_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
@@ -225,6 +263,8 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     a function of another file of the run that leaves the model in training mode (train_one_epoch())."""
     if is_train_call(call) or mode_helper(call):
         return True
+    if isinstance(call.func, ast.Attribute) and call.func.attr in {"train", "eval"}:
+        return False  # net.train(False): a mode switch, not a call of a train() method of this file
     if handed_models(call, ctx) and callee_mode(call, ctx) in {"train", "set"}:
         return True
     return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in local_targets(call, ctx))
