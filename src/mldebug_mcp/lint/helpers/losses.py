@@ -227,15 +227,8 @@ def input_kinds(arg: ast.expr, ctx: ModuleContext) -> list[tuple[ast.expr, kinds
     found = kinds.traced_kind(arg, ctx)
     if found is not None:
         return [(arg, found)]
-    core = arg
-    while isinstance(core, ast.Call) and isinstance(core.func, ast.Attribute) and core.func.attr in SHAPE_METHODS:
-        core = core.func.value  # out.view(-1, C) where out is a parameter
-    passed_kinds = []
-    for passed in kinds.call_sites(core, ctx):
-        found = kinds.traced_kind(passed, ctx)
-        if found is not None:
-            passed_kinds.append((passed, found))
-    return passed_kinds
+    core = kinds.parameter_root(arg, ctx)  # out.view(-1, C), flat[mask == 1]: derived from the parameter out
+    return kinds.handed_kinds(core, ctx) if core is not None else []
 
 
 def fed_facts(ctx: ModuleContext) -> dict[str, str]:

@@ -36,6 +36,7 @@ from .parameters import (
     parameter_default,
     parameter_of,
 )
+from .roots import handed_kinds, parameter_root
 from .traced import Traced
 from .values import reaching_values
 from .vocabulary import (
@@ -62,7 +63,7 @@ from .walk import (
 
 __all__ = [
     "ACTIVATIONS", "ANY_MODEL", "DEPTH", "FACTORY", "FED", "LOGITS", "LOG_SOFTMAX", "PROBABILITIES", "RELU", "SIGMOID", "SUBCLASS",
-    "SOFTMAX", "Traced", "call_sites", "class_aliases", "class_constant", "fed_names", "kind_of", "method_of", "module_output", "named_after",
-    "output_kind", "parameter_default", "parameter_of", "project_facts", "reaching_values", "returned_kind", "traced_element", "traced_factory", "traced_kind",
+    "SOFTMAX", "Traced", "call_sites", "class_aliases", "handed_kinds", "class_constant", "fed_names", "kind_of", "method_of", "module_output", "named_after",
+    "output_kind", "parameter_default", "parameter_of", "parameter_root", "project_facts", "reaching_values", "returned_kind", "traced_element", "traced_factory", "traced_kind",
     "traced_module_output", "traced_output", "traced_return",
 ]

@@ -20,6 +20,7 @@ from .vocabulary import (
 )
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+SELF = ("self",)  # an env key: the class whose instance `self` is, when a base class's method is asked for it
 
 
 class Callees:
@@ -37,7 +38,7 @@ class Callees:
             if depth <= 0:
                 return None
             if isinstance(value, ast.Name):
-                forward = self._own_forward(value)
+                forward = self._own_forward(value, env)
                 if forward is not None:  # self(x) in a module's method runs its forward (Lightning's training_step)
                     return self.returned(forward, None, index, depth - 1)
                 if value.id in ctx.functions and not self._bound(value):
@@ -121,11 +122,13 @@ class Callees:
         found = project.kind_returned_by(simple if index is None else f"{simple}/{index}")
         return Traced(found, (), simple) if found else None
 
-    def _own_forward(self, name: ast.Name) -> ast.AST | None:
+    def _own_forward(self, name: ast.Name, env: dict | None = None) -> ast.AST | None:
         if name.id != "self":
             return None
-        cls = self.ctx.enclosing_class(name)
-        return method_of(cls, "forward") if cls is not None else None
+        own = self.ctx.enclosing_class(name)
+        subclass = (env or {}).get(SELF)  # asked for a subclass's instance: its forward, when it overrides one
+        forward = method_of(subclass, "forward") if subclass is not None else None
+        return forward or (method_of(own, "forward") if own is not None else None)
 
     def _bound(self, name: ast.Name) -> bool:
         scope = self.ctx.scope_of(name)

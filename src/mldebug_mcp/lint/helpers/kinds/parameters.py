@@ -73,7 +73,7 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
         if method != (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
                       and call.func.value.id == "self"):
             continue
-        if method and ctx.enclosing_class(call) is not ctx.parents.get(func):
+        if method and not inherits(ctx.parents.get(func), ctx.enclosing_class(call), ctx):
             continue
         if not method and func.name not in ctx.functions:
             continue
@@ -81,6 +81,22 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
         if value is not None:
             passed.append(value)
     return passed
+
+
+def inherits(cls: ast.ClassDef | None, other: ast.ClassDef | None, ctx, depth: int = 4) -> bool:
+    """Whether `cls` is `other` or a subclass of it in this file: a base class's method that calls `self.m(...)`
+    runs the subclass's override of `m`."""
+    for _ in range(depth):
+        if cls is None or other is None:
+            return False
+        if cls is other:
+            return True
+        bases = [ctx.classes.get(b.id) for b in cls.bases if isinstance(b, ast.Name)]
+        bases = [b for b in bases if b is not None]
+        if len(bases) != 1:
+            return any(inherits(b, other, ctx, depth - 1) for b in bases)
+        cls = bases[0]
+    return False
 
 
 def _argument(call: ast.Call, position: int | None, arg: str) -> ast.expr | None:

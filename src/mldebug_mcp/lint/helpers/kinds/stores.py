@@ -98,3 +98,19 @@ def changed_in_place(ctx, name: ast.Name) -> bool:
         return changed
 
     return (ctx.scope_of(name), name.id) in ctx.memo(("kinds-changed-lists",), build)
+
+
+def appended(ctx, scope: ast.AST, name: str) -> list[ast.expr]:
+    """The values `name.append(value)` puts into the list `name` holds in `scope` (outputs of a decoding loop)."""
+    def build() -> dict:
+        table: dict[tuple, list[ast.expr]] = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            callee = call.func
+            if (isinstance(callee, ast.Attribute) and callee.attr == "append" and isinstance(callee.value, ast.Name)
+                    and len(call.args) == 1 and not call.keywords):
+                table.setdefault((ctx.scope_of(call), callee.value.id), []).append(call.args[0])
+        return table
+
+    if not ctx.has_text(".append("):
+        return []
+    return ctx.memo(("kinds-appended",), build).get((scope, name), [])

@@ -11,8 +11,10 @@ from .parameters import method_of
 from .traced import Traced, agree, end, is_none, position
 from .vocabulary import (
     BUFFERS,
+    EMPTY_STARTS,
     EXP,
     FUNCTIONS,
+    JOINS,
     KEEP_FUNCTIONS,
     KEEP_METHODS,
     LOG_SOFTMAX,
@@ -78,6 +80,8 @@ class Values:
                 return self.kind(first, env, depth - 1)
             if name in EXP:
                 return self._exp(call, first, env, depth)
+            if name in JOINS:
+                return self._joined(first, env, depth)
             if name in MODULES or name == SEQUENTIAL:
                 return None  # nn.Softmax(dim=1) builds a module; its call is the output
         callee = call.func
@@ -98,6 +102,34 @@ class Values:
     def _exp(self, call: ast.Call, inner: ast.AST | None, env: dict | None, depth: int) -> Traced | None:
         found = self.kind(inner, env, depth - 1)
         return Traced(SOFTMAX, (call,)) if found is not None and found.kind == LOG_SOFTMAX else None
+
+    def _joined(self, parts: ast.AST | None, env: dict | None, depth: int) -> Traced | None:
+        """`torch.cat((acc, probs.unsqueeze(-1)), -1)` or `torch.stack(outputs)`: the kind the parts agree on,
+        an empty start (`acc = torch.tensor([])`) left out; a list filled by `outputs.append(step)` counts."""
+        ctx = self.ctx
+        if isinstance(parts, ast.Name):
+            scope, reaching = reaching_values(parts, ctx)
+            if not reaching or len(reaching) != 1 or not isinstance(reaching[0][0], ast.List | ast.Tuple):
+                return None
+            parts_list = [*reaching[0][0].elts, *stores.appended(ctx, scope, parts.id)]
+        elif isinstance(parts, ast.List | ast.Tuple):
+            parts_list = list(parts.elts)
+        else:
+            return None
+        if any(isinstance(p, ast.Starred) for p in parts_list):
+            return None
+        found = [self.kind(p, env, depth - 1) for p in parts_list if not self._empty_start(p)]
+        return agree(found) if found else None
+
+    def _empty_start(self, part: ast.AST) -> bool:
+        if isinstance(part, ast.Name):
+            reaching = reaching_values(part, self.ctx)[1]
+            return bool(reaching) and all(e is None and self._empty_start(v) for v, e in reaching)
+        if not isinstance(part, ast.Call) or self.ctx.call_name(part) not in EMPTY_STARTS or not part.args:
+            return False
+        first = part.args[0]
+        return (isinstance(first, ast.List | ast.Tuple) and not first.elts) or \
+            (isinstance(first, ast.Constant) and first.value == 0)
 
     def member(self, attribute: ast.Attribute):
         """For `self.x`: the method `x` the class defines, True for an attribute it keeps, else None."""

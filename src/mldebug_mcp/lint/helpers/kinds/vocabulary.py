@@ -31,6 +31,10 @@ KEEP_METHODS = frozenset({"view", "reshape", "resize", "resize_", "squeeze", "un
 KEEP_FUNCTIONS = frozenset({"torch.flatten", "torch.reshape", "torch.squeeze", "torch.unsqueeze", "torch.transpose",
                             "torch.permute", "torch.clone", "torch.autograd.Variable"})
 EXP = frozenset({"torch.exp", "torch.special.exp"})
+# functions that join tensors: the result has the kind its parts agree on (a decoding loop's outputs)
+JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
+# an empty start a loop joins onto (`acc = torch.tensor([])`; `acc = torch.cat((acc, step))`): no kind of its own
+EMPTY_STARTS = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.empty", "torch.zeros"})
 # fresh tensors a loop may fill slot by slot (`outputs[t] = step(...)`): they take the kind of what is stored
 BUFFERS = frozenset({"torch.zeros", "torch.empty", "torch.ones", "torch.full", "torch.zeros_like",
                      "torch.empty_like", "torch.ones_like", "torch.full_like"})
