@@ -9,6 +9,7 @@ from ..helpers.data import (
     rows_part,
     split_by_hand,
 )
+from ..helpers.data_handoff import split_elsewhere
 from ..rule import Hit, Rule
 
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
@@ -94,6 +95,10 @@ class PreprocessingFitBeforeSplit(Rule):
             return
         tainted = _derived(node, data, scope, ctx)
         if split_by_hand(scope, tainted, node.end_lineno, ctx):
+            yield Hit(node, self.message.format(cls=cls, data=_shown(fitted, data)))
+            return
+        if not splits and split_elsewhere(node, tainted, scope, ctx):
+            # fitted here on every row, split by the caller (or by another method of the class)
             yield Hit(node, self.message.format(cls=cls, data=_shown(fitted, data)))
             return
         for split in splits:

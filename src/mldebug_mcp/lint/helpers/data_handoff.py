@@ -1,0 +1,83 @@
+"""Where fitted data is split in another function (MLD051): a preprocessing function fits on every row it is
+given and returns the transformed data, and its caller (or a function the caller hands the data to) cuts it
+into training and held-out parts; or a method fits on `self`'s data and another method of the class splits it.
+"""
+
+import ast
+
+from ..context import ModuleContext
+from .data import SPLIT_BOUND_WORDS, WORDS, split_by_hand
+
+SPLITS = {"sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
+          "sklearn.cross_validation.train_test_split", "torch.utils.data.random_split",
+          "torch.utils.data.dataset.random_split"}
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def split_elsewhere(fit: ast.AST, tainted: set[str], scope: ast.AST, ctx: ModuleContext) -> bool:
+    if not isinstance(scope, FUNCTIONS):
+        return False
+    cls = ctx.parent(scope)
+    if "self" in tainted and isinstance(cls, ast.ClassDef):
+        return any(_splits(method, {"self"}, method.lineno, ctx) for method in cls.body
+                   if isinstance(method, FUNCTIONS) and method is not scope)
+    returns = [r.value for r in ctx.in_scope(scope, (ast.Return,)) if r.value is not None and r.lineno >= fit.lineno]
+    if not any(_mentions(r, tainted) or any(n is fit for n in ast.walk(r)) for r in returns):
+        return False  # the fitted data does not leave the function
+    for call in ctx.by_type.get(ast.Call, ()):
+        if not (isinstance(call.func, ast.Name) and call.func.id == scope.name):
+            continue
+        statement = ctx.enclosing(call, (ast.stmt,))
+        if not isinstance(statement, ast.Assign):
+            continue
+        names = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        caller = ctx.scope_of(call)
+        if _splits(caller, names, call.lineno, ctx) or _handed_to_a_splitter(caller, names, call.lineno, ctx):
+            return True
+    return False
+
+
+def _mentions(expr: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+
+
+def _splits(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:
+    """A split call on the data, a cut by hand into both parts, or a slice of it at a bound named for a split
+    (`data.targs[cfg.train_size:]`, `self.values[:n_train]`)."""
+    if split_by_hand(scope, names, after, ctx):
+        return True
+    for node in ctx.in_scope(scope, (ast.Call, ast.Subscript)):
+        if node.lineno <= after:
+            continue
+        if isinstance(node, ast.Call):
+            if ctx.call_name(node) in SPLITS and any(_mentions(a, names) for a in node.args):
+                return True
+            continue
+        root = node.value
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        cut = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        if isinstance(root, ast.Name) and root.id in names and isinstance(cut, ast.Slice) and any(
+                bound is not None and _names_a_split(ast.unparse(bound)) for bound in (cut.lower, cut.upper)):
+            return True
+    return False
+
+
+def _names_a_split(bound: str) -> bool:
+    return any(w.lower() in SPLIT_BOUND_WORDS for w in WORDS.findall(bound))
+
+
+def _handed_to_a_splitter(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:
+    """`train(model, data, cfg)` where that function of this file splits its parameter."""
+    for call in ctx.in_scope(scope, (ast.Call,)):
+        if call.lineno <= after or not isinstance(call.func, ast.Name):
+            continue
+        func = ctx.functions.get(call.func.id)
+        if func is None:
+            continue
+        params = [a.arg for a in func.args.posonlyargs + func.args.args]
+        given = {params[i] for i, a in enumerate(call.args) if i < len(params) and _mentions(a, names)}
+        given |= {k.arg for k in call.keywords if k.arg in params and _mentions(k.value, names)}
+        if given and _splits(func, given, func.lineno, ctx):
+            return True
+    return False
