@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
+from ..helpers.optim_listed_twice import listed_twice
 from ..helpers.optim_params import (
     ITERATORS,
     covered,
@@ -67,6 +68,14 @@ class OptimizerMissingParameters(Rule):
                  "here holds them: they never train")
     LEFT_OUT = ("{path}'s parameters are gathered for training on line {line}, but this optimizer (like every "
                 "optimizer here) does not hold them: they never train")
+
+    TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
+             "left out of the optimiser and never trains")
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        for call, path, near in listed_twice(ctx):
+            instead = f" (perhaps {' or '.join(near)})" if near else ""
+            yield Hit(call, self.TWICE.format(path=path, instead=instead))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not is_optimizer_name(ctx.call_name(node)):
