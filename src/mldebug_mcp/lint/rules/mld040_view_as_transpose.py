@@ -62,7 +62,8 @@ class ViewAsTranspose(Rule):
             return
         if not sizes or _reordered_before(tensor):
             return
-        if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx):
+        if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
+                or _inverted_named_dims(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
@@ -191,6 +192,39 @@ def _inverted_dims(tensor: ast.expr, sizes: list[ast.expr]) -> bool:
     indices = [i for i in (_dim_index(s, source) for s in sizes) if i is not None]
     # same sign compares directly; dim 0 always comes before a negative index
     return any((a >= 0) == (b >= 0) and a > b or (a < 0 and b == 0) for a, b in combinations(indices, 2))
+
+
+def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+    """`batch = x.shape[0]; features = x.shape[1]; pixels = x.shape[2] * x.shape[3]` then
+    `x.view(batch, pixels, features)`: sizes held in names (or products of them) that stand for the tensor's
+    own axes, listed out of order."""
+    if not isinstance(tensor, ast.Name) or not any(isinstance(s, ast.Name) for s in sizes):
+        return False
+    source, scope = ast.dump(tensor), ctx.scope_of(call)
+    reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
+    groups = []
+    for size in sizes:
+        value = size
+        if isinstance(size, ast.Name):
+            values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
+            value = values[0] if values and ctx.scope_of(values[0]) is scope else None
+            if value is None or any(value.lineno < line < call.lineno for line in reassigned):
+                groups.append(None)  # unknown, or read before the tensor was rebound
+                continue
+        groups.append(_axes_of(value, source))
+    known = [g for g in groups if g]
+    return len(known) >= 2 and any(
+        (a >= 0) == (b >= 0) and a > b for i, first in enumerate(known) for later in known[i + 1:]
+        for a in first for b in later)
+
+
+def _axes_of(expr: ast.expr, source: str) -> set[int] | None:
+    """{2, 3} for `x.shape[2] * x.shape[3]`; None when anything else is part of the size."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        left, right = _axes_of(expr.left, source), _axes_of(expr.right, source)
+        return left | right if left is not None and right is not None else None
+    index = _dim_index(expr, source)
+    return {index} if index is not None else None
 
 
 def _shape_unpack(assign: ast.Assign) -> tuple[list[str], str] | None:
