@@ -28,6 +28,7 @@ from ..helpers.losses import (
     loss_source,
 )
 from ..helpers.losses_chosen import fed_loss
+from ..helpers.losses_defaults import paired_defaults
 from ..helpers.losses_elsewhere import KEYWORD, SELF_LOSS, callee_name, logits_keyword, subclass_loss
 from ..rule import Hit, Rule
 
@@ -44,6 +45,8 @@ LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_fu
 MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
                       "compute the logits here and keep the {kind} in forward for inference")
+DEFAULTS_MESSAGE = ("{activation} default for the output activation, and {loss} the default loss of the same "
+                    "signature, which expects raw logits: the default network normalises twice")
 KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expects raw logits"
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
@@ -211,6 +214,9 @@ class ActivationIntoLogitLoss(Rule):
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """A model of this file whose activation reaches a logit loss in another file (the project index)."""
+        if ctx.has_text("=nn.") or ctx.has_text("= nn."):  # a signature's defaults pair an activation and the loss
+            for value, kind, loss in paired_defaults(ctx):
+                yield Hit(value, DEFAULTS_MESSAGE.format(activation=kind, loss=_short(loss)))
         project = ctx.project
         if project is None:
             return
