@@ -189,6 +189,9 @@ def shared_probability(log: ast.Call, argument: ast.expr, ctx) -> bool:
         for n in ast.walk(func))
 
 
+TORCH_RESHAPING = {f"torch.{f}" for f in ("sum", "mean", "squeeze", "flatten", "reshape", "prod")}
+
+
 def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
     """A probability picked or masked to a part that can be 0: `probs * one_hot`, `torch.where(y == 1,
     p, 1 - p)`, `probs.gather(1, y)`, `probs[idx]`, a mixture `(weights * densities).sum(-1)`, a ratio of two
@@ -196,8 +199,10 @@ def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
     if depth == 0:
         return False
     value = ctx.resolve(expr) if isinstance(expr, ast.Name | ast.Attribute) else expr
-    while isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) in RESHAPING:
-        value = value.func.value  # probs.gather(1, a).squeeze(1), (w.softmax(-1) * comps).sum(-1)
+    while isinstance(value, ast.Call) and (ctx.call_name(value) is None and ctx.method_name(value) in RESHAPING
+                                           or ctx.call_name(value) in TORCH_RESHAPING and value.args):
+        # probs.gather(1, a).squeeze(1), (w.softmax(-1) * comps).sum(-1), torch.sum(q * mask, 1)
+        value = value.func.value if ctx.call_name(value) is None else value.args[0]
         value = ctx.resolve(value) if isinstance(value, ast.Name | ast.Attribute) else value
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         return any(_probability(side, ctx) for side in (value.left, value.right))
@@ -206,7 +211,12 @@ def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
     if isinstance(value, ast.Call) and ctx.call_name(value) in WHERE and len(value.args) == 3:
         return any(_probability(branch, ctx) for branch in value.args[1:])
     if isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) == "gather":
-        return _probability(value.func.value, ctx)
+        return _probability(value.func.value, ctx) or masked_probability(value.func.value, ctx, depth - 1)
+    if isinstance(value, ast.Call) and ctx.call_name(value) == "torch.gather" and value.args:
+        return _probability(value.args[0], ctx) or masked_probability(value.args[0], ctx, depth - 1)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        # a mixture of masked probabilities (`g * p_vocab + (1 - g) * attn`) is 0 where every part is
+        return all(masked_probability(side, ctx, depth - 1) for side in (value.left, value.right))
     if isinstance(value, ast.Subscript):
         return _probability(value.value, ctx)
     return False
