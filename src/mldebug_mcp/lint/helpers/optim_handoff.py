@@ -1,6 +1,7 @@
 """Ways an optimiser of several misses its zero_grad(): handed to a training function in place of another
 (`train(..., g_optimizer, g_optimizer)` where `train` takes `g_optimizer, d_optimizer`: the first is zeroed
-and stepped twice, the second never), or zeroed only under a condition while it steps every iteration."""
+and stepped twice, the second never), zeroed only under a condition while it steps every iteration, or
+zeroed and back-propagated into but never stepped at all."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import ast
 
 from ..context import ModuleContext
 from .gan_updates import words
+from .loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
 from .optim_params import dotted
 from .optim_sched_order import OPTIMIZER_WORDS
-from .optim_steps import local_callee, unconditional_in
-from .optim_zeroing import keys
+from .optim_steps import FUNCTIONS, helper_calls, local_callee, unconditional_in
+from .optim_zeroing import is_optimizer, keys
 
 
 def optimizer_passed_twice(call: ast.Call, ctx: ModuleContext) -> tuple[ast.AST, str, str] | None:
@@ -58,3 +60,65 @@ def sometimes(zero: ast.Call, step: ast.Call, block: ast.AST, ctx: ModuleContext
     names = keys(zero.func.value, ctx)
     return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
                    and keys(n.func.value, ctx) & names for stmt in other for n in ast.walk(stmt))
+
+
+def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
+    """(the backward after its zero_grad(), the optimiser) for an optimiser zeroed in a block that
+    back-propagates and steps another optimiser, while nothing in this module ever steps it: every use of
+    its name is a zero_grad(), its construction, or its state (no `.step()`, not handed to any call)."""
+    found = []
+    for zero in ctx.by_type.get(ast.Call, ()):
+        if not (isinstance(zero.func, ast.Attribute) and zero.func.attr == "zero_grad"):
+            continue
+        receiver = zero.func.value
+        name = dotted(receiver)
+        if name is None or not is_optimizer(receiver, ctx) or not _only_zeroed(receiver, name, ctx):
+            continue
+        block = next((a for a in ctx.ancestors(zero) if isinstance(a, LOOPS + FUNCTIONS)), None)
+        calls = calls_in_order(block.body) if block is not None else []
+        later = calls[calls.index(zero) + 1:] if zero in calls else []
+        backward = next((c for c in later if is_backward(c)), None)
+        if backward is None or not any(is_optimizer_step(c, ctx) for c in calls):
+            continue
+        statement = next(a for a in ctx.ancestors(backward) if isinstance(a, ast.stmt))
+        found.append((statement, name))
+    return found
+
+
+STATE = {"zero_grad", "state_dict", "load_state_dict", "param_groups", "state", "add_param_group"}
+
+
+def _where(node: ast.AST, spelled: str, ctx: ModuleContext) -> ast.AST:
+    """What a name means within: its function (a local), its class (`self.x`)."""
+    if spelled.startswith("self."):
+        return ctx.enclosing_class(node) or ctx.tree
+    return ctx.scope_of(node)
+
+
+def _only_zeroed(receiver: ast.AST, name: str, ctx: ModuleContext) -> bool:
+    def uses() -> dict[tuple[ast.AST, str], bool]:
+        table: dict[tuple[ast.AST, str], bool] = {}
+        for node in [*ctx.by_type.get(ast.Name, ()), *ctx.by_type.get(ast.Attribute, ())]:
+            if not isinstance(node.ctx, ast.Load):
+                continue
+            spelled = dotted(node)
+            if spelled is None:
+                continue
+            parent = ctx.parent(node)
+            benign = (isinstance(parent, ast.Attribute) and parent.attr in STATE) or (
+                isinstance(parent, ast.Attribute) and isinstance(node, ast.Name) and node.id == "self") or (
+                isinstance(parent, ast.Call) and node in parent.args and _cannot_step(parent, ctx))
+            key = (_where(node, spelled, ctx), spelled)
+            table[key] = table.get(key, True) and benign
+        return table
+
+    return ctx.memo(("optim_handoff.only_zeroed",), uses).get((_where(receiver, name, ctx), name), False)
+
+
+def _cannot_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """A call that takes an optimiser without stepping it: a scheduler's construction, or a local helper
+    that steps nothing (`adjust_learning_rate(lr, optimizer, epoch)`)."""
+    if "sched" in (ctx.call_name(call) or "").lower():
+        return True
+    return local_callee(call, ctx) is not None and not any(
+        isinstance(c.func, ast.Attribute) and c.func.attr == "step" for c in helper_calls(call, ctx))

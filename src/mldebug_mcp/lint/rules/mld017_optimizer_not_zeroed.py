@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step
-from ..helpers.optim_handoff import optimizer_passed_twice, sometimes
+from ..helpers.optim_handoff import never_stepped, optimizer_passed_twice, sometimes
 from ..helpers.optim_steps import (
     FUNCTIONS,
     enclosing_iterations,
@@ -27,7 +27,8 @@ class OptimizerNotZeroed(Rule):
     optimiser handed to a local training function for two of its optimiser parameters
     (`train(..., g_optimizer, g_optimizer)` for `def train(..., g_optimizer, d_optimizer)`): the second
     one is then never zeroed nor stepped; and an optimiser zeroed only under an `if` while it steps every
-    iteration (the finding sits at that zero_grad()).
+    iteration (the finding sits at that zero_grad()); and an optimiser zeroed in a block that
+    back-propagates and steps another one, but never stepped anywhere in the file.
 
     Why is this bad: gradients accumulate until something clears them. The zero_grad() calls that are
     there make the loop look right, but this optimiser steps on the sum of every backward so far (and on
@@ -62,7 +63,12 @@ class OptimizerNotZeroed(Rule):
     SOMETIMES = ("{opt} is zeroed only under this condition but steps every iteration: on the other iterations "
                  "it steps on gradients summed since the last zero_grad()")
 
+    NEVER = ("{opt} is zeroed and its network back-propagated, but nothing ever steps {opt}: that network "
+             "never trains (optimizer.step() missing after this backward)")
+
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        for statement, name in never_stepped(ctx):
+            yield Hit(statement, self.NEVER.format(opt=name))
         for call in ctx.by_type.get(ast.Call, ()):
             if len(call.args) + len(call.keywords) >= 2:
                 found = optimizer_passed_twice(call, ctx)
