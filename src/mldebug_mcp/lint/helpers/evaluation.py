@@ -10,7 +10,8 @@ from .loops import calls_in_order
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
-MODEL_NAME = re.compile(r"model|net|backbone|encoder|decoder|classifier")
+# named like a model, or for a network architecture whose name lacks "net" (inception_v3, vgg, lpips)
+MODEL_NAME = re.compile(r"model|net|backbone|encoder|decoder|classifier|inception|vgg|lpips")
 MODE_VERBS = {"set", "eval", "train", "training", "evaluation", "switch", "toggle"}
 # a plain callable named after a model: classifier_fn, encoder_func, net_hook
 CALLABLE = re.compile(r"(^|_)(fn|func|function|callback|hook)s?$")
@@ -19,11 +20,12 @@ NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval
 
 
 CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")  # FIDEvaluation -> FID_Evaluation
 
 
 @lru_cache(maxsize=65_536)  # names repeat across calls and files; the split is pure, so it may outlive a file
 def tokens(name: str) -> tuple[str, ...]:
-    return tuple(CAMEL.sub(r"\1_\2", name).lower().replace("-", "_").split("_"))
+    return tuple(CAMEL.sub(r"\1_\2", ACRONYM.sub(r"\1_\2", name)).lower().replace("-", "_").split("_"))
 
 
 def is_eval_loader(expr: ast.AST) -> bool:

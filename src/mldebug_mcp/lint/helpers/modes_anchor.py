@@ -39,10 +39,21 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
 
 def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
     """Where model.eval() goes before `call` hands the model on: after it is set up in this scope, else in
-    the class's method that sets `self.model` up, else at the call."""
+    the class's method that sets `self.model` up, else where the script sets up a global model, else at
+    the call."""
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
-    return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or top
+    return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or top
+
+
+def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
+    """A function using a model the script builds at module level (`inception = InceptionV3().cuda()`
+    under `if __name__ == "__main__":`): model.eval() goes right after that setup."""
+    root = key.split(".")[0]
+    if isinstance(scope, ast.Module) or root == "self" or root in ctx.bindings.get(scope, {}):
+        return None
+    setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
+    return _end_of(setup[-1]) if setup else None
 
 
 def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
@@ -96,10 +107,10 @@ def _wrapper(loop: ast.AST, ctx: ModuleContext) -> ast.AST:
 
 def _opening(function: ast.AST) -> ast.stmt:
     """The first statement of a function that does its work: past the docstring, imports, argument checks
-    (`if ...: raise`) and log lines."""
+    (`if ...: raise`), branches that adapt an argument, and log lines."""
     body = function.body
     for index, stmt in enumerate(body):
-        if index == len(body) - 1 or not (_preamble(stmt) or index == 0 and _docstring(stmt)):
+        if index == len(body) - 1 or not (_preamble(stmt, function) or index == 0 and _docstring(stmt)):
             return stmt
     return body[0]
 
@@ -108,11 +119,15 @@ def _docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def _preamble(stmt: ast.stmt) -> bool:
+def _preamble(stmt: ast.stmt, function: ast.AST) -> bool:
     if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
         return True
-    if isinstance(stmt, ast.If):  # if ...: raise / return
-        return bool(stmt.body) and isinstance(stmt.body[-1], ast.Raise | ast.Return) and not stmt.orelse
+    if isinstance(stmt, ast.If) and stmt.body and not stmt.orelse:
+        # `if ...: raise` / `return`, or adapting an argument (`if gray: images = images.repeat(1, 3, 1, 1)`)
+        params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+        return isinstance(stmt.body[-1], ast.Raise | ast.Return) or all(
+            isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
+            and b.targets[0].id in params for b in stmt.body)
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # print(...), self.logger.info(...)
         func = stmt.value.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")

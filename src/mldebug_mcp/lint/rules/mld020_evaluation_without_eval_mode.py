@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.evaluation import (
+    MODEL_BASE,
     ident,
     model_like,
     own_nodes,
@@ -175,12 +176,15 @@ def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleCo
 
 
 def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
-    """An evaluation function that does not train (a loop, no_grad or metrics around the call), or, in a
+    """An evaluation function that does not train (a loop, no_grad or metrics around the call, or callers
+    that run it with autograd off), or, in a
     file that never trains, a call whose outputs are gathered (features, activations, predictions) over a
     loop's batches, under no_grad, or in a function named for inference."""
     if named_for_evaluation(scope, ctx, file_too=False) and not scope_trains(scope, ctx) and (
             enclosing_loops(call, scope, ctx) or grad_off_at(call, scope, ctx)
-            or any(_is_metric(n, ctx) for n in own_nodes(scope, ctx))):
+            or any(_is_metric(n, ctx) for n in own_nodes(scope, ctx)) or _callers_grad_off(scope, ctx, 3)):
+        return True
+    if _measures(call, scope, ctx):
         return True
     if file_trains(ctx) or not collected(call, scope, ctx):
         return False
@@ -231,7 +235,7 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     for anc in ctx.ancestors(scope):
         if isinstance(anc, FUNCS) and any(s.mode == EVAL for s in switches(anc, ctx)):
             return True
-    if isinstance(scope, FUNCS) and _callers_set_eval(scope, ctx, 3):
+    if isinstance(scope, FUNCS) and _callers_set_eval(scope, key, ctx, 3):
         return True
     root = key.split(".")[0]
     if root != "self" and isinstance(scope, FUNCS) and root in ctx.bindings.get(scope, {}):
@@ -246,16 +250,48 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     return False
 
 
-def _callers_set_eval(func: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -> bool:
     """A call of `func` in this file follows an eval() in its scope, or sits in a function whose own
-    callers do (main() -> evaluate() -> _batches())."""
+    callers do (main() -> evaluate() -> _batches()). Another model switched there (`self.sampler.eval()`
+    before `self._features(x)` runs `self.inception`) does not count."""
     for call in _calls_by_ident(ctx).get(func.name, ()):
         caller = ctx.scope_of(call)
-        if any(s.mode == EVAL and position(s.node) < position(call) for s in switches(caller, ctx)):
+        if any(s.mode == EVAL and position(s.node) < position(call) and not _other_attribute(s.key, key)
+               for s in switches(caller, ctx)):
             return True
-        if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(caller, ctx, depth - 1):
+        if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(
+                caller, key, ctx, depth - 1):
             return True
     return False
+
+
+def _other_attribute(switched: str | None, key: str) -> bool:
+    """`self.vgg` is what it is in every method: a switch of another name in a caller is another model."""
+    return switched is not None and key.startswith("self.") and not related(switched, key)
+
+
+def _measures(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """`self.inception(images)` in a helper method of a class that is no model and trains nothing, whose
+    callers all run with autograd off (a FID or perceptual metric built around a pretrained network)."""
+    receiver = forward_receiver(call, ctx)
+    key = key_of(receiver) if receiver is not None else None
+    cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
+    if key is None or not key.startswith("self.") or cls is None or any(
+            MODEL_BASE.search(ident(b) or "") for b in cls.bases):
+        return False
+    return not any(scope_trains(m, ctx) for m in cls.body if isinstance(m, FUNCS)) and _callers_grad_off(
+        scope, ctx, 3)
+
+
+def _callers_grad_off(func: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    """Every call of `func` in this file (at least one) runs with autograd off, or sits in a function whose
+    own callers do (`fid_score()` under inference_mode -> `self._features(x)` runs the feature network)."""
+    if not isinstance(func, FUNCS):
+        return False
+    calls = [c for c in _calls_by_ident(ctx).get(func.name, ()) if ctx.scope_of(c) is not func]
+    return bool(calls) and all(
+        grad_off_at(c, ctx.scope_of(c), ctx) or (depth > 1 and _callers_grad_off(ctx.scope_of(c), ctx, depth - 1))
+        for c in calls)
 
 
 def _switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
