@@ -286,3 +286,39 @@ def test_losses_moved_to_the_device_are_not_models():
     """
     found = lint_source(textwrap.dedent(source), "evaluate.py", LintSettings(select=("MLD020",)))
     assert [f.message.split(" ")[0] for f in found] == ["model"]
+
+
+# a GAN script builds the metric network at module level under __main__ and its evaluate() hands it to
+# another file's function that runs it under no_grad for activations: eval() goes right after the setup
+GAN_SCRIPT = """
+    import torch
+    from torch import nn
+    from metrics.stats import fake_activations
+
+    def evaluate(step):
+        acts = fake_activations(inception, generator, step)
+        return acts.mean()
+
+    if __name__ == "__main__":
+        generator = make_generator()
+        inception = nn.DataParallel(build_inception()).cuda()
+        {fix}
+        for step in range(10):
+            print(evaluate(step))
+"""
+STATS = """
+    import torch
+
+    def fake_activations(inception, generator, step, n=64):
+        acts = []
+        with torch.no_grad():
+            for _ in range(n):
+                acts.append(inception(generator(torch.randn(1, 128)))[0].cpu())
+        return torch.cat(acts)
+"""
+
+
+def test_a_global_metric_network_handed_to_another_files_inference(tmp_path):
+    found = _run(tmp_path, {"gan.py": GAN_SCRIPT.format(fix=""), "metrics/stats.py": STATS})
+    assert found == [("gan.py", 12)]  # at the module-level setup: eval() goes right below it
+    assert _run(tmp_path, {"gan.py": GAN_SCRIPT.format(fix="inception.eval()"), "metrics/stats.py": STATS}) == []
