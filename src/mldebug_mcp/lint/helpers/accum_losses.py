@@ -83,6 +83,12 @@ def iterated_container(name: ast.Name, ctx) -> ast.expr | None:
                 isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(anc.target)):
             loop = anc
             break
+        if isinstance(anc, ast.DictComp | ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            # `{k: running.get(k, 0) + v for k, v in losses.items()}`: a comprehension's generator is a loop
+            loop = next((g for g in anc.generators if any(
+                isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(g.target))), None)
+            if loop is not None:
+                break
     if loop is None:
         return None
     source, target = loop.iter, loop.target

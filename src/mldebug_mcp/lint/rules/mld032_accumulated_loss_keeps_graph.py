@@ -54,7 +54,7 @@ class AccumulatedLossKeepsGraph(Rule):
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call)
-    call_names = frozenset(UPDATES | {"append", "add_"})  # the calls _accumulation reads: append, add_, meter updates
+    call_names = frozenset(UPDATES | {"append", "add_", "update"})  # the calls _accumulation reads
     requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
     BAD = (
         "def train(model, criterion, opt, loader):\n"
@@ -141,6 +141,19 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
                 return target, right
             if type(right) is type(target) and ast.unparse(right) == key:
                 return target, left
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.DictComp):
+        # running = {k: running.get(k, 0) + v for k, v in losses.items()}: a dict of running sums, rebuilt
+        added = _added_to(node.value.value, ast.unparse(node.targets[0]))
+        if added is not None:
+            return node.targets[0], added
+    if isinstance(node, ast.Call) and ctx.method_name(node) == "update" and ctx.call_name(node) is None:
+        # metrics.update(loss=metrics["loss"] + loss), metrics.update({"loss": metrics.get("loss", 0) + loss})
+        key = ast.unparse(node.func.value)
+        values = [k.value for k in node.keywords if k.arg] + [
+            v for a in node.args if isinstance(a, ast.Dict) for v in a.values]
+        added = next((a for a in (_added_to(v, key) for v in values) if a is not None), None)
+        if added is not None:
+            return node.func.value, added
     if isinstance(node, ast.Call) and ctx.method_name(node) in ("append", "add_") and len(node.args) == 1 \
             and ctx.call_name(node) is None:
         return node.func.value, node.args[0]  # `stats.device_stat("loss").add_(loss)`: a running sum in place
@@ -161,6 +174,18 @@ def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, a
         if kept:
             return node.func.value, kept[0]
     return None, None
+
+
+def _added_to(expr: ast.expr, key: str) -> ast.expr | None:
+    """`v` in `running.get(k, 0) + v` / `running[k] + v` when `running` is `key`: what joins a running sum."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)):
+        return None
+    for own, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        base = own.func.value if isinstance(own, ast.Call) and isinstance(own.func, ast.Attribute) \
+            and own.func.attr == "get" else own.value if isinstance(own, ast.Subscript) else None
+        if base is not None and ast.unparse(base) == key:
+            return other
+    return None
 
 
 def _key_varies(target: ast.Subscript, ctx: ModuleContext) -> bool:
