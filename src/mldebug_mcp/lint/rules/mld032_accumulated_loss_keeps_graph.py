@@ -11,8 +11,9 @@ from ..helpers.accum_losses import (
     named_loss_tensor,
     trains,
 )
-from ..helpers.accum_meters import UPDATES, stored_arguments
+from ..helpers.accum_meters import UPDATES
 from ..helpers.accum_returned_numbers import returns_number
+from ..helpers.accum_stores import accumulation
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
@@ -70,7 +71,7 @@ class AccumulatedLossKeepsGraph(Rule):
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        acc, added = _accumulation(node, ctx)
+        acc, added = accumulation(node, ctx)
         if acc is None or other_framework(ctx):
             return
         loops, func = _enclosing(node, ctx)
@@ -121,94 +122,6 @@ class AccumulatedLossKeepsGraph(Rule):
                 return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
-
-
-def _accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, ast.expr | None]:
-    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
-        return node.target, node.value
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp) \
-            and isinstance(node.value.op, ast.Add):
-        target, left, right = node.targets[0], node.value.left, node.value.right
-        if type(target) is ast.Name:  # `x = x + y`: only a name unparses to the target's name (no unparse needed)
-            if type(left) is ast.Name and left.id == target.id:
-                return target, right
-            if type(right) is ast.Name and right.id == target.id:
-                return target, left
-        elif type(left) is type(target) or type(right) is type(target):
-            # unparsed texts parse back to the same tree, so equal texts are nodes of the same type
-            key = ast.unparse(target)
-            if type(left) is type(target) and ast.unparse(left) == key:
-                return target, right
-            if type(right) is type(target) and ast.unparse(right) == key:
-                return target, left
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.DictComp):
-        # running = {k: running.get(k, 0) + v for k, v in losses.items()}: a dict of running sums, rebuilt
-        added = _added_to(node.value.value, ast.unparse(node.targets[0]))
-        if added is not None:
-            return node.targets[0], added
-    if isinstance(node, ast.Call) and ctx.method_name(node) == "update" and ctx.call_name(node) is None:
-        # metrics.update(loss=metrics["loss"] + loss), metrics.update({"loss": metrics.get("loss", 0) + loss})
-        key = ast.unparse(node.func.value)
-        values = [k.value for k in node.keywords if k.arg] + [
-            v for a in node.args if isinstance(a, ast.Dict) for v in a.values]
-        added = next((a for a in (_added_to(v, key) for v in values) if a is not None), None)
-        if added is not None:
-            return node.func.value, added
-    if isinstance(node, ast.Call) and ctx.method_name(node) in ("append", "add_") and len(node.args) == 1 \
-            and ctx.call_name(node) is None:
-        return node.func.value, node.args[0]  # `stats.device_stat("loss").add_(loss)`: a running sum in place
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple):
-        # `losses[it], costs[it] = step(...)`: one entry per iteration of a preallocated list
-        elements = node.targets[0].elts
-        for index, element in enumerate(elements):
-            if isinstance(element, ast.Subscript) and _key_varies(element, ctx):
-                value = node.value
-                if isinstance(value, ast.Tuple) and len(value.elts) == len(elements):
-                    value = value.elts[index]
-                return element, value
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-            and _key_varies(node.targets[0], ctx):
-        return node.targets[0], node.value  # log[step] = loss: one entry per iteration
-    if isinstance(node, ast.Call):
-        kept = stored_arguments(node, ctx)  # meter.update(loss): a running-average object keeps the value
-        if kept:
-            return node.func.value, kept[0]
-    return None, None
-
-
-def _added_to(expr: ast.expr, key: str) -> ast.expr | None:
-    """`v` in `running.get(k, 0) + v` / `running[k] + v` when `running` is `key`: what joins a running sum."""
-    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)):
-        return None
-    for own, other in ((expr.left, expr.right), (expr.right, expr.left)):
-        base = own.func.value if isinstance(own, ast.Call) and isinstance(own.func, ast.Attribute) \
-            and own.func.attr == "get" else own.value if isinstance(own, ast.Subscript) else None
-        if base is not None and ast.unparse(base) == key:
-            return other
-    return None
-
-
-def _key_varies(target: ast.Subscript, ctx: ModuleContext) -> bool:
-    """`log[step]` where `step` is a loop variable or a counter advanced in a loop around the store: each
-    iteration adds an entry (a constant key, `log["last"] = loss`, overwrites one)."""
-    keys = {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
-    if not keys:
-        return False
-    for anc in ctx.ancestors(target):
-        if isinstance(anc, FUNCTIONS):
-            return False
-        if isinstance(anc, LOOPS):
-            targets = {n.id for n in ast.walk(anc.target) if isinstance(n, ast.Name)} if isinstance(
-                anc, ast.For | ast.AsyncFor) else set()
-            if keys & targets or keys & _advanced(anc, ctx):
-                return True
-    return False
-
-
-def _advanced(loop: ast.AST, ctx: ModuleContext) -> set[str]:
-    """The names a loop advances (`step += 1`), once per loop: every store in it asks."""
-    return ctx.memo(("mld032", "advanced", id(loop)), lambda: {
-        n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)})
 
 
 def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:

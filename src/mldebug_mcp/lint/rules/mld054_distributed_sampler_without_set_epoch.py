@@ -168,11 +168,11 @@ def _shuffling_sampler(call: ast.Call, ctx: ModuleContext) -> bool:
     parent = ctx.parent(call)
     names = [name_of(call.args[0] if call.args else keywords.get("dataset"))]
     names += [name_of(t) for t in parent.targets] if isinstance(parent, ast.Assign) else []
+    # a setting read from a config (`shuffle=opt["dataloader_shuffle"]`) for the training set shuffles
+    configured = not isinstance(shuffle, ast.Constant | ast.Name) and any("train" in n.lower() for n in names)
     if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value is True) \
-            and not _parameter_given_true(shuffle, call, ctx):
-        # a setting read from a config (`shuffle=opt["dataloader_shuffle"]`) for the training set shuffles
-        if isinstance(shuffle, ast.Constant | ast.Name) or not any("train" in n.lower() for n in names):
-            return False
+            and not _parameter_given_true(shuffle, call, ctx) and not configured:
+        return False
     return not any(NOT_TRAINING.search(n.lower()) for n in names)  # the order of evaluation batches is moot
 
 
