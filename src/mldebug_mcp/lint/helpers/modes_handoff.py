@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from .evaluation import ident, own_nodes, scope_calls, tokens
-from .modes import EVAL, SET, key_of, local_targets, mode_before, switches
+from .modes import EVAL, SET, key_of, local_targets, mode_before, related, switches
 from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
 from .modes_facts import callee_mode, handed_models, relative_import, relative_names
@@ -115,10 +115,15 @@ def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -
 
 
 def _switched_elsewhere(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
-    """A function around this one, or (for self.model) another method of the class, switches its mode."""
+    """A function around this one, or (for self.model) another method of the class, or (for a global the
+    script builds) the module-level code, switches its mode."""
     for anc in ctx.ancestors(scope):
         if isinstance(anc, FUNCS) and any(s.mode in (EVAL, SET) for s in switches(anc, ctx)):
             return True
+    root = key.split(".")[0]
+    if root != "self" and root not in ctx.bindings.get(scope, {}) and any(
+            s.mode in (EVAL, SET) and s.key is not None and related(s.key, key) for s in switches(ctx.tree, ctx)):
+        return True
     cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
     if cls is None:
         return False
