@@ -85,7 +85,7 @@ def test_returns_must_agree():
          []),
         ("class Net(nn.Module):\n    def forward(self, x):\n        return F.softmax(x, 1)\n",
          "from skorch import NeuralNetClassifier\nnet = NeuralNetClassifier(Net, criterion=nn.CrossEntropyLoss)\n",
-         [("train.py", 5, "MLD001")]),
+         [("model.py", 6, "MLD001"), ("train.py", 5, "MLD001")]),  # at the loss, and in its file at the softmax
     ],
     ids=["sigmoid-bce-with-logits", "relu-cross-entropy", "softmax-in-predict-only", "skorch-nll-default",
          "skorch-cross-entropy"],

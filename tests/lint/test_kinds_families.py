@@ -498,7 +498,99 @@ KEYWORD_QUIET = {
     },
 }
 
-CASES = {**PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+# a framework estimator handed a model class of another file trains it with its (default) loss
+FRAMEWORK = {
+    "skorch_criterion_given": {
+        "module.py": """
+            class TabularNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = nn.Linear(20, 2)
+                def forward(self, X):
+                    return F.softmax(self.dense(X), dim=-1)  # MLD001
+            """,
+        "fit.py": """
+            from skorch import NeuralNetClassifier
+            from module import TabularNet
+            net = NeuralNetClassifier(TabularNet, criterion=nn.CrossEntropyLoss, max_epochs=5)  # MLD001
+            """,
+    },
+    "skada_default_criterion": {
+        "backbones.py": """
+            class ShallowNet(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.feature_layer = nn.Linear(8, 16)
+                    self.head = nn.Linear(16, n)
+                def forward(self, x, sample_weight=None):
+                    x = self.head(torch.relu(self.feature_layer(x)))
+                    return nn.LogSoftmax(dim=1)(x)  # MLD001
+            """,
+        "solver.py": """
+            from skada.deep import DeepCoral
+            from backbones import ShallowNet
+            def get_estimator(n):
+                model = ShallowNet(n)
+                return DeepCoral(model, layer_name="feature_layer", max_epochs=1)  # MLD001
+            """,
+    },
+    "skorch_binary_default": {
+        "nets.py": """
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(10, 1)
+                def forward(self, X):
+                    return torch.sigmoid(self.fc(X)).squeeze(-1)  # MLD001
+            """,
+        "run.py": """
+            from skorch import NeuralNetBinaryClassifier
+            import nets
+            clf = NeuralNetBinaryClassifier(module=nets.Scorer, lr=0.1)  # MLD001
+            """,
+    },
+}
+FRAMEWORK_QUIET = {
+    "skorch_nll_default_and_a_raw_module": {
+        "module.py": """
+            class ProbNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = nn.Linear(20, 2)
+                def forward(self, X):
+                    return F.softmax(self.dense(X), dim=-1)
+            class RawNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = nn.Linear(20, 2)
+                def forward(self, X):
+                    return self.dense(X)
+            """,
+        "fit.py": """
+            from skorch import NeuralNetClassifier
+            from module import ProbNet, RawNet
+            a = NeuralNetClassifier(ProbNet, max_epochs=5)
+            b = NeuralNetClassifier(RawNet, criterion=nn.CrossEntropyLoss)
+            """,
+    },
+    "skada_with_an_nll_base_criterion": {
+        "backbones.py": """
+            class LogProbNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)
+            """,
+        "solver.py": """
+            from skada.deep import DeepCoral
+            from backbones import LogProbNet
+            net = DeepCoral(LogProbNet(), layer_name="fc", base_criterion=nn.NLLLoss())
+            """,
+    },
+}
+
+CASES = {**FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
          **KEYWORD, **KEYWORD_QUIET}
 
 

@@ -6,7 +6,7 @@ import os
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_elsewhere import keyword_fed, subclass_fed
+from .losses_elsewhere import framework_fed, keyword_fed, subclass_fed
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
@@ -235,9 +235,10 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
-    if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss", "criterion", "logits="))):
+    if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss", "criterion", "logits=", "skorch", "skada"))):
         return {}
     keyword = ctx.has_text("logits=")
+    framework = ctx.has_text("skorch") or ctx.has_text("skada")
     facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
@@ -246,6 +247,9 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
             facts[WRAPS + name] = wrapped
     for call in ctx.by_type.get(ast.Call, ()):
         source, condition = logit_loss(call, ctx), ""
+        if source is None and framework:  # DeepCoral(model, ...): the framework's default loss takes its output
+            for name, where in framework_fed(call, ctx).items():
+                facts.setdefault(name, where)
         if source is None and keyword and call.keywords:  # ce_loss(logits=out, labels=y): raw scores expected
             for name, where in keyword_fed(call, ctx).items():
                 facts.setdefault(name, where)

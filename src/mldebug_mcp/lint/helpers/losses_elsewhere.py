@@ -10,6 +10,22 @@ import os
 
 from . import kinds
 
+# estimators that train the module they are handed with a default loss, called as criterion(module(X), y):
+# skorch's nets (NeuralNetClassifier takes the log of the module's output when the criterion is NLLLoss: a
+# softmax module is right there) and skada's deep domain-adaptation estimators (skorch nets whose base
+# criterion defaults to CrossEntropyLoss)
+FRAMEWORK_NETS = {
+    "skorch.NeuralNetClassifier": "torch.nn.NLLLoss", "skorch.classifier.NeuralNetClassifier": "torch.nn.NLLLoss",
+    "skorch.NeuralNetBinaryClassifier": "torch.nn.BCEWithLogitsLoss",
+    "skorch.classifier.NeuralNetBinaryClassifier": "torch.nn.BCEWithLogitsLoss",
+    "skorch.NeuralNet": None, "skorch.net.NeuralNet": None,
+    **{f"skada.deep.{name}": "torch.nn.CrossEntropyLoss" for name in (
+        "DeepCoral", "DAN", "DANN", "CDAN", "MCC", "MDD", "SPA", "DeepJDOT", "MFSAN", "SourceOnly", "TargetOnly")},
+}
+# keywords under which a framework or a base class is handed the loss, and the model it will feed
+LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "loss_fct",
+                           "base_criterion"})
+MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
 SELF_LOSS = "self:"  # a fed fact that holds if the subclass keeps a logit loss in the attribute named before '|'
 KEYWORD = "logits="  # a fed fact from a `logits=` keyword: only probabilities (softmax, sigmoid) are wrong there
 LOSS_ATTR = ("loss", "criterion", "Loss", "Criterion")
@@ -69,3 +85,26 @@ def keyword_fed(call: ast.Call, ctx) -> dict[str, str]:
         return {}
     where = f"{KEYWORD}{callee_name(call, ctx)} in {os.path.basename(ctx.path)}:{call.lineno}"
     return {kinds.FED + name: where for name in kinds.fed_names(value, ctx) if name[:1] not in (kinds.ANY_MODEL, "~")}
+
+
+def framework_fed(call: ast.Call, ctx) -> dict[str, str]:
+    """`fed:<Model>` for a model class of another file handed to a framework estimator whose loss (given, or its
+    default) expects logits: `DeepCoral(model, ...)`, `NeuralNetClassifier(Net, criterion=nn.CrossEntropyLoss)`."""
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES, loss_source
+
+    net = ctx.call_name(call)
+    if net not in FRAMEWORK_NETS:
+        return {}
+    module = next((k.value for k in call.keywords if k.arg in MODEL_KEYWORDS), call.args[0] if call.args else None)
+    given = next((k.value for k in call.keywords if k.arg in LOSS_KEYWORDS), None)
+    loss = getattr(loss_source(given, ctx), "name", None) if given is not None else FRAMEWORK_NETS[net]
+    if module is None or isinstance(module, ast.Starred) or not (loss in LOGIT_LOSSES or loss in LOGIT_FUNCTIONS):
+        return {}
+    name = ctx.qualname(module) if isinstance(module, ast.Name | ast.Attribute) else None
+    simple = name.rsplit(".", 1)[-1] if name else ""
+    if simple[:1].isupper() and simple not in ctx.classes:  # the class itself, imported
+        names = {simple}
+    else:  # an instance: what calling it runs
+        names = kinds.fed_names(ast.Call(func=module, args=[], keywords=[]), ctx)
+    where = f"{loss.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
+    return {kinds.FED + n: where for n in names if n[:1] not in (kinds.ANY_MODEL, "~", kinds.SUBCLASS)}

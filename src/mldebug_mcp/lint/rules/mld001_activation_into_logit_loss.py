@@ -29,20 +29,18 @@ from ..helpers.losses import (
 )
 from ..helpers.losses_chosen import fed_loss
 from ..helpers.losses_defaults import paired_defaults
-from ..helpers.losses_elsewhere import KEYWORD, SELF_LOSS, callee_name, logits_keyword, subclass_loss
+from ..helpers.losses_elsewhere import (
+    FRAMEWORK_NETS,
+    KEYWORD,
+    LOSS_KEYWORDS,
+    MODEL_KEYWORDS,
+    SELF_LOSS,
+    callee_name,
+    logits_keyword,
+    subclass_loss,
+)
 from ..rule import Hit, Rule
 
-# skorch nets -> their default criterion; the net calls criterion(module(X), y) (NeuralNetClassifier takes the
-# log of the module's output first when the criterion is NLLLoss: a softmax module is right there)
-SKORCH_NETS = {
-    "skorch.NeuralNetClassifier": "torch.nn.NLLLoss", "skorch.classifier.NeuralNetClassifier": "torch.nn.NLLLoss",
-    "skorch.NeuralNetBinaryClassifier": "torch.nn.BCEWithLogitsLoss",
-    "skorch.classifier.NeuralNetBinaryClassifier": "torch.nn.BCEWithLogitsLoss",
-    "skorch.NeuralNet": None, "skorch.net.NeuralNet": None,
-}
-# keywords under which a framework or a base class is handed the loss, and the model it will feed
-LOSS_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function", "loss_fct"})
-MODEL_KEYWORDS = frozenset({"module", "model", "net", "network"})
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
                       "compute the logits here and keep the {kind} in forward for inference")
 DEFAULTS_MESSAGE = ("{activation} default for the output activation, and {loss} the default loss of the same "
@@ -51,7 +49,7 @@ KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expect
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit", "logits=")
-SKORCH_TEXT = ("NeuralNet",)
+SKORCH_TEXT = ("NeuralNet", "skada")
 # a loss chosen in another file: kept by a base class in self.<attr> (`self.criterion(out, y)`), built by a
 # builder (`criterion = get_loss("bce")`), a loss class built on a logit loss
 INHERITED = ("criterion", "loss")
@@ -113,7 +111,7 @@ class ActivationIntoLogitLoss(Rule):
     fix = "Pass the raw logits to the loss; apply softmax/sigmoid only for predictions or metrics."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (ast.Call,)
-    requires_text = (*LOGIT_TEXTS, "NeuralNetBinaryClassifier", *HINTS)  # skip modules that cannot hold the pattern
+    requires_text = (*LOGIT_TEXTS, "NeuralNetBinaryClassifier", "skada", *HINTS)  # skip modules that cannot hold the pattern
     BAD = (
         "import torch.nn as nn\n"
         "import torch.nn.functional as F\n"
@@ -162,13 +160,13 @@ class ActivationIntoLogitLoss(Rule):
         criterion=nn.CrossEntropyLoss)`, a base class given its layers and `loss=`): reported at the loss."""
         net = ctx.call_name(call)
         given = next((k.value for k in call.keywords if k.arg in LOSS_KEYWORDS), None)
-        if net in SKORCH_NETS:
+        if net in FRAMEWORK_NETS:
             module = next((k.value for k in call.keywords if k.arg == "module"), call.args[0] if call.args else None)
             if module is None or isinstance(module, ast.Starred):
                 return
             found = traced_module_output(module, ctx)
             loss = loss_source(given, ctx) if given is not None else None
-            name, node = (loss.name, loss.node) if loss is not None else (SKORCH_NETS[net], given or call)
+            name, node = (loss.name, loss.node) if loss is not None else (FRAMEWORK_NETS[net], given or call)
         elif given is not None:
             loss = loss_source(given, ctx)
             if loss is None:
