@@ -200,8 +200,8 @@ def _may_see(call: ast.Call, names: set[str] | None) -> bool:
 
 
 def _anchor(backward: ast.Call, loss: ast.AST, loop: ast.AST, ctx: ModuleContext) -> ast.AST:
-    """Where the division goes: at the backward, or at the loss's assignment when that is not the
-    statement just before the backward (the loss computed inside an autocast block, say)."""
+    """Where the division goes: at the backward, or at the loss's assignment when that sits in another
+    block (the loss computed inside an autocast block, say) or other assignments come between them."""
     if not isinstance(loss, ast.Name):
         return backward
     assigns = [n for n in ast.walk(loop) if isinstance(n, ast.Assign | ast.AnnAssign) and n.lineno < backward.lineno
@@ -213,8 +213,11 @@ def _anchor(backward: ast.Call, loss: ast.AST, loop: ast.AST, ctx: ModuleContext
     statement = next((a for a in (backward, *ctx.ancestors(backward)) if isinstance(a, ast.stmt)), None)
     parent = ctx.parent(statement) if statement is not None else None
     block = getattr(parent, "body", None) or []
-    before = block[block.index(statement) - 1] if statement in block and block.index(statement) > 0 else None
-    return backward if before is assign else assign
+    if statement not in block or assign not in block:
+        return assign  # computed in another block (an autocast `with`): the division goes after it there
+    between = block[block.index(assign) + 1: block.index(statement)]
+    # only logging between them (`print(loss.item())`): the division can go at the backward
+    return backward if all(isinstance(s, ast.Expr) for s in between) else assign
 
 
 def _stepped(call: ast.Call) -> ast.AST:
