@@ -56,7 +56,9 @@ def from_generator(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> bool
         return False
     if isinstance(expr, ast.Name):
         value = latest_value(expr, ctx)
-        return value is not None and not in_no_grad(value, ctx) and from_generator(value, ctx, budget)
+        if value is None:
+            return any(from_generator(a, ctx, budget) for a in _passed_for(expr, ctx))
+        return not in_no_grad(value, ctx) and from_generator(value, ctx, budget)
     if isinstance(expr, ast.Attribute):
         if expr.attr == "data":
             return False
@@ -82,6 +84,27 @@ def from_generator(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> bool
     if name == "" and isinstance(expr.func, ast.Attribute) and not network_call(expr, DISCRIMINATOR_WORDS, ctx):
         return from_generator(expr.func.value, ctx, budget)  # fake.view(...), outputG.type(...).cuda()
     return False
+
+
+def _passed_for(name: ast.Name, ctx: ModuleContext) -> list[ast.AST]:
+    """What the calls of this module pass for a parameter of the enclosing function (`def
+    update_discriminator(self, real, fake)` called as `self.update_discriminator(x, netG(z))`)."""
+    function = ctx.enclosing(name, FUNCTIONS)
+    if function is None:
+        return []
+    parameters = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    if name.id not in parameters:
+        return []
+    position = parameters.index(name.id)
+    passed = []
+    for site in call_sites(function, ctx):
+        offset = 1 if parameters[:1] == ["self"] and isinstance(site.func, ast.Attribute) else 0
+        keyword = next((k.value for k in site.keywords if k.arg == name.id), None)
+        if keyword is not None:
+            passed.append(keyword)
+        elif 0 <= position - offset < len(site.args):
+            passed.append(site.args[position - offset])
+    return passed
 
 
 def _self_value(attribute: ast.Attribute, ctx: ModuleContext) -> ast.expr | None:
@@ -163,8 +186,9 @@ def _label_words(target: ast.AST, ctx: ModuleContext) -> set[str]:
 
 
 def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
-    """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, or a loop setting `p.requires_grad =
-    False` over the generator's parameters, before this backward in the same function."""
+    """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, a loop setting `p.requires_grad =
+    False` over the generator's parameters, or Lightning's `self.toggle_optimizer(opt)`, before this
+    backward in the same function."""
     function = ctx.enclosing(backward, FUNCTIONS)
     if function is None:
         return False
@@ -178,6 +202,8 @@ def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
                 return True
         if isinstance(node, ast.For) and _over_generator_parameters(node.iter) and "requires_grad" in ast.unparse(node):
             return True
+        if isinstance(node, ast.Call) and _spelled(node) == "toggle_optimizer":
+            return True  # Lightning: every parameter outside the toggled optimiser stops requiring grad
     return False
 
 
