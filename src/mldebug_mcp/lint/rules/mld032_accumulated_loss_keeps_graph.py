@@ -13,6 +13,7 @@ from ..helpers.accum_losses import (
 )
 from ..helpers.accum_meters import UPDATES
 from ..helpers.accum_returned_numbers import returns_number
+from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_stores import accumulation
 from ..helpers.graph import (
     depends_on_graph,
@@ -26,6 +27,8 @@ from ..rule import Hit, Rule
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 DETACHING = {"item", "detach", "numpy", "tolist"}
+KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logging method appends it to the "
+                  "statistics: every step's graph stays in memory")
 
 
 class AccumulatedLossKeepsGraph(Rule):
@@ -71,6 +74,9 @@ class AccumulatedLossKeepsGraph(Rule):
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx) and not other_framework(ctx):
+            yield Hit(node, KEPT_FOR_A_LOG.format(loss=ast.unparse(node.value), kept=ast.unparse(node.targets[0])))
+            return
         acc, added = accumulation(node, ctx)
         if acc is None or other_framework(ctx):
             return
