@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_losses import (
     detached,
     framework_step,
@@ -13,7 +14,6 @@ from ..helpers.accum_losses import (
 )
 from ..helpers.accum_meters import UPDATES
 from ..helpers.accum_returned_numbers import returns_number
-from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_stores import accumulation
 from ..helpers.graph import (
     depends_on_graph,
