@@ -300,7 +300,7 @@ GAN_SCRIPT = """
         return acts.mean()
 
     if __name__ == "__main__":
-        generator = make_generator()
+        generator = make_generator().eval()
         inception = nn.DataParallel(build_inception()).cuda()
         {fix}
         for step in range(10):

@@ -129,14 +129,32 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     lowered = name.lower()
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
         return True
-    return _holds_module(func, ctx)
+    return _holds_module(func, ctx) or _wraps_model(func, ctx)
+
+
+def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Assigned only from wrappers of a model (`eval_model = MMDataParallel(model.cuda(0))`,
+    `net = DDP(net)`): a module too."""
+    values = ctx.values_of(func, func) if isinstance(func, ast.Name) else []
+    return bool(values) and all(wraps_model(v, func, ctx) for v in values)
+
+
+def wraps_model(value: ast.AST, func: ast.AST, ctx: ModuleContext) -> bool:
+    """`Wrapper(model.cuda(0), ...)` assigned to another name than the model's."""
+    if not (isinstance(value, ast.Call) and value.args and (ident(value.func) or "")[:1].isupper()):
+        return False
+    inner = value.args[0]
+    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in SETUP_CALLS:
+        inner = inner.func.value
+    return isinstance(inner, ast.Name) and inner.id != getattr(func, "id", None) and model_like(inner, ctx)
 
 
 # methods only an nn.Module has: whatever they are called on holds a model
 MODULE_METHODS = {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
                   "buffers", "named_buffers"}
 BUILDER = {"get", "build", "load", "create", "make", "init", "setup", "construct", "instantiate", "restore"}
-BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifier", "embedder", "module"}
+BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifier", "embedder", "module",
+         "detector", "segmentor", "recognizer", "generator", "discriminator"}  # mmdet's build_detector(cfg)...
 
 
 def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .evaluation import no_grad_expr, own_nodes
+from .evaluation import no_grad_expr, own_nodes, wraps_model
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 
@@ -28,6 +28,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
         return _no_grad_block(call, scope, ctx) or call
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    if setup and isinstance(setup[-1], ast.Assign) and wraps_model(setup[-1].value, setup[-1].targets[0], ctx):
+        return _top_statement(setup[-1], scope, ctx)  # eval() the model before wrapping it (DataParallel)
     if setup:
         return _end_of(setup[-1])
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,

@@ -131,10 +131,17 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
     name = (ctx.call_name(value) or ident(value.func) or "").rsplit(".", 1)[-1]
     if not name[:1].isupper():
         return False  # a function may load weights inside
+    inner = value.args[0] if value.args else None
+    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in SETUP:
+        inner = inner.func.value
+    if isinstance(inner, ast.Name) and model_like(inner, ctx):
+        return False  # a wrapper (MMDataParallel(model.cuda())) of a model set up before it
     for call in scope_calls(scope, ctx):
         func = call.func
         if isinstance(func, ast.Attribute) and "load" in func.attr and key_of(func.value) == key:
             return False  # model.load_state_dict(...)
+        if "load" in (ident(func) or "") and call.args and key_of(call.args[0]) == key:
+            return False  # load_checkpoint(model, path)
         if isinstance(func, ast.Attribute) and func.attr == "backward":
             return False
     return True
