@@ -139,3 +139,12 @@ def test_augmentation_functions_and_library_generators_of_another_file(tmp_path)
         "def seed_worker(worker_id):\n"
         "    np.random.seed(torch.initial_seed() % 2 ** 32)\n")
     assert _codes(tmp_path, "MLD053") == []  # the file that draws also seeds NumPy per worker
+
+
+def test_train_dl_of_another_file(tmp_path):
+    (tmp_path / "data.py").write_text(LOADERS)
+    (tmp_path / "loop.py").write_text(
+        "def fit(model, train_dl, epochs, train_one_epoch):\n"
+        "    for epoch in range(epochs):\n"
+        "        train_one_epoch(model, train_dl)\n")
+    assert _codes(tmp_path, "MLD054") == [("loop.py", 3)]  # the runner comes first: right there

@@ -249,7 +249,9 @@ def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> ast.AST 
             continue
         for source in sources:
             words = name_of(source).lower().rsplit(".", 1)[-1]
-            if ("train" in words and "loader" in words or words.endswith("loaders")) and not _built_here(source, ctx):
+            tokens = set(words.split("_"))
+            if ("train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))) \
+                    and not _built_here(source, ctx):
                 inside = _per_loader_pass(inner, source, ctx) if isinstance(inner, ast.Call) else None
                 return inside or _before(inner, loop)
     return None
