@@ -1,4 +1,4 @@
-"""The lint corpora stay honest: every case of the development corpus and of the blind split parses, has the
+"""The lint corpora stay honest: every case of the development corpus and of the blind splits parses, has the
 fields of the README's format with the right types, a unique id, no repository kept out for the held-out set,
 no repository in both corpora, and no copy of another project's code in git (files/ is extracted locally).
 Fast: nothing is linted here (benchmarks/lint_corpus.py does that)."""
@@ -16,8 +16,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmarks" / "lint_corpus"
 BLIND = ROOT / "benchmarks" / "lint_corpus_blind"     # scored once, spent: development data now
-BLIND2 = ROOT / "benchmarks" / "lint_corpus_blind2"   # not yet scored
-CORPORA = (CORPUS, BLIND, BLIND2)
+BLIND2 = ROOT / "benchmarks" / "lint_corpus_blind2"   # scored once, spent: development data now
+BLIND3 = ROOT / "benchmarks" / "lint_corpus_blind3"   # not yet scored
+CORPORA = (CORPUS, BLIND, BLIND2, BLIND3)
 CASES = [case for corpus in CORPORA for case in sorted((corpus / "cases").glob("*.yaml"))]
 
 
