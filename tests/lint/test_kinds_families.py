@@ -590,7 +590,92 @@ FRAMEWORK_QUIET = {
     },
 }
 
-CASES = {**FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+# a wrapper whose call runs the model it is given
+WRAPPED = {
+    "data_parallel_in_main": {
+        "model.py": """
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(10, 3)
+                    self.softmax = nn.Softmax(dim=1)
+                def forward(self, x):
+                    x = self.fc1(x)
+                    x = self.softmax(x)  # MLD001
+                    return x
+            """,
+        "main.py": """
+            from model import Net
+            def train(model, loader, optimizer):
+                criterion = nn.CrossEntropyLoss()
+                for data, target in loader:
+                    output = model(data)
+                    loss = criterion(output, target)  # MLD001
+            def main():
+                model = Net().cuda()
+                model = nn.DataParallel(model)
+                train(model, [], None)
+            """,
+    },
+    "ddp_with_keywords": {
+        "net.py": """
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.out = nn.Linear(8, 4)
+                def forward(self, h):
+                    return torch.sigmoid(self.out(h))  # MLD001
+            """,
+        "dist.py": """
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            from net import Tagger
+            ddp = DDP(Tagger().cuda(), device_ids=[0])
+            loss_fn = nn.BCEWithLogitsLoss()
+            for h, y in []:
+                loss_fn(ddp(h), y).backward()  # MLD001
+            """,
+    },
+    "compiled_model": {
+        "lm.py": """
+            class TinyLM(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.emb = nn.Embedding(100, 8)
+                    self.head = nn.Linear(8, 100)
+                def forward(self, idx):
+                    return F.log_softmax(self.head(self.emb(idx)), dim=-1)  # MLD001
+            """,
+        "train.py": """
+            from lm import TinyLM
+            model = torch.compile(TinyLM())
+            for idx, tgt in []:
+                logits = model(idx)
+                F.cross_entropy(logits.view(-1, 100), tgt.view(-1)).backward()  # MLD001
+            """,
+    },
+}
+WRAPPED_QUIET = {
+    "data_parallel_of_a_logits_model": {
+        "model.py": """
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(10, 3)
+                def forward(self, x):
+                    return self.fc1(x)
+            """,
+        "main.py": """
+            from model import Net
+            model = nn.DataParallel(Net())
+            for data, target in []:
+                output = model(data)
+                loss = F.cross_entropy(output, target)
+                probs = F.softmax(output, dim=1)
+            """,
+    },
+}
+
+CASES = {**WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
          **KEYWORD, **KEYWORD_QUIET}
 
 

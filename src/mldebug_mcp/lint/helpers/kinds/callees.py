@@ -13,6 +13,7 @@ from .traced import Argument, Traced, agree, end, is_none, position, symbolic
 from .vocabulary import (
     FUNCTIONS,
     MODULE_MOVES,
+    MODULE_WRAPPERS,
     MODULES,
     ORDERED_DICTS,
     PASS_MODULES,
@@ -64,6 +65,8 @@ class Callees:
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                     and value.func.attr in MODULE_MOVES and ctx.call_name(value) is None:
                 value = value.func.value
+            elif isinstance(value, ast.Call) and wrapped(value, ctx) is not None:
+                value = wrapped(value, ctx)  # nn.DataParallel(model), torch.compile(model): the model runs
             else:
                 break
             depth -= 1
@@ -266,6 +269,16 @@ class Callees:
 
     def returns_of(self, func: ast.AST) -> list[ast.Return]:
         return [r for r in self.ctx.in_scope(func, (ast.Return,)) if r.value is not None and not is_none(r.value)]
+
+
+def wrapped(call: ast.Call, ctx) -> ast.expr | None:
+    """The module `nn.DataParallel(model)` or `torch.compile(model)` runs when called."""
+    if ctx.call_name(call) not in MODULE_WRAPPERS:
+        return None
+    given = next((k.value for k in call.keywords if k.arg in ("module", "model")), None)
+    if given is None and call.args and not isinstance(call.args[0], ast.Starred):
+        given = call.args[0]
+    return given
 
 
 def _moves(value: ast.AST, attr: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .callees import wrapped
 from .parameters import call_sites, parameter_of
 from .traced import Argument, Traced
 from .values import conditional, reaching_values
@@ -241,6 +242,9 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
             return set()
         if isinstance(model.func, ast.Attribute) and model.func.attr in MODULE_MOVES and ctx.call_name(model) is None:
             model = model.func.value
+            continue
+        if wrapped(model, ctx) is not None:  # nn.DataParallel(model): the model it runs
+            model = wrapped(model, ctx)
             continue
         name = ctx.call_name(model)
         if name is None or name.startswith("torch."):

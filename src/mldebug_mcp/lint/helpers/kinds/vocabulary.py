@@ -38,6 +38,13 @@ EMPTY_STARTS = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "
 # fresh tensors a loop may fill slot by slot (`outputs[t] = step(...)`): they take the kind of what is stored
 BUFFERS = frozenset({"torch.zeros", "torch.empty", "torch.ones", "torch.full", "torch.zeros_like",
                      "torch.empty_like", "torch.ones_like", "torch.full_like"})
+# wrappers whose call runs the module they are given (first argument or module=): the wrapped model's output
+MODULE_WRAPPERS = frozenset({
+    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel", "torch.compile", "torch.jit.script",
+    "torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+})
 # nn.Module methods that return the module itself
 MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",
                           "requires_grad_", "to_empty", "share_memory"})
