@@ -322,3 +322,47 @@ def test_a_global_metric_network_handed_to_another_files_inference(tmp_path):
     found = _run(tmp_path, {"gan.py": GAN_SCRIPT.format(fix=""), "metrics/stats.py": STATS})
     assert found == [("gan.py", 12)]  # at the module-level setup: eval() goes right below it
     assert _run(tmp_path, {"gan.py": GAN_SCRIPT.format(fix="inception.eval()"), "metrics/stats.py": STATS}) == []
+
+
+# generation scripts: a sampler feeds the model's output back as its next input under no_grad, on a model
+# the script loads and never switches (nothing in the file trains or switches a mode)
+SAMPLER = """
+    import torch
+
+    def denoise(model, x, labels, steps=50):
+        model = model.to("cuda")
+        {fix}
+        with torch.no_grad():
+            for t in reversed(range(steps)):
+                noise = model(x, torch.full((x.size(0),), t), labels)
+                x_mean = x - noise / steps
+                x = x_mean + 0.01 * torch.randn_like(x) if t else x_mean
+        return x
+
+    def decode(model, tokens, n):
+        with torch.no_grad():
+            for _ in range(n):
+                logits = model(tokens)
+                tokens = torch.cat([tokens, logits[:, -1:].argmax(-1)], dim=1)
+        return tokens
+
+    def embed_all(encoder, batches):
+        with torch.no_grad():
+            return [encoder(b) for b in batches]
+
+    if __name__ == "__main__":
+        net = torch.load("model.pt", weights_only=False)
+        images = denoise(net, torch.randn(8, 1, 32, 32), torch.arange(8))
+        lm = torch.load("lm.pt", weights_only=False)
+        print(decode(lm, torch.zeros(1, 1, dtype=torch.long), 20))
+"""
+
+
+def test_a_sampler_feeding_outputs_back_on_a_model_the_script_loads():
+    # denoise: after the model is moved; decode: at its top; embed_all (no feedback): the caller's business
+    assert _lines(SAMPLER.format(fix=""), "run_diffusion.py") == [5, 15]
+    # a library helper nobody in the file calls with a loaded model: the caller decides the mode
+    library = SAMPLER.format(fix="").split("    if __name__")[0]
+    assert _lines(library, "diffusion_utils.py") == []
+    assert _lines(SAMPLER.format(fix="model.eval()").replace(
+        'print(decode(lm,', 'print(decode(lm.eval(),'), "run_diffusion.py") == []

@@ -148,7 +148,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if switch is not None and switch.mode in (EVAL, SET):
             continue
         strong = eval_data(call, scope, ctx) or (not region_trains(call, scope, ctx) and (
-            _generates(call) or (grad_off_at(call, scope, ctx) and named_for_evaluation(scope, ctx, file_too=True))))
+            _generates(call) or (grad_off_at(call, scope, ctx) and (
+                named_for_evaluation(scope, ctx, file_too=True) or _samples(call, receiver, scope, ctx)))))
         if switch is not None:  # train() before the forward
             if not strong or mc_dropout(scope, ctx):
                 continue
@@ -165,6 +166,44 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+
+
+def _samples(call: ast.Call, receiver: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Iterative sampling under no_grad in a file that trains nothing and switches no mode: the model's
+    output is fed back as its next input (`x = step(x, model(x, t))` over the timesteps of a diffusion
+    sampler, a decoding loop), by a model set up here or handed in by this file's own code that loaded it."""
+    if file_trains(ctx) or _any_switch(ctx) or not _feeds_back(call, scope, ctx):
+        return False
+    if not handed_in(receiver, scope, ctx):
+        return True
+    callers = _calls_by_ident(ctx).get(getattr(scope, "name", ""), ())
+    return bool(callers) and all(any(isinstance(a, ast.Name) and any(
+        isinstance(v, ast.Call) for v in ctx.values_of(a, a)) for a in c.args) for c in callers)
+
+
+def _feeds_back(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """In a loop around the call, a name the call reads is reassigned from what its output becomes."""
+    parent = ctx.parent(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    read = {n.id for a in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(a) if isinstance(n, ast.Name)}
+    for loop in enclosing_loops(call, scope, ctx):
+        if not isinstance(loop, ast.For | ast.While):
+            continue
+        derived = {parent.targets[0].id}
+        assigns = [n for n in ast.walk(loop) if isinstance(n, ast.Assign) and n is not parent]
+        for _ in range(2):  # x_mean from the output, then x from x_mean, whatever order the walk meets them
+            for node in assigns:
+                if any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.value)):
+                    derived |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if derived & read:
+            return True
+    return False
+
+
+def _any_switch(ctx: ModuleContext) -> bool:
+    return ctx.memo(("mld020", "any-switch"), lambda: any(
+        isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"} for c in ctx.by_type.get(ast.Call, ())))
 
 
 def _generates(call: ast.Call) -> bool:
