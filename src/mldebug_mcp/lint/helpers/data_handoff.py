@@ -24,8 +24,12 @@ def split_elsewhere(fit: ast.AST, tainted: set[str], scope: ast.AST, ctx: Module
     returns = [r.value for r in ctx.in_scope(scope, (ast.Return,)) if r.value is not None and r.lineno >= fit.lineno]
     if not any(_mentions(r, tainted) or any(n is fit for n in ast.walk(r)) for r in returns):
         return False  # the fitted data does not leave the function
+    method = isinstance(cls, ast.ClassDef)
     for call in ctx.by_type.get(ast.Call, ()):
-        if not (isinstance(call.func, ast.Name) and call.func.id == scope.name):
+        callee = call.func
+        if not (not method and isinstance(callee, ast.Name) and callee.id == scope.name or method
+                and isinstance(callee, ast.Attribute) and callee.attr == scope.name
+                and isinstance(callee.value, ast.Name) and callee.value.id == "self" and cls in ctx.ancestors(call)):
             continue
         statement = ctx.enclosing(call, (ast.stmt,))
         if not isinstance(statement, ast.Assign):
@@ -46,8 +50,12 @@ def _splits(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> 
     (`data.targs[cfg.train_size:]`, `self.values[:n_train]`)."""
     if split_by_hand(scope, names, after, ctx):
         return True
-    for node in ctx.in_scope(scope, (ast.Call, ast.Subscript)):
+    for node in ctx.in_scope(scope, (ast.Call, ast.Subscript, ast.Tuple)):
         if node.lineno <= after:
+            continue
+        if isinstance(node, ast.Tuple):
+            if _complementary_pair(node, names):
+                return True  # `return values[:n], values[n:]`: two parts of the data side by side
             continue
         if isinstance(node, ast.Call):
             if ctx.call_name(node) in SPLITS and any(_mentions(a, names) for a in node.args):
@@ -63,19 +71,40 @@ def _splits(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> 
     return False
 
 
+def _complementary_pair(pair: ast.Tuple, names: set[str]) -> bool:
+    uppers, lowers = set(), set()
+    for element in pair.elts:
+        if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) and element.value.id in names \
+                and isinstance(element.slice, ast.Slice):
+            cut = element.slice
+            if cut.lower is None and cut.upper is not None:
+                uppers.add(ast.unparse(cut.upper))
+            elif cut.lower is not None and cut.upper is None:
+                lowers.add(ast.unparse(cut.lower))
+    return bool(uppers & lowers)
+
+
 def _names_a_split(bound: str) -> bool:
     return any(w.lower() in SPLIT_BOUND_WORDS for w in WORDS.findall(bound))
 
 
 def _handed_to_a_splitter(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:
     """`train(model, data, cfg)` where that function of this file splits its parameter."""
+    cls = ctx.enclosing(scope, (ast.ClassDef,)) if isinstance(scope, FUNCTIONS) else None
     for call in ctx.in_scope(scope, (ast.Call,)):
-        if call.lineno <= after or not isinstance(call.func, ast.Name):
+        if call.lineno <= after:
             continue
-        func = ctx.functions.get(call.func.id)
+        callee = call.func
+        if isinstance(callee, ast.Name):
+            func = ctx.functions.get(callee.id)
+        elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self" \
+                and cls is not None:  # self.split_data(df): a method of the same class
+            func = next((m for m in cls.body if isinstance(m, FUNCTIONS) and m.name == callee.attr), None)
+        else:
+            func = None
         if func is None:
             continue
-        params = [a.arg for a in func.args.posonlyargs + func.args.args]
+        params = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg != "self"]
         given = {params[i] for i, a in enumerate(call.args) if i < len(params) and _mentions(a, names)}
         given |= {k.arg for k in call.keywords if k.arg in params and _mentions(k.value, names)}
         if given and _splits(func, given, func.lineno, ctx):
