@@ -40,7 +40,11 @@ class AccumulatedLossKeepsGraph(Rule):
     or, where a backward() runs, a value named as a loss that nothing turned into a number: iterated
     out of a dict of losses, unpacked from a call, returned by a local helper; or what a training step
     of this or another file returns after running backward() on it: `rpn, cls, total = train_step(...)`)
-    and is not turned into a number (.item(), .detach(), float()).
+    and is not turned into a number (.item(), .detach(), float()). Also in-place sums
+    (`running.add_(loss)`, `stats.stat("loss").add_(loss)` on state a training step is handed), dicts
+    of running sums (`{k: running.get(k, 0) + v ...}`, `metrics.update(loss=metrics["loss"] + loss)`),
+    a preallocated list whose entries are backwarded one per iteration, and a step that keeps its
+    loss on self (`self.batch_loss = loss`) for a logging method that appends it to statistics.
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from

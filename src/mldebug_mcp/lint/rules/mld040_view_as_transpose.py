@@ -23,7 +23,8 @@ SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis
 class ViewAsTranspose(Rule):
     """What it does: flags `.view(...)`/`.reshape(...)` whose sizes are the tensor's own dimensions
     in a different order: `x.view(x.size(1), x.size(0))`, `B, T, C = x.shape` then
-    `x.view(B, C, T)`, or heads stacked first (`heads = torch.zeros(H, B, L, D)`) then
+    `x.view(B, C, T)`, sizes read into names one by one (`c = x.size(1)`, `p = x.shape[2] * x.shape[3]`,
+    then `x.view(b, p, c)`), or heads stacked first (`heads = torch.zeros(H, B, L, D)`) then
     `heads.view(B, L, -1)`; and splitting heads by merging the batch axis of a projection's output
     with the heads (`q = self.W_q(x)` then `q.view(q.size(0) * n_heads, -1, d)`), which only works
     after moving the heads next to the batch axis. Merges and splits of neighbouring axes

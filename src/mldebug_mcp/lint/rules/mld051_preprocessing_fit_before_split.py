@@ -42,7 +42,9 @@ class PreprocessingFitBeforeSplit(Rule):
     variable which a later train_test_split/random_split in the same function splits
     (directly or through variables computed from the fitted output), or which the function later
     cuts by hand into training and held-out parts (slices such as `self.train = data[:n]` and
-    `self.test = data[n:]`, or a loop appending rows to `X_train` and `X_test`).
+    `self.test = data[n:]`, or a loop appending rows to `X_train` and `X_test`); also a fit inside a
+    function or method whose result a caller of this file splits (directly or through a function it
+    hands the data to), and a fit into self's data that another method of the class splits.
 
     Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
     computed with the rows that later become the test set, so test information leaks into

@@ -20,7 +20,9 @@ RESEEDS = {"torch.utils.data.get_worker_info", "numpy.random.seed"}
 class DatasetRngWithoutWorkerSeed(Rule):
     """What it does: flags random draws in a Dataset's __getitem__/__iter__ from NumPy's global RNG
     or from a generator object created once in __init__, in a module whose DataLoader uses
-    num_workers > 0 without a worker_init_fn.
+    num_workers > 0 without a worker_init_fn; and a training DataLoader with workers and no
+    worker_init_fn when another file of the run draws such randomness (a Dataset's np.random draws,
+    augmentation functions drawing from np.random, a MONAI Rand* transform owning a generator).
 
     Why is this bad: each worker process starts from a copy of the parent's random state. A
     generator stored on the dataset is copied as is, so all workers (and, with fresh workers each

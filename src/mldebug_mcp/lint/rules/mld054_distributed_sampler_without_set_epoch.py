@@ -32,7 +32,10 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     end of a per-epoch method, or where the sampler is built when no loop is visible. A sampler built
     by a helper of the file (`sampler=data_sampler(dataset, shuffle=True)`) counts. A file
     that trains with DistributedDataParallel and loops over epochs of a train loader built elsewhere
-    is flagged at that loop.
+    is flagged at that loop, as is the epoch loop of a file that hands a train loader (or a dict of
+    loaders) to a call in a run where another file builds a shuffling DistributedSampler and no file
+    calls set_epoch: right before the statement that runs the loader, where the call goes. A train
+    sampler whose shuffle comes from a config counts as shuffling.
 
     Why is this bad: DistributedSampler seeds its shuffle with seed + epoch, and the epoch only
     changes through set_epoch. Without it every epoch replays the same permutation on every
