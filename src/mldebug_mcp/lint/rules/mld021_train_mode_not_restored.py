@@ -13,7 +13,7 @@ from ..helpers.evaluation import (
     uses_torch,
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
-from ..helpers.modes import local_targets, update_step
+from ..helpers.modes import local_targets, position, update_step
 from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
@@ -94,6 +94,14 @@ class TrainModeNotRestored(Rule):
         restores = [i for i, c in enumerate(calls) if _restores_train(c, ctx)]
         if any(i < backward for i in restores):
             return  # train() at the top of every iteration
+        if not restores and not any(isinstance(a, LOOPS) and a in ctx.backward_scopes for a in ctx.ancestors(node)):
+            probe = _evaluated_before(node, calls, ctx)
+            if probe is not None:
+                key, where = probe
+                yield Hit(where, f"{key} was put in eval mode and evaluated before this training loop, and nothing "
+                                 f"calls {key}.train() before it trains: every step trains in eval mode; call "
+                                 f"{key}.train() after the evaluation")
+                return
         for i, call in enumerate(calls):
             if i in restores:
                 continue  # model.train() itself, even where a class of this file defines a train() method
@@ -111,6 +119,40 @@ class TrainModeNotRestored(Rule):
                     "again; later steps train in eval mode")
                 yield Hit(_where_train_goes(call, node, ctx), message)
                 return
+
+
+def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleContext):
+    """(model, where train() goes) when, in the code before this training loop, a trained model is put in
+    eval mode and then run (a probe of its output shape, a baseline evaluation) and the loop trains it
+    with no train() in between: an eval() kept for training on purpose (frozen BatchNorm) runs nothing."""
+    scope = ctx.scope_of(loop)
+    body = scope.body if isinstance(scope, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef) else []
+    state: dict[str, ast.Call | None] = {}
+    probes: dict[str, ast.Call] = {}
+    for call in calls_in_order(body):
+        if position(call) >= position(loop):
+            break
+        if is_eval_call(call) and (key := _receiver_key(call)) and _trained_model(call.func.value, ctx):
+            state[key], probes[key] = call, None
+        elif is_train_call(call) or mode_helper(call) or _restores_train(call, ctx):
+            key = _receiver_key(call) if is_train_call(call) else None
+            for k in ([key] if key else list(state)):
+                state[k] = None
+        else:
+            for key, switched in state.items():
+                if switched is not None and (_runs(call, key) or _hands(call, key)):
+                    probes[key] = call
+    for key, switched in state.items():
+        probe = probes.get(key)
+        if switched is None or probe is None or not any(_runs(c, key) or _hands(c, key) for c in loop_calls):
+            continue
+        top = next(a for a in [probe, *ctx.ancestors(probe)] if ctx.parent(a) is scope or a is scope)
+        return key, _EndOf(top)
+    return None
+
+
+def _hands(call: ast.Call, key: str) -> bool:
+    return any(isinstance(a, ast.Name | ast.Attribute) and ast.unparse(a) == key for a in call.args)
 
 
 def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> ast.Call | None:
