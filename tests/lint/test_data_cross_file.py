@@ -148,3 +148,19 @@ def test_train_dl_of_another_file(tmp_path):
         "    for epoch in range(epochs):\n"
         "        train_one_epoch(model, train_dl)\n")
     assert _codes(tmp_path, "MLD054") == [("loop.py", 3)]  # the runner comes first: right there
+
+
+def test_library_augmentations_built_next_to_the_loader(tmp_path):
+    module = (
+        "from lhotse.dataset import SpecAugment, K2SpeechRecognitionDataset\n"
+        "from torch.utils.data import DataLoader\n"
+        "def train_dataloader(cuts, sampler, args):\n"
+        "    train = K2SpeechRecognitionDataset(input_transforms=[SpecAugment(time_warp_factor=80)])\n"
+        "    train_dl = DataLoader(train, sampler=sampler, batch_size=None, num_workers=args.num_workers{extra})\n"
+        "    valid_dl = DataLoader(K2SpeechRecognitionDataset(), sampler=sampler, num_workers=2)\n"
+        "    return train_dl, valid_dl\n"
+    )
+    (tmp_path / "datamodule.py").write_text(module.replace("{extra}", ""))
+    assert _codes(tmp_path, "MLD053") == [("datamodule.py", 5)]
+    (tmp_path / "datamodule.py").write_text(module.replace("{extra}", ", worker_init_fn=worker_init_fn"))
+    assert _codes(tmp_path, "MLD053") == []

@@ -24,18 +24,24 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
             any("set_epoch" in n.attr for n in ctx.by_type.get(ast.Attribute, ()))
             or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
         found[SETS_EPOCH] = os.path.basename(ctx.path)
-    if ctx.has_text("random") or ctx.has_text("Rand"):
+    if ctx.has_text("random") or ctx.has_text("Rand") or ctx.has_text("lhotse"):
         draw = _augmenting_numpy_draw(ctx)
         if draw is not None:
             found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
     return found
 
 
-def _library_generator(call: ast.Call, ctx: ModuleContext) -> bool:
+# lhotse's random augmentations of a dataset: its maintainers seed each worker for them (fix_random_seed)
+LHOTSE_RANDOM = {"CutMix", "SpecAugment", "PerturbSpeed", "PerturbTempo", "PerturbVolume", "RandomizedSmoothing"}
+
+
+def library_generator(call: ast.Call, ctx: ModuleContext) -> bool:
     """A MONAI random transform (`monai.transforms.RandScaleIntensity(...)`): it owns a NumPy RandomState made
-    once, which every DataLoader worker receives as an identical copy (torch reseeds no such object)."""
+    once, which every DataLoader worker receives as an identical copy (torch reseeds no such object); a lhotse
+    random augmentation (`lhotse.dataset.SpecAugment(...)`), which draws from the process's NumPy/random state."""
     name = ctx.call_name(call) or ""
-    return name.startswith("monai.") and name.rsplit(".", 1)[-1].startswith("Rand")
+    short = name.rsplit(".", 1)[-1]
+    return name.startswith("monai.") and short.startswith("Rand") or name.startswith("lhotse.") and short in LHOTSE_RANDOM
 
 
 def numpy_global_draw(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -49,7 +55,7 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
     calls = ctx.by_type.get(ast.Call, ())
     if any((ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
         return None
-    library = next((c for c in calls if _library_generator(c, ctx)), None)
+    library = next((c for c in calls if library_generator(c, ctx)), None)
     if library is not None:
         return library
     draws = []

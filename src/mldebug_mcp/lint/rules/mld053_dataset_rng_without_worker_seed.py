@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
-from ..helpers.loader_facts import NUMPY_DRAWS
+from ..helpers.loader_facts import NUMPY_DRAWS, library_generator
 from ..rule import Hit, Rule
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
@@ -106,7 +106,10 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
     worker_init_fn goes."""
     project = ctx.project
     drawn = project.kind_returned_by(NUMPY_DRAWS) if project is not None else None
-    if not drawn or drawn.split(":")[0] == os.path.basename(ctx.path):
+    here = next((c for c in ctx.by_type.get(ast.Call, ()) if library_generator(c, ctx)), None)
+    if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
+        drawn = f"{os.path.basename(ctx.path)}:{here.lineno}"
+    elif not drawn or drawn.split(":")[0] == os.path.basename(ctx.path):
         return  # none, or this file's own draws (its Dataset classes are checked where they are)
     for call in _unseeded_loaders(ctx):
         names = [name_of(call.args[0] if call.args else next(
