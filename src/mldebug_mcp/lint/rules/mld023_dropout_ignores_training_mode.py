@@ -91,8 +91,12 @@ def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
         return None  # most calls: a method or function that is no dropout
     name = ctx.call_name(node) or ""
     if name in FUNCTIONAL_DROPOUT:
+        flag = _keyword(node, "training") or (node.args[2] if len(node.args) > 2 else None)
+        if _method_not_flag(flag):
+            return Hit(flag, "training=self.train passes the method, which is always true: dropout stays on at "
+                             "evaluation and inference; pass training=self.training")
         # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
-        return Hit(node) if _keyword(node, "training") is None and len(node.args) < 3 else None
+        return Hit(node) if flag is None else None
     if name in ATTENTION or _kernel(name):
         keyword, index = KERNEL_RATES.get(name.rsplit(".", 1)[-1], ("dropout_p", 4))
         rate = _keyword(node, keyword) or (node.args[index] if len(node.args) > index else None)
@@ -131,6 +135,12 @@ def _inside_mask(call: ast.Call, ctx: ModuleContext) -> bool:
 def _kernel(name: str) -> bool:
     """flash_attn.flash_attn_varlen_func, xformers.ops.memory_efficient_attention (however imported)."""
     return name.rsplit(".", 1)[-1] in KERNEL_RATES and name.split(".", 1)[0] in KERNEL_LIBRARIES
+
+
+def _method_not_flag(flag: ast.expr | None) -> bool:
+    """`self.train` (the nn.Module method, never called) where the flag `self.training` was meant."""
+    return isinstance(flag, ast.Attribute) and flag.attr == "train" and isinstance(flag.value, ast.Name) and (
+        flag.value.id == "self")
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
