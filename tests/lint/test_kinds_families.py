@@ -675,7 +675,61 @@ WRAPPED_QUIET = {
     },
 }
 
-CASES = {**WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+# a pretrained model whose output layer this file replaces: its output is the new layer's
+HEAD = {
+    "resnet_fc_softmax": {
+        "finetune.py": """
+            from torchvision import models
+            model_ft = models.resnet18(pretrained=True)
+            model_ft.fc = nn.Sequential(nn.Linear(model_ft.fc.in_features, 2), nn.Softmax(dim=1))  # MLD001
+            model_ft = model_ft.to("cuda")
+            criterion = nn.CrossEntropyLoss()
+            for inputs, labels in []:
+                outputs = model_ft(inputs)
+                _, preds = torch.max(outputs, 1)
+                loss = criterion(outputs, labels)
+            """,
+    },
+    "vgg_classifier_slot_sigmoid": {
+        "binary.py": """
+            import torchvision
+            vgg = torchvision.models.vgg16(weights="DEFAULT")
+            vgg.classifier[6] = nn.Sequential(nn.Linear(4096, 1), nn.Sigmoid())  # MLD001
+            bce = nn.BCEWithLogitsLoss()
+            for x, y in []:
+                bce(vgg(x).squeeze(1), y.float()).backward()
+            """,
+    },
+    "timm_head_in_a_training_function": {
+        "train.py": """
+            import timm
+            def train_model(model, criterion, loader):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    loss.backward()
+            net = timm.create_model("vit_small_patch16_224", pretrained=True)
+            net.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(384, 10), nn.LogSoftmax(dim=-1))  # MLD001
+            train_model(net, nn.CrossEntropyLoss(), [])
+            """,
+    },
+}
+HEAD_QUIET = {
+    "linear_head_softmax_for_predictions_and_an_nll_head": {
+        "finetune.py": """
+            from torchvision import models
+            model = models.resnet50(pretrained=True)
+            model.fc = nn.Linear(2048, 5)
+            other = models.densenet121(pretrained=True)
+            other.classifier = nn.Sequential(nn.Linear(1024, 5), nn.LogSoftmax(dim=1))
+            for x, y in []:
+                out = model(x)
+                loss = F.cross_entropy(out, y) + F.nll_loss(other(x), y)
+                probs = F.softmax(out, dim=1)
+            """,
+    },
+}
+
+CASES = {**HEAD, **HEAD_QUIET, **WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
          **KEYWORD, **KEYWORD_QUIET}
 
 

@@ -46,6 +46,9 @@ class Callees:
                     return self.returned(ctx.functions[value.id], None, index, depth - 1)
                 if value.id in ctx.classes and not self._bound(value):
                     return None  # Net(x) builds a model
+                head = stores.replaced_head(ctx, value) if index is None else None
+                if head is not None:  # model.fc = nn.Sequential(..., nn.Softmax(1)): its output is the new head's
+                    return self.callee(head, None, depth - 1)
                 bound = self.binding(value, env)
                 if bound is None:
                     if env is None and index is None:  # a model handed in: every call in this file must agree

@@ -114,3 +114,44 @@ def appended(ctx, scope: ast.AST, name: str) -> list[ast.expr]:
     if not ctx.has_text(".append("):
         return []
     return ctx.memo(("kinds-appended",), build).get((scope, name), [])
+
+
+# the attribute that holds the output layer of the models torchvision, timm and pretrained-models build
+HEAD_ATTRS = frozenset({"fc", "classifier", "head", "heads", "last_linear", "_fc"})
+
+
+def replaced_head(ctx, name: ast.Name) -> ast.expr | None:
+    """`model.fc = nn.Sequential(nn.Linear(n, 2), nn.Softmax(dim=1))` (or `model.classifier[6] = ...`) before the
+    use `name`, `name` holding a model built outside this file (`models.resnet18()`): the new output layer."""
+    def build() -> dict:
+        table: dict[tuple, list[ast.Assign]] = {}
+        for node in ctx.by_type.get(ast.Assign, ()):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+                    target = target.value  # classifier[6] = ...
+                if (isinstance(target, ast.Attribute) and target.attr in HEAD_ATTRS
+                        and isinstance(target.value, ast.Name)):
+                    table.setdefault((ctx.scope_of(node), target.value.id), []).append(node)
+        return table
+
+    if not any(map(ctx.has_text, (".fc =", ".classifier", ".head", ".last_linear", "._fc ="))):
+        return None
+    found = ctx.memo(("kinds-heads",), build).get((ctx.scope_of(name), name.id))
+    before = [node for node in found or () if position(node) < position(name)]
+    if not before:
+        return None
+    from .values import reaching_values  # values reads this module's tables
+
+    made = name
+    for _ in range(5):  # model = model.to(device): the model before the move
+        if isinstance(made, ast.Name):
+            reaching = reaching_values(made, ctx)[1]
+            made = reaching[0][0] if reaching and len(reaching) == 1 and reaching[0][1] is None else None
+        elif isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and ctx.call_name(made) is None:
+            made = made.func.value
+        else:
+            break
+    built = ctx.call_name(made) if isinstance(made, ast.Call) else None
+    if built is None or built.startswith("torch.nn.") or built.rsplit(".", 1)[-1] in ctx.classes:
+        return None  # a model of this file: its own forward says what it returns
+    return max(before, key=position).value
