@@ -95,7 +95,12 @@ class ActivationIntoLogitLoss(Rule):
     """What it does: flags softmax, log_softmax or sigmoid outputs passed to a loss that applies
     its own (log-)softmax or sigmoid: CrossEntropyLoss, F.cross_entropy, BCEWithLogitsLoss. The
     finding points at the activation (where the fix goes), naming the loss; a model of another
-    file is reported at the loss, and in its own file at its activation.
+    file is reported at the loss, and in its own file at its activation. The model is followed
+    through factories, wrappers (DataParallel, torch.compile), a replaced pretrained head
+    (`model.fc = nn.Sequential(..., nn.Softmax(1))`), frameworks it is handed to (skorch, skada),
+    a base class's training step, and a dict entry or part (`transformer.decoder`) of a model
+    handed in. Also flags probabilities handed as `logits=`, and a signature whose defaults pair
+    an output Softmax with a CrossEntropyLoss.
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be

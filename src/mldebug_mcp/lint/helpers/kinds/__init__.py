@@ -12,9 +12,15 @@ of the run; methods that keep what the values mean (``.view``, ``.to``, indexing
 slot; ``exp`` of log-probabilities. Unknown is the answer whenever a step is not visible: rules fire on a
 known kind only.
 
+Also: parts joined by torch.cat/stack, models run through a wrapper (DataParallel, torch.compile) or
+with a replaced pretrained head (`model.fc = ...`), a parameter's value asked of the callers (a base class's
+loop calling a subclass's override runs the subclass's forward).
+
 Modules, one job each: vocabulary (the torch names), traced (a kind with its origins), parameters
 (defaults and call sites), stores (assignments other than to a name), values and callees (the two halves of
-the walker), walk (the walker and the questions), facts (what files of one run tell each other).
+the walker), walk (the walker and the questions), roots (the parameter a value comes from, asked of the
+callers), facts (what files of one run tell each other: models, their dict entries and parts, factories,
+subclasses of a base class whose step feeds a loss).
 Nothing here imports the lint package at run time (context.py uses it for the project facts).
 """
 
