@@ -729,7 +729,57 @@ HEAD_QUIET = {
     },
 }
 
-CASES = {**HEAD, **HEAD_QUIET, **WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+# a trainer class of another file whose loss is `given or nn.CrossEntropyLoss()`: the fallback is its default
+TRAINER_DEFAULT = {
+    "fallback_loss_of_a_trainer_class": {
+        "model.py": """
+            class Classifier(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(16, n)
+                def forward(self, x):
+                    x = self.fc(x)
+                    return F.softmax(x, dim=1)  # MLD001
+            """,
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, criterion=None, device="cuda"):
+                    self.model = model.to(device)
+                    self.criterion = criterion or nn.CrossEntropyLoss()
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.criterion(self.model(x), y).backward()
+            """,
+        "run.py": """
+            from model import Classifier
+            from trainer import Trainer
+            Trainer(Classifier(10)).fit([])
+            """,
+    },
+}
+TRAINER_DEFAULT_QUIET = {
+    "nll_fallback_with_a_log_softmax_model": {
+        "model.py": """
+            class Classifier(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(16, n)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)
+            """,
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, criterion=None):
+                    self.model = model
+                    self.criterion = criterion or nn.NLLLoss()
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.criterion(self.model(x), y).backward()
+            """,
+    },
+}
+
+CASES = {**TRAINER_DEFAULT, **TRAINER_DEFAULT_QUIET, **HEAD, **HEAD_QUIET, **WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
          **KEYWORD, **KEYWORD_QUIET}
 
 

@@ -142,7 +142,8 @@ def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource
             else:
                 value = callee  # self.DEFAULT_LOSS_CLS(): the class the attribute holds
         elif isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
-            value = value.values[-1]  # loss or nn.BCEWithLogitsLoss(): the fallback when none is given
+            value = value.values[-1]  # loss or nn.BCEWithLogitsLoss(): the fallback when none is given, a default
+            default = True
         elif isinstance(value, ast.Name | ast.Attribute):
             name = ctx.qualname(value)
             if name is not None:
