@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # the pydantic catalogue or the snapshot's facts (snapshot.py
     from .catalogue import Catalogue, Cause
 
 # Likelihood factors (our judgement, then tuned on real forum threads and the case base: benchmarks/triage_tune.py).
-TEXT_BETA = 24.0         # exp(TEXT_BETA * text score): how far wording alone can move a cause
+TEXT_BETA = 1.5          # exp(TEXT_BETA * text score): how far wording alone can move a cause (the score is a
+                         # sum of standardised fits, matcher.py)
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
 SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
@@ -29,7 +30,7 @@ OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that d
 # The factors are treated as independent though they are not (the same wording moves several of them), which
 # makes raw weights overconfident; dividing the log-weights by this brings the mean weight of the front
 # runner close to how often it is right on real forum wording (benchmarks/triage_tune.py).
-TEMPERATURE = 4.0
+TEMPERATURE = 3.5  # a/b/c: front runner's mean weight 0.30, right 33% of the time
 MIN_DOMAIN_WORDS = 2     # distinct context words needed to call a description LLM, RL or PINN work
 
 

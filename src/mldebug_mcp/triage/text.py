@@ -135,7 +135,16 @@ def tokens(text: str) -> list[str]:
             continue  # bare numbers say little on their own; the concepts catch the telling ones (0, 100%)
         elif len(raw) > 1:
             found.append(stem(raw))
+            found.extend(_identifier_words(raw))
     return found + concepts(lowered)
+
+
+def _identifier_words(raw: str) -> list[str]:
+    """The words of a snake_case identifier ('cur_target' -> 'cur', 'target'), besides the identifier itself: a
+    report's own variable names are rarely the catalogue's, their words often are (case-base CV top-3 +0.8 points)."""
+    if "_" not in raw.strip("_"):
+        return []
+    return [stem(part) for part in raw.split("_") if len(part) > 1 and part not in STOPWORDS and not part.isdigit()]
 
 
 _TRIED = re.compile(
