@@ -141,7 +141,8 @@ def tokens(text: str) -> list[str]:
 
 def _identifier_words(raw: str) -> list[str]:
     """The words of a snake_case identifier ('cur_target' -> 'cur', 'target'), besides the identifier itself: a
-    report's own variable names are rarely the catalogue's, their words often are (case-base CV top-3 +0.8 points)."""
+    report's own variable names are rarely the catalogue's, their words often are (case-base CV top-3 +0.8 points
+    when added, benchmarks/triage_retrieval.py)."""
     if "_" not in raw.strip("_"):
         return []
     return [stem(part) for part in raw.split("_") if len(part) > 1 and part not in STOPWORDS and not part.isdigit()]
