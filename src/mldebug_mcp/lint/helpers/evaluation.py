@@ -114,7 +114,8 @@ def model_like(func: ast.AST, ctx: ModuleContext) -> bool:
 
 def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     name = ident(func)
-    if name is None or ctx.qualname(func) is not None or name in ctx.functions:
+    if name is None or ctx.qualname(func) is not None or name in ctx.functions or (
+            isinstance(func, ast.Name) and name in _relatively_imported(ctx)):
         return False  # imported or local callables are constructors/functions, not model instances
     if name == "self":
         cls = ctx.enclosing_class(func)
@@ -155,6 +156,12 @@ MODULE_METHODS = {"parameters", "named_parameters", "modules", "named_modules", 
 BUILDER = {"get", "build", "load", "create", "make", "init", "setup", "construct", "instantiate", "restore"}
 BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifier", "embedder", "module",
          "detector", "segmentor", "recognizer", "generator", "discriminator"}  # mmdet's build_detector(cfg)...
+
+
+def _relatively_imported(ctx: ModuleContext) -> set[str]:
+    """Names bound by `from .core import _TimesNet` (no qualified name here): classes or functions."""
+    return ctx.memo(("relative-imports",), lambda: {
+        a.asname or a.name for n in ctx.by_type.get(ast.ImportFrom, ()) if n.level for a in n.names})
 
 
 def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
