@@ -15,6 +15,7 @@ from collections import defaultdict
 from keyword import iskeyword
 
 from .helpers import kinds
+from .project_facts import LocalFacts, ProjectIndex
 
 ACTIVATIONS = {
     "torch.softmax": "softmax",
@@ -323,50 +324,19 @@ class ModuleContext:
         return None
 
     def local_returns(self) -> dict[str, str]:
-        """What the project index tells the other files of the run: the kind of value (helpers/kinds/)
-        returned by each top-level function and each class's forward, and which models of other files feed
-        a loss here (`fed:<Model>`, helpers/losses.py), which functions call set_epoch (helpers/loader_sites.py),
-        whether each class's update-like method keeps what it is given (helpers/accum_meters.py), and whether
-        each function switches a model to eval mode (helpers/modes_facts.py)."""
-        # these helpers import this module: imported when first asked
-        from .helpers.accum_meters import meter_facts
-        from .helpers.loader_sites import epoch_setters
-        from .helpers.losses import fed_facts
-        from .helpers.modes_facts import mode_facts
-
-        return {**kinds.project_facts(self), **fed_facts(self), **epoch_setters(self), **meter_facts(self),
-                **mode_facts(self)}
+        """What the project index tells the other files of the run, all of it (LocalFacts computes the costly
+        part only when asked): the kind of value (helpers/kinds/) returned by each top-level function and each
+        class's forward, and which models of other files feed a loss here (`fed:<Model>`, helpers/losses.py),
+        which functions call set_epoch (helpers/loader_sites.py), whether each class's update-like method keeps
+        what it is given (helpers/accum_meters.py), and whether each function switches a model to eval mode
+        (helpers/modes_facts.py)."""
+        facts = LocalFacts(self)
+        facts.tell_all()
+        return facts.known
 
 
 def _is_class_name(qualname: str) -> bool:
     return qualname.rsplit(".", 1)[-1][:1].isupper()
-
-
-class ProjectIndex:
-    """Facts about every file of one lint run that rules in another file may need."""
-
-    def __init__(self, returns: dict[str, str] | None = None) -> None:
-        # class name (its forward) or function name -> kind of value it returns (helpers/kinds/: softmax,
-        # sigmoid, log_softmax, relu, logits); `Name/0` for an element of a returned tuple; `fed:Name` -> where
-        # a loss of another file takes that model's output
-        self.returns = returns if returns is not None else {}
-        # names asked about but not known: if another file defines one, this file is checked again
-        self.asked: set[str] = set()
-
-    def kind_returned_by(self, name: str) -> str | None:
-        found = self.returns.get(name)
-        if found is None:
-            self.asked.add(name)
-        return found
-
-    def fed_to(self, name: str) -> str | None:
-        """Where another file's loss that expects logits takes the output of the model `name` ('*': of any
-        model handed to a trainer), as 'CrossEntropyLoss in train.py:12'; None when no file says so."""
-        return self.kind_returned_by(kinds.FED + name)
-
-    def activation_returned_by(self, name: str) -> str | None:
-        found = self.kind_returned_by(name)
-        return found if found in kinds.ACTIVATIONS else None
 
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..models.lint import Finding, LintReport
 from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
-from .context import ModuleContext, ProjectIndex, build_context
+from .context import ModuleContext, build_context
 from .notebook import (
     MAX_NOTEBOOK_BYTES,
     NotANotebook,
@@ -34,6 +34,7 @@ from .notebook import (
     in_cells,
     read_notebook,
 )
+from .project_facts import LocalFacts, ProjectIndex, RunFacts
 from .registry import RULES
 from .rule import Rule
 
@@ -284,8 +285,11 @@ def lint_source(source: str, path: str = "<source>", settings: LintSettings | No
         ctx, problem = parse_source(source, path)
         if problem is not None:
             return [problem]
-        ctx.project = ProjectIndex(returns=ctx.local_returns())
-        return check_module(ctx, active_rules(settings or LintSettings()))
+        ctx.project = ProjectIndex(local=LocalFacts(ctx))
+        try:
+            return check_module(ctx, active_rules(settings or LintSettings()))
+        finally:
+            ctx.project = None  # the facts refer to the module: no cycle left to the collector
     except (RecursionError, MemoryError) as exc:
         return [_too_complex(path, exc)]
 
@@ -325,12 +329,13 @@ def _excluded(path: Path, settings: LintSettings) -> bool:
 
 
 class _FileOutcome:
-    __slots__ = ("asked", "findings", "foreign", "path", "returns")
+    __slots__ = ("asked", "findings", "foreign", "path", "returns", "untold")
 
     def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str],
-                 foreign: bool = False) -> None:
+                 foreign: bool = False, untold: frozenset[str] = frozenset()) -> None:
         self.path, self.findings = path, findings
-        self.returns = returns  # what this file tells others
+        self.returns = returns  # what this file tells others (LocalFacts: what was computed)
+        self.untold = untold  # the keys it may also tell, not computed yet: computed if another file asks one
         self.asked = asked  # names this file asked the project about and did not get
         self.foreign = foreign  # a notebook in another language: reported when named, passed over in a walk
 
@@ -344,24 +349,46 @@ def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectI
 
 
 def _check_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None) -> _FileOutcome:
+    ctx, notebook, outcome = _parsed(path, roots)
+    if outcome is not None:
+        return outcome
+    local = LocalFacts(ctx)
+    ctx.project = ProjectIndex(returns=index.returns if index else {}, local=local)
+    try:
+        findings = in_cells(check_module(ctx, active_rules(settings)), notebook)
+    finally:
+        # the facts refer to the module: the cycle would keep every tree of the run alive (no collector runs)
+        project, ctx.project = ctx.project, None
+    return _FileOutcome(path, findings, local.known, project.asked, untold=local.untold())
+
+
+def _parsed(path: Path, roots: Roots) -> tuple[ModuleContext | None, NotebookModule | None, _FileOutcome | None]:
+    """One file read and indexed, with its notebook if it is one; else the outcome that says why not."""
     notebook = None
     if is_notebook(path):
         notebook, problem = read_notebook_module(path, roots)
         source = notebook.source if notebook is not None else None
         if notebook is not None and not notebook.is_python:
-            return _FileOutcome(path, [_problem(str(path), f"not checked: a {notebook.language} notebook; lint "
-                                                           "checks Python notebooks", fix=FIX_FOREIGN_NOTEBOOK)],
-                                {}, set(), foreign=True)
+            return None, None, _FileOutcome(path, [_problem(str(path), f"not checked: a {notebook.language} "
+                                                                       "notebook; lint checks Python notebooks",
+                                                            fix=FIX_FOREIGN_NOTEBOOK)], {}, set(), foreign=True)
     else:
         source, problem = read_source(path, roots)
     if problem is None:
         ctx, problem = parse_source(source, str(path), notebook is not None)
     if problem is not None:
-        return _FileOutcome(path, in_cells([problem], notebook), {}, set())
-    local = ctx.local_returns()
-    ctx.project = ProjectIndex(returns={**(index.returns if index else {}), **local})
-    findings = in_cells(check_module(ctx, active_rules(settings)), notebook)
-    return _FileOutcome(path, findings, local, ctx.project.asked)
+        return None, None, _FileOutcome(path, in_cells([problem], notebook), {}, set())
+    return ctx, notebook, None
+
+
+def _all_told(outcome: _FileOutcome, roots: Roots) -> dict[str, str]:
+    """Every fact a file tells, its lazy families included: read and indexed again, as another file asked a key
+    they may tell (rare: most keys are asked by the file that tells them, while it is checked)."""
+    try:
+        ctx, _, problem = _parsed(outcome.path, roots)
+        return outcome.returns if problem is not None else ctx.local_returns()
+    except (RecursionError, MemoryError):  # the first pass checked it, so only a changed file gets here
+        return outcome.returns
 
 
 def _lint_files(files: list[Path], settings: LintSettings, roots: Roots = None) -> list[_FileOutcome]:
@@ -374,13 +401,12 @@ def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings, ro
     Each file is first checked alone (its tree is freed right after, which keeps memory flat
     and one parse per file for almost every file); cross-file facts are applied afterwards.
     """
-    merged: dict[str, str] = {}
-    for outcome in outcomes:
-        merged.update(outcome.returns)
-    index = ProjectIndex(returns=merged)
+    told = RunFacts([o.returns for o in outcomes], [o.untold for o in outcomes],
+                    lambda number: _all_told(outcomes[number], roots))
+    index = ProjectIndex(returns=told)
     findings: list[Finding] = []
     for outcome in outcomes:
-        if outcome.asked & merged.keys():
+        if any(told.get(name) is not None for name in outcome.asked):
             outcome = _lint_file(outcome.path, settings, roots, index)
         findings.extend(outcome.findings)
     return findings

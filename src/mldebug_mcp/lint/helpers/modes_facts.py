@@ -59,6 +59,13 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
     return ctx.memo(("modes", "facts"), compute)
 
 
+def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
+    """Every key mode_facts may tell, without the analysis: the engine computes the facts only when a file of
+    the run asks one of them (most files' functions are never asked about). Keep in step with mode_facts."""
+    module = _module_name(ctx.path)
+    return frozenset(f"{MODE_FACT}{module}.{name}" for name in ctx.functions)
+
+
 def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:
     """Names assigned a copy (`deepcopy(model)`, `copy.copy(net)`): switching them leaves the original alone."""
     return {t.id for n in own_nodes(func, ctx) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
