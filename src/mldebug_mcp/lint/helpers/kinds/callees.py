@@ -204,9 +204,14 @@ class Callees:
                 found.append(arg)
                 continue
             listed = ctx.resolve(arg.value)
-            if (not isinstance(listed, ast.List | ast.Tuple) or any(isinstance(e, ast.Starred) for e in listed.elts)
-                    or (isinstance(arg.value, ast.Name) and stores.changed_in_place(ctx, arg.value))):
+            if not isinstance(listed, ast.List | ast.Tuple) or any(isinstance(e, ast.Starred) for e in listed.elts):
                 return None
+            if isinstance(arg.value, ast.Name) and stores.changed_in_place(ctx, arg.value):
+                grown = stores.grown_list(ctx, arg.value, listed)  # layers.append(nn.Softmax(1)) before the call
+                if grown is None:
+                    return None
+                found.extend(grown)
+                continue
             found.extend(listed.elts)
         if len(found) == 1:  # nn.Sequential(OrderedDict([("fc", nn.Linear(...)), ("act", nn.Softmax())]))
             named = ctx.resolve(found[0])

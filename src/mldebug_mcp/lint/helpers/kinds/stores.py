@@ -155,3 +155,36 @@ def replaced_head(ctx, name: ast.Name) -> ast.expr | None:
     if built is None or built.startswith("torch.nn.") or built.rsplit(".", 1)[-1] in ctx.classes:
         return None  # a model of this file: its own forward says what it returns
     return max(before, key=position).value
+
+
+def grown_list(ctx, name: ast.Name, start: ast.List | ast.Tuple) -> list[ast.expr] | None:
+    """The elements of the list `name` holds where it is used, grown from `start` by `name.append(x)`,
+    `name.extend([...])` or `name += [...]` in its scope (a loop appends each block, then the head): in order of
+    the code, or None when it is changed otherwise or the last change sits in a branch the use is not in."""
+    from .values import conditional  # values reads this module's tables
+
+    scope = ctx.scope_of(name)
+    changes: list[tuple[ast.AST, list[ast.expr]]] = []
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == name.id
+                and ctx.scope_of(call) is scope):
+            continue
+        if callee.attr == "append" and len(call.args) == 1:
+            changes.append((call, [call.args[0]]))
+        elif callee.attr == "extend" and len(call.args) == 1 and isinstance(call.args[0], ast.List | ast.Tuple):
+            changes.append((call, list(call.args[0].elts)))
+        else:
+            return None  # insert, pop, reverse...: the order is not visible
+    for node in ctx.by_type.get(ast.AugAssign, ()):
+        if isinstance(node.target, ast.Name) and node.target.id == name.id and ctx.scope_of(node) is scope:
+            if not isinstance(node.value, ast.List | ast.Tuple):
+                return None
+            changes.append((node, list(node.value.elts)))
+    changes = sorted((c for c in changes if position(c[0]) < position(name)), key=lambda c: position(c[0]))
+    if not changes or conditional(changes[-1][0], name, ctx):
+        return None
+    grown = list(start.elts)
+    for _, elements in changes:
+        grown.extend(elements)
+    return None if any(isinstance(e, ast.Starred) for e in grown) else grown
