@@ -29,9 +29,10 @@ def _result(body: str):
          "result = seq(z)\n"), "softmax"),
         (("seq = nn.Sequential()\nseq.add_module('sm', nn.Softmax())\nseq.add_module('fc', nn.Linear(2, 2))\n"
          "result = seq(z)\n"), "logits"),
-        # from a list literal, unless the list is changed in place
+        # from a list literal, grown by append before the call; unknown when changed in another way
         ("layers = [nn.Linear(2, 2), nn.Sigmoid()]\nresult = nn.Sequential(*layers)(z)\n", "sigmoid"),
-        ("layers = [nn.Linear(2, 2)]\nlayers.append(nn.Sigmoid())\nresult = nn.Sequential(*layers)(z)\n", None),
+        ("layers = [nn.Linear(2, 2)]\nlayers.append(nn.Sigmoid())\nresult = nn.Sequential(*layers)(z)\n", "sigmoid"),
+        ("layers = [nn.Linear(2, 2), nn.Sigmoid()]\nlayers.pop()\nresult = nn.Sequential(*layers)(z)\n", None),
         ("result = nn.Sequential(OrderedDict([('fc', nn.Linear(2, 2)), ('act', nn.LogSoftmax(1))]))(z)\n",
          "log_softmax"),
         # an `if` that may skip the assignment: both values must agree
