@@ -366,3 +366,60 @@ def test_a_sampler_feeding_outputs_back_on_a_model_the_script_loads():
     assert _lines(library, "diffusion_utils.py") == []
     assert _lines(SAMPLER.format(fix="model.eval()").replace(
         'print(decode(lm,', 'print(decode(lm.eval(),'), "run_diffusion.py") == []
+
+
+# inference scripts and functions of the family: a test script over a loader, a service function running a
+# module-level model, a sampling script; their fixed twins (a model built with .eval() chained and run under
+# inference_mode, a from_pretrained model, in eval mode already) stay quiet
+TEST_SCRIPT = """
+    import torch
+    from model import ResNetClassifier
+
+    net = ResNetClassifier(num_classes=10)
+    net.load_state_dict(torch.load("best.pt")["state_dict"])
+    net = net.cuda()
+    correct = 0
+    for images, labels in test_loader:
+        correct += (net(images.cuda()).argmax(1).cpu() == labels).sum().item()
+"""
+SERVICE = """
+    import torch
+    from nets import UNet
+
+    segmenter = UNet(3, 2){chain}
+    segmenter.load_state_dict(torch.load("unet.pth"))
+
+    @torch.inference_mode()
+    def segment(img):
+        return segmenter(img).argmax(1).numpy()
+"""
+SAMPLE_SCRIPT = """
+    import torch
+    from gpt import GPT, GPTConfig
+
+    checkpoint = torch.load("ckpt.pt")
+    gpt = GPT(GPTConfig(**checkpoint["model_args"]))
+    gpt.load_state_dict(checkpoint["model"])
+    gpt.to("cuda")
+    with torch.no_grad():
+        print(gpt.generate(torch.zeros((1, 1), dtype=torch.long), 200)[0].tolist())
+"""
+HF_SERVICE = """
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    clf = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+
+    def predict(batch):
+        with torch.no_grad():
+            return clf(**batch).logits.argmax(-1)
+"""
+
+
+def test_inference_scripts_and_functions_of_the_family():
+    assert _lines(TEST_SCRIPT, "test.py") == [7]  # after the model is set up (moved)
+    assert _lines(SERVICE.format(chain=""), "app.py") == [6]  # after the module-level load
+    assert _lines(SERVICE.format(chain=".eval()"), "app.py") == []
+    assert _lines(SAMPLE_SCRIPT, "sample.py") == [8]
+    assert _lines(SAMPLE_SCRIPT.replace('gpt.to("cuda")', 'gpt.to("cuda").eval()'), "sample.py") == []
+    assert _lines(HF_SERVICE, "serve.py") == []

@@ -127,6 +127,8 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
         return model_class(ctx.classes[built], ctx)  # clf = Net(), not builder = ExprBuilder()
     if built.startswith("torch.nn.") and built[9:10].isupper() and not built.endswith("Loss"):
         return True  # mlp = nn.Sequential(...)
+    if IMPORTED_MODEL_CLASS.search(built.rsplit(".", 1)[-1]) or (built and _given_weights_and_moved(func, ctx)):
+        return True  # segmenter = UNet(3, 2); gpt = GPT(cfg) given a state dict and moved to the GPU
     lowered = name.lower()
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
         return True
@@ -156,6 +158,22 @@ MODULE_METHODS = {"parameters", "named_parameters", "modules", "named_modules", 
 BUILDER = {"get", "build", "load", "create", "make", "init", "setup", "construct", "instantiate", "restore"}
 BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifier", "embedder", "module",
          "detector", "segmentor", "recognizer", "generator", "discriminator"}  # mmdet's build_detector(cfg)...
+
+
+# an imported class named for a network (UNet, ResNet50, GPTModel), not a config or data model
+IMPORTED_MODEL_CLASS = re.compile(r"^[A-Z]\w*(Net|Network|Model)\d*$")
+
+
+def _given_weights_and_moved(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Built from a class, given a state dict and moved to a device: only a module is (an optimiser is
+    given a state dict but never moved)."""
+    key = _key(func)
+    calls = ctx.memo(("evaluation", "weights-and-moves"), lambda: (
+        {_key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+         if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"},
+        {_key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+         if isinstance(c.func, ast.Attribute) and c.func.attr in {"to", "cuda"}}))
+    return key is not None and key in calls[0] and key in calls[1]
 
 
 def _relatively_imported(ctx: ModuleContext) -> set[str]:

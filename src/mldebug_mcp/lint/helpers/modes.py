@@ -92,6 +92,8 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
                 for target in node.targets:
                     if isinstance(target, ast.Attribute) and target.attr == "training":
                         found.append(Switch(node, key_of(target.value), SET))
+                    elif isinstance(node.value, ast.Call) and key_of(target) and _chained_eval(node.value):
+                        found.append(Switch(node, key_of(target), EVAL))  # net = UNet(3, 2).to(dev).eval()
                     elif depth > 0 and isinstance(node.value, ast.Call) and key_of(target):
                         mode = _returned_mode(node.value, scope, ctx, depth)
                         if mode is not None:
@@ -99,6 +101,16 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
         return sorted(found, key=lambda s: position(s.node))
 
     return ctx.memo(("mode-switches", id(scope), depth), compute)
+
+
+def _chained_eval(value: ast.Call) -> bool:
+    """`.eval()` (or `.train(False)`) in the chain of calls that builds the value: `Net().to(d).eval()`."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr == "eval" and not value.args or value.func.attr == "train" and value.args and (
+                isinstance(value.args[0], ast.Constant) and value.args[0].value is False):
+            return True
+        value = value.func.value
+    return False
 
 
 def _helper_switches(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: int) -> list[Switch]:

@@ -33,7 +33,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     if setup:
         return _end_of(setup[-1])
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
-        return _class_setup(scope, key, ctx) or _opening(scope)  # unless the class loads it to predict
+        # unless the class loads it to predict, or the script builds it at module level
+        return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _opening(scope)
     if loops:
         return _wrapper(loops[-1], ctx)
     return top
