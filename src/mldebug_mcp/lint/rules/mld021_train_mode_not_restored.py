@@ -107,7 +107,8 @@ class TrainModeNotRestored(Rule):
                 continue  # model.train() itself, even where a class of this file defines a train() method
             evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
             model_node = evaluation.func.value if evaluation is not None else _foreign_leaving_eval(call, ctx)
-            if model_node is None or any(j > i for j in restores) or not _trained_model(model_node, ctx):
+            if model_node is None or any(j > i for j in restores) or not (
+                    _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
             # an unconditional eval() before backward trains in eval mode on purpose (frozen BN)
             if i < backward and not _conditional(call, node, ctx):
@@ -149,6 +150,14 @@ def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleCont
         top = next(a for a in [probe, *ctx.ancestors(probe)] if ctx.parent(a) is scope or a is scope)
         return key, _EndOf(top)
     return None
+
+
+def _runs_in_step(model: ast.AST, step_calls: list[ast.Call], ctx: ModuleContext) -> bool:
+    """Whatever its name (G, D, f), the module runs in the training step before backward(), unless it is
+    named as a frozen copy (teacher, EMA, target)."""
+    key = ast.unparse(model)
+    return not FROZEN & set(tokens(ident(model) or "")) and any(_runs(c, key) and (c.args or c.keywords)
+                                                                for c in step_calls)
 
 
 def _hands(call: ast.Call, key: str) -> bool:
