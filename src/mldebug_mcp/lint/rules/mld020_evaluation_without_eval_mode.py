@@ -59,12 +59,17 @@ class EvaluationWithoutEvalMode(Rule):
     also what has .parameters() called on it, comes from a model builder (get_model()), or is moved to a
     device and called. Evaluation: its input is val/test data, or it decodes with .generate(), or it runs
     under no_grad in code named for evaluation or inference that does not train, or in an evaluation
-    function, or (in a file that never trains) its gathered outputs come from a loop, no_grad or
-    prediction/deployment code. Training mode: never switched with .eval() (nor by an enclosing function,
+    function (also one whose callers run it with autograd off), or (in a file that never trains) its gathered
+    outputs come from a loop, no_grad or prediction/deployment code, or it samples iteratively under no_grad
+    (its output fed back as its next input), or it is the pretrained network of a metric class (Inception for
+    FID) run by methods whose callers disable autograd. Training mode: never switched with .eval() (nor by an enclosing function,
     a caller in this file, or a loader of this file or of the run that switches it), or .train() just
     before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
     .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model
-    class that loads its own shipped weights in __init__ without self.eval(). Quiet for Lightning/HF hooks,
+    class that loads its own shipped weights in __init__ without self.eval(). The finding goes where the fix
+    goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
+    function handed the model (past its docstring, argument checks and log lines), after the module-level
+    setup of a global model. Quiet for Lightning/HF hooks,
     a model's own methods, unit tests, export code, frozen copies (teacher, EMA, target), models without
     dropout/BatchNorm, from_pretrained models, wrapper classes built from weights, models handed in by a
     caller to inference helpers, and Monte Carlo dropout. The finding is where the fix goes.

@@ -31,7 +31,11 @@ class TrainModeNotRestored(Rule):
     or of another file of the run: `utils.validate(model, val_loader)`) counts as the eval(), and one that
     leaves the model in training mode (`train_one_epoch()` of another file) as the train(). Also flags an eval() repeated after the evaluation where train() was meant
     (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
-    current training step (called every n steps) that returns with the model still in eval mode.
+    current training step (called every n steps) that returns with the model still in eval mode, and a
+    model put in eval mode and evaluated before a training loop (a probe, a baseline score) that then trains
+    it without train(). A model is trained when named like one, built as one, or run in the training step
+    (G, D). Reported where train() goes: at the top of each iteration when a train() sits right before the
+    loop, else after the periodic evaluation block (or the call).
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
     running statistics. Nothing fails; the model just converges to something worse.
