@@ -423,3 +423,32 @@ def test_inference_scripts_and_functions_of_the_family():
     assert _lines(SAMPLE_SCRIPT, "sample.py") == [8]
     assert _lines(SAMPLE_SCRIPT.replace('gpt.to("cuda")', 'gpt.to("cuda").eval()'), "sample.py") == []
     assert _lines(HF_SERVICE, "serve.py") == []
+
+
+# a global model the script trains and then tests: eval() belongs at the top of test(), not at its setup
+TRAIN_THEN_TEST = """
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(nn.Linear(10, 64), nn.Dropout(0.5), nn.Linear(64, 2))
+    opt = torch.optim.Adam(model.parameters())
+
+    def train(loader):
+        model.train()
+        for x, y in loader:
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+
+    def test(loader):
+        correct = 0
+        with torch.no_grad():
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+        return correct
+"""
+
+
+def test_a_trained_global_is_switched_in_the_test_function():
+    assert _lines(TRAIN_THEN_TEST, "main.py") == [16]  # correct = 0, the top of test()
+    assert _lines(TRAIN_THEN_TEST.replace("correct = 0", "model.eval()\n        correct = 0"), "main.py") == []

@@ -53,10 +53,21 @@ def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | Non
     """A function using a model the script builds at module level (`inception = InceptionV3().cuda()`
     under `if __name__ == "__main__":`): model.eval() goes right after that setup."""
     root = key.split(".")[0]
-    if isinstance(scope, ast.Module) or root == "self" or root in ctx.bindings.get(scope, {}):
-        return None
+    if isinstance(scope, ast.Module) or root == "self" or root in ctx.bindings.get(scope, {}) or _trained(key, ctx):
+        return None  # a global the file trains: eval() belongs in the evaluating function
     setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
     return _end_of(setup[-1]) if setup else None
+
+
+def _trained(key: str, ctx: ModuleContext) -> bool:
+    """The file hands the model's parameters to something (an optimiser) or runs it where it trains."""
+    for call in ctx.by_type.get(ast.Call, ()):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "parameters" and key_of(func.value) == key:
+            return True
+        if key_of(func) == key and scope_trains(ctx.scope_of(call), ctx):
+            return True
+    return False
 
 
 def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
