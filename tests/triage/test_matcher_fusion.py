@@ -39,3 +39,22 @@ def test_the_words_of_a_snake_case_identifier_are_tokens_too():
     found = tokens("my cur_target tensor and the loss_scale")
     assert {"cur_target", stem("target"), "loss_scale", stem("loss"), stem("scale")} <= set(found)
     assert tokens("fp16") == ["fp16"]  # an identifier without underscores stays one token
+
+
+def test_a_category_whose_causes_fit_lifts_its_members():
+    """category_fits: raising one cause's text fit raises the family score of its siblings, not of other categories."""
+    from mldebug_mcp.triage import ranking
+
+    catalogue = bundled().catalogue
+    by_category: dict[str, list[str]] = {}
+    for cause in catalogue.causes.values():
+        by_category.setdefault(cause.category, []).append(cause.id)
+    data, other = by_category["data"], by_category["loss"]
+    text = {cause_id: 0.0 for cause_id in catalogue.causes}
+    text[data[0]] = 1.0
+    before = ranking.category_fits(catalogue, text)
+    text[data[0]] = 5.0
+    after = ranking.category_fits(catalogue, text)
+    assert after[data[1]] > before[data[1]]
+    assert after[data[1]] > after[other[0]]
+    assert ranking.category_fits(catalogue, {}) == {}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .description import Description
-from .matcher import CauseIndex, TextFit
+from .matcher import CauseIndex, TextFit, standardised
 
 if TYPE_CHECKING:  # the pydantic catalogue or the snapshot's facts (snapshot.py): the ranking reads either
     from .catalogue import Catalogue, Cause
@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # the pydantic catalogue or the snapshot's facts (snapshot.py
 # Likelihood factors (our judgement, then tuned on real forum threads and the case base: benchmarks/triage_tune.py).
 TEXT_BETA = 1.5          # exp(TEXT_BETA * text score): how far wording alone can move a cause (the score is a
                          # sum of standardised fits, matcher.py)
+# exp(CATEGORY_WEIGHT * z): the fit of the cause's whole category (category_fits); on a/b/c forum top-3 55% -> 58%,
+# case-base CV top-10 86.4% -> 86.6% (benchmarks/triage_retrieval.py), flat from 0.3 to 1.0.
+CATEGORY_WEIGHT = 0.6
 SIGNAL_FACTOR = 3.0      # an observation the cause predicts (the commonest kind; rarer ones count more)
 SIGNAL_POWER = 0.5       # how much more a rare observation counts (0: all alike)
 CONTRADICT_FACTOR = 0.15  # an observation that argues against the cause
@@ -30,7 +33,7 @@ OFF_DOMAIN_FACTOR = 0.4  # a domain cause when nothing says the run is in that d
 # The factors are treated as independent though they are not (the same wording moves several of them), which
 # makes raw weights overconfident; dividing the log-weights by this brings the mean weight of the front
 # runner close to how often it is right on real forum wording (benchmarks/triage_tune.py).
-TEMPERATURE = 3.5  # a/b/c: front runner's mean weight 0.30, right 33% of the time
+TEMPERATURE = 3.5  # a/b/c: front runner's mean weight 0.33, right 33% of the time
 MIN_DOMAIN_WORDS = 2     # distinct context words needed to call a description LLM, RL or PINN work
 
 
@@ -74,17 +77,35 @@ def signal_strengths(catalogue: Catalogue) -> dict[str, float]:
     return {key: math.log(SIGNAL_FACTOR) + SIGNAL_POWER * math.log(most / n) for key, n in producers.items()}
 
 
+def category_fits(catalogue: Catalogue, text: dict[str, float]) -> dict[str, float]:
+    """Per cause, how well the words fit its category as a whole: the log-sum-exp of its category's text
+    log-weights, standardised over the causes. A report whose words point at a family of causes (several data
+    causes fit a little) lifts that family's members, and the one whose own wording is thin with them."""
+    if not text:
+        return {}
+    members: dict[str, list[float]] = {}
+    for cause_id, value in text.items():
+        members.setdefault(catalogue.causes[cause_id].category, []).append(value)
+    pooled = {}
+    for category, values in members.items():
+        top = max(values)
+        pooled[category] = top + math.log(sum(math.exp(v - top) for v in values))
+    ids = list(text)
+    return dict(zip(ids, standardised([pooled[catalogue.causes[c].category] for c in ids])))
+
+
 def score_causes(catalogue: Catalogue, index: CauseIndex, description: Description, stated: list[str],
                  read: list[str], lint_codes: list[str], domains: list[str]) -> list[Scored]:
     """Every cause with its normalised weight, most probable first."""
     fits = index.fit(description, tuple(stated)) if description.text.strip() else {}
     empty = TextFit(0.0, None, ())
     strength = signal_strengths(catalogue)
+    family = category_fits(catalogue, {c: TEXT_BETA * f.score for c, f in fits.items()})
     scored = []
     for cause in catalogue.causes.values():
         prior = catalogue.prior(cause)
         fit = fits.get(cause.id, empty)
-        item = Scored(cause, prior, math.log(prior) + TEXT_BETA * fit.score, fit)
+        item = Scored(cause, prior, math.log(prior) + TEXT_BETA * fit.score + CATEGORY_WEIGHT * family.get(cause.id, 0.0), fit)
         for keys, weight in ((stated, 1.0), (read, READ_STRENGTH)):
             hits = [k for k in keys if k in cause.signals and k not in item.signals]
             item.signals += hits
