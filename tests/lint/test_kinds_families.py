@@ -779,7 +779,121 @@ TRAINER_DEFAULT_QUIET = {
     },
 }
 
-CASES = {**TRAINER_DEFAULT, **TRAINER_DEFAULT_QUIET, **HEAD, **HEAD_QUIET, **WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
+# a model handed by a third file to another file's class or function whose loss takes it (the loss handed too)
+HANDOFF = {
+    "lightning_wrapper_class": {
+        "model.py": """
+            class MyNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)  # MLD001
+            """,
+        "lit.py": """
+            import pytorch_lightning as pl
+            class LitModel(pl.LightningModule):
+                def __init__(self, model, lr=1e-3):
+                    super().__init__()
+                    self.model = model
+                def training_step(self, batch, idx):
+                    x, y = batch
+                    return F.cross_entropy(self.model(x), y)
+            """,
+        "train.py": """
+            from model import MyNet
+            from lit import LitModel
+            net = MyNet()
+            lit = LitModel(net, lr=0.1)
+            """,
+    },
+    "engine_function_with_a_handed_criterion": {
+        "models.py": """
+            class ConvNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)  # MLD001
+            """,
+        "engine.py": """
+            def train_one_epoch(model, criterion, data_loader, optimizer):
+                model.train()
+                for samples, targets in data_loader:
+                    outputs = model(samples)
+                    loss = criterion(outputs, targets)
+                    loss.backward()
+            """,
+        "main.py": """
+            from models import ConvNet
+            from engine import train_one_epoch
+            model = ConvNet().cuda()
+            criterion = nn.CrossEntropyLoss()
+            train_one_epoch(model, criterion, [], None)
+            """,
+    },
+    "trainer_keywords_and_a_factory": {
+        "nets.py": """
+            class Scorer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))  # MLD001
+            def build_scorer():
+                return Scorer()
+            """,
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, criterion, epochs=1):
+                    self.model = model
+                    self.criterion = criterion
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.criterion(self.model(x), y).backward()
+            """,
+        "run.py": """
+            from nets import build_scorer
+            from trainer import Trainer
+            Trainer(model=build_scorer(), criterion=nn.BCEWithLogitsLoss()).fit([])  # MLD001
+            """,
+    },
+}
+HANDOFF_QUIET = {
+    "nll_handed_with_a_log_softmax_model_and_a_raw_model": {
+        "models.py": """
+            class LogNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)
+            class RawNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return self.fc(x)
+            """,
+        "engine.py": """
+            def train_one_epoch(model, criterion, data_loader):
+                for samples, targets in data_loader:
+                    criterion(model(samples), targets).backward()
+            """,
+        "main.py": """
+            from models import LogNet, RawNet
+            from engine import train_one_epoch
+            train_one_epoch(LogNet(), nn.NLLLoss(), [])
+            """,
+        "main2.py": """
+            from models import RawNet
+            import engine
+            engine.train_one_epoch(RawNet(), nn.CrossEntropyLoss(), [])
+            """,
+    },
+}
+
+CASES = {**HANDOFF, **HANDOFF_QUIET, **TRAINER_DEFAULT, **TRAINER_DEFAULT_QUIET, **HEAD, **HEAD_QUIET, **WRAPPED, **WRAPPED_QUIET, **FRAMEWORK, **FRAMEWORK_QUIET, **PART, **PART_QUIET, **ENTRY, **ENTRY_QUIET, **SUBCLASS, **SUBCLASS_QUIET, **FACTORY, **FACTORY_QUIET,
          **KEYWORD, **KEYWORD_QUIET}
 
 

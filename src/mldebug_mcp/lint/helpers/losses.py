@@ -6,7 +6,6 @@ import os
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_elsewhere import framework_fed, keyword_fed, subclass_fed
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
@@ -16,6 +15,13 @@ from .losses_chosen import (
     built_loss,
     chosen_loss,
     wrapped_logit_loss,
+)
+from .losses_elsewhere import (
+    framework_fed,
+    keyword_fed,
+    loss_handoff_facts,
+    slot_fed,
+    subclass_fed,
 )
 
 # methods that change a tensor's shape or device but not what its values mean
@@ -236,11 +242,12 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
     that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
+    hands = kinds.handoff_facts(ctx, kinds.model_names)  # models handed to another file's trainer: told anyway
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss", "criterion", "logits=", "skorch", "skada"))):
-        return {}
+        return hands
     keyword = ctx.has_text("logits=")
     framework = ctx.has_text("skorch") or ctx.has_text("skada")
-    facts: dict[str, str] = {**attr_loss_facts(ctx), **builder_facts(ctx)}
+    facts: dict[str, str] = {**hands, **loss_handoff_facts(ctx), **attr_loss_facts(ctx), **builder_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
         wrapped = wrapped_logit_loss(name, ctx)
@@ -256,6 +263,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
                 facts.setdefault(name, where)
         if source is None and loss_call_source(call, ctx) is None:
             facts.update(subclass_fed(call, ctx, facts))
+            for name, where in slot_fed(call, ctx).items():  # train(model, criterion): both handed in
+                facts.setdefault(name, where)
             continue
         if source is None:  # a loss class of another file: a logit loss if that file says it wraps one
             source = loss_call_source(call, ctx)

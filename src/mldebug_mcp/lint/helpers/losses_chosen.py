@@ -216,6 +216,8 @@ def fed_loss(project, name: str) -> str | None:
     """Where another file's logit loss takes the output of the model `name` (`fed:<name>`), as 'BCEWithLogitsLoss
     in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss."""
     where = project.fed_to(name)
+    if where is not None and where.startswith("slot:"):  # the loss is handed in too: known with the model only
+        return None
     if where is None or not where.startswith(CONDITIONAL):
         return where
     cls, _, where = where[len(CONDITIONAL):].partition("|")

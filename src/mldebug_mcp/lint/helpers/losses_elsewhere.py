@@ -108,3 +108,91 @@ def framework_fed(call: ast.Call, ctx) -> dict[str, str]:
         names = kinds.fed_names(ast.Call(func=module, args=[], keywords=[]), ctx)
     where = f"{loss.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
     return {kinds.FED + n: where for n in names if n[:1] not in (kinds.ANY_MODEL, "~", kinds.SUBCLASS)}
+
+
+SLOT_LOSS = "slot:"  # a fed fact whose loss is handed in too: `train(model, criterion, ...)` of an engine file
+HAND_LOSS = "handloss:"  # handloss:@train#1 -> the loss a file hands to that slot of another file's function
+
+
+def slot_fed(call: ast.Call, ctx) -> dict[str, str]:
+    """`criterion(model(x), y)` in `def train(model, criterion, ...)` that no call here fills: told as
+    `fed:@train#0` -> `slot:@train#1,@train.criterion|criterion in engine.py:12`, joined by the model's file
+    with what the caller's file hands to that slot (`handloss:@train#1`)."""
+    from .losses import loss_inputs
+
+    callee = call.func
+    if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
+        kept = ctx.values_of(callee)  # self.criterion = criterion in __init__
+        callee = kept[0] if len(kept) == 1 else None
+    if not isinstance(callee, ast.Name) or kinds.call_sites(callee, ctx, reassigned=True):
+        return {}
+    slots = kinds.slot_names(callee, ctx)
+    if not slots:
+        return {}
+    where = f"{SLOT_LOSS}{','.join(sorted(slots))}|{callee.id} in {os.path.basename(ctx.path)}:{call.lineno}"
+    return {kinds.FED + name: where for arg in loss_inputs(call) for name in kinds.fed_names(arg, ctx)
+            if name[:1] not in (kinds.ANY_MODEL, "~")}
+
+
+def loss_handoff_facts(ctx) -> dict[str, str]:
+    """`handloss:ConvNet|@train#1` -> `torch.nn.CrossEntropyLoss`: the loss this file hands to a slot of another
+    file's function in the same call as the model (`train(ConvNet(), nn.CrossEntropyLoss(), ...)`)."""
+    from .losses import loss_source
+
+    told = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        name = ctx.call_name(call) if call.args or call.keywords else None
+        if name is None or "." not in name or name.startswith("torch."):
+            continue
+        simple = name.rsplit(".", 1)[-1]
+        if simple in ctx.classes or simple in ctx.functions:
+            continue
+        given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+        given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
+        losses, models = {}, set()
+        for slot, value in given:
+            if isinstance(value, ast.Name | ast.Call | ast.Attribute):
+                loss = loss_source(value, ctx)
+                if loss is not None and loss.name.startswith("torch.nn"):
+                    losses[f"{kinds.SLOT}{simple}{slot}"] = loss.name
+                elif isinstance(value, ast.Name | ast.Call):
+                    models |= {m for m in kinds.model_names(value, ctx) if m[:1].isalpha()}
+        for model in models:
+            for slot, loss in losses.items():
+                told[f"{HAND_LOSS}{model}|{slot}"] = loss
+    return told
+
+
+def resolve_slot_loss(where: str, model: str, project) -> str | None:
+    """A `slot:...` fed fact resolved for `model`: the logit loss a file hands to one of those slots in the call
+    that hands it `model`, else None."""
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES
+
+    slots, _, told = where[len(SLOT_LOSS):].partition("|")
+    attr = told.split(" ", 1)[0]
+    for slot in slots.split(","):
+        loss = project.kind_returned_by(f"{HAND_LOSS}{model}|{slot}")
+        if loss in LOGIT_LOSSES or loss in LOGIT_FUNCTIONS:
+            return told.replace(attr, loss.rsplit(".", 1)[-1], 1)
+    return None
+
+
+def handed_over(project, name: str) -> str | None:
+    """Where a loss takes the model `name` after a third file hands it to a class or function of another
+    (`LitModel(MyNet())`, whose training_step feeds `self.model(x)` to cross_entropy), the loss maybe handed in
+    by the same call (`train(ConvNet(), nn.CrossEntropyLoss(), ...)`)."""
+    from .losses_chosen import fed_loss
+
+    slots = project.kind_returned_by(kinds.HAND + name)
+    for slot in slots.split(";") if slots else ():
+        where = project.fed_to(slot)
+        fed = resolve_slot_loss(where, name, project) if where and where.startswith(SLOT_LOSS) else \
+            fed_loss(project, slot)
+        if fed is not None:
+            return fed
+    return None
+
+
+def resolved_fed(fed: str | None, owner: ast.ClassDef, ctx) -> str | None:
+    """A base class's step that hands `self(x)` to `self.criterion`: fed when this subclass keeps a logit loss there."""
+    return subclass_loss(fed, owner, ctx) if fed is not None and fed.startswith(SELF_LOSS) else fed

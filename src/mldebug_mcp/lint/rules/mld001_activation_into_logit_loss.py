@@ -34,10 +34,10 @@ from ..helpers.losses_elsewhere import (
     KEYWORD,
     LOSS_KEYWORDS,
     MODEL_KEYWORDS,
-    SELF_LOSS,
     callee_name,
+    handed_over,
     logits_keyword,
-    subclass_loss,
+    resolved_fed,
 )
 from ..rule import Hit, Rule
 
@@ -230,15 +230,15 @@ class ActivationIntoLogitLoss(Rule):
                 yield from self._element_fed(name, kind, ctx)
                 continue
             if name.endswith(FACTORY):  # a factory whose model another file's loss takes (`build_model()`)
-                fed = fed_loss(project, name)
+                fed = fed_loss(project, name) or handed_over(project, name)
                 found = traced_factory(ctx.functions[name[:-len(FACTORY)]], ctx) if fed is not None else None
                 for origin in found.origins if found is not None else ():
                     yield Hit(origin, _text(self.message, found.kind, fed, f" of the model {name} builds"))
                 continue
             owner = ctx.classes.get(name) or ctx.functions.get(name)
-            fed = fed_loss(project, name)
+            fed = fed_loss(project, name) or handed_over(project, name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
-                fed = next(filter(None, (_resolved(fed_loss(project, alias), owner, ctx)
+                fed = next(filter(None, (resolved_fed(fed_loss(project, alias), owner, ctx)
                                          for alias in class_aliases(owner, ctx))), None)
                 if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
                     fed = fed_loss(project, ANY_MODEL)
@@ -249,11 +249,6 @@ class ActivationIntoLogitLoss(Rule):
             found = traced_return(owner, ctx) if fed is not None else None
             for origin in found.origins if found is not None else ():
                 yield Hit(origin, _text(message, found.kind, fed, f" of {name}"))
-
-
-def _resolved(fed: str | None, owner: ast.ClassDef, ctx: ModuleContext) -> str | None:
-    """A base class's step that hands `self(x)` to `self.criterion`: fed when this subclass keeps a logit loss there."""
-    return subclass_loss(fed, owner, ctx) if fed is not None and fed.startswith(SELF_LOSS) else fed
 
 
 def _inference_forward_call(where: ast.expr, found: Traced, ctx: ModuleContext) -> ast.Call | None:

@@ -13,6 +13,7 @@ import ast
 import re
 
 from .callees import wrapped
+from .handoffs import slot_names
 from .parameters import call_sites, parameter_of
 from .traced import Argument, Traced
 from .values import conditional, reaching_values
@@ -206,11 +207,16 @@ def _handed_models(name: ast.Name, ctx, walk: Walk, depth: int) -> set[str]:
     model down through many call sites would otherwise be walked once per path, exponentially many)."""
     def handed() -> set[str]:
         passed = call_sites(name, ctx, reassigned=True)
-        if not passed:  # handed in from outside: any model, and the class its parameter is named after
-            return {ANY_MODEL, named_after(name.id)}
+        if not passed:  # handed in from outside: any model, the class its parameter is named after, its slot
+            return {ANY_MODEL, named_after(name.id), *slot_names(name, ctx)}
         return set().union(*(_model_names(p, ctx, walk, depth - 1) for p in passed))
 
     return ctx.memo_recursive(("handed-models", ctx.scope_of(name), name.id), handed, set())  # a cycle: nothing
+
+
+def model_names(model: ast.AST, ctx) -> set[str]:
+    """The models of other files a value handed over holds (`MyNet()`, `net` bound to one, `build_model()`)."""
+    return _model_names(model, ctx, Walk(ctx), 8)
 
 
 def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:

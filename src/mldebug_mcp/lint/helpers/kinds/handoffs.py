@@ -1,0 +1,57 @@
+"""A model handed to a class or function of another file (`LitModel(MyNet())`, `train(build_model(), ...)`),
+whose methods feed it to a loss there: three files, joined by two facts. The file that hands it over tells
+`hand:MyNet` -> `@LitModel#0;@LitModel.model` (the parameter it fills, by position and by keyword); the file
+whose loss takes `self.model(x)` or `model(x)`, the parameter handed in from outside, tells
+`fed:@LitModel#0` and `fed:@LitModel.model`; the file that defines MyNet joins them."""
+
+from __future__ import annotations
+
+import ast
+
+from .parameters import parameter_of
+
+HAND = "hand:"
+SLOT = "@"
+
+
+def slot_names(name: ast.Name, ctx) -> set[str]:
+    """`@LitModel#0`, `@LitModel.model` for the parameter `model` of `LitModel.__init__`; `@train#0`,
+    `@train.model` for one of a top-level function `train`: how another file's call fills it."""
+    found = parameter_of(name, ctx, reassigned=True)
+    if found is None:
+        return set()
+    func, position, arg = found
+    owner = ctx.parents.get(func)
+    if isinstance(owner, ast.ClassDef) and func.name == "__init__" and ctx.classes.get(owner.name) is owner:
+        callee, position = owner.name, position - 1 if position is not None else None  # self is not handed
+    elif owner is ctx.tree and ctx.functions.get(func.name) is func:
+        callee = func.name
+    else:
+        return set()
+    slots = {f"{SLOT}{callee}.{arg}"}
+    if position is not None and position >= 0:
+        slots.add(f"{SLOT}{callee}#{position}")
+    return slots
+
+
+def handoff_facts(ctx, model_names) -> dict[str, str]:
+    """`hand:<Model>` -> the slots of another file's classes and functions this file hands that model to."""
+    told: dict[str, set[str]] = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        if not call.args and not call.keywords:
+            continue
+        name = ctx.call_name(call)
+        if name is None or "." not in name or name.startswith("torch."):
+            continue
+        simple = name.rsplit(".", 1)[-1]
+        if simple in ctx.classes or simple in ctx.functions:
+            continue
+        given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+        given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
+        for slot, value in given:
+            if not isinstance(value, ast.Name | ast.Call):
+                continue
+            for model in model_names(value, ctx):
+                if model[:1].isalpha():  # a named model of another file, or a factory: not '*', '~x', '^Base'
+                    told.setdefault(HAND + model, set()).add(f"{SLOT}{simple}{slot}")
+    return {key: ";".join(sorted(slots)) for key, slots in told.items()}
