@@ -129,6 +129,8 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
         return True  # mlp = nn.Sequential(...)
     if IMPORTED_MODEL_CLASS.search(built.rsplit(".", 1)[-1]) or (built and _given_weights_and_moved(func, ctx)):
         return True  # segmenter = UNet(3, 2); gpt = GPT(cfg) given a state dict and moved to the GPU
+    if NOT_MODEL_CLASS.search(built.rsplit(".", 1)[-1]):
+        return False  # self.autoencoder_resizer = CenterSpatialCrop(...): a transform, whatever its name
     lowered = name.lower()
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
         return True
@@ -160,6 +162,9 @@ BUILT = {"model", "net", "network", "backbone", "encoder", "decoder", "classifie
          "detector", "segmentor", "recognizer", "generator", "discriminator"}  # mmdet's build_detector(cfg)...
 
 
+# classes named for what is no network: transforms, data, schedules, metrics
+NOT_MODEL_CLASS = re.compile(r"(Crop|Resize|Resizer|Transform|Normalize|Compose|Pad|Flip|Tokenizer|Scaler|Sampler"
+                             r"|Scheduler|Loss|Metric|Dataset|DataLoader|Loader|Processor|Config)$")
 # an imported class named for a network (UNet, ResNet50, GPTModel), not a config or data model
 IMPORTED_MODEL_CLASS = re.compile(r"^[A-Z]\w*(Net|Network|Model)\d*$")
 

@@ -233,7 +233,10 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
-    """A unittest/pytest class: named for tests and asserting (self.assertEqual, assert)."""
+    """A unittest/pytest class: a unittest.TestCase, or named for tests and asserting (self.assertEqual,
+    assert)."""
+    if any((ident(b) or "").endswith("TestCase") for b in cls.bases):
+        return True
     if "test" not in tokens(cls.name):
         return False
     return ctx.memo(("modes", "unit-test-class", id(cls)), lambda: any(

@@ -300,7 +300,9 @@ def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -
     before `self._features(x)` runs `self.inception`) does not count."""
     for call in _calls_by_ident(ctx).get(func.name, ()):
         caller = ctx.scope_of(call)
-        if any(s.mode == EVAL and position(s.node) < position(call) and not _other_attribute(s.key, key)
+        cls = ctx.enclosing_class(func)
+        same_class = cls is not None and isinstance(caller, FUNCS) and ctx.enclosing_class(caller) is cls
+        if any(s.mode == EVAL and position(s.node) < position(call) and not _other_model(s.key, key, same_class)
                for s in switches(caller, ctx)):
             return True
         if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(
@@ -309,9 +311,13 @@ def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -
     return False
 
 
-def _other_attribute(switched: str | None, key: str) -> bool:
-    """`self.vgg` is what it is in every method: a switch of another name in a caller is another model."""
-    return switched is not None and key.startswith("self.") and not related(switched, key)
+def _other_model(switched: str | None, key: str, same_class: bool) -> bool:
+    """`self.vgg` is what it is in every method: another attribute of self switched in a caller, or any
+    other name switched in a method of the same class, is another model (a caller outside the class may
+    switch the very model it hands to the constructor: `model.eval(); Predictor(model)`)."""
+    if switched is None or not key.startswith("self.") or related(switched, key):
+        return False
+    return switched.startswith("self.") or same_class
 
 
 def _measures(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
