@@ -163,7 +163,7 @@ DDP_TRAINER = (
 RESEED = "def reseed(loader, epoch):\n    loader.sampler.set_epoch(epoch)\n"
 
 
-@pytest.mark.parametrize(("reseed", "expected"), [("pass", [("trainer.py", 11)]),
+@pytest.mark.parametrize(("reseed", "expected"), [("pass", [("trainer.py", 12)]),  # before the loader runs
                                                   ("reseed(self.train_loader, epoch)", [])])
 def test_ddp_epochs_over_a_loader_built_elsewhere_unless_a_helper_sets_the_epoch(tmp_path, reseed, expected):
     (tmp_path / "trainer.py").write_text(HEADER + DDP_TRAINER.replace("{reseed}", reseed))

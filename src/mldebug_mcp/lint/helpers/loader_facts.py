@@ -21,7 +21,7 @@ NUMPY_GLOBAL_DRAWS = frozenset({
 def loader_facts(ctx: ModuleContext) -> dict[str, str]:
     found = {}
     if ctx.has_text("set_epoch") and (
-            any("set_epoch" in n.attr for n in ctx.by_type.get(ast.Attribute, ()))
+            any("set_epoch" in n.attr and not _in_named_helper(n, ctx) for n in ctx.by_type.get(ast.Attribute, ()))
             or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
         found[SETS_EPOCH] = os.path.basename(ctx.path)
     if ctx.has_text("random") or ctx.has_text("Rand") or ctx.has_text("lhotse"):
@@ -29,6 +29,19 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
         if draw is not None:
             found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
     return found
+
+
+# a function a framework calls at an event (`before_epoch`, `on_train_epoch_start`, `epoch_hook`)
+HOOK_NAME = re.compile(r"^_*(on|before|after|pre|post)_|hook|callback|epoch_(start|begin|end)")
+
+
+def _in_named_helper(node: ast.AST, ctx: ModuleContext) -> bool:
+    """Inside a module-level function not named for an event: a helper that works only where it is called by
+    name, which MLD054 checks at the epoch loop (the `sets_epoch:` facts); hooks and callback methods are
+    called by their framework instead."""
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return function is not None and isinstance(ctx.parent(function), ast.Module) \
+        and not HOOK_NAME.search(function.name.lower())
 
 
 # lhotse's random augmentations of a dataset: its maintainers seed each worker for them (fix_random_seed)
