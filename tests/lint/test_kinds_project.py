@@ -171,3 +171,13 @@ def test_ddp_epochs_over_a_loader_built_elsewhere_unless_a_helper_sets_the_epoch
     for jobs in (1, 2):
         result = lint_paths([tmp_path], jobs=jobs)
         assert [(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD054"] == expected
+
+
+def test_ddp_epochs_quiet_when_a_per_epoch_function_calls_the_epoch_helper(tmp_path):
+    # the epoch loop calls a local train_epoch, which reseeds through the helper of another file
+    trainer = DDP_TRAINER.replace("{reseed}", "pass").replace(
+        "    def run(self, epochs, step):\n",
+        "    def one_epoch(self, epoch):\n        reseed(self.train_loader, epoch)\n    def run(self, epochs, step):\n")
+    (tmp_path / "trainer.py").write_text(HEADER + trainer)
+    (tmp_path / "utils.py").write_text(HEADER + RESEED)
+    assert [f for f in lint_paths([tmp_path]).findings if f.code == "MLD054"] == []

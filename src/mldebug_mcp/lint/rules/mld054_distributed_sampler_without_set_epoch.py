@@ -136,17 +136,16 @@ def _sharded_elsewhere(ctx: ModuleContext) -> bool:
 
 
 def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:
-    """An epoch loop that calls a function of another file which calls set_epoch (the project index)."""
+    """A call, anywhere in this file, of a function of another file which calls set_epoch (the project index):
+    the epoch loop may reach it through a local per-epoch function (`train_epoch` calling `loader.shuffle`)."""
     project = ctx.project
     if project is None:
         return False
-    for loop in epoch_loops(ctx):
-        for call in ast.walk(loop):
-            if isinstance(call, ast.Call):
-                callee = call.func
-                name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", None)
-                if name and project.kind_returned_by(EPOCH_SETTER + name):
-                    return True
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", None)
+        if name and project.kind_returned_by(EPOCH_SETTER + name):
+            return True
     return False
 
 
