@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -33,6 +34,18 @@ def _explain_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_lint(args: argparse.Namespace) -> int:
+    # The cyclic collector would only rescan the objects of the rule modules being imported (the engine turns it
+    # off while it checks files): off for the whole command, about 4 ms of every start.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_lint(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_lint(args: argparse.Namespace) -> int:
     from ..render import lint as render
     from ..services import lint as service
 
