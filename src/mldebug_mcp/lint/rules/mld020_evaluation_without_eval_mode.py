@@ -4,7 +4,6 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.evaluation import (
-    MODEL_BASE,
     ident,
     model_like,
     own_nodes,
@@ -288,10 +287,18 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     for other in _switching_scopes(ctx):
         if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
             continue
-        last = [s for s in switches(other, ctx) if s.key is not None and related(s.key, key)]
+        last = [s for s in switches(other, ctx) if (k := s.key or _container_key(s)) is not None and related(k, key)]
         if last and last[-1].mode == EVAL:
             return True
     return False
+
+
+def _container_key(switch) -> str | None:
+    """`self.modules["model"].eval()` switches something in `self.modules` (a ModuleDict, a dict of modules)."""
+    node = switch.node
+    func = node.func if isinstance(node, ast.Call) else None
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    return key_of(receiver.value) if isinstance(receiver, ast.Subscript) else None
 
 
 def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -> bool:
@@ -321,14 +328,15 @@ def _other_model(switched: str | None, key: str, same_class: bool) -> bool:
 
 
 def _measures(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
-    """`self.inception(images)` in a helper method of a class that is no model and trains nothing, whose
-    callers all run with autograd off (a FID or perceptual metric built around a pretrained network)."""
+    """`self.inception(images)` in a helper method of a plain class (no base: no model, no framework's) that
+    trains nothing, whose callers all run with autograd off (a FID or perceptual metric around a pretrained
+    network)."""
     receiver = forward_receiver(call, ctx)
     key = key_of(receiver) if receiver is not None else None
     cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
     if key is None or not key.startswith("self.") or cls is None or any(
-            MODEL_BASE.search(ident(b) or "") for b in cls.bases):
-        return False
+            (ident(b) or "") not in {"object", "ABC"} for b in cls.bases):
+        return False  # a model, or a framework's class (speechbrain's Brain) that may set the modes itself
     return not any(scope_trains(m, ctx) for m in cls.body if isinstance(m, FUNCS)) and _callers_grad_off(
         scope, ctx, 3)
 
