@@ -12,6 +12,8 @@ from ..helpers.modes_dropout import (
 )
 from ..rule import Hit, Rule
 
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
 FUNCTIONAL_DROPOUT = {"torch.nn.functional.dropout", "torch.nn.functional.dropout1d", "torch.nn.functional.dropout2d",
                       "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
                       "torch.nn.functional.feature_alpha_dropout"}
@@ -77,7 +79,8 @@ class DropoutIgnoresTrainingMode(Rule):
         # runs in the forward pass outside training-only code (a walk up its ancestors); a tuple, not a
         # generator: asked for thousands of calls per run
         hit = _compare_hit(node, ctx) if isinstance(node, ast.Compare) else _call_hit(node, ctx)
-        if hit is not None and in_forward_pass(node, ctx) and not only_when_training(node, ctx):
+        if hit is not None and (in_forward_pass(node, ctx) or _helper_of_forward(node, hit, ctx)) and (
+                not only_when_training(node, ctx)):
             return (hit,)
         return ()
 
@@ -130,6 +133,33 @@ def _inside_mask(call: ast.Call, ctx: ModuleContext) -> bool:
     """`torch.rand(...) < p` is reported once, at the comparison."""
     parent = ctx.parent(call)
     return isinstance(parent, ast.Compare) and random_mask(parent, ctx)
+
+
+def _helper_of_forward(node: ast.AST, hit: Hit, ctx: ModuleContext) -> bool:
+    """A module-level function (`def attention(q, k, v, dropout_p)`) whose dropout rate comes from its
+    caller, called from a module's forward pass with a rate that stays on outside training (`self.p`), or
+    with a fixed rate of its own: it cannot know the mode, so it drops at inference too."""
+    function = ctx.enclosing(node, FUNCS)
+    if not isinstance(node, ast.Call) or function is None or ctx.parent(function) is not ctx.tree:
+        return False
+    name = ctx.call_name(node) or ""
+    if not (name in FUNCTIONAL_DROPOUT or name in ATTENTION or _kernel(name)):
+        return False  # a hand-made mask (drop_connect(x, rate)) is called under `if self.training` as a rule
+    rate = hit.node if hit.node is not node else (_keyword(node, "p") or (node.args[1] if len(node.args) > 1 else None))
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    callers = [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Name)
+               and c.func.id == function.name and in_forward_pass(c, ctx) and not only_when_training(c, ctx)]
+    if not callers:
+        return False
+    if not (isinstance(rate, ast.Name) and rate.id in params):
+        return not (isinstance(rate, ast.Constant) and not rate.value)  # a fixed rate (or the default 0.5)
+    index = params.index(rate.id)
+    defaults = dict(zip(params[len(params) - len(function.args.defaults):], function.args.defaults))
+    for call in callers:
+        given = _keyword(call, rate.id) or (call.args[index] if len(call.args) > index else defaults.get(rate.id))
+        if given is not None and not _zero_outside_training(given, ctx):
+            return True
+    return False
 
 
 def _kernel(name: str) -> bool:
