@@ -362,3 +362,22 @@ def test_the_same_moves_recommended_still_fire(text, expected):
 ])
 def test_more_accounts_from_the_second_pilot_are_not_advice(text):
     assert check_advice(text).findings == []
+
+
+@pytest.mark.parametrize("text", [
+    "No bigger network or lagged-load feature is needed to get there.",
+    "The weight only rescales the step size batch by batch, like a small change in learning rate.",
+    "AdamW and `clip_grad_norm_` skip parameters with no gradient, so the probe never moves.",
+])
+def test_accounts_from_the_fourth_pilot_are_not_advice(text):
+    # a sentence opened by 'no', a comparison, and what a function does are descriptions, not moves
+    assert check_advice(text).findings == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Use a bigger network for the load model.", {"bigger-model-first"}),
+    ("Lower the learning rate to 1e-4 and retrain.", {"tune-before-correct"}),
+    ("Add `clip_grad_norm_` with max_norm=1.0 before the step.", {"clip-without-logging"}),
+])
+def test_their_recommended_twins_still_fire(text, expected):
+    assert {f.id for f in check_advice(text).findings} == expected

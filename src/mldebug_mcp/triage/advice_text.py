@@ -31,7 +31,9 @@ _CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-{1,2}\s|\b(?:but|so|then|because|sin
 _NEG_BEFORE = re.compile(
     r"(?:\b(?:don['’]?t|do not|never|neither|avoid\w*|instead of|rather than|no need to|resist\w*|refrain\w*|against"
     r"|stop|(?:should|would|could|must|need|will|shall|might|may)(?:n['’]?t| not)|won['’]?t|cannot|can['’]?t)\b"
-    r"(?:\W+\w+){0,6}?|^\W*not\b.*?|\bnot(?:\s+(?:a|an|the|to|by|just|simply|merely|yet|with|via|through|for"
+    r"(?:\W+\w+){0,6}?|^\W*not\b.*?|^\W*no\b(?:\W+\w+){0,1}?"
+    # a comparison, not advice: "it only rescaled the step, like a small change in learning rate"
+    r"|\b(?:like\s+(?:a|an|the)|as if|as though|(?:the )?same as|akin to|equivalent to|similar to)\b(?:\W+\w+){0,3}?|\bnot(?:\s+(?:a|an|the|to|by|just|simply|merely|yet|with|via|through|for"
     r"|any|more|even|use|using))?)\W*$", re.IGNORECASE | re.DOTALL)
 _NEG_AFTER = re.compile(
     r"^\W*(?:(?!(?:if|when|because|since|as|until|while|so|unless|that|which)\b)\w+\W+){0,4}?(?:won['’]?t"
@@ -41,7 +43,9 @@ _NEG_AFTER = re.compile(
     r"|only\s+(?:slowed|slows|delayed|delays|hid|hides|masked|masks|postponed|shifted|moved|helped|make|makes|made)"
     r"|(?:did|does|do)(?:n['’]?t|\s+not)\s+(?:help|fix|change|solve|work)|would\s+only|made\s+no\s+difference"
     r"|had\s+no\s+effect|hid|hides|left\s+(?:all|every)|barely\s+helped|(?:is|are)(?:n['’]?t|\s+not)\s+needed"
-    r"|stays\W+(?:null|none|off|false|disabled)|(?:changed|changes|did|does)\s+nothing|made\s+no\s+change)\b",
+    r"|stays\W+(?:null|none|off|false|disabled)"
+    # what a function does, not advice: "AdamW and clip_grad_norm_ skip parameters with no gradient"
+    r"|(?:skip|skips|skipped|ignore|ignores|ignored)\s+(?:parameters|params|tensors|those|them|it|any)|(?:changed|changes|did|does)\s+nothing|made\s+no\s+change)\b",
     re.IGNORECASE)
 
 
