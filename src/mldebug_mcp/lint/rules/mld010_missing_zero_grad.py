@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
+from ..helpers.optim_closure import unzeroed_closure
 from ..helpers.optim_branches import unzeroed_branch, unzeroed_manual_step, zeroed_only_sometimes
 from ..helpers.optim_steps import (
     iteration,
@@ -25,7 +26,8 @@ class MissingZeroGrad(Rule):
     that zeroes, a plain branch that does not), and a Lightning `training_step` with manual
     optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes; a zero_grad()
     that runs only under a condition while the step runs every iteration, and `opt.zero_grad`
-    written without parentheses; a zero_grad() that opens each accumulation window under
+    written without parentheses; a closure handed to `optimizer.step(closure)` (LBFGS, or any
+    optimiser stepped in a loop) that backwards without zeroing; a zero_grad() that opens each accumulation window under
     `if it % k == 1:`, which never holds when k is 1. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
@@ -64,11 +66,18 @@ class MissingZeroGrad(Rule):
     NEVER_TRUE = ("zero_grad() runs only when `{test}`, which never holds when {when} (a remainder is always "
                   "below its divisor): with one micro-batch per update the gradients are never cleared; also "
                   "clear when the divisor is 1")
+    CLOSURE = ("the closure {name}() handed to the optimizer's step on line {line} runs a backward without "
+               "clearing the gradients: each evaluation (LBFGS evaluates it many times per step) adds to the last; "
+               "call zero_grad() at its top")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            closure = unzeroed_closure(node, ctx)
+            if closure is not None:
+                yield Hit(closure[0], self.CLOSURE.format(name=node.name, line=closure[1].lineno))
+                return
             step = unzeroed_manual_step(node, ctx)
             if step is not None:
                 yield Hit(step, self.MANUAL)
