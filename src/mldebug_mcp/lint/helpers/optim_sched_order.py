@@ -56,3 +56,39 @@ def _optimizer_like(expr: ast.AST, ctx: ModuleContext) -> bool:
     if words(name) & OPTIMIZER_WORDS and "sched" not in name.lower():
         return True
     return (ctx.constructed(expr) or "").startswith("torch.optim.") and "lr_scheduler" not in (ctx.constructed(expr) or "")
+
+
+
+def counts_ahead(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`sched.step(epoch=n)` / `sched.step(self.num_updates)` told a step count that is already one ahead of
+    the optimiser steps taken: the counter was incremented earlier in this function (`self.num_updates += 1`),
+    the argument adds to it (`step + 1`), or it is a loop variable over `range(1, ...)`. The scheduler then
+    computes the next period's rate before the optimiser takes this one: the first value is skipped. A
+    count that starts at 0 (`for epoch in range(n): sched.step(epoch)`) sets the right rate and is quiet;
+    a metric (ReduceLROnPlateau) is never a count."""
+    values = [*call.args, *(k.value for k in call.keywords)]
+    if len(values) != 1 or any(k.arg not in {"epoch", "step", "num_updates"} for k in call.keywords):
+        return False
+    value = values[0]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and any(
+            isinstance(v, ast.Constant) and isinstance(v.value, int) and v.value >= 1 for v in (value.left, value.right)):
+        return True
+    key = ast.dump(value)
+    if not isinstance(value, ast.Name | ast.Attribute):
+        return False
+    function = ctx.enclosing(call, FUNCTIONS)
+    # `n += 1` or `n = n + 1` earlier in this function: the count already includes the step not yet taken
+    for bump in ctx.in_scope(ctx.scope_of(call), (ast.AugAssign, ast.Assign)) if function is not None else ():
+        target = bump.target if isinstance(bump, ast.AugAssign) else bump.targets[0]
+        adds = isinstance(bump.op, ast.Add) if isinstance(bump, ast.AugAssign) else (
+            isinstance(bump.value, ast.BinOp) and isinstance(bump.value.op, ast.Add)
+            and key in (ast.dump(bump.value.left), ast.dump(bump.value.right)))
+        if adds and bump.lineno < call.lineno and ast.dump(target).replace("Store", "Load") == key:
+            return True
+    for loop in ctx.ancestors(call):
+        if isinstance(loop, ast.For) and isinstance(value, ast.Name) and isinstance(loop.target, ast.Name) \
+                and loop.target.id == value.id and isinstance(loop.iter, ast.Call) \
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) >= 2:
+            start = loop.iter.args[0]
+            return isinstance(start, ast.Constant) and isinstance(start.value, int) and start.value >= 1
+    return False

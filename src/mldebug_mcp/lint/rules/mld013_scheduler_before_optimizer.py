@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
-from ..helpers.optim_sched_order import in_start_hook, steps_out_of_sight
+from ..helpers.optim_sched_order import counts_ahead, in_start_hook, steps_out_of_sight
 from ..helpers.optim_steps import call_sites
 from ..rule import Hit, Rule
 
@@ -14,7 +14,8 @@ _PLAIN_BODIES = (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.
 
 
 class SchedulerBeforeOptimizer(Rule):
-    """What it does: flags an argument-free lr_scheduler.step() that runs before the
+    """What it does: flags an lr_scheduler.step() (argument-free, or told a step count already
+    one ahead: `self.num_updates += 1` then `step(epoch=self.num_updates)`, `step(epoch + 1)`) that runs before the
     optimizer.step() of the same iteration: the scheduler first (possibly under an `if`, the
     optimiser step after that `if` or in the batch loop that follows) and no optimiser step
     earlier in that iteration; or a scheduler stepped in a pytorch-ignite handler for
@@ -52,7 +53,9 @@ class SchedulerBeforeOptimizer(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         call = node.value
-        if not (isinstance(call, ast.Call) and is_scheduler_step(call, ctx)) or call.args or call.keywords:
+        if not (isinstance(call, ast.Call) and is_scheduler_step(call, ctx)):
+            return
+        if (call.args or call.keywords) and not counts_ahead(call, ctx):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
         if not _is_lr_scheduler(call.func.value, ctx):
             return
