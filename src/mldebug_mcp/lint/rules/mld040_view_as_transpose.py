@@ -4,6 +4,7 @@ from itertools import combinations
 
 from ..context import ModuleContext
 from ..helpers.kinds import kind_of
+from ..helpers.tensors_channels import channels_viewed_last, conv_channel_sizes, strip_layout_calls
 from ..helpers.tensors_shape import (
     batch_axis_of,
     constructed_shape,
@@ -18,6 +19,9 @@ REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims
 BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}
 SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
                "the axes between: it mixes positions and samples")
+
+CHANNELS_LAST = (".{method}() puts a conv output's channels (or a factor of them) in the last axis, but a conv "
+                 "stores them on axis 1 (batch, channels, height, width): permute to channels-last before the view")
 
 
 class ViewAsTranspose(Rule):
@@ -63,11 +67,14 @@ class ViewAsTranspose(Rule):
             return
         if not sizes or _reordered_before(tensor):
             return
+        tensor = strip_layout_calls(tensor)  # a view of x.contiguous() has x's shape
         if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
                 or _inverted_named_dims(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
+        elif len(sizes) >= 2 and _channels_last_of_conv(node, tensor, sizes, ctx):
+            yield Hit(node, CHANNELS_LAST.format(method=method))
 
     def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
         """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""
@@ -113,6 +120,15 @@ def _built_shape(value: ast.expr, ctx: ModuleContext) -> list[ast.expr] | None:
     earlier = [v for v in ctx.values_of(source, at=value) if v.lineno < value.lineno]
     origin = constructed_shape(earlier[0], ctx) if earlier else None
     return leading_shape(origin[0]) if origin else None
+
+
+def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+    """`out = self.cls_head(x)` (a Conv2d with `num_anchors * num_classes` out channels), then
+    `out.view(B, -1, num_classes)`: the view reads width positions as classes."""
+    if _reordered_earlier(tensor, ctx):
+        return False
+    channels = conv_channel_sizes(tensor, call, ctx)
+    return channels is not None and channels_viewed_last(sizes, channels)
 
 
 def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:

@@ -1,0 +1,90 @@
+"""Whether a tensor is a convolution's channels-first output, and which sizes make up its channel axis
+(MLD040).
+
+A Conv1d/2d/3d module returns (batch, channels, *spatial). Viewing that output so that the channel count,
+or a factor of it (`num_anchors * 4` channels viewed as `(B, -1, 4)`), becomes the last axis reads the
+channels as if they were stored last: the view groups neighbouring width positions instead. Only a
+permute to channels-last first makes that view right.
+"""
+
+from __future__ import annotations
+
+import ast
+
+CONVS = {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"}
+# modules and functions that keep the layout: the conv's channels stay on axis 1 through them
+KEEPS_LAYOUT = {"ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "PReLU", "Sigmoid", "Tanh", "Identity", "Dropout",
+                "Dropout2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm2d",
+                "relu", "leaky_relu", "gelu", "silu", "elu", "sigmoid", "tanh", "dropout", "batch_norm"}
+# tensor methods that keep shape and memory order (a view of x.contiguous() is a view of x)
+SAME_LAYOUT_METHODS = {"contiguous", "float", "double", "half", "clone", "detach", "to", "cuda", "cpu", "type_as"}
+
+
+def strip_layout_calls(tensor: ast.expr) -> ast.expr:
+    """`logit.contiguous().float()` -> `logit`."""
+    while isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) \
+            and tensor.func.attr in SAME_LAYOUT_METHODS:
+        tensor = tensor.func.value
+    return tensor
+
+
+def _short(expr: ast.expr) -> str:
+    """Source text with `self.` dropped: `self.num_classes` and `num_classes` are the same count."""
+    return ast.unparse(expr).replace("self.", "")
+
+
+def _factors(expr: ast.expr) -> set[str]:
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return _factors(expr.left) | _factors(expr.right) | {_short(expr)}
+    return {_short(expr)}
+
+
+def _conv_out_channels(module: ast.expr, ctx, depth: int = 2) -> set[str] | None:
+    """The factors of a conv module's out_channels, for `self.head` built as `nn.Conv2d(c, A * 4, 3)` or as a
+    Sequential whose last layer is such a conv."""
+    built = ctx.resolve(module)
+    if not isinstance(built, ast.Call):
+        return None
+    name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
+    if name in CONVS:
+        out = [k.value for k in built.keywords if k.arg == "out_channels"] or built.args[1:2]
+        return _factors(out[0]) if out else None
+    if name == "Sequential" and built.args and depth:
+        layers = [a for a in built.args if not (isinstance(a, ast.Call) and _layer_name(a, ctx) in KEEPS_LAYOUT)]
+        return _conv_out_channels(layers[-1], ctx, depth - 1) if layers else None
+    return None
+
+
+def _layer_name(call: ast.Call, ctx) -> str:
+    return (ctx.call_name(call) or ctx.constructed(call.func) or ctx.method_name(call) or "").rsplit(".", 1)[-1]
+
+
+def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> set[str] | None:
+    """The factors of the channel count when `tensor` holds a conv module's output (through activations and
+    norms that keep the layout, in the same function); None otherwise."""
+    current = strip_layout_calls(tensor)
+    scope = ctx.scope_of(at)
+    for _ in range(depth):
+        if isinstance(current, ast.Name):
+            values = [v for v in ctx.values_of(current, at=at) if getattr(v, "lineno", 0) < at.lineno]
+            if not values or ctx.scope_of(values[0]) is not scope:
+                return None
+            current = strip_layout_calls(values[0])
+        if not isinstance(current, ast.Call) or not current.args:
+            return None
+        channels = _conv_out_channels(current.func, ctx)
+        if channels is not None:
+            return channels
+        if _layer_name(current, ctx) not in KEEPS_LAYOUT:
+            return None
+        current, at = strip_layout_calls(current.args[0]), current
+    return None
+
+
+def channels_viewed_last(sizes: list[ast.expr], channels: set[str]) -> bool:
+    """`view(B, -1, 4)` / `view(-1, C)` on a (B, A * 4, H, W) output: the last size is the channel count or a
+    factor of it, so the view needs the channels stored last."""
+    last = sizes[-1]
+    if isinstance(last, ast.Constant) and last.value in (-1, 1):
+        return False
+    return len(sizes) >= 2 and _short(last) in channels
