@@ -139,3 +139,35 @@ def _rescales(node: ast.AST) -> bool:
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.right, ast.BinOp)
             and isinstance(node.right.op, ast.Sub) and isinstance(node.right.left, ast.Constant)
             and node.right.left.value == 1)
+
+
+# modules whose behaviour eval() switches: a class that builds one relies on its mode
+MODE_MODULES = re.compile(r"torch\.nn\.(\w*Dropout\w*|BatchNorm\w*|SyncBatchNorm|InstanceNorm\w*)$")
+
+
+def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
+    """The class around `node` relies on train/eval mode elsewhere: it builds dropout or BatchNorm modules
+    (in __init__ or a layer-making helper) or reads `training` in another statement. MC-dropout classes (named
+    for sampling or uncertainty) keep dropout on on purpose."""
+    cls = ctx.enclosing_class(node)
+    if cls is None or MC_WORD.search(cls.name):
+        return False
+
+    def compute() -> frozenset:
+        found = set()
+        for n in ast.walk(cls):
+            if isinstance(n, ast.Call) and MODE_MODULES.match(ctx.call_name(n) or ""):
+                found.add(n)
+            elif isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Load):
+                found.add(n)
+        return frozenset(found)
+    statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), node)
+    uses = ctx.memo(("modes", "follows-mode", id(cls)), compute)
+    return any(not _inside(u, statement, ctx) for u in uses)
+
+
+MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
+
+
+def _inside(node: ast.AST, statement: ast.AST, ctx: ModuleContext) -> bool:
+    return node is statement or any(a is statement for a in ctx.ancestors(node))

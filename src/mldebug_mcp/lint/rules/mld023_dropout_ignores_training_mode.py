@@ -5,6 +5,7 @@ from ..context import ModuleContext
 from ..helpers.modes_dropout import (
     BERNOULLI,
     drops_units,
+    follows_mode,
     in_forward_pass,
     only_when_training,
     random_mask,
@@ -98,8 +99,15 @@ def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
         if _method_not_flag(flag):
             return Hit(flag, "training=self.train passes the method, which is always true: dropout stays on at "
                              "evaluation and inference; pass training=self.training")
-        # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference)
-        return Hit(node) if flag is None else None
+        if flag is None:
+            return Hit(node)
+        # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference), unless the
+        # same class follows the mode elsewhere: it registers dropout or BatchNorm modules (switched by eval())
+        # or passes self.training to other dropout, so the constant is a slip
+        if isinstance(flag, ast.Constant) and flag.value is True and follows_mode(node, ctx):
+            return Hit(flag, "training=True keeps this dropout on at evaluation and inference, while the rest of "
+                             "this module follows model.eval(); pass training=self.training")
+        return None
     if name in ATTENTION or _kernel(name):
         keyword, index = KERNEL_RATES.get(name.rsplit(".", 1)[-1], ("dropout_p", 4))
         rate = _keyword(node, keyword) or (node.args[index] if len(node.args) > index else None)
