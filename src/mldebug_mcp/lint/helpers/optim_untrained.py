@@ -47,8 +47,22 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
     return cls is not None and _module_class_with_weights(cls, ctx, depth)
 
 
+def _built(value: ast.expr) -> ast.expr:
+    """`Loss().to(device)`, `Head().cuda()`: the constructor under calls that return the module itself
+    (not `.eval()` or `.requires_grad_(False)`, which say it is not meant to train)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES \
+            and isinstance(value.func.value, ast.Call):
+        value = value.func.value
+    return value
+
+
+MOVES = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train"}
+
+
 def _module_class_with_weights(cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:
-    """A local nn.Module subclass whose methods build a layer with weights or an nn.Parameter."""
+    """A local nn.Module subclass whose methods build a layer with weights or an nn.Parameter, or hold a
+    module with weights: a local one, or a model piece the project imports (`self.global_d =
+    GlobalDiscriminator()`: a loss module holding discriminators), unless it freezes what it holds."""
     if depth == 0 or not any((ctx.qualname(b) or "").startswith("torch.nn.") or ctx.classes.get(ctx.qualname(b) or "")
                              for b in cls.bases):
         return False
@@ -57,8 +71,33 @@ def _module_class_with_weights(cls: ast.ClassDef, ctx: ModuleContext, depth: int
             name = ctx.call_name(node) or ""
             if name == "torch.nn.Parameter" or name.startswith("torch.nn.") and has_parameters(node, ctx, depth - 1):
                 return True
+            if _held_piece(node, name, cls, ctx, depth):
+                return True
     bases = [ctx.classes.get(ctx.qualname(b) or "") for b in cls.bases]
     return any(b is not None and b is not cls and _module_class_with_weights(b, ctx, depth - 1) for b in bases)
+
+
+def _held_piece(call: ast.Call, name: str, cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:
+    """`self.d = Piece(...)` in the class: a local class with weights, or a project class imported from
+    another file of the project (not a library, not a loss/metric/config by its name), when the class
+    freezes nothing (no requires_grad, eval(), no_grad)."""
+    holder = ctx.parent(call)
+    if not (isinstance(holder, ast.Assign) and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                                    and t.value.id == "self" for t in holder.targets)):
+        return False
+    local = ctx.classes.get(name)
+    if local is not None:
+        return local is not cls and _module_class_with_weights(local, ctx, depth - 1)
+    origin, _, simple = name.rpartition(".")
+    if not origin or not simple[:1].isupper() or NOT_MODULES.fullmatch(simple) or name.startswith(THIRD_PARTY):
+        return False
+    return not _freezes(cls, ctx)
+
+
+def _freezes(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    return ctx.memo(("optim_untrained.freezes", cls), lambda: any(
+        isinstance(n, ast.Attribute) and n.attr in {"requires_grad", "requires_grad_", "eval", "no_grad", "detach"}
+        for n in ast.walk(cls)))
 
 
 def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -> list[tuple[str, int]]:
@@ -71,7 +110,7 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
         if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
             continue
         name = assign.targets[0].id
-        value = assign.value
+        value = _built(assign.value)
         if not isinstance(value, ast.Call) or any(within(name, h) or within(h, name) for h in held):
             continue
         if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx) \
