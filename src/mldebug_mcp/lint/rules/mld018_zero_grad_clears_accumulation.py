@@ -8,6 +8,7 @@ from ..helpers.accum_zeroing import (
     in_conditional_step_loop,
     in_micro_batch_loop,
 )
+from ..helpers.accum_window_start import zero_under_step_condition
 from ..helpers.loops import is_zero_grad
 from ..rule import Hit, Rule
 
@@ -20,7 +21,8 @@ class ZeroGradClearsAccumulation(Rule):
     only the prepared optimiser's zero_grad is skipped until the sync step; any zero_grad() inside
     DDP's `with model.no_sync():`; an inner micro-batch loop that zeroes before each backward and
     steps after the loop; a trainer method that zeroes and backwards (`forward_backward`) while
-    another method of its class steps.
+    another method of its class steps; a zero_grad() (or a helper that runs one, `self._start_update()`)
+    under the step's own accumulation test (`(i + 1) % k == 0`) but before the backward.
 
     Why is this bad: accumulation sums k backwards into .grad before one step. Clearing on every
     micro-batch throws that sum away, so each step uses only the last micro-batch: the effective
@@ -62,7 +64,15 @@ class ZeroGradClearsAccumulation(Rule):
     METHOD = ("{function} clears the gradients before its backward but never steps; {stepper} steps: called once per "
               "micro-batch, only the last micro-batch reaches the step")
 
+    WINDOW = ("gradients are cleared under the same condition that steps the optimizer later in this iteration: "
+              "that is the window's last micro-batch, so the gradients of the micro-batches before it are lost "
+              "and each step sees one; open the window where the previous step happened (e.g. `i % k == 0`) "
+              "or zero right after the step")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(ctx.parent(node), ast.Expr) and zero_under_step_condition(node, ctx):
+            yield Hit(node, self.WINDOW)
+            return
         if not is_zero_grad(node) or not isinstance(node.func.value, ast.expr):
             return
         if in_accumulating_context(node, ctx):

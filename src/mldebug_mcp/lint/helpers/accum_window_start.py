@@ -1,0 +1,109 @@
+"""A zero_grad() meant to open each accumulation window that runs under the step's own condition.
+
+`if (i + 1) % k == 0: start_update()` (which zeroes) before the backward, and the step under the same
+`(i + 1) % k == 0` after it (or after `if (i + 1) % k: continue`): the condition holds on the window's
+last micro-batch, so the gradients of the k - 1 micro-batches before it are cleared just before the
+last one's backward and every step sees one micro-batch. The window opens where the step's condition
+held on the micro-batch before (`i % k == 0`); zeroing under a different test is not this bug.
+The zero may run in a local helper the guarded call runs (`self._start_update()`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .accum_zeroing import accumulation_test
+from .loops import LOOPS, is_zero_grad
+from .optim_steps import FUNCTIONS, helper_calls, iteration, local_callee
+
+_STOPS = LOOPS + FUNCTIONS
+
+
+def zero_under_step_condition(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`call` clears gradients under an `if` whose test is the one that guards the loop's later step,
+    and a backward runs between them on every micro-batch."""
+    guard = _guard(call, ctx)
+    if guard is None:
+        return False
+    loop = ctx.enclosing(guard, _STOPS)
+    if not isinstance(loop, LOOPS) or not _clears(call, ctx):
+        return False
+    key = _key(guard.test, True)
+    it = iteration(loop, ctx)
+    backwards = [via for _, via in it.backwards if via.lineno > guard.end_lineno and guard not in ctx.ancestors(via)]
+    if not backwards:
+        return False
+    first_backward = min(b.lineno for b in backwards)
+    for _, via in it.steps:
+        if via.lineno <= first_backward:
+            continue
+        condition = _step_condition(via, loop, ctx)
+        if condition is not None and condition[0] == key and not _changed_between(guard, condition[1], loop):
+            return True
+    return False
+
+
+def _guard(call: ast.Call, ctx: ModuleContext) -> ast.If | None:
+    """The `if` (in the call's loop) with an accumulation test whose body runs the call."""
+    child: ast.AST = call
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, _STOPS):
+            return None
+        if isinstance(ancestor, ast.If) and child in ancestor.body and accumulation_test(ancestor.test, ctx):
+            return ancestor
+        child = ancestor
+    return None
+
+
+def _clears(call: ast.Call, ctx: ModuleContext) -> bool:
+    if is_zero_grad(call):
+        return isinstance(call.func.value, ast.expr)
+    return local_callee(call, ctx) is not None and any(is_zero_grad(c) for c in helper_calls(call, ctx))
+
+
+def _step_condition(via: ast.Call, loop: ast.AST, ctx: ModuleContext) -> tuple[tuple, ast.AST] | None:
+    """The step's condition as a key, and the statement that states it: the `if` around the step, or an
+    earlier `if T: continue` in the loop body (the step runs when T is false)."""
+    child: ast.AST = via
+    for ancestor in ctx.ancestors(via):
+        if ancestor is loop:
+            break
+        if isinstance(ancestor, ast.If) and accumulation_test(ancestor.test, ctx):
+            return _key(ancestor.test, child in ancestor.body), ancestor
+        child = ancestor
+    top = child  # the loop-body statement holding the step
+    if top not in loop.body:
+        return None
+    for stmt in loop.body[: loop.body.index(top)]:
+        if isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], ast.Continue | ast.Break) \
+                and not stmt.orelse and accumulation_test(stmt.test, ctx):
+            return _key(stmt.test, False), stmt
+    return None
+
+
+def _key(test: ast.expr, holds: bool) -> tuple:
+    """`X == 0` / `not X` (X is zero) and `X` / `X != 0` (X is not zero) as one form; other tests as written."""
+    zero = None
+    subject = test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        zero, subject = True, test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value == 0 and isinstance(test.ops[0], ast.Eq | ast.NotEq):
+        zero, subject = isinstance(test.ops[0], ast.Eq), test.left
+    elif isinstance(test, ast.BinOp):
+        zero = False
+    if zero is None:
+        return ("test", ast.dump(test), holds)
+    return ("zero", ast.dump(subject), zero == holds)
+
+
+def _changed_between(first: ast.AST, second: ast.AST, loop: ast.AST) -> bool:
+    """A name the test reads is assigned between the two statements (a counter bumped in between)."""
+    read = {ast.dump(n).replace("Load", "") for n in ast.walk(first.test) if isinstance(n, ast.Name | ast.Attribute)}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign | ast.AugAssign) and first.lineno < node.lineno < second.lineno:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(ast.dump(t).replace("Store", "") in read for t in targets):
+                return True
+    return False
