@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_handoff import kept_for_a_log
+from ..helpers.accum_log_outputs import logged_loss_copy
 from ..helpers.accum_losses import (
     detached,
     framework_step,
@@ -29,6 +30,8 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 DETACHING = {"item", "detach", "numpy", "tolist"}
 KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logging method appends it to the "
                   "statistics: every step's graph stays in memory")
+LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autograd graph, in a logging dict that "
+               "callers sum into running statistics: store {loss}.item() or {loss}.detach() there")
 
 
 class AccumulatedLossKeepsGraph(Rule):
@@ -61,7 +64,7 @@ class AccumulatedLossKeepsGraph(Rule):
     why = "Adding a loss tensor to a running total chains all iterations' graphs together, so memory grows each step."
     fix = "Accumulate a number: total += loss.item() (or loss.detach() to avoid a device sync)."
     evidence = "pytorch-docs"
-    node_types = (ast.AugAssign, ast.Assign, ast.Call)
+    node_types = (ast.AugAssign, ast.Assign, ast.Call, ast.Return)
     call_names = frozenset(UPDATES | {"append", "add_", "update"})  # the calls _accumulation reads
     requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
     BAD = (
@@ -78,6 +81,13 @@ class AccumulatedLossKeepsGraph(Rule):
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.Return | ast.Assign):
+            copy = logged_loss_copy(node, ctx)
+            if copy is not None and not other_framework(ctx):
+                yield Hit(copy, LOGGED_COPY.format(loss=copy.id))
+                return
+            if isinstance(node, ast.Return):
+                return
         if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx) and not other_framework(ctx):
             yield Hit(node, KEPT_FOR_A_LOG.format(loss=ast.unparse(node.value), kept=ast.unparse(node.targets[0])))
             return

@@ -1,0 +1,75 @@
+"""A loss returned for backward together with a logging dict that holds the same live tensor (MLD032).
+
+A criterion or training step that returns `loss, sample_size, logging_output` hands the loss to the
+caller's backward() as its own element; the dict is for statistics, which callers sum over workers and
+steps into running meters. A loss tensor kept there (instead of `loss.item()`, `loss.detach()`,
+`loss.data`) carries its whole autograd graph into every meter that keeps it. Where the dict is the only
+thing returned (a Lightning step's `{"loss": loss}`), its loss is the one backwarded, and stays quiet.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .accum_losses import detached, is_loss_value, loss_named
+from .graph import depends_on_graph, in_no_grad, latest_value
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
+    """The loss name kept live in a logging dict built by `node` (`log = {"loss": loss, ...}`,
+    `log["loss"] = loss`, `return loss, {"loss": loss}`) when the same function also returns the loss itself."""
+    if isinstance(node, ast.Return):
+        if not isinstance(node.value, ast.Tuple):
+            return None
+        dicts = [e for e in node.value.elts if isinstance(e, ast.Dict)]
+        entries = [v for d in dicts for v in d.values]
+        holder = None
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+            entries, holder = list(node.value.values), target.id
+        elif isinstance(target, ast.Name) and _dict_call(node.value, ctx):
+            entries, holder = [k.value for k in node.value.keywords], target.id
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            entries, holder = [node.value], target.value.id
+        else:
+            return None
+    else:
+        return None
+    losses = [e for e in entries if isinstance(e, ast.Name) and loss_named(e)]
+    if not losses:
+        return None
+    func = ctx.scope_of(node)
+    if not isinstance(func, FUNCTIONS) or in_no_grad(node, ctx):
+        return None
+    for loss in losses:
+        if _returned_beside(func, loss.id, holder, node, ctx) and _live(loss, ctx):
+            return loss
+    return None
+
+
+def _dict_call(value: ast.AST, ctx) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+        and not value.args
+
+
+def _returned_beside(func: ast.AST, loss: str, holder: str | None, node: ast.AST, ctx) -> bool:
+    """A `return` of this function lists the loss name itself and the dict (`holder`, or the literal in
+    `node` when it is that return)."""
+    for ret in ctx.in_scope(func, (ast.Return,)):
+        if not isinstance(ret.value, ast.Tuple):
+            continue
+        names = {e.id for e in ret.value.elts if isinstance(e, ast.Name)}
+        if loss in names and (ret is node or holder in names):
+            return True
+    return False
+
+
+def _live(loss: ast.Name, ctx) -> bool:
+    """The name holds a loss computed here, with its graph (a criterion call, or model-derived arithmetic)."""
+    value = latest_value(loss, ctx)
+    if value is None or detached(value, ctx):
+        return False
+    return is_loss_value(value, ctx) or depends_on_graph(value, ctx)
