@@ -23,6 +23,7 @@ from .losses_elsewhere import (
     slot_fed,
     subclass_fed,
 )
+from .losses_handed import handed_by_caller, handed_loss_facts
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -209,7 +210,8 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
     F.binary_cross_entropy_with_logits), named after the loss it wraps."""
     source = loss_call_source(call, ctx)
     if source is None:  # `self.criterion(...)` set by a base class, maybe picked by a string this class sets
-        chosen = chosen_loss(call, ctx)
+        # or handed to this class or function by another file; asked here, not kept: known once the index is
+        chosen = chosen_loss(call, ctx) or handed_by_caller(call, ctx)
         return LossSource(chosen, call, False) if chosen in LOGIT_FUNCTIONS or chosen in LOGIT_LOSSES else None
     if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
         # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)
@@ -247,7 +249,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
         return hands
     keyword = ctx.has_text("logits=")
     framework = ctx.has_text("skorch") or ctx.has_text("skada")
-    facts: dict[str, str] = {**hands, **loss_handoff_facts(ctx), **attr_loss_facts(ctx), **builder_facts(ctx)}
+    facts: dict[str, str] = {**hands, **loss_handoff_facts(ctx), **attr_loss_facts(ctx), **builder_facts(ctx),
+                             **handed_loss_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
         wrapped = wrapped_logit_loss(name, ctx)

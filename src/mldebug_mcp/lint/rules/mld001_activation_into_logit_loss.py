@@ -15,6 +15,7 @@ from ..helpers.kinds import (
     reaching_values,
     traced_element,
     traced_factory,
+    traced_method,
     traced_module_output,
     traced_return,
 )
@@ -228,6 +229,12 @@ class ActivationIntoLogitLoss(Rule):
                 continue
             if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it
                 yield from self._element_fed(name, kind, ctx)
+                continue
+            if "." in name:  # a method other than forward (`model.project(x)`), of a class or a factory's model
+                fed = fed_loss(project, name)
+                found = traced_method(name, ctx) if fed is not None else None
+                for origin in found.origins if found is not None else ():
+                    yield Hit(origin, _text(self.message, found.kind, fed, f" of {name}"))
                 continue
             if name.endswith(FACTORY):  # a factory whose model another file's loss takes (`build_model()`)
                 fed = fed_loss(project, name) or handed_over(project, name)

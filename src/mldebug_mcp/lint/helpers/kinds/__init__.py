@@ -37,6 +37,7 @@ from .facts import (
     traced_factory,
 )
 from .handoffs import HAND, SLOT, handoff_facts, slot_names
+from .instances import traced_method
 from .parameters import (
     call_sites,
     class_constant,
@@ -107,6 +108,7 @@ __all__ = [
     "traced_element",
     "traced_factory",
     "traced_kind",
+    "traced_method",
     "traced_module_output",
     "traced_output",
     "traced_return",

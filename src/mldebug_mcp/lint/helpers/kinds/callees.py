@@ -59,6 +59,10 @@ class Callees:
                 member = self.member(value)
                 if isinstance(member, FUNCS):  # self.predict(x): what that method returns
                     return self.returned(member, None, index, depth - 1)
+                if member is None and not (isinstance(value.value, ast.Name) and value.value.id == "self"):
+                    found = self.instance_method(value, depth - 1, index)
+                    if found is not None:  # model.project(x): a method of a model built here or in another file
+                        return found
                 values = [v for v in self.attribute_values(value) if not _moves(v, value.attr)]
                 if not values:
                     break
@@ -223,8 +227,10 @@ class Callees:
                 found = [p.elts[1] for p in pairs.elts]
         return found + stores.added_modules(ctx, sequential)
 
-    def model(self, cls: ast.ClassDef, construction: ast.Call | None, index: int | None, depth: int) -> Traced | None:
-        forward = method_of(cls, "forward")
+    def model(self, cls: ast.ClassDef, construction: ast.Call | None, index: int | None, depth: int,
+              method: str = "forward") -> Traced | None:
+        """What the model's forward (or another of its methods: `model.project(x)`) returns, built so."""
+        forward = method_of(cls, method)
         if forward is None:
             return None
         env = None
@@ -275,6 +281,12 @@ class Callees:
         built = ctx.constructed(callee)
         return ctx.classes.get(built) if built else None
 
+    def instance_method(self, attribute: ast.Attribute, depth: int, index: int | None) -> Traced | None:
+        """What `obj.method(...)` returns when `obj` holds a model whose class defines `method` (instances.py)."""
+        from .instances import instance_method
+
+        return instance_method(self, attribute, depth, index)
+
     def returns_of(self, func: ast.AST) -> list[ast.Return]:
         return [r for r in self.ctx.in_scope(func, (ast.Return,)) if r.value is not None and not is_none(r.value)]
 
@@ -295,3 +307,4 @@ def _moves(value: ast.AST, attr: str) -> bool:
         value = value.func.value
     return isinstance(value, ast.Attribute) and value.attr == attr and isinstance(value.value, ast.Name) \
         and value.value.id == "self"
+

@@ -14,6 +14,7 @@ import re
 
 from .callees import wrapped
 from .handoffs import slot_names
+from .instances import built_instance, methods_of
 from .parameters import call_sites, parameter_of
 from .traced import Argument, Traced
 from .values import conditional, reaching_values
@@ -42,7 +43,8 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
     owners = [(name, func, func) for name, func in ctx.functions.items()]
     owners += [(name, cls, _forward(cls)) for name, cls in ctx.classes.items()]
     for name, owner, func in owners:
-        if func is None:
+        if func is None:  # a model without forward (encode, decode, project): its methods only
+            found.update(_method_facts(walk, name, owner, func))
             continue
         kind = _ask(walk, owner, None)
         if kind is not None:
@@ -51,6 +53,7 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             kind = _factory(func, walk)
             if kind is not None:
                 found[name + FACTORY] = kind.kind
+        found.update(_method_facts(walk, name, owner, func))
         width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
         dicts = [_dict_returned(r.value, walk.ctx) for r in walk.returns_of(func)]  # `return {...}`, `return out`
         keys = {k.value for d in dicts if d is not None
@@ -82,11 +85,31 @@ def _dict_returned(value: ast.AST, ctx) -> ast.Dict | None:
     return value if isinstance(value, ast.Dict) else None
 
 
-def _ask(walk: Walk, owner: ast.AST, index: int | None) -> Traced | None:
+def _method_facts(walk: Walk, name: str, owner: ast.AST, func: ast.AST) -> dict[str, str]:
+    """`Net.project` -> the kind the method returns (maybe what a constructor argument returns, `arg:...`), and
+    `build_net().project` for a factory of this file that builds a model of it."""
+    ctx, found = walk.ctx, {}
+    if isinstance(owner, ast.ClassDef):
+        for method in methods_of(owner, ctx):
+            kind = _ask(walk, owner, None, method)
+            if kind is not None:
+                found[f"{name}.{method}"] = kind.kind
+        return found
+    returns = walk.returns_of(func)
+    built = built_instance(returns[0].value, ctx) if len(returns) == 1 else None
+    cls = ctx.classes.get(ctx.call_name(built) or "") if built is not None else None
+    for method in methods_of(cls, ctx) if cls is not None else ():
+        kind = walk.model(cls, built, None, DEPTH, method)
+        if kind is not None:
+            found[f"{name}{FACTORY}.{method}"] = kind.kind
+    return found
+
+
+def _ask(walk: Walk, owner: ast.AST, index: int | None, method: str = "forward") -> Traced | None:
     if not isinstance(owner, ast.ClassDef):
         return walk.returned(owner, None, index, DEPTH)
-    found = walk.model(owner, None, index, DEPTH)
-    init, forward = _method(owner, "__init__"), _forward(owner)
+    found = walk.model(owner, None, index, DEPTH, method)
+    init, forward = _method(owner, "__init__"), _method(owner, method)
     if found is not None or init is None or forward is None:
         return found
     # what it returns may be what a module handed to its constructor returns: say which argument
@@ -161,6 +184,11 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
                 if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
                     callee = callee.value
                 names = _model_names(callee, ctx, walk, depth)
+                if not names and isinstance(callee, ast.Attribute) and not callee.attr.startswith("_") \
+                        and not (isinstance(callee.value, ast.Name) and callee.value.id == "self"):
+                    # model.project(x): that method of another file's model (`Net.project`, `build_net().project`)
+                    names = {f"{n}.{callee.attr}" for n in _model_names(callee.value, ctx, walk, depth - 1)
+                             if n[:1].isalpha()}
                 return names if element is None else _entries(names, element)
         else:
             return set()

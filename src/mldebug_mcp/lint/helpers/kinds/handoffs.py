@@ -24,6 +24,9 @@ def slot_names(name: ast.Name, ctx) -> set[str]:
     owner = ctx.parents.get(func)
     if isinstance(owner, ast.ClassDef) and func.name == "__init__" and ctx.classes.get(owner.name) is owner:
         callee, position = owner.name, position - 1 if position is not None else None  # self is not handed
+    elif isinstance(owner, ast.ClassDef) and ctx.classes.get(owner.name) is owner and not func.name.startswith("_") \
+            and not func.decorator_list:  # a trainer's method: `LocalUpdate(...).train(net=model)`
+        callee, position = f"{owner.name}.{func.name}", position - 1 if position is not None else None
     elif owner is ctx.tree and ctx.functions.get(func.name) is func:
         callee = func.name
     else:
@@ -40,11 +43,8 @@ def handoff_facts(ctx, model_names) -> dict[str, str]:
     for call in ctx.by_type.get(ast.Call, ()):
         if not call.args and not call.keywords:
             continue
-        name = ctx.call_name(call)
-        if name is None or "." not in name or name.startswith("torch."):
-            continue
-        simple = name.rsplit(".", 1)[-1]
-        if simple in ctx.classes or simple in ctx.functions:
+        simple = callee_slot_owner(call, ctx)
+        if simple is None:
             continue
         given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
         given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
@@ -55,3 +55,19 @@ def handoff_facts(ctx, model_names) -> dict[str, str]:
                 if model[:1].isalpha():  # a named model of another file, or a factory: not '*', '~x', '^Base'
                     told.setdefault(HAND + model, set()).add(f"{SLOT}{simple}{slot}")
     return {key: ";".join(sorted(slots)) for key, slots in told.items()}
+
+
+def callee_slot_owner(call: ast.Call, ctx) -> str | None:
+    """How slots name what a call of another file's definition runs: `train` for `train(...)`, `Trainer` for
+    `Trainer(...)`, `LocalUpdate.train` for `local.train(...)` where `local = LocalUpdate(...)` (a method of an
+    instance of another file's class, the trainer object of a federated or engine loop)."""
+    name = ctx.call_name(call)
+    method = None
+    if name is None and isinstance(call.func, ast.Attribute) and not call.func.attr.startswith("_"):
+        name, method = ctx.constructed(call.func.value), call.func.attr
+    if name is None or "." not in name or name.startswith("torch."):
+        return None
+    simple = name.rsplit(".", 1)[-1]
+    if simple in ctx.classes or simple in ctx.functions or (method is not None and not simple[:1].isupper()):
+        return None
+    return f"{simple}.{method}" if method is not None else simple

@@ -70,10 +70,12 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
                 passed += [value] if value is not None else []
         return passed
     for call in ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(func.name, ()):
-        if method != (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-                      and call.func.value.id == "self"):
-            continue
-        if method and not inherits(ctx.parents.get(func), ctx.enclosing_class(call), ctx):
+        on_self = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and call.func.value.id == "self"
+        # `trainer = Trainer(...)`; `trainer.train(model)`: the method of an instance built here counts too
+        instance = method and not on_self and _on_instance(call, cls, ctx)
+        if not instance and (method != on_self
+                             or method and not inherits(ctx.parents.get(func), ctx.enclosing_class(call), ctx)):
             continue
         if not method and func.name not in ctx.functions:
             continue
@@ -97,6 +99,14 @@ def inherits(cls: ast.ClassDef | None, other: ast.ClassDef | None, ctx, depth: i
             return any(inherits(b, other, ctx, depth - 1) for b in bases)
         cls = bases[0]
     return False
+
+
+def _on_instance(call: ast.Call, cls: ast.AST, ctx) -> bool:
+    """`obj.method(...)` where `obj` holds an instance this module builds of `cls` (not a subclass: unseen)."""
+    if not isinstance(call.func, ast.Attribute) or not isinstance(cls, ast.ClassDef) \
+            or ctx.classes.get(cls.name) is not cls:
+        return False
+    return ctx.constructed(call.func.value) == cls.name
 
 
 def _argument(call: ast.Call, position: int | None, arg: str) -> ast.expr | None:

@@ -44,6 +44,7 @@ MODULE_WRAPPERS = frozenset({
     "torch.nn.parallel.data_parallel.DataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
     "torch.distributed.fsdp.FullyShardedDataParallel", "torch.compile", "torch.jit.script",
     "torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+    "copy.deepcopy", "copy.copy",  # a copy of the model runs the same forward (a federated client's local model)
 })
 # nn.Module methods that return the module itself
 MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16",

@@ -1,0 +1,80 @@
+"""A method other than forward of a model object (`model.project(x)`, `net.decode(h)`): what it returns, for a
+model built in this file (`Seq2Seq(head)`, maybe through this file's factory `get_model(cfg)`) or told by
+another file (`Transformer.project`, `build_transformer().project`: helpers/kinds/facts.py tells them)."""
+
+from __future__ import annotations
+
+import ast
+
+from .parameters import method_of
+from .traced import Traced
+from .vocabulary import DEPTH, MODULE_MOVES, MODULE_WRAPPERS
+
+
+def instance_method(walk, attribute: ast.Attribute, depth: int, index: int | None) -> Traced | None:
+    """The kind `obj.method(...)` returns (None when unknown: an unknown object, a method of torch's)."""
+    ctx, method = walk.ctx, attribute.attr
+    if method.startswith("_") or method in MODULE_MOVES:
+        return None
+    construction = built_instance(attribute.value, ctx)
+    name = ctx.call_name(construction) if construction is not None else None
+    if name is None or name.startswith("torch."):
+        return None
+    simple = name.rsplit(".", 1)[-1]
+    if name == simple and simple in ctx.classes:
+        cls = ctx.classes[simple]
+        return walk.model(cls, construction, index, depth, method) if method_of(cls, method) else None
+    if "." not in name or simple in ctx.functions or index is not None:
+        return None
+    if simple[:1].isupper():  # its method may return what a constructor argument returns: that argument's
+        return walk._given(walk.foreign(f"{simple}.{method}", None), construction, depth)
+    return walk.foreign(f"{simple}().{method}", None)
+
+
+def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
+    """The call that built the object `value` holds: `Net(...)`, `build_model(...)` of another file, seen through
+    moves (`.to(device)`), wrappers and this file's factories with one return (`get_model(cfg)`)."""
+    for _ in range(depth):
+        value = ctx.resolve(value)
+        if not isinstance(value, ast.Call):
+            return None
+        if isinstance(value.func, ast.Attribute) and value.func.attr in MODULE_MOVES and ctx.call_name(value) is None:
+            value = value.func.value
+            continue
+        if ctx.call_name(value) in MODULE_WRAPPERS and value.args:  # nn.DataParallel(model), copy.deepcopy(model)
+            value = value.args[0]
+            continue
+        name = ctx.call_name(value)
+        func = ctx.functions.get(name) if name is not None else None
+        returns = [r for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None] if func is not None else []
+        if func is None:
+            return value
+        if len(returns) != 1:
+            return None
+        value = returns[0].value
+    return None
+
+
+def methods_of(cls: ast.ClassDef, ctx) -> list[str]:
+    """The public methods of a model class, other than forward, that return what a call gives: `project`,
+    `decode`, `classify` (a loss of another file may take `model.project(x)`)."""
+    if method_of(cls, "forward") is None and not any(getattr(b, "attr", getattr(b, "id", "")) == "Module" for b in cls.bases):
+        return []
+    return [n.name for n in cls.body if isinstance(n, ast.FunctionDef) and n.name != "forward"
+            and not n.name.startswith("_") and not n.decorator_list and ctx.returns.get(n)][:8]
+
+
+def traced_method(name: str, ctx) -> Traced | None:
+    """The kind (with its origins) of the method a `Net.project` or `build_net().project` fact names."""
+    owner_name, _, method = name.rpartition(".")
+    from .walk import Walk  # walk imports the callees, which import this module
+
+    walk = Walk(ctx)
+    if owner_name.endswith("()"):
+        func = ctx.functions.get(owner_name[:-len("()")])
+        returns = walk.returns_of(func) if func is not None else []
+        built = built_instance(returns[0].value, ctx) if len(returns) == 1 else None
+        cls = ctx.classes.get(ctx.call_name(built) or "") if built is not None else None
+        return walk.model(cls, built, None, DEPTH, method) if cls is not None else None
+    cls = ctx.classes.get(owner_name)
+    return walk.model(cls, None, None, DEPTH, method) if cls is not None else None
