@@ -36,7 +36,7 @@ def split_elsewhere(fit: ast.AST, tainted: set[str], scope: ast.AST, ctx: Module
             continue
         names = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
         caller = ctx.scope_of(call)
-        if _splits(caller, names, call.lineno, ctx) or _handed_to_a_splitter(caller, names, call.lineno, ctx):
+        if _splits(caller, names, call.lineno, ctx) or handed_to_a_splitter(caller, names, call.lineno, ctx):
             return True
     return False
 
@@ -88,7 +88,7 @@ def _names_a_split(bound: str) -> bool:
     return any(w.lower() in SPLIT_BOUND_WORDS for w in WORDS.findall(bound))
 
 
-def _handed_to_a_splitter(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:
+def handed_to_a_splitter(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:
     """`train(model, data, cfg)` where that function of this file splits its parameter."""
     cls = ctx.enclosing(scope, (ast.ClassDef,)) if isinstance(scope, FUNCTIONS) else None
     for call in ctx.in_scope(scope, (ast.Call,)):

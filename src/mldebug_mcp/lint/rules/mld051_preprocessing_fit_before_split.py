@@ -9,7 +9,8 @@ from ..helpers.data import (
     rows_part,
     split_by_hand,
 )
-from ..helpers.data_handoff import split_elsewhere
+from ..helpers.data_fit_calls import fitted_arguments
+from ..helpers.data_handoff import handed_to_a_splitter, split_elsewhere
 from ..rule import Hit, Rule
 
 # label encoders only learn the set of classes; encoding all labels up front is common and harmless
@@ -111,6 +112,47 @@ class PreprocessingFitBeforeSplit(Rule):
             if inside or (split.lineno > node.end_lineno and _names_in(arrays) & tainted):
                 yield Hit(node, self.message.format(cls=cls, data=_shown(fitted, data)))
                 return
+
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        """`data, scaler = normalize_dataset(data)` / `parts = self.prep_input(X)`: a local helper learns
+        statistics from the data it is handed (or hands it to one that does), and this function splits
+        what comes back."""
+        if not ctx.functions and not ctx.classes:
+            return
+        for statement in ctx.by_type.get(ast.Assign, ()):
+            call = statement.value
+            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name | ast.Attribute):
+                continue
+            if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                              and call.func.value.id == "self"):
+                continue  # only local functions and methods of the same class
+            given = fitted_arguments(call, ctx)
+            data = next((root_name(a, ctx) for a in given if root_name(a, ctx)), None)
+            if data is None or "train" in data.lower() or any(rows_part(a) for a in given):
+                continue
+            scope = ctx.scope_of(call)
+            outputs = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            tainted = outputs | _derived_after(outputs, call.lineno, scope, ctx)
+            splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS
+                      and c.lineno > call.lineno and _names_in(c.args[:2]) & tainted]
+            if splits or split_by_hand(scope, tainted, call.end_lineno, ctx) \
+                    or handed_to_a_splitter(scope, tainted, call.end_lineno, ctx):
+                yield Hit(call, self.message.format(cls=f"{ast.unparse(call.func)}() (statistics of its input)",
+                                                    data=data))
+
+
+def _derived_after(names: set[str], line: int, scope: ast.AST, ctx: ModuleContext) -> set[str]:
+    """Names assigned after `line` from expressions that use `names` (`df = pd.concat([df_num, y])`)."""
+    tainted, bindings = set(names), ctx.bindings.get(scope, {})
+    changed = True
+    while changed:
+        changed = False
+        for name, values in bindings.items():
+            if name not in tainted and _names_in([v for v in values if v.lineno > line]) & tainted:
+                tainted.add(name)
+                changed = True
+    return tainted
 
 
 def _shown(fitted: ast.expr, data: str) -> str:

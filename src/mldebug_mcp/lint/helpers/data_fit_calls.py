@@ -1,0 +1,122 @@
+"""Local functions that learn statistics from the data they are handed (MLD051).
+
+`data, scaler = normalize_dataset(data, "std")` or `df_cat, df_num = self.prep_input(X)`: the fit is inside
+the helper (or a helper it calls), and the caller splits what comes back. A helper fits parameter i when it
+computes whole-data statistics of it that come back as a normaliser (`mean = data.mean(0)` and
+`std = data.std(0)`, or `data.min()` with `data.max()`), or hands it to another local helper that fits it.
+A helper whose own scikit-learn fit of its parameter is returned is reported at that fit (data_handoff);
+these are the shapes it cannot see, reported where the caller hands over the unsplit data.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .data import preprocessor
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# statistics that together make a normaliser: centre and scale, or range
+STAT_PAIRS = ({"mean", "std"}, {"mean", "var"}, {"nanmean", "nanstd"}, {"min", "max"}, {"amin", "amax"},
+              {"quantile", "median"})
+LABEL_ENCODERS = {"LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer"}
+
+
+def local_callee(call: ast.Call, ctx) -> ast.AST | None:
+    """The function of this module (`helper(x)`) or method of the caller's class (`self.helper(x)`) called."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return ctx.functions.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing(call, (ast.ClassDef,))
+        if cls is not None:
+            return next((m for m in cls.body if isinstance(m, FUNCTIONS) and m.name == func.attr), None)
+    return None
+
+
+def fitted_arguments(call: ast.Call, ctx) -> list[ast.expr]:
+    """The arguments of `call` that the local function called learns statistics from (directly through
+    statistics, or through a helper it calls); [] when it fits nothing or only by a scikit-learn fit of its own,
+    which is reported inside it."""
+    func = local_callee(call, ctx)
+    if func is None:
+        return []
+    params = _params(func)
+    positions = _fitting_positions(func, ctx, direct_ok=False)
+    found = [a for i, a in enumerate(call.args) if i in positions and not isinstance(a, ast.Starred)]
+    found += [k.value for k in call.keywords if k.arg in params and params.index(k.arg) in positions]
+    return found
+
+
+def _params(func: ast.AST) -> list[str]:
+    return [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
+
+
+def _fitting_positions(func: ast.AST, ctx, direct_ok: bool, depth: int = 2) -> frozenset[int]:
+    key = ("data-fit-positions", func, direct_ok, depth)
+    return ctx.memo(key, lambda: _compute(func, ctx, direct_ok, depth))
+
+
+def _compute(func: ast.AST, ctx, direct_ok: bool, depth: int) -> frozenset[int]:
+    params = _params(func)
+    found = set()
+    for index, name in enumerate(params):
+        derived = _derived({name}, func, ctx)
+        if _statistics_of(func, derived, ctx) or direct_ok and _sklearn_fit_of(func, derived, ctx):
+            found.add(index)
+        elif depth > 0 and _handed_on(func, derived, ctx, depth):
+            found.add(index)
+    return frozenset(found)
+
+
+def _derived(names: set[str], func: ast.AST, ctx) -> set[str]:
+    """The parameter and the names assigned from expressions that mention it (`df = X[cols].copy()`)."""
+    tainted, bindings = set(names), ctx.bindings.get(func, {})
+    changed = True
+    while changed:
+        changed = False
+        for name, values in bindings.items():
+            if name not in tainted and any(_mentions(v, tainted) for v in values):
+                tainted.add(name)
+                changed = True
+    return tainted
+
+
+def _mentions(expr: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+
+
+def _statistics_of(func: ast.AST, data: set[str], ctx) -> bool:
+    """Two statistics of one pair (`data.mean(axis=0)` and `data.std(axis=0)`, `np.min(data)` and
+    `np.max(data)`) taken of the data in this function."""
+    taken = set()
+    for call in ctx.in_scope(func, (ast.Call,)):
+        method = ctx.method_name(call)
+        if method is None:
+            continue
+        receiver = call.func.value
+        if ctx.call_name(call) is None and _mentions(receiver, data) and isinstance(receiver, ast.Name | ast.Subscript):
+            taken.add(method)  # data.mean(0), data[cols].std()
+        elif ctx.call_name(call) and ctx.call_name(call).startswith(("numpy.", "torch.")) and call.args \
+                and isinstance(call.args[0], ast.Name | ast.Subscript) and _mentions(call.args[0], data):
+            taken.add(method)  # np.mean(data, axis=0)
+    return any(pair <= taken for pair in STAT_PAIRS)
+
+
+def _sklearn_fit_of(func: ast.AST, data: set[str], ctx) -> bool:
+    for call in ctx.in_scope(func, (ast.Call,)):
+        cls = preprocessor(call, ctx)
+        if cls is not None and cls not in LABEL_ENCODERS and call.args and _mentions(call.args[0], data):
+            return True
+    return False
+
+
+def _handed_on(func: ast.AST, data: set[str], ctx, depth: int) -> bool:
+    """The data is handed to another local helper that fits it (`self.prep_numeric_cols(X[num_cols])`)."""
+    for call in ctx.in_scope(func, (ast.Call,)):
+        inner = local_callee(call, ctx)
+        if inner is None or inner is func:
+            continue
+        positions = _fitting_positions(inner, ctx, direct_ok=True, depth=depth - 1)
+        if any(i in positions and _mentions(a, data) for i, a in enumerate(call.args)):
+            return True
+    return False
