@@ -7,6 +7,7 @@ from ..helpers.kinds import (
     ACTIVATIONS,
     ANY_MODEL,
     FACTORY,
+    LOG_SOFTMAX,
     PROBABILITIES,
     RELU,
     Traced,
@@ -47,6 +48,9 @@ PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {
 DEFAULTS_MESSAGE = ("{activation} default for the output activation, and {loss} the default loss of the same "
                     "signature, which expects raw logits: the default network normalises twice")
 KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expects raw logits"
+LOG_SOFTMAX_MESSAGE = ("{activation} output passed to {loss}, which applies log_softmax itself: the loss is "
+                       "unchanged (log_softmax is idempotent) but the step is redundant and the outputs are not "
+                       "logits; return the raw logits, or pair log_softmax with NLLLoss")
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit", "logits=")
@@ -72,7 +76,12 @@ def _short(name: str) -> str:
 
 
 def _text(message: str, kind: str, loss: str, of: str = "") -> str:
-    """The rule's message for an activation (`of`: whose output it is), or the ReLU one."""
+    """The rule's message for an activation (`of`: whose output it is), or the ReLU one. Log-probabilities into
+    a cross-entropy are told apart: log_softmax is idempotent, so the loss is unchanged, but the step is
+    redundant and the model's outputs are not the logits the code says (maintainers fix it all the same)."""
+    if kind == LOG_SOFTMAX and message == ActivationIntoLogitLoss.message and "ross" in loss \
+            and "binary" not in loss.lower():
+        message = LOG_SOFTMAX_MESSAGE
     text = RELU_MESSAGE.format(loss=loss) if kind == RELU else message.format(activation=kind, loss=loss)
     return text.replace(" output passed", f" output{of} passed", 1)
 
@@ -105,7 +114,8 @@ class ActivationIntoLogitLoss(Rule):
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be
-    hidden in the model's forward, in a helper, or in another file of the same run.
+    hidden in the model's forward, in a helper, or in another file of the same run. log_softmax into a
+    cross-entropy is the mild case: the loss is unchanged, and the finding says the step is redundant.
     """
 
     code = "MLD001"
