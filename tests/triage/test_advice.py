@@ -368,6 +368,7 @@ def test_more_accounts_from_the_second_pilot_are_not_advice(text):
     "No bigger network or lagged-load feature is needed to get there.",
     "The weight only rescales the step size batch by batch, like a small change in learning rate.",
     "AdamW and `clip_grad_norm_` skip parameters with no gradient, so the probe never moves.",
+    "Lint found only `torch.load` without `weights_only` and a `clip_grad_norm_` result that isn't logged.",
 ])
 def test_accounts_from_the_fourth_pilot_are_not_advice(text):
     # a sentence opened by 'no', a comparison, and what a function does are descriptions, not moves
