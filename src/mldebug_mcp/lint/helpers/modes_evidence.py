@@ -227,8 +227,11 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
         ):
             return True  # pytest/unittest tests assert; evaluation code reports
         cls = ctx.enclosing_class(scope)
-        if cls is not None and (any(_framework_base(b, ctx) for b in cls.bases) or _unit_test_class(cls, ctx)):
+        if cls is not None and (any(FRAMEWORK_BASES.search(ctx.qualname(b) or "") for b in cls.bases)
+                                or _unit_test_class(cls, ctx)):
             return True
+        if cls is not None and any(_module_base(b, ctx) for b in cls.bases) and not drives_itself(cls, ctx):
+            return True  # a model's own methods run in whatever mode its user set
     return any(EXPORT.match(ctx.call_name(c) or "") for c in scope_calls(scope, ctx))
 
 
@@ -243,12 +246,16 @@ def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
         isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls)))
 
 
-def _framework_base(base: ast.AST, ctx: ModuleContext) -> bool:
-    qualname = ctx.qualname(base) or ""
-    name = ident(base) or ""
-    if "Module" in name or qualname.startswith("torch.nn"):
-        return True  # a model's own methods run in whatever mode its user set
-    return bool(FRAMEWORK_BASES.search(qualname))
+def _module_base(base: ast.AST, ctx: ModuleContext) -> bool:
+    return "Module" in (ident(base) or "") or (ctx.qualname(base) or "").startswith("torch.nn")
+
+
+def drives_itself(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """An nn.Module that is also its own trainer or calibrator: one of its methods (or a closure there) calls
+    backward() or steps an optimizer. Its other methods (infer(), a calibration pass over a loader) are driver
+    code that runs its submodules in whatever mode the last phase left, not a forward pass its user switches."""
+    return ctx.memo(("modes", "drives-itself", id(cls)), lambda: trains(
+        (n for m in cls.body if isinstance(m, NESTED[:2]) for n in ast.walk(m)), ctx))
 
 
 def mc_dropout(scope: ast.AST, ctx: ModuleContext) -> bool:

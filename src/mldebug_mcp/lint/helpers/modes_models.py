@@ -108,11 +108,27 @@ def _loss_built(move: ast.Call, ctx: ModuleContext) -> bool:
 def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) -> bool:
     """The mode does not matter or is handled elsewhere: passed explicitly, a model kept frozen on purpose,
     `self(x)` inside a model, or a model with no dropout/BatchNorm (or one from_pretrained, in eval)."""
-    if any(k.arg in MODE_KEYWORDS for k in call.keywords) or key == "self":
-        return True
+    if key == "self" or (any(k.arg in MODE_KEYWORDS for k in call.keywords) and not _eval_switched(call, key, ctx)):
+        return True  # a mode flag (`train=False`) counts unless this file also calls key.eval(): then the flag
+        # is the model's own argument (which branch to take), and dropout/BatchNorm still follow eval()
     if frozen(key):
         return True
     return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx)
+
+
+def _eval_switched(call: ast.Call, key: str, ctx: ModuleContext) -> bool:
+    """`key.eval()` is called on the same object elsewhere: in a method of the same class for `self.*`, in
+    the same scope for any other name (a `model` parameter of another function is another object)."""
+    def compute() -> set:
+        found = set()
+        for c in ctx.by_type.get(ast.Call, ()):
+            if type(c.func) is ast.Attribute and c.func.attr == "eval" and not c.args:
+                k = key_of(c.func.value) or ""
+                found.add((k, id(ctx.enclosing_class(c)) if k.startswith("self.") else id(ctx.scope_of(c))))
+        return found
+    switched = ctx.memo(("modes", "eval-switched-keys"), compute)
+    where = id(ctx.enclosing_class(call)) if key.startswith("self.") else id(ctx.scope_of(call))
+    return (key, where) in switched
 
 
 def _off(value: ast.AST) -> bool:

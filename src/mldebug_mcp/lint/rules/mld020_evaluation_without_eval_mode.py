@@ -14,6 +14,7 @@ from ..helpers.evaluation import (
 from ..helpers.modes import (
     EVAL,
     SET,
+    TRAIN,
     direct_switch,
     key_of,
     mode_before,
@@ -24,6 +25,7 @@ from ..helpers.modes import (
 from ..helpers.modes_anchor import anchor
 from ..helpers.modes_evidence import (
     collected,
+    drives_itself,
     enclosing_loops,
     eval_data,
     file_trains,
@@ -172,6 +174,12 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
 
 
+def _in_driver(scope: ast.AST, ctx: ModuleContext) -> bool:
+    """A method of a class that trains or calibrates itself: the models it holds are its own to switch."""
+    cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
+    return cls is not None and drives_itself(cls, ctx)
+
+
 def _samples(call: ast.Call, receiver: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
     """Iterative sampling under no_grad in a file that trains nothing and switches no mode: the model's
     output is fed back as its next input (`x = step(x, model(x, t))` over the timesteps of a diffusion
@@ -229,6 +237,11 @@ def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
         return True
     if _measures(call, scope, ctx):
         return True
+    if grad_off_at(call, scope, ctx) and _over_batches(call, scope, ctx) and not region_trains(call, scope, ctx) and (
+            not isinstance(ctx.parent(call), ast.Expr)) and (_in_driver(scope, ctx) or not handed_in(
+                forward_receiver(call, ctx), scope, ctx)):
+        return True  # a pass over a loader's batches with autograd off, its outputs kept: an evaluation or
+        # calibration pass whatever the function is named (a forward for its side effects is not one)
     if file_trains(ctx) or not collected(call, scope, ctx):
         return False
     if _over_batches(call, scope, ctx):
@@ -288,9 +301,24 @@ def _set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
         if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
             continue
         last = [s for s in switches(other, ctx) if (k := s.key or _container_key(s)) is not None and related(k, key)]
-        if last and last[-1].mode == EVAL:
-            return True
+        if last and last[-1].mode == EVAL and not _evaluates_then_trains(other, last[-1], key, ctx) and not (
+                not last[-1].direct and scope_trains(other, ctx)):
+            return True  # (a training loop whose last eval() is its per-epoch validation helper's leaves
+            # the mode to the order of calls, not to a setup step)
     return False
+
+
+def _evaluates_then_trains(other: ast.AST, switch, key: str, ctx: ModuleContext) -> bool:
+    """`other` is an evaluation method (it runs the model itself after its eval()) in a file that puts the
+    model back in training mode elsewhere: the eval() is for that method's own pass, and another method
+    (infer(), predict()) runs in whatever mode the last phase left, not in eval mode."""
+    trained = ctx.memo(("mld020", "train-switched"), lambda: [
+        d[0] for c in ctx.by_type.get(ast.Call, ()) if (d := direct_switch(c)) is not None and d[1] == TRAIN])
+    if not any(related(t, key) for t in trained if t is not None):
+        return False
+    after = position(switch.node)
+    return any(position(c) > after and (r := forward_receiver(c, ctx)) is not None and related(key_of(r), key)
+               for c in scope_calls(other, ctx))
 
 
 def _container_key(switch) -> str | None:
