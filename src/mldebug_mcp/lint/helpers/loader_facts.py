@@ -8,6 +8,7 @@ import os
 import re
 
 from ..context import ModuleContext
+from .loader_owned_rng import owned_generator_draw
 
 SETS_EPOCH = "sets-epoch"  # project fact: some file of the run calls .set_epoch(...)
 NUMPY_DRAWS = "numpy-rng-data"  # project fact: a file draws data randomness from np.random's global state
@@ -24,7 +25,7 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
             any("set_epoch" in n.attr and not _in_named_helper(n, ctx) for n in ctx.by_type.get(ast.Attribute, ()))
             or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
         found[SETS_EPOCH] = os.path.basename(ctx.path)
-    if ctx.has_text("random") or ctx.has_text("Rand") or ctx.has_text("lhotse"):
+    if ctx.has_text("random") or ctx.has_text("Rand") or ctx.has_text("lhotse") or ctx.has_text("rng"):
         draw = _augmenting_numpy_draw(ctx)
         if draw is not None:
             found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
@@ -76,6 +77,8 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
         if sampling or AUGMENTING.search(func.name.lower()):
             draws += [c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+    owned = owned_generator_draw(ctx)  # a transform's or dataset's own generator, copied into every worker
+    draws += [owned] if owned is not None else []
     return min(draws, key=lambda c: (c.lineno, c.col_offset), default=None)
 
 

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_facts import NUMPY_DRAWS, library_generator
+from ..helpers.loader_owned_rng import PER_SAMPLE, owned_generator_draw
 from ..rule import Hit, Rule
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
@@ -107,6 +108,9 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
     project = ctx.project
     drawn = project.kind_returned_by(NUMPY_DRAWS) if project is not None else None
     here = next((c for c in ctx.by_type.get(ast.Call, ()) if library_generator(c, ctx)), None)
+    owned = owned_generator_draw(ctx)
+    if here is None and owned is not None and not _is_dataset(ctx.enclosing(owned, (ast.ClassDef,)), ctx, depth=3):
+        here = owned  # a transform of this file drawing from its own generator (datasets are checked as classes)
     if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
         drawn = f"{os.path.basename(ctx.path)}:{here.lineno}"
     elif not drawn or drawn.split(":")[0] == os.path.basename(ctx.path):
@@ -135,12 +139,13 @@ def _on_self(expr: ast.AST) -> bool:
 
 
 def _self_generator(call: ast.Call, ctx: ModuleContext) -> str | None:
-    """'rng' for `self.rng.integers(...)` when every assignment to self.rng is a generator made in __init__."""
+    """'rng' for `self.rng.integers(...)` when every assignment to self.rng is a generator made once (in __init__
+    or a setup method it calls), not per sample."""
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
     if not _on_self(receiver):
         return None
     values = ctx.values_of(receiver)
-    in_init = all(getattr(ctx.enclosing(v, (ast.FunctionDef,)), "name", "") == "__init__" for v in values)
+    in_init = all(getattr(ctx.enclosing(v, (ast.FunctionDef,)), "name", "") not in PER_SAMPLE for v in values)
     return receiver.attr if values and in_init and all(ctx.call_name(v) in GENERATORS for v in values) else None
 
 

@@ -1,0 +1,85 @@
+"""Random generators owned by objects that run inside DataLoader workers (MLD053).
+
+A transform or mask function (`self.rng = np.random.RandomState()` in its constructor, drawn in `__call__`) or
+a dataset that keeps a generator (built in any of its methods, or inherited from a seeding base class and
+drawn as `self.random_generator.normal(...)`) is pickled into every worker as an identical copy: torch
+reseeds its own generator and Python's `random` per worker, never an object's generator, so every worker
+draws the same masks and augmentations unless a worker_init_fn reseeds them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+GENERATORS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "random.Random",
+              "numpy.random.mtrand.RandomState"}
+DRAWS = frozenset({
+    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
+    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace",
+    "integers", "gauss", "randrange", "permuted", "multivariate_normal", "lognormal", "dirichlet"})
+# methods that run per sample, in the worker: a generator built there is fresh each call, not a copy
+PER_SAMPLE = {"__call__", "__getitem__", "__getitems__", "__iter__", "__next__", "forward"}
+# an attribute named as a generator, drawn by a dataset that does not build it (a seeding base class does)
+GENERATOR_NAME = re.compile(r"(^|_)(np_)?(rng|random_state|random_generator|generator|prng)$", re.IGNORECASE)
+
+
+def owned_generator_draw(ctx) -> ast.Call | None:
+    """The first draw from an object's own generator in a class of this file that runs in workers: a callable
+    transform (it defines __call__) or a dataset."""
+    return ctx.memo(("owned-generator-draw",), lambda: _first_draw(ctx))
+
+
+def _first_draw(ctx) -> ast.Call | None:
+    found = []
+    for cls in ctx.by_type.get(ast.ClassDef, ()):
+        methods = [m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
+        names = {m.name for m in methods}
+        dataset = _dataset_like(cls, ctx)
+        if not dataset and "__call__" not in names:
+            continue
+        built = _generators_built_once(cls, methods, ctx)
+        for method in methods:
+            if method.name == "__init__":
+                continue
+            for call in ast.walk(method):
+                attr = _self_attr_draw(call)
+                if attr is None:
+                    continue
+                if attr in built or dataset and attr not in _assigned(cls) and GENERATOR_NAME.search(attr):
+                    found.append(call)
+    return min(found, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _dataset_like(cls: ast.ClassDef, ctx) -> bool:
+    return any("Dataset" in (ctx.qualname(b) or "") or "Dataset" in ast.unparse(b) for b in cls.bases)
+
+
+def _self_attr_draw(node: ast.AST) -> str | None:
+    """'rng' for `self.rng.uniform(...)`."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DRAWS):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+        return receiver.attr
+    return None
+
+
+def _assigned(cls: ast.ClassDef) -> set[str]:
+    return {t.attr for node in ast.walk(cls) if isinstance(node, ast.Assign) for t in node.targets
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+
+
+def _generators_built_once(cls: ast.ClassDef, methods: list, ctx) -> set[str]:
+    """Attributes every assignment of which builds a generator outside the per-sample methods."""
+    built, elsewhere = set(), set()
+    for method in methods:
+        for node in ast.walk(method):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    once = ctx.call_name(node.value) in GENERATORS and method.name not in PER_SAMPLE
+                    (built if once else elsewhere).add(target.attr)
+    return built - elsewhere
