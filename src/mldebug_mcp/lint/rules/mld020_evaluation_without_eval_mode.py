@@ -45,6 +45,7 @@ from ..helpers.modes_models import (
     mode_given,
     untrained_here,
 )
+from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..rule import Hit, Rule
@@ -133,6 +134,11 @@ class EvaluationWithoutEvalMode(Rule):
         for where, key, call in handed_to_evaluation(ctx):
             hits.setdefault(where.lineno, Hit(where, f"{key} is handed to {ast.unparse(call.func)}() in training mode: "
                                                     f"that function never calls eval(); call {key}.eval() first"))
+        for switch, key in phase_gated_train_switches(ctx):
+            hits.setdefault(switch.lineno, Hit(switch, f"{key}.train() runs for every phase, but only the training "
+                                                       f"phase updates: the other phase (validation) runs {key} in "
+                                                       f"training mode; call {key}.train(is_training) or {key}.eval() "
+                                                       f"for that phase"))
         for stmt in ctx.by_type.get(ast.Expr, ()):
             key = bare_switch(stmt, "eval", ctx)
             if key:
