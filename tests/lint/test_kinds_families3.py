@@ -117,6 +117,47 @@ TRAINER_OBJECT = {
             client.local_train(copy.deepcopy(SoftNet()), [])
             """,
     },
+    "workers_in_a_list_and_a_client_keeping_a_copy": {
+        "nets.py": """
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)  # MLD001
+            """,
+        "client.py": """
+            import copy
+            class Client:
+                def __init__(self, cid, model):
+                    self.model = copy.deepcopy(model)
+                    self.loss = nn.CrossEntropyLoss()
+                def train(self, loader):
+                    for x, y in loader:
+                        self.loss(self.model(x), y).backward()
+            class Worker:
+                def __init__(self, cid):
+                    self.loss = nn.CrossEntropyLoss()
+                def fit(self, model, loader):
+                    for x, y in loader:
+                        self.loss(model(x), y).backward()
+            """,
+        "main.py": """
+            import copy
+            from nets import MLP
+            from client import Client, Worker
+            global_model = MLP()
+            workers = [Worker(i) for i in range(10)]
+            for w in workers:
+                w.fit(copy.deepcopy(global_model), [])
+            """,
+        "main2.py": """
+            from nets import MLP
+            from client import Client
+            clients = [Client(i, MLP()) for i in range(10)]
+            clients[0].train([])
+            """,
+    },
 }
 TRAINER_OBJECT_QUIET = {
     "nll_client_raw_client_and_an_evaluator": {

@@ -64,10 +64,27 @@ def callee_slot_owner(call: ast.Call, ctx) -> str | None:
     name = ctx.call_name(call)
     method = None
     if name is None and isinstance(call.func, ast.Attribute) and not call.func.attr.startswith("_"):
-        name, method = ctx.constructed(call.func.value), call.func.attr
+        name, method = ctx.constructed(call.func.value) or _element_class(call.func.value, ctx), call.func.attr
     if name is None or "." not in name or name.startswith("torch."):
         return None
     simple = name.rsplit(".", 1)[-1]
     if simple in ctx.classes or simple in ctx.functions or (method is not None and not simple[:1].isupper()):
         return None
     return f"{simple}.{method}" if method is not None else simple
+
+
+def _element_class(receiver: ast.AST, ctx) -> str | None:
+    """The class of the objects a list holds, for one of them: `workers[i]`, or `w` of `for w in workers`, where
+    `workers = [Worker(i) for i in ...]` (or a list of `Worker(...)` calls written out)."""
+    container = receiver.value if isinstance(receiver, ast.Subscript) else None
+    node = receiver
+    while container is None and isinstance(receiver, ast.Name):
+        node = ctx.parents.get(node)
+        if node is None or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module):
+            return None
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == receiver.id:
+            container = node.iter
+    listed = ctx.resolve(container)
+    calls = [listed.elt] if isinstance(listed, ast.ListComp) else listed.elts if isinstance(listed, ast.List) else []
+    names = {ctx.call_name(c) if isinstance(c, ast.Call) else None for c in calls}
+    return names.pop() if len(names) == 1 else None
