@@ -31,17 +31,34 @@ def zero_under_step_condition(call: ast.Call, ctx: ModuleContext) -> bool:
         return False
     key = _key(guard.test, True)
     it = iteration(loop, ctx)
-    backwards = [via for _, via in it.backwards if via.lineno > guard.end_lineno and guard not in ctx.ancestors(via)]
+    opened = _top(guard, loop, ctx)
+    # the backward and the step run after the guard's statement in the same pass (not in its other branch)
+    backwards = [via for _, via in it.backwards if _after(via, opened, loop, ctx)]
     if not backwards:
         return False
     first_backward = min(b.lineno for b in backwards)
     for _, via in it.steps:
-        if via.lineno <= first_backward:
+        if via.lineno <= first_backward or not _after(via, opened, loop, ctx):
             continue
         condition = _step_condition(via, loop, ctx)
         if condition is not None and condition[0] == key and not _changed_between(guard, condition[1], loop):
             return True
     return False
+
+
+def _top(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """The statement of the loop body that holds `node`."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is loop:
+            return child if child in loop.body else None
+        child = ancestor
+    return None
+
+
+def _after(via: ast.Call, opened: ast.AST | None, loop: ast.AST, ctx: ModuleContext) -> bool:
+    top = _top(via, loop, ctx)
+    return opened is not None and top is not None and loop.body.index(top) > loop.body.index(opened)
 
 
 def _guard(call: ast.Call, ctx: ModuleContext) -> ast.If | None:

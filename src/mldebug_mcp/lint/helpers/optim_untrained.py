@@ -47,7 +47,7 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
     return cls is not None and _module_class_with_weights(cls, ctx, depth)
 
 
-def _built(value: ast.expr) -> ast.expr:
+def strip_moves(value: ast.expr) -> ast.expr:
     """`Loss().to(device)`, `Head().cuda()`: the constructor under calls that return the module itself
     (not `.eval()` or `.requires_grad_(False)`, which say it is not meant to train)."""
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES \
@@ -110,7 +110,7 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
         if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
             continue
         name = assign.targets[0].id
-        value = _built(assign.value)
+        value = strip_moves(assign.value)
         if not isinstance(value, ast.Call) or any(within(name, h) or within(h, name) for h in held):
             continue
         if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx) \

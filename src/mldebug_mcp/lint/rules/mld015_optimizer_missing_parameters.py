@@ -3,6 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.optim_children import left_out_parts
 from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
 from ..helpers.optim_listed_twice import listed_twice
 from ..helpers.optim_params import (
@@ -32,7 +33,8 @@ class OptimizerMissingParameters(Rule):
     constructed module while the optimiser built on the old one is still used. Also flags an
     optimiser built from param groups when one group built before it is never added to the
     list it takes, and optimisers built on the model alone when the file gathers another
-    module's parameters with the model's (`list(model.parameters()) + list(criterion.parameters())`,
+    module's parameters with the model's, and optimisers built from the model's parts one by one (param
+    groups per part) that leave out a part with weights the model's class builds and runs (`list(model.parameters()) + list(criterion.parameters())`,
     a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
     in eval mode are left out.
 
@@ -69,6 +71,9 @@ class OptimizerMissingParameters(Rule):
     LEFT_OUT = ("{path}'s parameters are gathered for training on line {line}, but this optimizer (like every "
                 "optimizer here) does not hold them: they never train")
 
+    PART = ("this optimizer is built from the model's parts one by one but leaves out {path} (built on line "
+            "{line} and run in forward): its parameters never train; add a group for it")
+
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
              "left out of the optimiser and never trains")
 
@@ -92,6 +97,8 @@ class OptimizerMissingParameters(Rule):
         held = held_nearby(node, ctx) if sources else None
         for name, line in untrained_modules(node, held, ctx) if held is not None else ():
             yield Hit(node, self.UNTRAINED.format(name=name, line=line))
+        for path, line in left_out_parts(node, ctx):
+            yield Hit(node, self.PART.format(path=path, line=line))
         if not sources or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):

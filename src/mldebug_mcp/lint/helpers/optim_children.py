@@ -1,0 +1,140 @@
+"""A submodule left out when an optimiser is built from the model's parts one by one.
+
+`groups = [{"params": model.backbone.parameters(), "lr": lr / 10}]`, `groups += [{"params":
+model.head.parameters()}]` (per-part learning rates), while the model's class also builds `self.down =
+nn.ConvTranspose2d(...)` and runs it in forward: nobody adds that part's group, so it never trains. The
+model's class is read here: `self` (an optimiser built inside the model), a local class the model was
+built from, or the one local class that defines every part listed. Parts the class or the file freezes,
+and parts any optimiser of the file holds, stay out.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .optim_params import covered, dotted, is_optimizer_name, params_argument
+from .optim_untrained import has_parameters, strip_moves
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, int]]:
+    """(path, line of its construction) of each weighted part of the model the optimiser's groups leave out."""
+    sources = _gathered(params_argument(optimizer), optimizer, ctx)
+    if not sources or len(sources) < 2:
+        return []
+    roots = {path.split(".")[0] for path, _ in sources}
+    if len(roots) != 1 or any("." not in path for path, _ in sources):
+        return []  # the whole model, or parts of several objects
+    root = roots.pop()
+    if root == "self":  # `self.backbone.x` lists part `backbone`; a `self.model.backbone` lists `model.backbone`
+        prefix = "self"
+    else:
+        prefix = root
+    listed = {path.split(".")[1] for path, _ in sources}
+    if len(listed) < 2:
+        return []
+    cls = _model_class(root, listed, optimizer, ctx)
+    if cls is None:
+        return []
+    held = _held_nearby(ctx.scope_of(optimizer), ctx)
+    found = []
+    for name, line in _weighted_parts(cls, ctx):
+        path = f"{prefix}.{name}"
+        if name in listed or path in held or name in {h.rsplit(".", 1)[-1] for h in held} \
+                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name) or not _runs(cls, name):
+            continue
+        found.append((path, line))
+    return found
+
+
+def _gathered(expr: ast.AST | None, optimizer: ast.Call, ctx: ModuleContext) -> list | None:
+    """What a list of params/groups holds: its first value and what `+=`, append and extend add to it
+    in the same function before the optimiser."""
+    if not isinstance(expr, ast.Name):
+        return covered(expr, ctx) if expr is not None else None
+    scope = ctx.scope_of(optimizer)
+    pieces: list[ast.AST] = []
+    for node in ctx.in_scope(scope, (ast.Assign, ast.AugAssign, ast.Call)):
+        if node.lineno >= optimizer.lineno:
+            continue
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets):
+            pieces = [node.value]  # a fresh list: what came before is gone
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == expr.id:
+            pieces.append(node.value)
+        elif isinstance(node, ast.Call) and ctx.method_name(node) in {"append", "extend"} and node.args \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == expr.id:
+            pieces.append(ast.List(elts=[node.args[0]]) if ctx.method_name(node) == "append" else node.args[0])
+    if not pieces:
+        return None
+    found = [covered(p, ctx) for p in pieces if not (isinstance(p, ast.List | ast.Tuple) and not p.elts)]
+    if any(f is None for f in found):
+        return None
+    return [c for f in found for c in f]
+
+
+def _model_class(root: str, listed: set[str], optimizer: ast.Call, ctx: ModuleContext) -> ast.ClassDef | None:
+    if root == "self":
+        return ctx.enclosing_class(optimizer)
+    function = ctx.enclosing(optimizer, FUNCTIONS)
+    name_node = next((n for n in ast.walk(optimizer) if isinstance(n, ast.Name) and n.id == root), None)
+    built = ctx.constructed(name_node) if name_node is not None else None
+    if built:
+        return ctx.classes.get(built)
+    if function is None:
+        return None
+    # a model handed in: the one local class that builds every listed part
+    matching = [c for c in ctx.classes.values() if listed <= {n for n, _ in _weighted_parts(c, ctx, all_parts=True)}]
+    return matching[0] if len(matching) == 1 else None
+
+
+def _weighted_parts(cls: ast.ClassDef, ctx: ModuleContext, all_parts: bool = False) -> list[tuple[str, int]]:
+    """(attribute, line) of `self.X = Module(...)` in the class's __init__: with weights (or any module)."""
+    init = next((n for n in cls.body if isinstance(n, FUNCTIONS) and n.name == "__init__"), None)
+    found = []
+    for node in ast.walk(init) if init is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                and dotted(node.targets[0].value) == "self" and isinstance(node.value, ast.Call):
+            value = strip_moves(node.value)
+            if all_parts or (isinstance(value, ast.Call) and has_parameters(value, ctx)):
+                found.append((node.targets[0].attr, node.lineno))
+    return found
+
+
+def _runs(cls: ast.ClassDef, name: str) -> bool:
+    """The part is called (or its method is) in a method other than __init__."""
+    for method in cls.body:
+        if isinstance(method, FUNCTIONS) and method.name != "__init__":
+            for node in ast.walk(method):
+                if isinstance(node, ast.Call) and dotted(node.func) in {f"self.{name}"} | (
+                        {dotted(node.func)} if (dotted(node.func) or "").startswith(f"self.{name}.") else set()):
+                    return True
+    return False
+
+
+def _freezes_here(path: str, optimizer: ast.Call, ctx: ModuleContext) -> bool:
+    """The function building the optimiser freezes the part (or puts it in eval mode)."""
+    function = ctx.enclosing(optimizer, FUNCTIONS)
+    text = ctx.memo(("optim_children.text", function), lambda: ast.unparse(function)) if function is not None else ""
+    return any(w in text for w in (f"{path}.requires_grad", f"{path}.eval(", f"{path}.parameters():"))
+
+
+def _class_freezes(cls: ast.ClassDef, name: str) -> bool:
+    text = ast.unparse(cls)
+    return any(w in text for w in (f"self.{name}.requires_grad", f"self.{name}.eval(", f"self.{name}.parameters():"))
+
+
+def _held_nearby(scope: ast.AST, ctx: ModuleContext) -> set[str]:
+    """What the optimisers built in this scope hold, and what add_param_group adds anywhere."""
+    def compute() -> set[str]:
+        held: set[str] = set()
+        for call in ctx.by_type.get(ast.Call, ()):
+            if is_optimizer_name(ctx.call_name(call)) and ctx.scope_of(call) is scope:
+                params = params_argument(call)
+                found = _gathered(params, call, ctx) if params is not None else None
+                held |= {p for p, _ in found or ()}
+            elif ctx.method_name(call) == "add_param_group":
+                held |= {d for n in ast.walk(call) if isinstance(n, ast.Attribute) for d in [dotted(n)] if d}
+        return held
+    return ctx.memo(("optim_children.held", scope), compute)
