@@ -404,7 +404,81 @@ LOSS_TO_CONSTRUCTOR_QUIET = {
     },
 }
 
-CASES = {**TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
+# a model picked from a table of classes by a key (a config's architecture name): each class listed is fed
+REGISTRY = {
+    "models_table_nested_config_and_constant_key": {
+        "nets.py": """
+            class UNetA(nn.Module):
+                def __init__(self, num_classes=2):
+                    super().__init__()
+                    self.fc = nn.Linear(4, num_classes)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)  # MLD001
+            class UNetB(nn.Module):
+                def __init__(self, num_classes=2):
+                    super().__init__()
+                    self.fc = nn.Linear(4, num_classes)
+                def forward(self, x):
+                    return self.fc(x)
+            class Probs(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))  # MLD001
+            """,
+        "train.py": """
+            from nets import UNetA, UNetB
+            MODELS = {"a": UNetA, "b": UNetB}
+            def main(args, loader):
+                model = MODELS[args.arch](num_classes=3).cuda()
+                criterion = nn.CrossEntropyLoss()
+                for x, y in loader:
+                    criterion(model(x), y).backward()
+            """,
+        "seg.py": """
+            from nets import UNetB, Probs
+            import nets
+            def build(encoder):
+                configs = {"plain": {"model": UNetB, "config": {}}, "binary": {"model": Probs, "config": {}}}
+                config = configs[encoder]
+                return config["model"](**config["config"])
+            def fit(encoder, loader):
+                net = build(encoder)
+                for x, y in loader:
+                    F.binary_cross_entropy_with_logits(net(x), y).backward()
+            """,
+    },
+}
+REGISTRY_QUIET = {
+    "constant_key_and_nll_table": {
+        "nets.py": """
+            class LogNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)
+            class RawNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return self.fc(x)
+            """,
+        "train.py": """
+            from nets import LogNet, RawNet
+            TABLE = {"log": LogNet, "raw": RawNet}
+            def main(arch, loader):
+                raw = TABLE["raw"]()
+                picked = TABLE[arch]()
+                for x, y in loader:
+                    (F.cross_entropy(raw(x), y) + F.nll_loss(picked(x), y)).backward()
+            """,
+    },
+}
+
+CASES = {**REGISTRY, **REGISTRY_QUIET, **TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
          **LOSS_TO_CONSTRUCTOR_QUIET}
 
 

@@ -13,6 +13,7 @@ import ast
 import re
 
 from .callees import wrapped
+from .choices import picked_entries
 from .handoffs import slot_names
 from .instances import built_instance, methods_of
 from .parameters import call_sites, parameter_of
@@ -281,6 +282,10 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
             model = wrapped(model, ctx)
             continue
         name = ctx.call_name(model)
+        if name is None and isinstance(model.func, ast.Subscript):  # MODELS[args.arch](...): each class listed
+            picked = [e for e in picked_entries(model.func, ctx) if isinstance(e, ast.Name | ast.Attribute)]
+            return set().union(*(_model_names(ast.Call(func=e, args=[], keywords=[]), ctx, walk, depth - 1)
+                                 for e in picked))
         if name is None or name.startswith("torch."):
             return set()
         simple = name.rsplit(".", 1)[-1]
