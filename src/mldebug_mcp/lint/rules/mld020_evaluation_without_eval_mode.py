@@ -45,6 +45,7 @@ from ..helpers.modes_models import (
     mode_given,
     untrained_here,
 )
+from ..helpers.modes_indirect import runs_model
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_shipped import shipped_weights_without_eval
@@ -120,7 +121,7 @@ class EvaluationWithoutEvalMode(Rule):
         # the scopes that run a model, in one pass over the calls (a call without arguments runs none): most
         # scopes run none
         running = {ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
-                   if (c.args or c.keywords) and forward_receiver(c, ctx) is not None}
+                   if (c.args or c.keywords) and runs_model(c, ctx) is not None}
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
             if scope in running and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
@@ -150,7 +151,7 @@ class EvaluationWithoutEvalMode(Rule):
 def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
     reported: set[str] = set()
     for call in scope_calls(scope, ctx):
-        receiver = forward_receiver(call, ctx)
+        receiver = runs_model(call, ctx)
         key = key_of(receiver) if receiver is not None else None
         if key is None or key in reported or mode_given(call, receiver, key, ctx):
             continue
@@ -245,7 +246,7 @@ def _weak(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
         return True
     if grad_off_at(call, scope, ctx) and _over_batches(call, scope, ctx) and not region_trains(call, scope, ctx) and (
             not isinstance(ctx.parent(call), ast.Expr)) and (_in_driver(scope, ctx) or not handed_in(
-                forward_receiver(call, ctx), scope, ctx)):
+                runs_model(call, ctx), scope, ctx)):
         return True  # a pass over a loader's batches with autograd off, its outputs kept: an evaluation or
         # calibration pass whatever the function is named (a forward for its side effects is not one)
     if file_trains(ctx) or not collected(call, scope, ctx):
@@ -323,7 +324,7 @@ def _evaluates_then_trains(other: ast.AST, switch, key: str, ctx: ModuleContext)
     if not any(related(t, key) for t in trained if t is not None):
         return False
     after = position(switch.node)
-    return any(position(c) > after and (r := forward_receiver(c, ctx)) is not None and related(key_of(r), key)
+    return any(position(c) > after and (r := runs_model(c, ctx)) is not None and related(key_of(r), key)
                for c in scope_calls(other, ctx))
 
 

@@ -1,0 +1,77 @@
+"""A model run through a helper of this file (MLD020).
+
+Trainers share the forward between training and validation: `output, loss = self._forward_pass(x, y)`
+in validate() runs `self.model` just as `self.model(x)` would, and `logits = run_batch(net, batch)` runs
+`net`. A helper counts when it is a method of the same class (or a function of this module handed the model
+as a parameter) that runs the model itself and neither switches a mode nor updates weights: its callers
+decide the mode.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .evaluation import scope_calls
+from .modes import key_of, switches
+from .modes_evidence import framework_managed, trains
+from .modes_models import forward_receiver
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def runs_model(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """The model `call` runs: its own receiver, or the one a helper of this file runs for it."""
+    receiver = forward_receiver(call, ctx)
+    if receiver is not None or not (call.args or call.keywords) or type(ctx.parents.get(call)) is ast.Expr:
+        return receiver
+    func = call.func
+    helpers = _helpers(ctx)
+    if not helpers:
+        return None
+    if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+        cls = ctx.enclosing_class(call)
+        found = helpers.get((id(cls), func.attr)) if cls is not None else None
+        return found[1] if found is not None and found[0] is None else None
+    if type(func) is ast.Name:
+        found = helpers.get((None, func.id))
+        if found is not None and found[0] is not None and found[0] < len(call.args):
+            argument = call.args[found[0]]
+            return argument if key_of(argument) is not None else None
+    return None
+
+
+def _helpers(ctx: ModuleContext) -> dict:
+    """(class id or None, name) -> (parameter index or None, receiver node) for each helper that runs a model:
+    a method running `self.*`, a module-level function running one of its parameters."""
+    def compute() -> dict:
+        found = {}
+        for kind in FUNCS:
+            for function in ctx.by_type.get(kind, ()):
+                parent = ctx.parent(function)
+                if not isinstance(parent, ast.ClassDef | ast.Module) or function.name == "forward":
+                    continue
+                entry = _entry(function, parent, ctx)
+                if entry is not None:
+                    found[(id(parent) if isinstance(parent, ast.ClassDef) else None, function.name)] = entry
+        return found
+    return ctx.memo(("modes", "forward-helpers"), compute)
+
+
+def _entry(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> tuple[int | None, ast.AST] | None:
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    for call in scope_calls(function, ctx):
+        receiver = forward_receiver(call, ctx)
+        key = key_of(receiver) if receiver is not None else None
+        if key is None:
+            continue
+        if isinstance(parent, ast.ClassDef) and key.startswith("self.") and params[:1] == ["self"]:
+            index = None
+        elif isinstance(parent, ast.Module) and key in params:
+            index = params.index(key)
+        else:
+            continue
+        if switches(function, ctx) or trains(scope_calls(function, ctx), ctx) or framework_managed(function, ctx):
+            return None
+        return index, receiver
+    return None
