@@ -23,11 +23,11 @@ _STOPS = LOOPS + FUNCTIONS
 def zero_under_step_condition(call: ast.Call, ctx: ModuleContext) -> bool:
     """`call` clears gradients under an `if` whose test is the one that guards the loop's later step,
     and a backward runs between them on every micro-batch."""
-    guard = _guard(call, ctx)
-    if guard is None:
+    candidates, loop = _ifs_around(call, ctx)
+    if not candidates or not isinstance(loop, LOOPS) or not _clears(call, ctx):
         return False
-    loop = ctx.enclosing(guard, _STOPS)
-    if not isinstance(loop, LOOPS) or not _clears(call, ctx):
+    guard = next((g for g in candidates if accumulation_test(g.test, ctx)), None)
+    if guard is None:
         return False
     key = _key(guard.test, True)
     it = iteration(loop, ctx)
@@ -61,16 +61,17 @@ def _after(via: ast.Call, opened: ast.AST | None, loop: ast.AST, ctx: ModuleCont
     return opened is not None and top is not None and loop.body.index(top) > loop.body.index(opened)
 
 
-def _guard(call: ast.Call, ctx: ModuleContext) -> ast.If | None:
-    """The `if` (in the call's loop) with an accumulation test whose body runs the call."""
+def _ifs_around(call: ast.Call, ctx: ModuleContext) -> tuple[list[ast.If], ast.AST | None]:
+    """The `if`s (innermost first) whose body runs the call, up to its loop or function, and that loop."""
+    found = []
     child: ast.AST = call
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, _STOPS):
-            return None
-        if isinstance(ancestor, ast.If) and child in ancestor.body and accumulation_test(ancestor.test, ctx):
-            return ancestor
+            return found, ancestor
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            found.append(ancestor)
         child = ancestor
-    return None
+    return found, None
 
 
 def _clears(call: ast.Call, ctx: ModuleContext) -> bool:
