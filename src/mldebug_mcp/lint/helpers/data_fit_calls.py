@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .data import preprocessor
+from .data import FITS, preprocessor
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # statistics that together make a normaliser: centre and scale, or range
@@ -58,6 +58,8 @@ def _fitting_positions(func: ast.AST, ctx, direct_ok: bool, depth: int = 2) -> f
 
 def _compute(func: ast.AST, ctx, direct_ok: bool, depth: int) -> frozenset[int]:
     params = _params(func)
+    if not params or not _may_fit(func, ctx, direct_ok, depth):
+        return frozenset()  # cheap test first: most functions take no statistics and call no local helper
     found = set()
     for index, name in enumerate(params):
         derived = _derived({name}, func, ctx)
@@ -68,14 +70,29 @@ def _compute(func: ast.AST, ctx, direct_ok: bool, depth: int) -> frozenset[int]:
     return frozenset(found)
 
 
+def _may_fit(func: ast.AST, ctx, direct_ok: bool, depth: int) -> bool:
+    """The function calls a pair of statistics methods, a fit, or (with depth left) a local helper."""
+    methods = set()
+    for call in ctx.in_scope(func, (ast.Call,)):
+        method = ctx.method_name(call)
+        if method is not None:
+            methods.add(method)
+        if depth > 0 and local_callee(call, ctx) is not None:
+            return True
+    return any(pair <= methods for pair in STAT_PAIRS) or direct_ok and bool(methods & FITS)
+
+
 def _derived(names: set[str], func: ast.AST, ctx) -> set[str]:
     """The parameter and the names assigned from expressions that mention it (`df = X[cols].copy()`)."""
-    tainted, bindings = set(names), ctx.bindings.get(func, {})
+    uses = ctx.memo(("data-fit-uses", func), lambda: {
+        name: {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+        for name, values in ctx.bindings.get(func, {}).items()})
+    tainted = set(names)
     changed = True
     while changed:
         changed = False
-        for name, values in bindings.items():
-            if name not in tainted and any(_mentions(v, tainted) for v in values):
+        for name, used in uses.items():
+            if name not in tainted and used & tainted:
                 tainted.add(name)
                 changed = True
     return tainted

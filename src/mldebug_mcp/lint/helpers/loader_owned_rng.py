@@ -23,6 +23,9 @@ PER_SAMPLE = {"__call__", "__getitem__", "__getitems__", "__iter__", "__next__",
 # an attribute named as a generator, drawn by a dataset that does not build it (a seeding base class does)
 GENERATOR_NAME = re.compile(r"(^|_)(np_)?(rng|random_state|random_generator|generator|prng)$", re.IGNORECASE)
 
+BUILDER_WORDS = re.compile(r"^(RandomState|default_rng|Generator|Random)$", re.MULTILINE)
+GENERATOR_WORD = re.compile(r"^\w*?(rng|random_state|random_generator|generator|prng)$", re.MULTILINE | re.IGNORECASE)
+
 
 def owned_generator_draw(ctx) -> ast.Call | None:
     """The first draw from an object's own generator in a class of this file that runs in workers: a callable
@@ -31,6 +34,9 @@ def owned_generator_draw(ctx) -> ast.Call | None:
 
 
 def _first_draw(ctx) -> ast.Call | None:
+    words = ctx.code_words
+    if not (BUILDER_WORDS.search(words) or GENERATOR_WORD.search(words)):
+        return None  # no generator is built or named here: nothing to walk
     found = []
     for cls in ctx.by_type.get(ast.ClassDef, ()):
         methods = [m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
