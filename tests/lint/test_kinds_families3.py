@@ -478,7 +478,86 @@ REGISTRY_QUIET = {
     },
 }
 
-CASES = {**REGISTRY, **REGISTRY_QUIET, **TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
+# a class picked by name from an imported module: any model of that module may be the one the loss takes
+BY_NAME = {
+    "getattr_and_dict_of_a_models_module": {
+        "models.py": """
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    return F.relu(self.fc(x))
+            class MLP(nn.Module):
+                def __init__(self, num_classes=10):
+                    super().__init__()
+                    self.block = Block()
+                    self.fc = nn.Linear(4, num_classes)
+                def forward(self, x):
+                    h = self.block(x)
+                    return F.log_softmax(self.fc(h), dim=1)  # MLD001
+            """,
+        "networks.py": """
+            class Tiny(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    h = self.fc(x)
+                    return torch.sigmoid(h)  # MLD001
+            """,
+        "train.py": """
+            import models
+            def main(args, loader):
+                model = getattr(models, args.model)(num_classes=10)
+                for x, y in loader:
+                    nn.CrossEntropyLoss()(model(x), y).backward()
+            """,
+        "cifar.py": """
+            import models
+            import networks as nets
+            def run(cfg, loader):
+                net = models.__dict__[cfg.arch]().cuda()
+                scorer = getattr(nets, cfg["scorer"])()
+                for x, y in loader:
+                    F.cross_entropy(net(x), y).backward()
+                    F.binary_cross_entropy_with_logits(scorer(x), y).backward()
+            """,
+    },
+}
+BY_NAME_QUIET = {
+    "nll_trainer_and_a_raw_models_module": {
+        "lognets.py": """
+            class LogNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    h = self.fc(x)
+                    return F.log_softmax(h, dim=1)
+            """,
+        "rawnets.py": """
+            class RawNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    h = self.fc(x)
+                    return h
+            """,
+        "train.py": """
+            import lognets
+            import rawnets
+            def main(args, loader):
+                model = getattr(lognets, args.model)()
+                raw = getattr(rawnets, args.model)()
+                for x, y in loader:
+                    (F.nll_loss(model(x), y) + F.cross_entropy(raw(x), y)).backward()
+            """,
+    },
+}
+
+CASES = {**BY_NAME, **BY_NAME_QUIET, **REGISTRY, **REGISTRY_QUIET, **TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
          **LOSS_TO_CONSTRUCTOR_QUIET}
 
 

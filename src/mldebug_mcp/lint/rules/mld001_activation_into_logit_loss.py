@@ -12,6 +12,7 @@ from ..helpers.kinds import (
     RELU,
     Traced,
     class_aliases,
+    module_names,
     project_facts,
     reaching_values,
     traced_element,
@@ -258,8 +259,11 @@ class ActivationIntoLogitLoss(Rule):
                 fed = next(filter(None, (resolved_fed(fed_loss(project, alias), owner, ctx)
                                          for alias in class_aliases(owner, ctx))), None)
                 if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
-                    fed = fed_loss(project, ANY_MODEL)
-                    fed = f"a trainer's default loss, {fed}" if fed else None
+                    # picked by name from this module (`getattr(models, args.model)()`), or a trainer's default
+                    fed = next(filter(None, (fed_loss(project, m) or handed_over(project, m)
+                                             for m in module_names(ctx.path))), None)
+                    default = fed_loss(project, ANY_MODEL) if fed is None else None
+                    fed = fed or (f"a trainer's default loss, {default}" if default else None)
             message = self.message
             if fed is not None and fed.startswith(KEYWORD):  # handed as logits=: log-probabilities are fine there
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)

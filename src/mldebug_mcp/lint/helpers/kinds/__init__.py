@@ -24,6 +24,7 @@ subclasses of a base class whose step feeds a loss).
 Nothing here imports the lint package at run time (context.py uses it for the project facts).
 """
 
+from .choices import module_names
 from .facts import (
     ANY_MODEL,
     FACTORY,
@@ -95,6 +96,7 @@ __all__ = [
     "kind_of",
     "method_of",
     "model_names",
+    "module_names",
     "module_output",
     "named_after",
     "output_kind",

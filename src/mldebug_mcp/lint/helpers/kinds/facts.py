@@ -13,7 +13,7 @@ import ast
 import re
 
 from .callees import wrapped
-from .choices import picked_entries
+from .choices import picked_entries, picked_module
 from .handoffs import slot_names
 from .instances import built_instance, methods_of
 from .parameters import call_sites, parameter_of
@@ -282,6 +282,8 @@ def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
             model = wrapped(model, ctx)
             continue
         name = ctx.call_name(model)
+        if name is None and picked_module(model.func, ctx):  # getattr(models, args.model)(): any of its models
+            return {picked_module(model.func, ctx)}
         if name is None and isinstance(model.func, ast.Subscript):  # MODELS[args.arch](...): each class listed
             picked = [e for e in picked_entries(model.func, ctx) if isinstance(e, ast.Name | ast.Attribute)]
             return set().union(*(_model_names(ast.Call(func=e, args=[], keywords=[]), ctx, walk, depth - 1)
