@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .data import FITS, preprocessor
+from .data import FITS, column_statistics, preprocessor
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # statistics that together make a normaliser: centre and scale, or range
@@ -60,6 +60,8 @@ def _compute(func: ast.AST, ctx, direct_ok: bool, depth: int) -> frozenset[int]:
     params = _params(func)
     if not params or not _may_fit(func, ctx, direct_ok, depth):
         return frozenset()  # cheap test first: most functions take no statistics and call no local helper
+    if not direct_ok and _normalised_by_hand(func, ctx):
+        return frozenset()  # `X = (X - X.mean(0)) / X.std(0)` is reported inside the helper (data_handoff)
     found = set()
     for index, name in enumerate(params):
         derived = _derived({name}, func, ctx)
@@ -80,6 +82,11 @@ def _may_fit(func: ast.AST, ctx, direct_ok: bool, depth: int) -> bool:
         if depth > 0 and local_callee(call, ctx) is not None:
             return True
     return any(pair <= methods for pair in STAT_PAIRS) or direct_ok and bool(methods & FITS)
+
+
+def _normalised_by_hand(func: ast.AST, ctx) -> bool:
+    return any(column_statistics(node) is not None and isinstance(ctx.parent(node), ast.Assign)
+               for node in ctx.in_scope(func, (ast.BinOp,)))
 
 
 def _derived(names: set[str], func: ast.AST, ctx) -> set[str]:
