@@ -10,11 +10,13 @@ thing returned (a Lightning step's `{"loss": loss}`), its loss is the one backwa
 from __future__ import annotations
 
 import ast
+import re
 
 from .accum_losses import detached, is_loss_value, loss_named
 from .graph import depends_on_graph, in_no_grad, latest_value
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+EVALUATING = re.compile(r"val|test|eval|predict|infer")
 
 
 def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
@@ -42,8 +44,8 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
     if not losses:
         return None
     func = ctx.scope_of(node)
-    if not isinstance(func, FUNCTIONS) or in_no_grad(node, ctx):
-        return None
+    if not isinstance(func, FUNCTIONS) or EVALUATING.search(func.name.lower()) or in_no_grad(node, ctx):
+        return None  # a validation step's loss carries no graph where the framework turns gradients off
     for loss in losses:
         if _returned_beside(func, loss.id, holder, node, ctx) and _live(loss, ctx):
             return loss
