@@ -15,6 +15,7 @@ from ..helpers.optim_params import (
     within,
 )
 from ..helpers.optim_untrained import untrained_modules
+from ..helpers.optim_untrained_attrs import untrained_attributes
 from ..rule import Hit, Rule
 
 # swapping in a module without parameters (nn.Identity() for the head) leaves nothing untrained
@@ -96,6 +97,8 @@ class OptimizerMissingParameters(Rule):
             yield Hit(node, self.LEFT_OUT.format(path=path, line=line))
         held = held_nearby(node, ctx) if sources else None
         for name, line in untrained_modules(node, held, ctx) if held is not None else ():
+            yield Hit(node, self.UNTRAINED.format(name=name, line=line))
+        for name, line in untrained_attributes(node, ctx):
             yield Hit(node, self.UNTRAINED.format(name=name, line=line))
         for path, line in left_out_parts(node, ctx):
             yield Hit(node, self.PART.format(path=path, line=line))
