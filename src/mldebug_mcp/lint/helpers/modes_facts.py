@@ -53,17 +53,51 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             elif not _hands_on(func, ctx):  # one that passes its model to another file's code: unknown
                 inferring = grad_text and _infers(func, ctx)
                 found[f"{MODE_FACT}{module}.{name}"] = "infers" if inferring else "keeps"
+        if texts:
+            for cls_name, method_name, mode in _method_modes(ctx):
+                found[f"{MODE_FACT}{module}.{cls_name}.{method_name}"] = mode
         return found
     if not ctx.has_text("def "):
         return {}
     return ctx.memo(("modes", "facts"), compute)
 
 
+def _method_modes(ctx: ModuleContext):
+    """(class, method, mode) for each method whose last switch of a model it holds (`self.model.eval()`)
+    leaves it in a mode: an evaluator object built with the model (`Evaluator(model).get_scores()`)."""
+    for cls in ctx.classes.values():
+        if ctx.parent(cls) is not ctx.tree:
+            continue
+        for method in cls.body:
+            if isinstance(method, FUNCS) and _switch_text(method, ctx):
+                switched = [w for w in switches(method, ctx) if (w.key or "").startswith("self.")]
+                if switched:
+                    yield cls.name, method.name, switched[-1].mode
+
+
+def method_mode(built: ast.Call, method: str, ctx: ModuleContext) -> str | None:
+    """The mode `built.method()` leaves, where `built` builds an object of a class of this file or of another
+    file of the run; None when unknown."""
+    func = built.func
+    if isinstance(func, ast.Name) and func.id in ctx.classes:
+        cls = ctx.classes[func.id]
+        target = next((m for m in cls.body if isinstance(m, FUNCS) and m.name == method), None)
+        switched = [w for w in switches(target, ctx) if (w.key or "").startswith("self.")] if target else []
+        return switched[-1].mode if switched else None
+    qualname = ctx.qualname(func) or relative_import(func, ctx) or ""
+    parts = qualname.lstrip(".").split(".")
+    if len(parts) < 2 or ctx.project is None:
+        return None
+    return ctx.project.kind_returned_by(f"{MODE_FACT}{parts[-2]}.{parts[-1]}.{method}")
+
+
 def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     """Every key mode_facts may tell, without the analysis: the engine computes the facts only when a file of
     the run asks one of them (most files' functions are never asked about). Keep in step with mode_facts."""
     module = _module_name(ctx.path)
-    return frozenset(f"{MODE_FACT}{module}.{name}" for name in ctx.functions)
+    methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
+               for m in cls.body if isinstance(m, FUNCS)}
+    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods)
 
 
 def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:

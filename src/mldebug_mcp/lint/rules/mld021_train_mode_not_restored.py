@@ -15,6 +15,7 @@ from ..helpers.evaluation import (
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, position, update_step
 from ..helpers.modes_facts import callee_mode, handed_models
+from ..helpers.modes_epochs import object_leaving_eval, trains_through_helper
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 
@@ -83,12 +84,18 @@ class TrainModeNotRestored(Rule):
                 yield from _eval_again(node, ctx)
                 yield from _periodic_evaluation_left_in_eval(node, ctx)
             return
-        if node not in ctx.backward_scopes or not uses_torch(ctx):  # no backward() inside: not a training step
+        if not uses_torch(ctx):
             return
-        calls = list(calls_in_order(node.body))
-        backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
-        if backward is None or not any(update_step(c, ctx) for c in calls):
-            return
+        if node in ctx.backward_scopes:
+            calls = list(calls_in_order(node.body))
+            backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
+            if backward is None or not any(update_step(c, ctx) for c in calls):
+                return
+        else:  # an epoch loop whose training step is a helper of this file (self.train_epoch(loader))
+            calls = list(calls_in_order(node.body))
+            backward = trains_through_helper(calls, ctx)
+            if backward is None:
+                return
         bare = [(s, k) for s in ast.walk(node) if (k := bare_switch(s, "train", ctx))]
         if bare:  # `model.train` without the call: the restore the author meant never happens
             stmt, key = bare[0]
@@ -110,7 +117,8 @@ class TrainModeNotRestored(Rule):
             if i in restores:
                 continue  # model.train() itself, even where a class of this file defines a train() method
             evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
-            model_node = evaluation.func.value if evaluation is not None else _foreign_leaving_eval(call, ctx)
+            model_node = evaluation.func.value if evaluation is not None else (
+                _foreign_leaving_eval(call, ctx) or object_leaving_eval(call, ctx))
             if model_node is None or any(j > i for j in restores) or not (
                     _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
