@@ -42,7 +42,7 @@ def _factors(expr: ast.expr) -> set[str]:
 def _conv_out_channels(module: ast.expr, ctx, depth: int = 2) -> set[str] | None:
     """The factors of a conv module's out_channels, for `self.head` built as `nn.Conv2d(c, A * 4, 3)` or as a
     Sequential whose last layer is such a conv."""
-    built = ctx.resolve(module)
+    built = _module_built(module, ctx)
     if not isinstance(built, ast.Call):
         return None
     name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
@@ -52,6 +52,49 @@ def _conv_out_channels(module: ast.expr, ctx, depth: int = 2) -> set[str] | None
     if name == "Sequential" and built.args and depth:
         layers = [a for a in built.args if not (isinstance(a, ast.Call) and _layer_name(a, ctx) in KEEPS_LAYOUT)]
         return _conv_out_channels(layers[-1], ctx, depth - 1) if layers else None
+    return None
+
+
+def _module_built(module: ast.expr, ctx) -> ast.AST | None:
+    """The constructor call behind a module: `self.head`, one of a ModuleList (`self.heads[i]`), or a loop
+    variable over one (`for x, l in zip(feats, self.loc)`)."""
+    if isinstance(module, ast.Subscript):
+        return _element(ctx.resolve(module.value))
+    if isinstance(module, ast.Name) and not ctx.values_of(module, at=module):
+        container = _looped_container(module, ctx)
+        return _element(ctx.resolve(container)) if container is not None else None
+    return ctx.resolve(module)
+
+
+def _looped_container(name: ast.Name, ctx) -> ast.expr | None:
+    """`self.loc` for `l` in `for x, l in zip(feats, self.loc)`, `for i, l in enumerate(self.loc)`, `for l in self.loc`."""
+    for loop in ctx.ancestors(name):
+        if not isinstance(loop, ast.For):
+            continue
+        target, source = loop.target, loop.iter
+        if isinstance(target, ast.Name) and target.id == name.id:
+            return source
+        if not isinstance(target, ast.Tuple) or not isinstance(source, ast.Call) \
+                or not isinstance(source.func, ast.Name):
+            continue
+        index = next((i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name.id), None)
+        if index is None:
+            continue
+        if source.func.id == "zip" and index < len(source.args):
+            return source.args[index]
+        if source.func.id == "enumerate" and index == 1 and source.args:
+            return source.args[0]
+    return None
+
+
+def _element(container: ast.AST) -> ast.AST | None:
+    """The layer a `nn.ModuleList([...])` / list comprehension holds (the first, when listed)."""
+    if isinstance(container, ast.Call) and container.args:
+        container = container.args[0]  # nn.ModuleList(layers)
+    if isinstance(container, ast.ListComp):
+        return container.elt
+    if isinstance(container, ast.List) and container.elts:
+        return container.elts[0]
     return None
 
 
