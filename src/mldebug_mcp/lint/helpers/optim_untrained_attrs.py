@@ -13,6 +13,7 @@ import ast
 
 from ..context import ModuleContext
 from .optim_params import covered, dotted, is_optimizer_name, params_argument, within
+from .optim_steps import call_sites
 from .optim_untrained import has_parameters, strip_moves
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -67,10 +68,19 @@ def _only_called_in_training(path: str, cls: ast.ClassDef, ctx: ModuleContext) -
             continue
         parent = ctx.parent(node)
         if isinstance(parent, ast.Call) and parent.func is node:
-            if any(a in ctx.backward_scopes for a in ctx.ancestors(parent)):
+            if _in_backward_step(parent, ctx):
                 called = True
             continue
         if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in HARMLESS:
             continue
         return False  # its parameters read, frozen, handed on, stored: it may reach an optimiser
     return called
+
+
+def _in_backward_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """In a function that backwards, or in a helper (`self.compute_loss(batch)`) such a function calls."""
+    if any(a in ctx.backward_scopes for a in ctx.ancestors(call)):
+        return True
+    function = ctx.enclosing(call, FUNCTIONS)
+    return function is not None and any(
+        any(a in ctx.backward_scopes for a in ctx.ancestors(site)) for site in call_sites(function, ctx))
