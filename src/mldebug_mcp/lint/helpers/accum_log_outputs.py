@@ -21,7 +21,7 @@ EVALUATING = re.compile(r"val|test|eval|predict|infer")
 
 def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
     """The loss name kept live in a logging dict built by `node` (`log = {"loss": loss, ...}`,
-    `log["loss"] = loss`, `return loss, {"loss": loss}`) when the same function also returns the loss itself."""
+    `log["loss"] = loss`, `log.update(loss=loss)`, `return loss, {"loss": loss}`) when the same function also returns the loss itself."""
     if isinstance(node, ast.Return):
         if not isinstance(node.value, ast.Tuple):
             return None
@@ -38,6 +38,10 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
             entries, holder = [node.value], target.value.id
         else:
             return None
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
+            and isinstance(node.func.value, ast.Name):  # log.update(loss=loss), log.update({"loss": loss})
+        entries = [k.value for k in node.keywords] + [v for a in node.args if isinstance(a, ast.Dict) for v in a.values]
+        holder = node.func.value.id
     else:
         return None
     losses = [e for e in entries if isinstance(e, ast.Name) and loss_named(e)]

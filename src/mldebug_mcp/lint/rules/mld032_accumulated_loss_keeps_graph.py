@@ -81,7 +81,7 @@ class AccumulatedLossKeepsGraph(Rule):
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if isinstance(node, ast.Return | ast.Assign):
+        if isinstance(node, ast.Return | ast.Assign) or ctx.method_name(node) == "update":
             copy = logged_loss_copy(node, ctx)
             if copy is not None and not other_framework(ctx):
                 yield Hit(copy, LOGGED_COPY.format(loss=copy.id))
