@@ -17,8 +17,6 @@ DISAGREE = "?"  # calls of this file hand different losses to the same slot: non
 
 def handed_loss_facts(ctx) -> dict[str, str]:
     """`lossfor:<slot>` -> the torch loss this file's calls hand to that slot of another file's definition."""
-    from .losses import loss_source
-
     told: dict[str, str] = {}
     for call in ctx.by_type.get(ast.Call, ()):
         if not call.args and not call.keywords:
@@ -26,15 +24,12 @@ def handed_loss_facts(ctx) -> dict[str, str]:
         given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
         given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
         given = [(slot, value) for slot, value in given if isinstance(value, ast.Name | ast.Call | ast.Attribute)]
-        if not given:
-            continue
-        owner = callee_slot_owner(call, ctx)
+        owner = callee_slot_owner(call, ctx) if given else None
         for slot, value in given if owner is not None else ():
-            loss = loss_source(value, ctx)
-            if loss is None or not loss.name.startswith("torch.nn") or not _a_loss(loss.name):
-                continue
-            key = f"{LOSS_FOR}{SLOT}{owner}{slot}"
-            told[key] = loss.name if told.get(key, loss.name) == loss.name else DISAGREE
+            loss = _torch_loss(value, ctx)
+            if loss is not None:
+                key = f"{LOSS_FOR}{SLOT}{owner}{slot}"
+                told[key] = loss if told.get(key, loss) == loss else DISAGREE
     return told
 
 
@@ -53,6 +48,16 @@ def handed_by_caller(call: ast.Call, ctx) -> str | None:
         return None
     found = {ctx.project.kind_returned_by(LOSS_FOR + slot) for slot in slot_names(callee, ctx)} - {None}
     return found.pop() if len(found) == 1 and DISAGREE not in found else None
+
+
+def _torch_loss(value: ast.AST, ctx) -> str | None:
+    """The torch loss a value handed over is: `nn.CrossEntropyLoss(...)` (maybe `.to(device)`), a name bound to
+    one, or `F.cross_entropy` itself; cheap on purpose (every argument of every call of the file is asked)."""
+    value = ctx.resolve(value)
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda"):
+        value = value.func.value
+    name = ctx.call_name(value) if isinstance(value, ast.Call) else ctx.qualname(value)
+    return name if name is not None and name.startswith("torch.nn") and _a_loss(name) else None
 
 
 def _a_loss(name: str) -> bool:

@@ -63,7 +63,8 @@ def callee_slot_owner(call: ast.Call, ctx) -> str | None:
     instance of another file's class, the trainer object of a federated or engine loop)."""
     name = ctx.call_name(call)
     method = None
-    if name is None and isinstance(call.func, ast.Attribute) and not call.func.attr.startswith("_"):
+    if name is None and isinstance(call.func, ast.Attribute) and not call.func.attr.startswith("_") \
+            and _may_hold_instance(call.func.value, ctx):
         name, method = ctx.constructed(call.func.value) or _element_class(call.func.value, ctx), call.func.attr
     if name is None or "." not in name or name.startswith("torch."):
         return None
@@ -88,3 +89,32 @@ def _element_class(receiver: ast.AST, ctx) -> str | None:
     calls = [listed.elt] if isinstance(listed, ast.ListComp) else listed.elts if isinstance(listed, ast.List) else []
     names = {ctx.call_name(c) if isinstance(c, ast.Call) else None for c in calls}
     return names.pop() if len(names) == 1 else None
+
+
+def _may_hold_instance(receiver: ast.AST, ctx) -> bool:
+    """A cheap first look: the receiver is a name this module assigns a call of another file's class to (or a
+    list of them, or an element of one), or such a call itself. Most method calls (tensors, optimisers) are not."""
+    if isinstance(receiver, ast.Call):
+        return True
+    base = receiver.value if isinstance(receiver, ast.Subscript) else receiver
+    return isinstance(base, ast.Name) and base.id in ctx.memo(("kinds", "instance-names"), lambda: _instance_names(ctx))
+
+
+def _instance_names(ctx) -> frozenset[str]:
+    """Names assigned `Class(...)` (a capitalised callee of another module) or a list of such calls, and the loop
+    variables that walk such a list."""
+    def builds(value: ast.AST) -> bool:
+        if isinstance(value, ast.ListComp):
+            value = value.elt
+        elif isinstance(value, ast.List) and value.elts:
+            value = value.elts[0]
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda"):
+            value = value.func.value
+        name = ctx.call_name(value) if isinstance(value, ast.Call) else None
+        return bool(name) and "." in name and name.rsplit(".", 1)[-1][:1].isupper() and not name.startswith("torch.")
+
+    found = {t.id for node in ctx.by_type.get(ast.Assign, ()) if builds(node.value)
+             for t in node.targets if isinstance(t, ast.Name)}
+    found |= {node.target.id for node in ctx.by_type.get(ast.For, ()) if isinstance(node.target, ast.Name)
+              and isinstance(node.iter, ast.Name) and node.iter.id in found}
+    return frozenset(found)
