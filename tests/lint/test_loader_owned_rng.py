@@ -89,3 +89,20 @@ def test_fresh_generators_and_objects_outside_workers_are_quiet(tmp_path):
         "        return self.rng.integers(0, n)\n")
     (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
     assert _lines(tmp_path) == []
+
+
+def test_module_level_generator_drawn_by_a_transform(tmp_path):
+    (tmp_path / "augment.py").write_text(
+        "import numpy as np\n"
+        "NOISE = np.random.default_rng(1234)\n"
+        "class AddNoise:\n"
+        "    def __call__(self, x):\n"
+        "        return x + NOISE.normal(0.0, 0.05, size=x.shape)\n")
+    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    assert _lines(tmp_path) == [("data.py", 3)]
+    (tmp_path / "augment.py").write_text(
+        "import numpy as np\n"
+        "NOISE = np.random.default_rng(1234)\n"
+        "def sample_noise_table(n):\n"
+        "    return NOISE.normal(0.0, 0.05, size=n)\n")
+    assert _lines(tmp_path) == []  # drawn once, by a function no worker runs per sample

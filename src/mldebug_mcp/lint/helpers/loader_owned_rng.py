@@ -38,6 +38,7 @@ def _first_draw(ctx) -> ast.Call | None:
     if not (BUILDER_WORDS.search(words) or GENERATOR_WORD.search(words)):
         return None  # no generator is built or named here: nothing to walk
     found = []
+    module_level = _module_generators(ctx)
     for cls in ctx.by_type.get(ast.ClassDef, ()):
         methods = [m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
         names = {m.name for m in methods}
@@ -49,12 +50,29 @@ def _first_draw(ctx) -> ast.Call | None:
             if method.name == "__init__":
                 continue
             for call in ast.walk(method):
+                if _module_draw(call) in module_level:
+                    found.append(call)  # RNG = np.random.default_rng(0) at import, drawn per sample
+                    continue
                 attr = _self_attr_draw(call)
                 if attr is None:
                     continue
                 if attr in built or dataset and attr not in _assigned(cls) and GENERATOR_NAME.search(attr):
                     found.append(call)
     return min(found, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _module_generators(ctx) -> set[str]:
+    """Names bound at module level to a generator object (`RNG = np.random.RandomState(0)`)."""
+    return {t.id for node in ctx.tree.body if isinstance(node, ast.Assign) and ctx.call_name(node.value) in GENERATORS
+            for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _module_draw(node: ast.AST) -> str | None:
+    """'RNG' for `RNG.normal(...)`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DRAWS \
+            and isinstance(node.func.value, ast.Name):
+        return node.func.value.id
+    return None
 
 
 def _dataset_like(cls: ast.ClassDef, ctx) -> bool:
