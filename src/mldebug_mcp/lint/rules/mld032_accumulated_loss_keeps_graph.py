@@ -47,7 +47,9 @@ class AccumulatedLossKeepsGraph(Rule):
     (`running.add_(loss)`, `stats.stat("loss").add_(loss)` on state a training step is handed), dicts
     of running sums (`{k: running.get(k, 0) + v ...}`, `metrics.update(loss=metrics["loss"] + loss)`),
     a preallocated list whose entries are backwarded one per iteration, and a step that keeps its
-    loss on self (`self.batch_loss = loss`) for a logging method that appends it to statistics.
+    loss on self (`self.batch_loss = loss`) for a logging method that appends it to statistics; and a
+    loss returned for backward beside a logging dict that holds the same live tensor
+    (`return loss, sample_size, {"loss": loss, ...}`), which callers sum into running meters.
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from

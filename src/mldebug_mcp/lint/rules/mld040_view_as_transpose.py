@@ -31,7 +31,10 @@ class ViewAsTranspose(Rule):
     then `x.view(b, p, c)`), or heads stacked first (`heads = torch.zeros(H, B, L, D)`) then
     `heads.view(B, L, -1)`; and splitting heads by merging the batch axis of a projection's output
     with the heads (`q = self.W_q(x)` then `q.view(q.size(0) * n_heads, -1, d)`), which only works
-    after moving the heads next to the batch axis. Merges and splits of neighbouring axes
+    after moving the heads next to the batch axis; and a conv's channels-first output (a Conv module, a
+    Sequential or ModuleList head ending in one, through activations and norms) viewed with its channel
+    count or a factor of it last (`self.cls(x).view(B, -1, num_classes)` for `num_anchors * num_classes`
+    channels). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
     an already transposed or permuted tensor are not flagged.
 

@@ -45,7 +45,9 @@ class PreprocessingFitBeforeSplit(Rule):
     cuts by hand into training and held-out parts (slices such as `self.train = data[:n]` and
     `self.test = data[n:]`, or a loop appending rows to `X_train` and `X_test`); also a fit inside a
     function or method whose result a caller of this file splits (directly or through a function it
-    hands the data to), and a fit into self's data that another method of the class splits.
+    hands the data to), and a fit into self's data that another method of the class splits; and a call of
+    a helper of this file (or method of the class) that learns statistics from its argument (`mean` with
+    `std`, `min` with `max`, or a helper it calls fits it) whose result this function then splits.
 
     Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
     computed with the rows that later become the test set, so test information leaks into

@@ -23,7 +23,9 @@ class DatasetRngWithoutWorkerSeed(Rule):
     or from a generator object created once in __init__, in a module whose DataLoader uses
     num_workers > 0 without a worker_init_fn; and a training DataLoader with workers and no
     worker_init_fn when another file of the run draws such randomness (a Dataset's np.random draws,
-    augmentation functions drawing from np.random, a MONAI Rand* transform owning a generator).
+    augmentation functions drawing from np.random, a MONAI Rand* transform owning a generator, a mask
+    function or transform whose own `np.random.RandomState`/`default_rng`/`random.Random` is built once,
+    a dataset drawing from a generator a seeding base class built, a module-level generator).
 
     Why is this bad: each worker process starts from a copy of the parent's random state. A
     generator stored on the dataset is copied as is, so all workers (and, with fresh workers each
