@@ -557,7 +557,120 @@ BY_NAME_QUIET = {
     },
 }
 
-CASES = {**BY_NAME, **BY_NAME_QUIET, **REGISTRY, **REGISTRY_QUIET, **TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
+# a factory choosing among models by a config name: each model it may return is the one the loss may take
+FACTORY_CHOICE = {
+    "arch_factory_into_a_loss_and_into_a_trainer": {
+        "nets.py": """
+            class MLP(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                    self.softmax = nn.Softmax(dim=1)
+                def forward(self, x):
+                    return self.softmax(self.fc(x))  # MLD001
+            class CNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)  # MLD001
+            class Raw(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return self.fc(x)
+            def get_model(arch, device):
+                if arch == "mlp":
+                    return MLP().to(device)
+                elif arch == "cnn":
+                    model = CNN()
+                    return model
+                return Raw()
+            """,
+        "train.py": """
+            from nets import get_model
+            def main(args, loader):
+                model = get_model(args.arch, "cuda")
+                criterion = nn.CrossEntropyLoss()
+                for x, y in loader:
+                    criterion(model(x), y).backward()
+            """,
+    },
+    "arch_factory_handed_to_an_engine": {
+        "zoo.py": """
+            class Small(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))  # MLD001
+            class Big(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return self.fc(x)
+            def create(name):
+                if name == "small":
+                    return Small()
+                return Big()
+            """,
+        "engine.py": """
+            def train_one_epoch(model, loader):
+                for x, y in loader:
+                    F.binary_cross_entropy_with_logits(model(x), y).backward()
+            """,
+        "main.py": """
+            import zoo
+            from engine import train_one_epoch
+            train_one_epoch(zoo.create("small"), [])
+            """,
+    },
+}
+FACTORY_CHOICE_QUIET = {
+    "log_softmax_factory_into_nll_and_a_factory_only_evaluated": {
+        "nets.py": """
+            class A(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.log_softmax(self.fc(x), dim=1)
+            class B(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return self.fc(x)
+            class P(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)
+            def make(name):
+                if name == "a":
+                    return A()
+                return B()
+            def make_scorer(name):
+                if name == "p":
+                    return P()
+                return B()
+            """,
+        "train.py": """
+            from nets import make, make_scorer
+            def main(args, loader):
+                model = make(args.arch)
+                scorer = make_scorer(args.arch)
+                for x, y in loader:
+                    F.nll_loss(model(x), y).backward()
+                    accuracy = (scorer(x).argmax(1) == y).float().mean()
+            """,
+    },
+}
+
+CASES = {**FACTORY_CHOICE, **FACTORY_CHOICE_QUIET, **BY_NAME, **BY_NAME_QUIET, **REGISTRY, **REGISTRY_QUIET, **TRAINER_OBJECT, **TRAINER_OBJECT_QUIET, **MODEL_METHOD, **MODEL_METHOD_QUIET, **LOSS_TO_CONSTRUCTOR,
          **LOSS_TO_CONSTRUCTOR_QUIET}
 
 

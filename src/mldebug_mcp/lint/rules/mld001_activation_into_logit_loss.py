@@ -12,6 +12,7 @@ from ..helpers.kinds import (
     RELU,
     Traced,
     class_aliases,
+    each_returned_model,
     module_names,
     project_facts,
     reaching_values,
@@ -235,7 +236,14 @@ class ActivationIntoLogitLoss(Rule):
         project = ctx.project
         if project is None:
             return
-        for name, kind in project_facts(ctx).items():
+        facts = project_facts(ctx)
+        for name, func in ctx.functions.items():  # a factory choosing among models: each one it may return
+            fed = None if name in facts or name + FACTORY in facts else \
+                fed_loss(project, name + FACTORY) or handed_over(project, name + FACTORY)
+            for found in each_returned_model(func, ctx) if fed is not None else ():
+                for origin in found.origins if found.kind in ACTIVATIONS else ():
+                    yield Hit(origin, _text(self.message, found.kind, fed, f" of a model {name}() returns"))
+        for name, kind in facts.items():
             if kind not in ACTIVATIONS and kind != RELU:
                 continue
             if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it

@@ -38,7 +38,7 @@ from .facts import (
     traced_factory,
 )
 from .handoffs import HAND, SLOT, handoff_facts, slot_names
-from .instances import traced_method
+from .instances import each_returned_model, traced_method
 from .parameters import (
     call_sites,
     class_constant,
@@ -90,6 +90,7 @@ __all__ = [
     "call_sites",
     "class_aliases",
     "class_constant",
+    "each_returned_model",
     "fed_names",
     "handed_kinds",
     "handoff_facts",

@@ -78,3 +78,18 @@ def traced_method(name: str, ctx) -> Traced | None:
         return walk.model(cls, built, None, DEPTH, method) if cls is not None else None
     cls = ctx.classes.get(owner_name)
     return walk.model(cls, None, None, DEPTH, method) if cls is not None else None
+
+
+def each_returned_model(func: ast.AST, ctx) -> list[Traced]:
+    """The output kind of each model a factory may return (`if arch == 'mlp': return MLP(...)` ... `return
+    CNN(...)`), one by one: whichever the caller's config picks is the one its loss takes."""
+    from .walk import Walk  # walk imports the callees, which import this module
+
+    walk = Walk(ctx)
+    found = []
+    for ret in walk.returns_of(func)[:16]:
+        if isinstance(ret.value, ast.Call | ast.Name):
+            kind = walk.callee(ret.value, None, DEPTH)
+            if kind is not None:
+                found.append(kind)
+    return found
