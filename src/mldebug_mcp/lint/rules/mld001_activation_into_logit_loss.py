@@ -15,7 +15,6 @@ from ..helpers.kinds import (
     each_returned_model,
     module_names,
     project_facts,
-    reaching_values,
     traced_element,
     traced_factory,
     traced_method,
@@ -25,7 +24,6 @@ from ..helpers.kinds import (
 from ..helpers.losses import (
     LOGIT_LOSSES,
     LOGIT_TEXTS,
-    SHAPE_METHODS,
     input_kinds,
     logit_loss,
     loss_inputs,
@@ -43,6 +41,7 @@ from ..helpers.losses_elsewhere import (
     logits_keyword,
     resolved_fed,
 )
+from ..helpers.losses_models import inference_forward_call, top_level_model
 from ..rule import Hit, Rule
 
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
@@ -165,7 +164,7 @@ class ActivationIntoLogitLoss(Rule):
                     for origin in found.origins:
                         at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
                         yield Hit(origin, _text(self.message, found.kind, loss + at))
-                    predicted = _inference_forward_call(where, found, ctx)
+                    predicted = inference_forward_call(where, found, ctx)
                     if predicted is not None:  # or where the step asks forward, meant for inference
                         call = "self.forward(...)" if isinstance(predicted.func, ast.Attribute) else "self(...)"
                         yield Hit(predicted, PREDICTION_MESSAGE.format(
@@ -266,7 +265,7 @@ class ActivationIntoLogitLoss(Rule):
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
                 fed = next(filter(None, (resolved_fed(fed_loss(project, alias), owner, ctx)
                                          for alias in class_aliases(owner, ctx))), None)
-                if fed is None and kind in ACTIVATIONS and _top_level_model(owner, ctx):
+                if fed is None and kind in ACTIVATIONS and top_level_model(owner, ctx):
                     # picked by name from this module (`getattr(models, args.model)()`), or a trainer's default
                     fed = next(filter(None, (fed_loss(project, m) or handed_over(project, m)
                                              for m in module_names(ctx.path))), None)
@@ -279,42 +278,3 @@ class ActivationIntoLogitLoss(Rule):
             for origin in found.origins if found is not None else ():
                 yield Hit(origin, _text(message, found.kind, fed, f" of {name}"))
 
-
-def _inference_forward_call(where: ast.expr, found: Traced, ctx: ModuleContext) -> ast.Call | None:
-    """`y_hat = self(x)` in the training_step of a module (Lightning's convention: forward is the inference
-    path) when the activation is in its forward: the step can take the logits instead."""
-    value = where
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and ctx.call_name(value) is None \
-            and value.func.attr in SHAPE_METHODS:
-        value = value.func.value
-    if isinstance(value, ast.Name):
-        reaching = reaching_values(value, ctx)[1] or []
-        value = reaching[0][0] if len(reaching) == 1 and reaching[0][1] is None else None
-    if not isinstance(value, ast.Call):
-        return None
-    callee = value.func
-    if isinstance(callee, ast.Attribute) and callee.attr == "forward":
-        callee = callee.value
-    cls = ctx.enclosing_class(value)
-    step = ctx.enclosing(value, (ast.FunctionDef,))
-    if not (isinstance(callee, ast.Name) and callee.id == "self") or cls is None or step.name != "training_step":
-        return None
-    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-    forward = methods.get("forward")
-    if "training_step" not in methods or forward is None:
-        return None
-    return value if all(o in set(ast.walk(forward)) for o in found.origins) else None
-
-
-def _top_level_model(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
-    """A model: a module class whose forward does more than apply its activation (not nn.Softmax itself) and
-    that this file never builds inside another module (not a block such as an attention layer)."""
-    forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
-    if not cls.bases or forward is None:
-        return False
-    if not any(isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) for n in ast.walk(forward)):
-        return False  # computes nothing before its activation: a layer, not a model
-    for call in ctx.by_type.get(ast.Call, ()):
-        if isinstance(call.func, ast.Name) and call.func.id == cls.name and ctx.enclosing_class(call) is not None:
-            return False
-    return True
