@@ -264,6 +264,12 @@ MODEL_METHOD = {
             def step(x, y):
                 return criterion(net.classify(net(x)), y)  # MLD001
             """,
+        "ddp.py": """
+            from net import Detector
+            ddp = nn.parallel.DistributedDataParallel(Detector())
+            def step(x, y):
+                return F.binary_cross_entropy_with_logits(ddp.module.classify(ddp(x)), y)  # MLD001
+            """,
     },
     "decode_method_in_the_same_file": {
         "seq.py": """

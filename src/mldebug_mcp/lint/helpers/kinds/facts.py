@@ -188,7 +188,9 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
                 if not names and isinstance(callee, ast.Attribute) and not callee.attr.startswith("_") \
                         and not (isinstance(callee.value, ast.Name) and callee.value.id == "self"):
                     # model.project(x): that method of another file's model (`Net.project`, `build_net().project`)
-                    names = {f"{n}.{callee.attr}" for n in _model_names(callee.value, ctx, walk, depth - 1)
+                    owner = callee.value.value if isinstance(callee.value, ast.Attribute) \
+                        and callee.value.attr == "module" else callee.value  # model.module.project(x) under DDP
+                    names = {f"{n}.{callee.attr}" for n in _model_names(owner, ctx, walk, depth - 1)
                              if n[:1].isalpha()}
                 return names if element is None else _entries(names, element)
         else:

@@ -35,6 +35,8 @@ def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
     """The call that built the object `value` holds: `Net(...)`, `build_model(...)` of another file, seen through
     moves (`.to(device)`), wrappers and this file's factories with one return (`get_model(cfg)`)."""
     for _ in range(depth):
+        if isinstance(value, ast.Attribute) and value.attr == "module":  # model.module: what DataParallel wraps
+            value = value.value
         value = ctx.resolve(value)
         if not isinstance(value, ast.Call):
             return None
