@@ -1,4 +1,5 @@
 import ast
+import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
@@ -17,6 +18,7 @@ CLAMPS = {"clamp", "clamp_min", "clip", "maximum", "fmax", "max"}
 # positive by construction, yet they round to exactly 0 in float32 (softplus(-104), exp(-104))
 UNDERFLOWING = {"torch.nn.functional.softplus": "a softplus output", "torch.exp": "an exp output",
                 "torch.special.exp": "an exp output", "torch.nn.Softplus": "a softplus output"}
+TARGET_WORDS = re.compile(r"target|label|prior|gt$|^y$|truth")
 NLL = {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss"}
 
 
@@ -129,7 +131,26 @@ def _prediction_in_loss(argument: ast.expr, ctx: ModuleContext) -> str | None:
     func = ctx.enclosing(argument, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     if func is None or not computes_loss(func, ctx):
         return None
-    return "the prediction a loss is given" if from_prediction(argument, func, ctx, latest_value) else None
+    if from_prediction(argument, func, ctx, latest_value):
+        return "the prediction a loss is given"
+    return "the target distribution a loss is given" if _target_parameter(argument, func, ctx) else None
+
+
+def _target_parameter(argument: ast.expr, func: ast.AST, ctx: ModuleContext) -> bool:
+    """`torch.log(target)` in a loss where `target` is its label-side input as given (a prior, a soft or one-hot
+    label): label probabilities hold exact zeros, and `target * log(target)` turns them into 0 * -inf = NaN."""
+    if not isinstance(argument, ast.Name) or not TARGET_WORDS.search(argument.id.lower()):
+        return False
+    params = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
+    if argument.id not in params[1:] or ctx.values_of(argument, at=argument):
+        return False  # the prediction is judged above; a name reassigned in the loss may be floored
+    logged = {a.id for c in ctx.in_scope(func, (ast.Call,)) for a in c.args[:1] + [getattr(c.func, "value", None)]
+              if isinstance(a, ast.Name) and (ctx.call_name(c) in LOGS or ctx.method_name(c) == "log")}
+    if params[0] in logged:
+        return False  # both sides logged: a regression in log space (magnitudes), not a distribution
+    floors = CLAMPS | {"clamp_", "clamp_min_", "clip_", "add_"}
+    return not any(ctx.method_name(c) in floors and isinstance(c.func.value, ast.Name) and c.func.value.id == argument.id
+                   for c in ctx.in_scope(func, (ast.Call,)))
 
 
 def _under_nll_check(node: ast.AST, ctx: ModuleContext) -> bool:
