@@ -21,14 +21,21 @@ DEPTH = 2
 def trains_through_helper(calls: list[ast.Call], ctx: ModuleContext) -> int | None:
     """The index of the first call of a helper of this file that trains (backward() and an update, itself or
     one helper down) and never switches to train mode itself; None when the loop trains nothing that way."""
-    if not ctx.backward_scopes:
-        return None  # nothing in this file calls backward()
+    names = training_helper_names(ctx)
     for i, call in enumerate(calls):
-        if isinstance(call.func, ast.Attribute) and call.func.attr in {"train", "eval"}:
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name not in names or name in {"train", "eval"}:
             continue
         if any(_trains(t, ctx, DEPTH) for t in local_targets(call, ctx)):
             return i
     return None
+
+
+def training_helper_names(ctx: ModuleContext) -> frozenset[str]:
+    """Names of this file's functions that call backward() at any depth: the only helpers that may train."""
+    return ctx.memo(("modes", "training-helper-names"), lambda: frozenset(
+        f.name for f in ctx.backward_scopes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)))
 
 
 def _trains(function: ast.AST, ctx: ModuleContext, depth: int) -> bool:

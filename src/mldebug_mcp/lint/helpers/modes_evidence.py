@@ -246,16 +246,21 @@ def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
         isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls)))
 
 
+def model_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """An nn.Module that does not train itself: its methods are the model's, not a driver's."""
+    return any(_module_base(b, ctx) for b in cls.bases) and not drives_itself(cls, ctx)
+
+
 def _module_base(base: ast.AST, ctx: ModuleContext) -> bool:
     return "Module" in (ident(base) or "") or (ctx.qualname(base) or "").startswith("torch.nn")
 
 
 def drives_itself(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     """An nn.Module that is also its own trainer or calibrator: one of its methods (or a closure there) calls
-    backward() or steps an optimizer. Its other methods (infer(), a calibration pass over a loader) are driver
+    backward(). Its other methods (infer(), a calibration pass over a loader) are driver
     code that runs its submodules in whatever mode the last phase left, not a forward pass its user switches."""
-    return ctx.memo(("modes", "drives-itself", id(cls)), lambda: trains(
-        (n for m in cls.body if isinstance(m, NESTED[:2]) for n in ast.walk(m)), ctx))
+    # backward_scopes: the functions whose body calls backward() at any depth, found while indexing
+    return any(m in ctx.backward_scopes for m in cls.body if isinstance(m, NESTED[:2]))
 
 
 def mc_dropout(scope: ast.AST, ctx: ModuleContext) -> bool:

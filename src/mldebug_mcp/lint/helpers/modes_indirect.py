@@ -14,7 +14,7 @@ import ast
 from ..context import ModuleContext
 from .evaluation import scope_calls
 from .modes import key_of, switches
-from .modes_evidence import framework_managed, trains
+from .modes_evidence import framework_managed, model_class, trains
 from .modes_models import forward_receiver
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -45,15 +45,22 @@ def _helpers(ctx: ModuleContext) -> dict:
     """(class id or None, name) -> (parameter index or None, receiver node) for each helper that runs a model:
     a method running `self.*`, a module-level function running one of its parameters."""
     def compute() -> dict:
+        # only functions that run a model directly (forward_receiver is memoised: the rule asks it of every
+        # call anyway)
+        running = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            if (call.args or call.keywords) and forward_receiver(call, ctx) is not None:
+                scope = ctx.scope_of(call)
+                if isinstance(scope, FUNCS):
+                    running[id(scope)] = scope
         found = {}
-        for kind in FUNCS:
-            for function in ctx.by_type.get(kind, ()):
-                parent = ctx.parent(function)
-                if not isinstance(parent, ast.ClassDef | ast.Module) or function.name == "forward":
-                    continue
-                entry = _entry(function, parent, ctx)
-                if entry is not None:
-                    found[(id(parent) if isinstance(parent, ast.ClassDef) else None, function.name)] = entry
+        for function in running.values():
+            parent = ctx.parent(function)
+            if not isinstance(parent, ast.ClassDef | ast.Module) or function.name == "forward":
+                continue
+            entry = _entry(function, parent, ctx)
+            if entry is not None:
+                found[(id(parent) if isinstance(parent, ast.ClassDef) else None, function.name)] = entry
         return found
     return ctx.memo(("modes", "forward-helpers"), compute)
 
@@ -71,6 +78,8 @@ def _entry(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> tuple[int 
             index = params.index(key)
         else:
             continue
+        if isinstance(parent, ast.ClassDef) and model_class(parent, ctx):
+            return None  # a model's own method: it runs in whatever mode the model's user set
         if switches(function, ctx) or trains(scope_calls(function, ctx), ctx) or framework_managed(function, ctx):
             return None
         return index, receiver

@@ -15,7 +15,7 @@ from ..helpers.evaluation import (
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, position, update_step
 from ..helpers.modes_facts import callee_mode, handed_models
-from ..helpers.modes_epochs import object_leaving_eval, trains_through_helper
+from ..helpers.modes_epochs import object_leaving_eval, training_helper_names, trains_through_helper
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 
@@ -92,6 +92,8 @@ class TrainModeNotRestored(Rule):
             if backward is None or not any(update_step(c, ctx) for c in calls):
                 return
         else:  # an epoch loop whose training step is a helper of this file (self.train_epoch(loader))
+            if not training_helper_names(ctx):
+                return  # no function of this file calls backward()
             calls = list(calls_in_order(node.body))
             backward = trains_through_helper(calls, ctx)
             if backward is None:
