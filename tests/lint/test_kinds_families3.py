@@ -287,6 +287,33 @@ MODEL_METHOD = {
                     F.cross_entropy(decoder.decode(h), y).backward()
             """,
     },
+    "generator_kept_by_an_encoder_decoder": {
+        "transformer.py": """
+            class Generator(nn.Module):
+                def __init__(self, d_model, vocab):
+                    super().__init__()
+                    self.proj = nn.Linear(d_model, vocab)
+                def forward(self, x):
+                    return F.log_softmax(self.proj(x), dim=-1)  # MLD001
+            class EncoderDecoder(nn.Module):
+                def __init__(self, encoder, generator):
+                    super().__init__()
+                    self.encoder = encoder
+                    self.generator = generator
+                def forward(self, src):
+                    return self.encoder(src)
+            def make_model(vocab, d_model=8):
+                return EncoderDecoder(nn.Linear(d_model, d_model), Generator(d_model, vocab))
+            """,
+        "train.py": """
+            from transformer import make_model
+            model = make_model(100)
+            criterion = nn.CrossEntropyLoss()
+            def step(src, tgt):
+                out = model(src)
+                return criterion(model.generator(out).view(-1, 100), tgt.view(-1))  # MLD001
+            """,
+    },
 }
 MODEL_METHOD_QUIET = {
     "raw_projection_and_log_probabilities_into_nll": {
@@ -305,6 +332,26 @@ MODEL_METHOD_QUIET = {
                     return F.softmax(self.proj(x), dim=-1)
             def build_tagger():
                 return Tagger()
+            class LogHead(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(8, 5)
+                def forward(self, x):
+                    return F.log_softmax(self.proj(x), dim=-1)
+            class WithHead(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = LogHead()
+                    self.body = nn.Linear(8, 8)
+                def forward(self, x):
+                    return self.body(x)
+            """,
+        "kl.py": """
+            from model import WithHead
+            net = WithHead()
+            def step(x, target_dist, y):
+                kl = nn.KLDivLoss(reduction="batchmean")(net.head(net(x)), target_dist)
+                return kl + F.cross_entropy(net.body(x), y)
             """,
         "train.py": """
             from model import build_tagger, Tagger

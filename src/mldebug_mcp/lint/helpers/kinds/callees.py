@@ -229,9 +229,11 @@ class Callees:
 
     def model(self, cls: ast.ClassDef, construction: ast.Call | None, index: int | None, depth: int,
               method: str = "forward") -> Traced | None:
-        """What the model's forward (or another of its methods: `model.project(x)`) returns, built so."""
+        """What the model's forward (or another of its methods: `model.project(x)`, or a submodule its __init__
+        keeps: `model.generator(out)`) returns, built so."""
         forward = method_of(cls, method)
-        if forward is None:
+        kept = kept_submodule(cls, method, self.ctx) if forward is None and method != "forward" else None
+        if forward is None and kept is None:
             return None
         env = None
         init = method_of(cls, "__init__")
@@ -245,6 +247,8 @@ class Callees:
             for keyword in construction.keywords:
                 if keyword.arg:
                     env[(init, keyword.arg)] = keyword.value
+        if kept is not None:
+            return self.callee(kept, env, depth - 1, index)
         return self.returned(forward, env, index, depth)
 
     def returned(self, func: ast.AST, env: dict | None, index: int | None, depth: int) -> Traced | None:
@@ -308,3 +312,18 @@ def _moves(value: ast.AST, attr: str) -> bool:
     return isinstance(value, ast.Attribute) and value.attr == attr and isinstance(value.value, ast.Name) \
         and value.value.id == "self"
 
+
+
+def kept_submodule(cls: ast.ClassDef, attr: str, ctx) -> ast.expr | None:
+    """The module `self.<attr>` holds when __init__ assigns it once: a class of this file built there
+    (`self.generator = Generator(d, vocab)`) or a module handed in (`self.generator = generator`)."""
+    values = ctx.class_attrs.get(cls.name, {}).get(attr, [])
+    if len(values) != 1 or not isinstance(values[0], ast.Call | ast.Name):
+        return None
+    init = method_of(cls, "__init__")
+    if init is None or ctx.scope_of(values[0]) is not init:
+        return None
+    value = values[0]
+    if isinstance(value, ast.Name):
+        return value if value.id in [a.arg for a in init.args.args] else None
+    return value if ctx.call_name(value) in ctx.classes else None

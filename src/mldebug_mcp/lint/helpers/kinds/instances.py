@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .callees import kept_submodule
 from .parameters import method_of
 from .traced import Traced
 from .vocabulary import DEPTH, MODULE_MOVES, MODULE_WRAPPERS
@@ -23,7 +24,8 @@ def instance_method(walk, attribute: ast.Attribute, depth: int, index: int | Non
     simple = name.rsplit(".", 1)[-1]
     if name == simple and simple in ctx.classes:
         cls = ctx.classes[simple]
-        return walk.model(cls, construction, index, depth, method) if method_of(cls, method) else None
+        known = method_of(cls, method) or kept_submodule(cls, method, ctx)
+        return walk.model(cls, construction, index, depth, method) if known is not None else None
     if "." not in name or simple in ctx.functions or index is not None:
         return None
     if simple[:1].isupper():  # its method may return what a constructor argument returns: that argument's
@@ -62,8 +64,11 @@ def methods_of(cls: ast.ClassDef, ctx) -> list[str]:
     `decode`, `classify` (a loss of another file may take `model.project(x)`)."""
     if method_of(cls, "forward") is None and not any(getattr(b, "attr", getattr(b, "id", "")) == "Module" for b in cls.bases):
         return []
-    return [n.name for n in cls.body if isinstance(n, ast.FunctionDef) and n.name != "forward"
-            and not n.name.startswith("_") and not n.decorator_list and ctx.returns.get(n)][:8]
+    methods = [n.name for n in cls.body if isinstance(n, ast.FunctionDef) and n.name != "forward"
+               and not n.name.startswith("_") and not n.decorator_list and ctx.returns.get(n)]
+    kept = [a for a in ctx.class_attrs.get(cls.name, {}) if not a.startswith("_") and a not in methods
+            and kept_submodule(cls, a, ctx) is not None]  # model.generator(out): a submodule it keeps
+    return (methods + kept)[:8]
 
 
 def traced_method(name: str, ctx) -> Traced | None:
