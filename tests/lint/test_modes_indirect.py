@@ -116,3 +116,39 @@ def test_a_helper_that_sets_the_mode_itself_stays_quiet():
     source = TRAINER.replace("{fix}", "pass").replace(
         "            output = self.model(x)\n", "            self.model.eval()\n            output = self.model(x)\n")
     assert _lines(source) == []
+
+
+ENSEMBLE_AGENT = """
+    import torch
+
+    class Agent:
+        def __init__(self, q_nets, optimizer):
+            self.q_nets, self.optimizer = q_nets, optimizer
+
+        def update(self, obs, target):
+            for q_net in self.q_nets:
+                q_net.train()
+            loss = sum(((q(obs) - target) ** 2).mean() for q in self.q_nets)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+        def best_action(self, obs):
+            values = torch.stack([q_net(obs) for q_net in self.q_nets]).min(0)[0]
+            return values.argmax(-1)
+
+        def first_head(self, obs):
+            return self.q_nets[0](obs).argmax(-1)
+
+        @torch.no_grad()
+        def evaluate_policy(self, obs):
+            {fix}
+            return self.best_action(obs), self.first_head(obs)
+"""
+
+
+def test_an_ensemble_run_through_helpers():
+    # `q_net` of `for q_net in self.q_nets` and `self.q_nets[0]` stand for the container self.q_nets
+    assert _lines(ENSEMBLE_AGENT.replace("{fix}", "pass")) == [26]
+    fixed = "for q_net in self.q_nets:\n                q_net.eval()"
+    assert _lines(ENSEMBLE_AGENT.replace("{fix}", fixed)) == []

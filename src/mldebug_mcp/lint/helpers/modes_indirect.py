@@ -68,7 +68,7 @@ def _helpers(ctx: ModuleContext) -> dict:
 def _entry(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> tuple[int | None, ast.AST] | None:
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     for call in scope_calls(function, ctx):
-        receiver = forward_receiver(call, ctx)
+        receiver = _held(forward_receiver(call, ctx), function, ctx)
         key = key_of(receiver) if receiver is not None else None
         if key is None:
             continue
@@ -84,3 +84,16 @@ def _entry(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> tuple[int 
             return None
         return index, receiver
     return None
+
+
+def _held(receiver: ast.AST | None, function: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """The container a model comes from when it is one of several (an ensemble, Q-networks): `self.q_nets[0]`
+    and `net` of `for net in self.nets` stand for `self.q_nets` and `self.nets`."""
+    if isinstance(receiver, ast.Subscript) and key_of(receiver.value) is not None:
+        return receiver.value
+    if isinstance(receiver, ast.Name) and receiver.id not in {a.arg for a in function.args.args}:
+        for node in ast.walk(function):
+            if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name) and (
+                    node.target.id == receiver.id and (key_of(node.iter) or "").startswith("self.")):
+                return node.iter
+    return receiver
