@@ -18,6 +18,7 @@ CLAMPS = {"clamp", "clamp_min", "clip", "maximum", "fmax", "max"}
 # positive by construction, yet they round to exactly 0 in float32 (softplus(-104), exp(-104))
 UNDERFLOWING = {"torch.nn.functional.softplus": "a softplus output", "torch.exp": "an exp output",
                 "torch.special.exp": "an exp output", "torch.nn.Softplus": "a softplus output"}
+MASKS = {"masked_fill", "masked_fill_", "nan_to_num", "nan_to_num_"}
 TARGET_WORDS = re.compile(r"target|label|prior|gt$|^y$|truth")
 NLL = {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss"}
 
@@ -148,6 +149,9 @@ def _target_parameter(argument: ast.expr, func: ast.AST, ctx: ModuleContext) -> 
               if isinstance(a, ast.Name) and (ctx.call_name(c) in LOGS or ctx.method_name(c) == "log")}
     if params[0] in logged:
         return False  # both sides logged: a regression in log space (magnitudes), not a distribution
+    if any(ctx.method_name(c) in MASKS or ctx.call_name(c) in {"torch.where", "torch.nan_to_num"}
+           for c in ctx.in_scope(func, (ast.Call,))):
+        return False  # the zero entries' terms are masked out afterwards (`term.masked_fill(target <= 1, 0)`)
     floors = CLAMPS | {"clamp_", "clamp_min_", "clip_", "add_"}
     return not any(ctx.method_name(c) in floors and isinstance(c.func.value, ast.Name) and c.func.value.id == argument.id
                    for c in ctx.in_scope(func, (ast.Call,)))
