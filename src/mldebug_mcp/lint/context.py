@@ -119,6 +119,10 @@ class ModuleContext:
             value = self._memo[key] = compute()
         return value
 
+    def memoized(self, key: tuple) -> bool:
+        """Whether `memo` has computed the value of `key` for this module."""
+        return key in self._memo
+
     def memo_recursive(self, key: tuple, compute, pending):
         """`memo` for an answer that may ask itself again (helpers calling each other in a cycle): while it
         is being computed the question's answer is `pending`."""

@@ -332,10 +332,10 @@ class _FileOutcome:
     __slots__ = ("asked", "findings", "foreign", "path", "returns", "untold")
 
     def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str],
-                 foreign: bool = False, untold: frozenset[str] = frozenset()) -> None:
+                 foreign: bool = False, untold: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.path, self.findings = path, findings
         self.returns = returns  # what this file tells others (LocalFacts: what was computed)
-        self.untold = untold  # the keys it may also tell, not computed yet: computed if another file asks one
+        self.untold = untold  # what it may also tell, not computed yet (LocalFacts.untold): computed when asked
         self.asked = asked  # names this file asked the project about and did not get
         self.foreign = foreign  # a notebook in another language: reported when named, passed over in a walk
 
@@ -438,7 +438,11 @@ def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roo
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         chunks = [files[i::jobs] for i in range(jobs)]
         with multiprocessing.get_context(method).Pool(jobs) as pool:
-            outcomes = [o for chunk in pool.starmap(_lint_files, [(c, settings, roots) for c in chunks]) for o in chunk]
+            checked = pool.starmap(_lint_files, [(c, settings, roots) for c in chunks])
+        # back in the files' order, as with one job: where several files tell the same fact, the last one's counts
+        outcomes = [None] * len(files)
+        for number, chunk in enumerate(checked):
+            outcomes[number::jobs] = chunk
     # an R or Julia notebook met in a folder walk is passed over like an .R file; named, it is answered
     outcomes = [o for o in outcomes if not o.foreign or o.path in named]
     findings = problems + _with_project_facts(outcomes, settings, roots)

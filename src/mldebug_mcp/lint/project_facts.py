@@ -1,54 +1,80 @@
 """The project index: what the files of one lint run tell each other (context.ModuleContext.local_returns).
 
 A file's facts come in families (helpers/kinds, losses, loader_sites, accum_meters, modes_facts). The cheap
-families are computed for every file; a costly one (the mode facts: a mode analysis of every top-level
-function) only when a key it may tell is asked, by the file's own rules or by another file's. Most files are
-never asked: torch's library, for one, calls no function of its own run that way. Each family's facts are a
-function of the module alone, so every answer is the one computing everything first gives.
+families are computed for every file; the costly ones listed in `lazy_families` (the value kinds of every
+top-level function and class, the mode analysis of every top-level function) only when a key they may tell is
+asked, by the file's own rules or by another file's, or when a rule computed them anyway. Most files are never
+asked: torch's library, for one, asks no such question of its own files. Each family's facts are a function of
+the module alone, so every answer is the one computing everything first gives.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from .helpers import kinds
+
+
+class Family:
+    """A family of facts computed only when asked. `tokens(ctx)` says cheaply what it may tell: each key it tells
+    has its `token(key)` among them (None: no key of this family). `memo` is the ctx.memo key its compute keeps,
+    so that facts a rule computed anyway are told without asking."""
+
+    __slots__ = ("compute", "memo", "name", "token", "tokens")
+
+    def __init__(self, name: str, compute: Callable, tokens: Callable, token: Callable, memo: tuple) -> None:
+        self.name, self.compute, self.tokens, self.token, self.memo = name, compute, tokens, token, memo
+
+
+@functools.cache
+def lazy_families() -> tuple[Family, ...]:
+    # the helpers import the context module, which imports this one: imported when first asked
+    from .helpers.kinds.facts import fact_owner, fact_owners, project_facts
+    from .helpers.modes_facts import MODE_FACT, mode_fact_keys, mode_facts
+
+    return (
+        Family("kinds", project_facts, fact_owners, fact_owner, ("kinds", "facts")),
+        Family("modes", mode_facts, mode_fact_keys, lambda key: key if key.startswith(MODE_FACT) else None,
+               ("modes", "facts")),
+    )
 
 
 class LocalFacts:
     """The facts one file tells, while it is checked."""
 
     def __init__(self, ctx) -> None:
-        # these helpers import the context module, which imports this one: imported when first asked
         from .helpers.accum_meters import meter_facts
         from .helpers.loader_sites import epoch_setters
         from .helpers.losses import fed_facts
-        from .helpers.modes_facts import mode_fact_keys, mode_facts
 
         self.ctx = ctx
-        self.known: dict[str, str] = {**kinds.project_facts(ctx), **fed_facts(ctx), **epoch_setters(ctx),
-                                      **meter_facts(ctx)}
-        # the lazy families, merged after the others: (compute, every key it may tell)
-        self._pending: list[tuple[Callable, frozenset[str]]] = [(mode_facts, mode_fact_keys(ctx))]
+        self.known: dict[str, str] = {**fed_facts(ctx), **epoch_setters(ctx), **meter_facts(ctx)}
+        # no key of one family is a key of another, so the order the families are merged in does not matter
+        self._pending: dict[Family, frozenset[str]] = {family: family.tokens(ctx) for family in lazy_families()}
 
     def get(self, key: str) -> str | None:
         found = self.known.get(key)
         if found is None and self._pending:
-            for family in [f for f in self._pending if key in f[1]]:
+            for family in [f for f, tokens in self._pending.items() if f.token(key) in tokens]:
                 self._tell(family)
             found = self.known.get(key)
         return found
 
-    def untold(self) -> frozenset[str]:
-        """The keys the families not computed yet may tell: if another file asks one, they are needed."""
-        return frozenset().union(*(keys for _, keys in self._pending))
+    def untold(self) -> frozenset[tuple[str, str]]:
+        """(family, token) for what the families not computed yet may tell: if another file asks, they are needed.
+        A family a rule computed anyway is told first."""
+        for family in [f for f in self._pending if self.ctx.memoized(f.memo)]:
+            self._tell(family)
+        return frozenset((f.name, token) for f, tokens in self._pending.items() for token in tokens)
 
     def tell_all(self) -> None:
         for family in list(self._pending):
             self._tell(family)
 
-    def _tell(self, family: tuple[Callable, frozenset[str]]) -> None:
-        self._pending.remove(family)
-        self.known.update(family[0](self.ctx))  # a later family wins, as in one merged dict
+    def _tell(self, family: Family) -> None:
+        del self._pending[family]
+        self.known.update(family.compute(self.ctx))
 
 
 class RunFacts:
@@ -56,21 +82,25 @@ class RunFacts:
     computed when a key of it is asked (`tell_all` reads that file again). A key told by several files has
     the value of the last of them, as when one dict is updated with each file's facts in turn."""
 
-    def __init__(self, told: list[dict[str, str]], untold: list[frozenset[str]],
+    def __init__(self, told: list[dict[str, str]], untold: list[frozenset[tuple[str, str]]],
                  tell_all: Callable[[int], dict[str, str]]) -> None:
         self._told, self._untold, self._tell_all = told, untold, tell_all
         self._merged: dict[str, str] = {}
         for facts in told:
             self._merged.update(facts)
-        self._owners: dict[str, list[int]] = {}  # a key a file may tell and has not computed -> those files
-        for number, keys in enumerate(untold):
-            for key in keys:
-                self._owners.setdefault(key, []).append(number)
+        self._owners: dict[tuple[str, str], list[int]] = {}  # what a file may tell, not computed -> those files
+        for number, tokens in enumerate(untold):
+            for token in tokens:
+                self._owners.setdefault(token, []).append(number)
+        self._resolved: set[str] = set()
 
     def get(self, key: str) -> str | None:
-        owners = self._owners.pop(key, None)
-        if owners is not None:
-            self._resolve(key, owners)
+        if key not in self._resolved:  # once resolved, no file read later can change the answer (see _resolve)
+            self._resolved.add(key)
+            owners = {number for family in lazy_families()
+                      for number in self._owners.get((family.name, family.token(key)), ())}
+            if owners:
+                self._resolve(key, sorted(owners))
         return self._merged.get(key)
 
     def _resolve(self, key: str, owners: list[int]) -> None:

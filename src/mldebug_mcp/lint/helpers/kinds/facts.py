@@ -36,6 +36,22 @@ def project_facts(ctx, hints: tuple[str, ...] = HINTS) -> dict[str, str]:
     return ctx.memo(("kinds", "facts"), lambda: _facts(ctx, hints))
 
 
+def fact_owners(ctx) -> frozenset[str]:
+    """The names project_facts tells about (its top-level functions and classes), without the analysis: the engine
+    computes a file's facts only when another file asks about one of them. Every key _facts makes must start with
+    one of these names (`Net`, `build()`, `Net/0`, `Net.project`): a test holds it to that on every fixture."""
+    return frozenset(ctx.functions) | frozenset(ctx.classes)
+
+
+def fact_owner(key: str) -> str:
+    """The name a key of project_facts is about: the name it starts with."""
+    found = _OWNER.match(key)
+    return found.group() if found else key
+
+
+_OWNER = re.compile(r"\w+")
+
+
 def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
     if not any(map(ctx.has_text, hints)):  # nothing here can return a known kind
         return {}
