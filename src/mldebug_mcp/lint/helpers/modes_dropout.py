@@ -156,9 +156,8 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
     def compute() -> frozenset:
         found = set()
         for n in ast.walk(cls):
-            if isinstance(n, ast.Call) and MODE_MODULES.match(ctx.call_name(n) or ""):
-                found.add(n)
-            elif isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Load):
+            builds = isinstance(n, ast.Call) and MODE_MODULES.match(ctx.call_name(n) or "")
+            if builds or (isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Load)):
                 found.add(n)
         return frozenset(found)
     statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), node)

@@ -12,7 +12,14 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .evaluation import ident, model_call, model_like, plainly_no_model, scope_calls, tokens
+from .evaluation import (
+    ident,
+    model_call,
+    model_like,
+    plainly_no_model,
+    scope_calls,
+    tokens,
+)
 from .modes import SETUP, key_of, local_targets
 from .modes_facts import callee_mode
 

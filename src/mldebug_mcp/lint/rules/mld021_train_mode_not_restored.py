@@ -14,8 +14,12 @@ from ..helpers.evaluation import (
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, position, update_step
+from ..helpers.modes_epochs import (
+    object_leaving_eval,
+    training_helper_names,
+    trains_through_helper,
+)
 from ..helpers.modes_facts import callee_mode, handed_models
-from ..helpers.modes_epochs import object_leaving_eval, training_helper_names, trains_through_helper
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 

@@ -1,0 +1,104 @@
+"""Whether code outside a scope sets the mode its model runs in (MLD020): an enclosing function, a caller in
+this file, or another function (a setup or load method, module-level code) whose last switch of the model
+is eval(). An evaluation method that runs the model after its own eval() in a file that trains the model
+again, or a training loop whose last eval() is its validation helper's, is no such setup.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .evaluation import ident, scope_calls
+from .modes import EVAL, TRAIN, direct_switch, key_of, position, related, switches
+from .modes_evidence import scope_trains
+from .modes_indirect import runs_model
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """An enclosing function, a caller in this file, or a function that leaves the model in eval mode
+    (a setup or load method, module-level code) switches it: this scope runs in that mode."""
+    for anc in ctx.ancestors(scope):
+        if isinstance(anc, FUNCS) and any(s.mode == EVAL for s in switches(anc, ctx)):
+            return True
+    if isinstance(scope, FUNCS) and _callers_set_eval(scope, key, ctx, 3):
+        return True
+    root = key.split(".")[0]
+    if root != "self" and isinstance(scope, FUNCS) and root in ctx.bindings.get(scope, {}):
+        return False  # a parameter or a local: other scopes' switches are about other objects
+    cls = ctx.enclosing_class(scope) if root == "self" else None
+    for other in _switching_scopes(ctx):
+        if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
+            continue
+        last = [s for s in switches(other, ctx) if (k := s.key or _container_key(s)) is not None and related(k, key)]
+        if last and last[-1].mode == EVAL and not _evaluates_then_trains(other, last[-1], key, ctx) and not (
+                not last[-1].direct and scope_trains(other, ctx)):
+            return True  # (a training loop whose last eval() is its per-epoch validation helper's leaves
+            # the mode to the order of calls, not to a setup step)
+    return False
+
+
+def _evaluates_then_trains(other: ast.AST, switch, key: str, ctx: ModuleContext) -> bool:
+    """`other` is an evaluation method (it runs the model itself after its eval()) in a file that puts the
+    model back in training mode elsewhere: the eval() is for that method's own pass, and another method
+    (infer(), predict()) runs in whatever mode the last phase left, not in eval mode."""
+    trained = ctx.memo(("mld020", "train-switched"), lambda: [
+        d[0] for c in ctx.by_type.get(ast.Call, ()) if (d := direct_switch(c)) is not None and d[1] == TRAIN])
+    if not any(related(t, key) for t in trained if t is not None):
+        return False
+    after = position(switch.node)
+    return any(position(c) > after and (r := runs_model(c, ctx)) is not None and related(key_of(r), key)
+               for c in scope_calls(other, ctx))
+
+
+def _container_key(switch) -> str | None:
+    """`self.modules["model"].eval()` switches something in `self.modules` (a ModuleDict, a dict of modules)."""
+    node = switch.node
+    func = node.func if isinstance(node, ast.Call) else None
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    return key_of(receiver.value) if isinstance(receiver, ast.Subscript) else None
+
+
+def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -> bool:
+    """A call of `func` in this file follows an eval() in its scope, or sits in a function whose own
+    callers do (main() -> evaluate() -> _batches()). Another model switched there (`self.sampler.eval()`
+    before `self._features(x)` runs `self.inception`) does not count."""
+    for call in calls_by_ident(ctx).get(func.name, ()):
+        caller = ctx.scope_of(call)
+        cls = ctx.enclosing_class(func)
+        same_class = cls is not None and isinstance(caller, FUNCS) and ctx.enclosing_class(caller) is cls
+        if any(s.mode == EVAL and position(s.node) < position(call) and not _other_model(s.key, key, same_class)
+               for s in switches(caller, ctx)):
+            return True
+        if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(
+                caller, key, ctx, depth - 1):
+            return True
+    return False
+
+
+def _other_model(switched: str | None, key: str, same_class: bool) -> bool:
+    """`self.vgg` is what it is in every method: another attribute of self switched in a caller, or any
+    other name switched in a method of the same class, is another model (a caller outside the class may
+    switch the very model it hands to the constructor: `model.eval(); Predictor(model)`)."""
+    if switched is None or not key.startswith("self.") or related(switched, key):
+        return False
+    return switched.startswith("self.") or same_class
+
+
+def _switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
+    def compute():
+        scopes = {id(ctx.scope_of(c)): ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
+                  if isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"}}
+        return list(scopes.values())
+    return ctx.memo(("mld020", "switching-scopes"), compute)
+
+
+def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
+    def group() -> dict[str, list[ast.Call]]:
+        grouped: dict[str, list[ast.Call]] = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            grouped.setdefault(ident(call.func) or "", []).append(call)
+        return grouped
+    return ctx.memo(("mld020", "calls_by_ident"), group)
