@@ -111,19 +111,32 @@ def _mentions(expr: ast.AST, names: set[str]) -> bool:
 
 def _statistics_of(func: ast.AST, data: set[str], ctx) -> bool:
     """Two statistics of one pair (`data.mean(axis=0)` and `data.std(axis=0)`, `np.min(data)` and
-    `np.max(data)`) taken of the data in this function."""
+    `np.max(data)`) taken across the rows of the data in this function (per-sample statistics, `axis=1`,
+    `dim=-1`, normalise each row by itself and learn nothing from other rows)."""
     taken = set()
     for call in ctx.in_scope(func, (ast.Call,)):
         method = ctx.method_name(call)
         if method is None:
             continue
-        receiver = call.func.value
-        if ctx.call_name(call) is None and _mentions(receiver, data) and isinstance(receiver, ast.Name | ast.Subscript):
-            taken.add(method)  # data.mean(0), data[cols].std()
-        elif ctx.call_name(call) and ctx.call_name(call).startswith(("numpy.", "torch.")) and call.args \
+        receiver, name = call.func.value, ctx.call_name(call)
+        if name is None and _mentions(receiver, data) and isinstance(receiver, ast.Name | ast.Subscript):
+            if _across_rows(call, call.args[:1]):
+                taken.add(method)  # data.mean(0), data[cols].std()
+        elif name and name.startswith(("numpy.", "torch.")) and call.args \
                 and isinstance(call.args[0], ast.Name | ast.Subscript) and _mentions(call.args[0], data):
-            taken.add(method)  # np.mean(data, axis=0)
+            if _across_rows(call, call.args[1:2]):
+                taken.add(method)  # np.mean(data, axis=0)
     return any(pair <= taken for pair in STAT_PAIRS)
+
+
+def _across_rows(call: ast.Call, positional: list[ast.expr]) -> bool:
+    """No axis (the whole array), or an axis that includes 0."""
+    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), positional[0] if positional else None)
+    if axis is None:
+        return True
+    values = axis.elts if isinstance(axis, ast.Tuple | ast.List) else [axis]
+    constants = [v.value for v in values if isinstance(v, ast.Constant)]
+    return len(constants) < len(values) or 0 in constants
 
 
 def _sklearn_fit_of(func: ast.AST, data: set[str], ctx) -> bool:
