@@ -69,7 +69,12 @@ class EvaluationWithoutEvalMode(Rule):
     a caller in this file, or a loader of this file or of the run that switches it), or .train() just
     before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
     .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model
-    class that loads its own shipped weights in __init__ without self.eval(). The finding goes where the fix
+    class that loads its own shipped weights in __init__ without self.eval(); a step or epoch function shared
+    by the training and validation phases that calls model.train() whatever the phase while only the update
+    is under a phase test (`if phase == "train":`), reported at that train(). A model run through a helper of
+    this file (`self._forward_pass(x)`, `run_batch(net, b)`, one of `self.q_nets`) counts as run where the
+    helper is called; the methods of an nn.Module that trains or calibrates itself are driver code, checked
+    like a trainer's. The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
     function handed the model (past its docstring, argument checks and log lines), after the module-level
     setup of a global model. Quiet for Lightning/HF hooks,

@@ -38,7 +38,10 @@ class TrainModeNotRestored(Rule):
     (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
     current training step (called every n steps) that returns with the model still in eval mode, and a
     model put in eval mode and evaluated before a training loop (a probe, a baseline score) that then trains
-    it without train(). A model is trained when named like one, built as one, or run in the training step
+    it without train(). An epoch loop whose training step is a helper of this file (`self.train_epoch()`,
+    that sets no mode itself) and whose evaluation is an object built with the model whose method leaves it in
+    eval mode (`Evaluator(model).get_scores()`, this file or another file of the run) is checked the same way.
+    A model is trained when named like one, built as one, or run in the training step
     (G, D). Reported where train() goes: at the top of each iteration when a train() sits right before the
     loop, else after the periodic evaluation block (or the call).
 
