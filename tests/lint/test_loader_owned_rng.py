@@ -106,3 +106,38 @@ def test_module_level_generator_drawn_by_a_transform(tmp_path):
         "def sample_noise_table(n):\n"
         "    return NOISE.normal(0.0, 0.05, size=n)\n")
     assert _lines(tmp_path) == []  # drawn once, by a function no worker runs per sample
+
+
+def test_one_off_draws_made_for_the_constructor_are_quiet(tmp_path):
+    (tmp_path / "folds.py").write_text(
+        "import numpy as np\n"
+        "from torch.utils.data import Dataset\n"
+        "class Folds(Dataset):\n"
+        "    def __init__(self, items, seed=0):\n"
+        "        self.rng = np.random.default_rng(seed)\n"
+        "        self.items = items\n"
+        "        self.order = self._shuffled()\n"
+        "    def _shuffled(self):\n"
+        "        return self.rng.permutation(len(self.items))\n"
+        "    def __len__(self):\n"
+        "        return len(self.items)\n"
+        "    def __getitem__(self, i):\n"
+        "        return self.items[self.order[i]]\n")
+    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    assert _lines(tmp_path) == []
+
+
+def test_generator_built_by_a_base_class_drawn_in_a_subclass(tmp_path):
+    (tmp_path / "masks.py").write_text(
+        "import numpy as np\n"
+        "class BaseMask:\n"
+        "    def __init__(self, fraction):\n"
+        "        self.fraction = fraction\n"
+        "        self.state = np.random.RandomState()\n"
+        "    def __call__(self, shape):\n"
+        "        raise NotImplementedError\n"
+        "class ColumnMask(BaseMask):\n"
+        "    def __call__(self, shape):\n"
+        "        return self.state.uniform(size=shape[-1]) < self.fraction\n")
+    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    assert _lines(tmp_path) == [("data.py", 3)]

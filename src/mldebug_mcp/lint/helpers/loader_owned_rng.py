@@ -45,10 +45,8 @@ def _first_draw(ctx) -> ast.Call | None:
         dataset = _dataset_like(cls, ctx)
         if not dataset and "__call__" not in names:
             continue
-        built = _generators_built_once(cls, methods, ctx)
-        for method in methods:
-            if method.name == "__init__":
-                continue
+        built = _generators_built_once(cls, methods, ctx) | _built_by_local_bases(cls, ctx)
+        for method in _per_sample(methods):
             for call in ast.walk(method):
                 if _module_draw(call) in module_level:
                     found.append(call)  # RNG = np.random.default_rng(0) at import, drawn per sample
@@ -56,9 +54,37 @@ def _first_draw(ctx) -> ast.Call | None:
                 attr = _self_attr_draw(call)
                 if attr is None:
                     continue
-                if attr in built or dataset and attr not in _assigned(cls) and GENERATOR_NAME.search(attr):
+                # built here or by a base class of this file, or inherited under a generator's name
+                if attr in built or attr not in _assigned(cls) and GENERATOR_NAME.search(attr):
                     found.append(call)
     return min(found, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _built_by_local_bases(cls: ast.ClassDef, ctx, depth: int = 3) -> set[str]:
+    built = set()
+    for base in cls.bases:
+        local = ctx.classes.get(base.id) if isinstance(base, ast.Name) else None
+        if local is not None and local is not cls and depth:
+            methods = [m for m in local.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)]
+            built |= _generators_built_once(local, methods, ctx) | _built_by_local_bases(local, ctx, depth - 1)
+    return built
+
+
+def _per_sample(methods: list) -> list:
+    """The methods a worker runs for each sample: __getitem__/__iter__/__next__/__call__ and the methods of
+    the class they call, transitively (a one-off split drawn by a helper of __init__ runs in the parent)."""
+    by_name = {m.name: m for m in methods}
+    todo = [m for m in methods if m.name in PER_SAMPLE]
+    reached = {m.name for m in todo}
+    while todo:
+        method = todo.pop()
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
+                    and node.func.attr in by_name and node.func.attr not in reached:
+                reached.add(node.func.attr)
+                todo.append(by_name[node.func.attr])
+    return [by_name[name] for name in reached]
 
 
 def _module_generators(ctx) -> set[str]:
