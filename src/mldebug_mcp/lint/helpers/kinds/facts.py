@@ -267,6 +267,18 @@ def model_names(model: ast.AST, ctx) -> set[str]:
 
 
 def _model_names(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
+    """Memoised per node and depth in the walk's space: without it, attributes and reaching values that
+    branch at every level made this exponential in `depth` (one 417-line trainer took 7 s). While an answer
+    is being computed, asking it again (a cycle) gives nothing."""
+    key = ("model-names", model, depth)
+    found = walk.memo.get(key)
+    if found is None:
+        walk.memo[key] = set()
+        found = walk.memo[key] = _model_names_uncached(model, ctx, walk, depth)
+    return found
+
+
+def _model_names_uncached(model: ast.AST, ctx, walk: Walk, depth: int) -> set[str]:
     for _ in range(depth):
         if isinstance(model, ast.Name):
             if model.id == "self":  # self(x) in a method: this class's forward, or a subclass's
