@@ -15,7 +15,15 @@ import ast
 
 from ..context import ModuleContext
 from .loops import LOOPS, is_zero_grad
-from .optim_steps import DEPTH, FUNCTIONS, _method, iteration, local_callee, unconditional_in
+from .optim_steps import (
+    DEPTH,
+    FUNCTIONS,
+    _method,
+    function_named,
+    iteration,
+    local_callee,
+    unconditional_in,
+)
 
 
 def closure_steps(ctx: ModuleContext) -> dict[ast.AST, list[ast.Call]]:
@@ -40,12 +48,7 @@ def _closure_function(arg: ast.expr, step: ast.Call, ctx: ModuleContext) -> ast.
     if isinstance(arg, ast.Call) and (ctx.call_name(arg) or "").endswith("partial") and arg.args:
         arg = arg.args[0]  # functools.partial(closure, batch)
     if isinstance(arg, ast.Name):  # a nested def of an enclosing function, or a module function
-        for scope in ctx.ancestors(arg):
-            if isinstance(scope, FUNCTIONS):
-                nested = next((n for n in scope.body if isinstance(n, FUNCTIONS) and n.name == arg.id), None)
-                if nested is not None:
-                    return nested
-        return ctx.functions.get(arg.id)
+        return function_named(arg, ctx)
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
         cls = ctx.enclosing_class(arg)  # `self.closure`: a method of this class
         return _method(cls, arg.attr, ctx, DEPTH) if cls is not None else None

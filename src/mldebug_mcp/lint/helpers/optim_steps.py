@@ -26,16 +26,21 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEPTH = 3  # helpers of helpers of helpers
 
 
+def function_named(name: ast.Name, ctx: ModuleContext) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def a bare name refers to: one nested in an enclosing function (innermost first), else the module's."""
+    for scope in ctx.ancestors(name):
+        if isinstance(scope, FUNCTIONS):
+            nested = next((n for n in scope.body if isinstance(n, FUNCTIONS) and n.name == name.id), None)
+            if nested is not None:
+                return nested
+    return ctx.functions.get(name.id)
+
+
 def local_callee(call: ast.Call, ctx: ModuleContext) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The function of this module a call runs, when that is certain enough to read it as inlined."""
     func = call.func
     if isinstance(func, ast.Name):
-        for scope in ctx.ancestors(call):
-            if isinstance(scope, FUNCTIONS):
-                nested = next((n for n in scope.body if isinstance(n, FUNCTIONS) and n.name == func.id), None)
-                if nested is not None:
-                    return nested
-        return ctx.functions.get(func.id)
+        return function_named(func, ctx)
     if not isinstance(func, ast.Attribute):
         return None
     receiver = func.value
