@@ -264,14 +264,15 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
         if source is None and keyword and call.keywords:  # ce_loss(logits=out, labels=y): raw scores expected
             for name, where in keyword_fed(call, ctx).items():
                 facts.setdefault(name, where)
-        if source is None and loss_call_source(call, ctx) is None:
+        other = loss_call_source(call, ctx) if source is None else None
+        if source is None and other is None:
             facts.update(subclass_fed(call, ctx, facts))
             for name, where in slot_fed(call, ctx).items():  # train(model, criterion): both handed in
                 facts.setdefault(name, where)
             continue
         if source is None:  # a loss class of another file: a logit loss if that file says it wraps one
-            source = loss_call_source(call, ctx)
-            short = source.name.rsplit(".", 1)[-1] if source is not None else ""
+            source = other
+            short = source.name.rsplit(".", 1)[-1]
             if not LOSS_CLASS.search(short) or short in ctx.classes or short in ctx.functions \
                     or source.name.startswith("torch."):
                 continue
