@@ -222,7 +222,18 @@ def _last_word(name: str) -> str | None:
 
 def _handed_output(name: ast.Name, element: int | str | None, ctx, depth: int) -> set[str]:
     """A model's output handed in as the parameter `name`: what each call here passes for it, or, handed in
-    from outside, the entry `element` of any model's returned dict (`def loss(output, batch)`: output['exist'])."""
+    from outside, the entry `element` of any model's returned dict (`def loss(output, batch)`: output['exist']).
+    Memoised per parameter, element and depth: helpers handing the output on through several call sites each
+    were otherwise walked once per path, exponentially many (six sites a level took 46 s on 70 lines)."""
+    memo = Walk(ctx).memo
+    key = ("handed-output", ctx.scope_of(name), name.id, element, depth)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _handed_output_uncached(name, element, ctx, depth)
+    return set(found)  # the caller's to extend
+
+
+def _handed_output_uncached(name: ast.Name, element: int | str | None, ctx, depth: int) -> set[str]:
     passed = call_sites(name, ctx)
     if not passed:
         return {f"{ANY_MODEL}/{element}"} if isinstance(element, str) else set()

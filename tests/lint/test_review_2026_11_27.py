@@ -1,0 +1,40 @@
+"""Defects found reviewing the lint changes of 2026-11-27: each test fails before its fix."""
+
+import ast
+
+from mldebug_mcp.lint.context import build_context
+from mldebug_mcp.lint.engine import lint_source
+from mldebug_mcp.lint.helpers.kinds import facts
+
+
+def _chain(sites: int, levels: int = 9, top: str = "") -> str:
+    """A loss helper whose output parameter is handed on by `levels` helpers, each calling the one below
+    `sites` times."""
+    lines = ["import torch.nn.functional as F", "from nets import Net", "def l0(out, y):",
+             "    return F.cross_entropy(out, y)"]
+    for level in range(1, levels + 1):
+        lines += [f"def l{level}(out, y):"] + [f"    l{level - 1}(out, y)"] * sites
+    return "\n".join(lines) + "\n" + top
+
+
+def test_handed_output_walks_each_parameter_once(monkeypatch):
+    """kinds/facts.py _handed_output followed every call site of every helper without a memo: one walk per
+    path, sites ** depth of them (six sites a level: 46 s on a 70-line file)."""
+    calls = []
+    real = facts.call_sites
+    monkeypatch.setattr(facts, "call_sites", lambda *a, **k: calls.append(1) or real(*a, **k))
+    lint_source(_chain(sites=3), "train.py")
+    assert len(calls) < 500  # 3 ** 8 = 6561 walks per loss before
+
+
+def test_handed_output_memo_keeps_the_answer():
+    """The memo changes no answer: the model of another file fed through the helpers is still named, and a
+    caller extending the answer does not change the next one."""
+    source = _chain(sites=2, levels=3, top="net = Net()\nl3(net(x), y)\n")
+    ctx = build_context("train.py", source, ast.parse(source))
+    loss = next(c for c in ctx.by_type[ast.Call] if ctx.call_name(c) == "torch.nn.functional.cross_entropy")
+    first = facts.fed_names(loss.args[0], ctx)
+    assert "Net" in first
+    first.add("changed")
+    assert facts.fed_names(loss.args[0], ctx) == first - {"changed"}
+
