@@ -38,3 +38,10 @@ def test_handed_output_memo_keeps_the_answer():
     first.add("changed")
     assert facts.fed_names(loss.args[0], ctx) == first - {"changed"}
 
+
+def test_squeeze_called_with_keyword_input_does_not_crash():
+    """MLD041 read `torch.squeeze(...)`'s tensor as args[0]: `torch.squeeze(input=x)` in a forward raised
+    IndexError and ended the run."""
+    source = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+              "    def forward(self, x):\n        return torch.squeeze(input=x)\n")
+    assert [(f.code, f.line) for f in lint_source(source, "model.py")] == [("MLD041", 7)]

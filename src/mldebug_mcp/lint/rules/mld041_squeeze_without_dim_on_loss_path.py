@@ -86,7 +86,12 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if found is None:
         return None
     cls, forward = found
-    tensor = squeeze.func.value if ctx.call_name(squeeze) is None else squeeze.args[0]
+    if ctx.call_name(squeeze) is None:
+        tensor = squeeze.func.value
+    else:  # torch.squeeze(x) or torch.squeeze(input=x)
+        tensor = next(iter(squeeze.args), None) or next((k.value for k in squeeze.keywords if k.arg == "input"), None)
+        if tensor is None:
+            return None
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
     holder = ctx.parent(squeeze)
