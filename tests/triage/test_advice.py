@@ -369,6 +369,9 @@ def test_more_accounts_from_the_second_pilot_are_not_advice(text):
     "The weight only rescales the step size batch by batch, like a small change in learning rate.",
     "AdamW and `clip_grad_norm_` skip parameters with no gradient, so the probe never moves.",
     "Lint found only `torch.load` without `weights_only` and a `clip_grad_norm_` result that isn't logged.",
+    "AdamW skips a parameter whose grad is None, and so does `clip_grad_norm_`.",
+    "Side note from lint: `trainer.py:33` throws away the return value of `clip_grad_norm_`.",
+    "At seed 4 the probe seems to gain 2.3 points, by the same mechanism.",
 ])
 def test_accounts_from_the_fourth_pilot_are_not_advice(text):
     # a sentence opened by 'no', a comparison, and what a function does are descriptions, not moves
@@ -379,6 +382,7 @@ def test_accounts_from_the_fourth_pilot_are_not_advice(text):
     ("Use a bigger network for the load model.", {"bigger-model-first"}),
     ("Lower the learning rate to 1e-4 and retrain.", {"tune-before-correct"}),
     ("Add `clip_grad_norm_` with max_norm=1.0 before the step.", {"clip-without-logging"}),
+    ("The new loss worked better on seed 0, so keep it.", {"one-seed-victory"}),
 ])
 def test_their_recommended_twins_still_fire(text, expected):
     assert {f.id for f in check_advice(text).findings} == expected
