@@ -45,3 +45,9 @@ def test_squeeze_called_with_keyword_input_does_not_crash():
     source = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
               "    def forward(self, x):\n        return torch.squeeze(input=x)\n")
     assert [(f.code, f.line) for f in lint_source(source, "model.py")] == [("MLD041", 7)]
+
+
+def test_empty_tuple_subscript_on_a_loss_argument_does_not_crash():
+    """MLD005 read the first index of `x[()]` (an empty tuple): IndexError ended the run."""
+    source = "import torch.nn.functional as F\nloss = F.mse_loss(pred, target[()])\n"
+    assert [f.code for f in lint_source(source, "train.py")] == []

@@ -24,6 +24,8 @@ def shape_of(expr: ast.AST, ctx: ModuleContext, depth: int = 6) -> str | None:
     if isinstance(value, ast.Subscript):
         index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
         # x[:, None] / x[..., None]: a new trailing axis (x[:, None] assumes a 1-D x, as unsqueeze(1) does)
+        if not index:  # x[()]: the whole array (a 0-d one's scalar)
+            return None
         first = index[0]
         whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
         ellipsis = isinstance(first, ast.Constant) and first.value is Ellipsis
