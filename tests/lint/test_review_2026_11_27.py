@@ -51,3 +51,29 @@ def test_empty_tuple_subscript_on_a_loss_argument_does_not_crash():
     """MLD005 read the first index of `x[()]` (an empty tuple): IndexError ended the run."""
     source = "import torch.nn.functional as F\nloss = F.mse_loss(pred, target[()])\n"
     assert [f.code for f in lint_source(source, "train.py")] == []
+
+
+PHASE_STEP = """import torch
+
+
+def run_epoch(model, loader, opt, crit, phase):
+    model.train()
+    for x, y in loader:
+        if phase == "train":
+            opt.zero_grad()
+            loss = crit(model(x), y)
+            loss.backward()
+            opt.step()
+        else:
+{switch}            with torch.no_grad():
+                print(model(x))
+"""
+
+
+def test_forward_in_the_other_branch_of_the_phase_test_runs_in_training_mode():
+    """modes_phase skipped every forward under the `if` that guards the update, its `else:` branch (the
+    validation phase, which runs the model in training mode) included."""
+    found = lint_source(PHASE_STEP.format(switch=""), "train.py")
+    assert [(f.code, f.line) for f in found if f.code == "MLD020"] == [("MLD020", 5)]
+    switched = lint_source(PHASE_STEP.format(switch="            model.eval()\n"), "train.py")
+    assert [f for f in switched if f.code == "MLD020"] == []

@@ -54,13 +54,14 @@ def _gated(switch: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bo
         found = _phase_ifs(update, scope, ctx)
         if not found:
             return False  # an update that runs in every phase: this is training code
-        guards.add(id(found[0]))  # the innermost: an outer `if phase != "test":` may hold the forward too
+        # the innermost, and the branch: an outer `if phase != "test":` may hold the forward too
+        guards.add((id(found[0]), _in_body(found[0], update, ctx)))
     for call in calls:
         receiver = forward_receiver(call, ctx)
         if receiver is None or not related(key_of(receiver), key):
             continue
-        if any(id(g) in guards for g in _phase_ifs(call, scope, ctx)):
-            continue  # runs in the training branch only
+        if any((id(g), _in_body(g, call, ctx)) in guards for g in _phase_ifs(call, scope, ctx)):
+            continue  # runs in the training branch only (a forward in its `else:` is the other phase's)
         last = mode_before(call, key, scope, ctx)
         if last is not None and last.node is switch:
             return True
@@ -76,6 +77,16 @@ def _phase_ifs(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> list[ast.If
         if isinstance(ancestor, ast.If) and _phase_test(ancestor.test):
             found.append(ancestor)
     return found
+
+
+def _in_body(guard: ast.If, node: ast.AST, ctx: ModuleContext) -> bool:
+    """Whether `node` lies in the `if` branch of `guard` (else in its `else:` branch, or in its test)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is guard:
+            return child in guard.body
+        child = ancestor
+    return False
 
 
 def _phase_test(test: ast.expr) -> bool:
