@@ -77,3 +77,32 @@ def test_forward_in_the_other_branch_of_the_phase_test_runs_in_training_mode():
     assert [(f.code, f.line) for f in found if f.code == "MLD020"] == [("MLD020", 5)]
     switched = lint_source(PHASE_STEP.format(switch="            model.eval()\n"), "train.py")
     assert [f for f in switched if f.code == "MLD020"] == []
+
+
+class _CountingTypes(dict):
+    """ctx.by_type that counts how often the module's calls are read whole."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.calls = 0
+
+    def get(self, key, default=None):
+        self.calls += key is ast.Call
+        return super().get(key, default)
+
+
+def test_grown_lists_read_the_module_calls_once():
+    """kinds/stores.py grown_list read every call of the module for each list a Sequential is built from
+    (quadratic: 600 small builders took 2.7 s); the answer stays the same."""
+    from mldebug_mcp.lint.helpers.kinds import kind_of
+
+    lines = ["import torch.nn as nn", "import torch.nn.functional as F"]
+    for i in range(40):
+        lines += [f"def build{i}(x, y):", "    layers = [nn.Linear(2, 2)]", "    layers.append(nn.Softmax(1))",
+                  "    model = nn.Sequential(*layers)", "    return F.cross_entropy(model(x), y)"]
+    source = "\n".join(lines) + "\n"
+    ctx = build_context("m.py", source, ast.parse(source))
+    ctx.by_type = _CountingTypes(ctx.by_type)
+    losses = [c for c in ctx.by_type[ast.Call] if ctx.call_name(c) == "torch.nn.functional.cross_entropy"]
+    assert {kind_of(c.args[0], ctx) for c in losses} == {"softmax"}
+    assert ctx.by_type.calls < 10  # once per list before

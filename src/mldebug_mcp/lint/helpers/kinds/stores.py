@@ -165,22 +165,19 @@ def grown_list(ctx, name: ast.Name, start: ast.List | ast.Tuple) -> list[ast.exp
 
     scope = ctx.scope_of(name)
     changes: list[tuple[ast.AST, list[ast.expr]]] = []
-    for call in ctx.by_type.get(ast.Call, ()):
+    calls, augmented = ctx.memo(("kinds-list-changes",), lambda: _list_changes(ctx))
+    for call in calls.get((scope, name.id), ()):
         callee = call.func
-        if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == name.id
-                and ctx.scope_of(call) is scope):
-            continue
         if callee.attr == "append" and len(call.args) == 1:
             changes.append((call, [call.args[0]]))
         elif callee.attr == "extend" and len(call.args) == 1 and isinstance(call.args[0], ast.List | ast.Tuple):
             changes.append((call, list(call.args[0].elts)))
         else:
             return None  # insert, pop, reverse...: the order is not visible
-    for node in ctx.by_type.get(ast.AugAssign, ()):
-        if isinstance(node.target, ast.Name) and node.target.id == name.id and ctx.scope_of(node) is scope:
-            if not isinstance(node.value, ast.List | ast.Tuple):
-                return None
-            changes.append((node, list(node.value.elts)))
+    for node in augmented.get((scope, name.id), ()):
+        if not isinstance(node.value, ast.List | ast.Tuple):
+            return None
+        changes.append((node, list(node.value.elts)))
     changes = sorted((c for c in changes if position(c[0]) < position(name)), key=lambda c: position(c[0]))
     if not changes or conditional(changes[-1][0], name, ctx):
         return None
@@ -188,3 +185,19 @@ def grown_list(ctx, name: ast.Name, start: ast.List | ast.Tuple) -> list[ast.exp
     for _, elements in changes:
         grown.extend(elements)
     return None if any(isinstance(e, ast.Starred) for e in grown) else grown
+
+
+def _list_changes(ctx) -> tuple[dict, dict]:
+    """`name.method(...)` calls and `name op= value` statements by (scope, name), each in the module's order:
+    grown_list is asked about every list a module is built from and read every call of the module for each
+    (quadratic: 600 small builders took 2.7 s)."""
+    calls: dict[tuple[ast.AST, str], list[ast.Call]] = {}
+    for call in ctx.by_type.get(ast.Call, ()):
+        callee = call.func
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
+            calls.setdefault((ctx.scope_of(call), callee.value.id), []).append(call)
+    augmented: dict[tuple[ast.AST, str], list[ast.AugAssign]] = {}
+    for node in ctx.by_type.get(ast.AugAssign, ()):
+        if isinstance(node.target, ast.Name):
+            augmented.setdefault((ctx.scope_of(node), node.target.id), []).append(node)
+    return calls, augmented
