@@ -106,3 +106,23 @@ def test_grown_lists_read_the_module_calls_once():
     losses = [c for c in ctx.by_type[ast.Call] if ctx.call_name(c) == "torch.nn.functional.cross_entropy"]
     assert {kind_of(c.args[0], ctx) for c in losses} == {"softmax"}
     assert ctx.by_type.calls < 10  # once per list before
+
+
+def test_untrained_attributes_read_the_class_once(monkeypatch):
+    """optim_untrained_attrs walked the whole class once per weighted `self.X = ...` (quadratic: a class of 400
+    layers took 1.6 s); the finding stays."""
+    from mldebug_mcp.lint.helpers import optim_untrained_attrs
+
+    calls = []
+    real = optim_untrained_attrs.dotted
+    monkeypatch.setattr(optim_untrained_attrs, "dotted", lambda node: calls.append(1) or real(node))
+    layers = 60
+    lines = ["import torch", "import torch.nn as nn", "class T:", "    def __init__(self):"]
+    lines += [f"        self.l{i} = nn.Linear(2, 2)" for i in range(layers)]
+    lines += ["        self.opt = torch.optim.SGD(self.l0.parameters())", "    def step(self, x):", "        h = x"]
+    lines += [f"        h = self.l{i}(h)" for i in range(layers)]
+    lines += ["        h.sum().backward()", "        self.opt.step()"]
+    found = lint_source("\n".join(lines) + "\n", "train.py")
+    assert [(f.code, f.line) for f in found] == [("MLD015", layers + 5)]
+    assert "self.l1 " in found[0].message
+    assert len(calls) < 20 * layers  # once per attribute read and assignment, not per pair

@@ -47,6 +47,10 @@ def _class_facts(cls: ast.ClassDef, ctx: ModuleContext) -> tuple[ast.Call, list[
     if not any(path.startswith("self.") for path in held):
         return None
     found = []
+    loads: dict[str, list[ast.Attribute]] = {}  # each attribute read, by its dotted path: one walk of the class
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and (path := dotted(node)):
+            loads.setdefault(path, []).append(node)
     for node in ast.walk(cls):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
                 and dotted(node.targets[0].value) == "self"):
@@ -56,16 +60,15 @@ def _class_facts(cls: ast.ClassDef, ctx: ModuleContext) -> tuple[ast.Call, list[
         if not isinstance(value, ast.Call) or not has_parameters(value, ctx) \
                 or any(within(path, h) or within(h, path) for h in held) or path in dict(found):
             continue
-        if _only_called_in_training(path, cls, ctx):
+        if _only_called_in_training(loads.get(path, ()), ctx):
             found.append((path, node.lineno))
     return optimizers[0], found
 
 
-def _only_called_in_training(path: str, cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+def _only_called_in_training(reads: list[ast.Attribute], ctx: ModuleContext) -> bool:
+    """Every read of the attribute (`reads`, in the class's walk order) is a call in a training step, or a move."""
     called = False
-    for node in ast.walk(cls):
-        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and dotted(node) == path):
-            continue
+    for node in reads:
         parent = ctx.parent(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             if _in_backward_step(parent, ctx):
