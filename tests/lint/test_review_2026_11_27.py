@@ -126,3 +126,21 @@ def test_untrained_attributes_read_the_class_once(monkeypatch):
     assert [(f.code, f.line) for f in found] == [("MLD015", layers + 5)]
     assert "self.l1 " in found[0].message
     assert len(calls) < 20 * layers  # once per attribute read and assignment, not per pair
+
+
+def test_local_function_lookup_is_memoised_per_scope(monkeypatch):
+    """optim_steps.function_named walked every ancestor of a call for each call of each block expanded (a
+    400-branch elif chain took 40 s): asked again in the same scope, it answers from its memo."""
+    from mldebug_mcp.lint.helpers import optim_steps
+
+    source = ("def helper(opt):\n    opt.zero_grad()\n\n\ndef train(opt):\n"
+              "    def helper(opt):\n        opt.step()\n    helper(opt)\n    helper(opt)\n\n\nhelper(opt)\n")
+    ctx = build_context("m.py", source, ast.parse(source))
+    calls = sorted((c for c in ctx.by_type[ast.Call] if isinstance(c.func, ast.Name) and c.func.id == "helper"),
+                   key=lambda c: c.lineno)
+    walks = []
+    real = optim_steps.ModuleContext.ancestors
+    monkeypatch.setattr(optim_steps.ModuleContext, "ancestors", lambda self, n: walks.append(n) or real(self, n))
+    found = [optim_steps.function_named(c.func, ctx) for c in calls]
+    assert [f.lineno for f in found] == [6, 6, 1]  # the nested def inside train, the module's outside
+    assert len(walks) == 2  # once per scope
