@@ -144,3 +144,24 @@ def test_local_function_lookup_is_memoised_per_scope(monkeypatch):
     found = [optim_steps.function_named(c.func, ctx) for c in calls]
     assert [f.lineno for f in found] == [6, 6, 1]  # the nested def inside train, the module's outside
     assert len(walks) == 2  # once per scope
+
+
+def test_evaluation_names_are_worked_out_once_per_scope(monkeypatch):
+    """modes_evidence._eval_names_before replayed the scope's bindings from the first one for every model call
+    (quadratic in a long script); the names each call sees stay the same."""
+    from mldebug_mcp.lint.helpers import modes_evidence
+
+    lines = ["import torch", "model = torch.nn.Linear(2, 2)", "x_val = next(iter(val_loader))"]
+    for i in range(30):
+        lines += [f"h{i} = x_val" if i % 2 else f"h{i} = x_train", f"out{i} = model(h{i})"]
+    source = "\n".join(lines) + "\n"
+    ctx = build_context("m.py", source, ast.parse(source))
+    replayed = []
+    real = modes_evidence._paired
+    monkeypatch.setattr(modes_evidence, "_paired", lambda t, v: replayed.append(1) or real(t, v))
+    calls = sorted((c for c in ctx.by_type[ast.Call] if isinstance(c.func, ast.Name) and c.func.id == "model"),
+                   key=lambda c: c.lineno)
+    seen = [sorted(modes_evidence._eval_names_before(c, ctx.tree, ctx)) for c in calls]
+    assert seen[0] == ["x_val"]  # h0 holds training data
+    assert seen[1] == seen[2] == ["h1", "out1", "x_val"]  # a binding earlier on the call's line counts
+    assert len(replayed) < 100  # 30 * 31 = 930 replays before

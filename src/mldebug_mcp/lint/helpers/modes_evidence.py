@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from pathlib import PurePath
 
 from ..context import ModuleContext
@@ -148,12 +149,22 @@ def _innermost_block(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> list[
 def _eval_names_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> set[str]:
     """Names holding evaluation data just before `call`: bound from a val/test loader (or from a name that
     was) by an assignment or a loop target earlier in the scope, and not rebound from other data since.
-    Anything named for training data is not evaluation data, whatever it was computed from."""
-    where = (call.lineno, call.col_offset)
-    tainted: set[str] = set()
+    Anything named for training data is not evaluation data, whatever it was computed from. The names after
+    each binding of the scope are worked out once (asked for every model call, they were recomputed from the
+    scope's first binding each time: quadratic in a long script)."""
+    positions, states = ctx.memo(("modes", "eval-names", id(scope)), lambda: _eval_name_states(scope, ctx))
+    return set(states[bisect_left(positions, (call.lineno, call.col_offset))])
+
+
+def _eval_name_states(scope: ast.AST, ctx: ModuleContext) -> tuple[list[tuple[int, int]], list[frozenset[str]]]:
+    """The positions of the scope's bindings in order, and the evaluation-data names before each (the last
+    entry: after them all)."""
+    positions: list[tuple[int, int]] = []
+    states: list[frozenset[str]] = []
+    tainted: frozenset[str] = frozenset()
     for node in _bindings_in_order(scope, ctx):
-        if (node.lineno, node.col_offset) >= where:
-            break
+        positions.append((node.lineno, node.col_offset))
+        states.append(tainted)
         if isinstance(node, ast.For | ast.AsyncFor):
             pairs = [(node.target, node.iter)]
         else:
@@ -164,7 +175,8 @@ def _eval_names_before(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> se
             from_eval = not _names_train_data(source) and (_names_eval_data(source) or any(
                 isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(source)))
             tainted = tainted | {n for n in names if "train" not in tokens(n)} if from_eval else tainted - names
-    return tainted
+    states.append(tainted)
+    return positions, states
 
 
 def _paired(target: ast.AST, value: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
