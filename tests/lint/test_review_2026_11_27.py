@@ -165,3 +165,32 @@ def test_evaluation_names_are_worked_out_once_per_scope(monkeypatch):
     assert seen[0] == ["x_val"]  # h0 holds training data
     assert seen[1] == seen[2] == ["h1", "out1", "x_val"]  # a binding earlier on the call's line counts
     assert len(replayed) < 100  # 30 * 31 = 930 replays before
+
+
+GAN_STEP = """import torch
+
+
+def train(netG, netD, optD, optG, loader, crit, z, fake_label, real_label):
+    for real in loader:
+{switches}        fake = netG(z)
+        optD.zero_grad()
+        d_loss = crit(netD(fake), fake_label) + crit(netD(real), real_label)
+        d_loss.backward()
+        optD.step()
+        g_loss = crit(netD(fake), real_label)
+        g_loss.backward()
+        optG.step()
+"""
+
+
+def test_generator_unfrozen_again_before_the_discriminator_backward_counts():
+    """gan_fake.generator_frozen took any requires_grad(False) of the generator before the backward as a freeze,
+    even one undone (requires_grad_(True)) before it: the fake's gradients reach the generator again."""
+    def codes(switches: str) -> list[tuple[str, int]]:
+        source = GAN_STEP.format(switches=switches)
+        return [(f.code, f.line) for f in lint_source(source, "train.py") if f.code == "MLD035"]
+
+    frozen = "        netG.requires_grad_(False)\n"
+    assert codes("") == [("MLD035", 8)]
+    assert codes(frozen) == []
+    assert codes(frozen + "        netG.requires_grad_(True)\n") == [("MLD035", 10)]

@@ -188,23 +188,26 @@ def _label_words(target: ast.AST, ctx: ModuleContext) -> set[str]:
 def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
     """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, a loop setting `p.requires_grad =
     False` over the generator's parameters, or Lightning's `self.toggle_optimizer(opt)`, before this
-    backward in the same function."""
+    backward in the same function, and not undone since (the last such switch before it decides)."""
     function = ctx.enclosing(backward, FUNCTIONS)
     if function is None:
         return False
+    switches: list[tuple[tuple[int, int], bool]] = []  # (position, frozen)
     for node in ast.walk(function):
         if getattr(node, "lineno", backward.lineno) >= backward.lineno:
             continue
-        if isinstance(node, ast.Call) and "requires_grad" in _spelled(node) and any(
-                isinstance(a, ast.Constant) and a.value is False for a in [*node.args, *[k.value for k in node.keywords]]):
+        where = (node.lineno, node.col_offset)
+        if isinstance(node, ast.Call) and "requires_grad" in _spelled(node):
+            flags = [a.value for a in [*node.args, *[k.value for k in node.keywords]]
+                     if isinstance(a, ast.Constant) and isinstance(a.value, bool)]
             subjects = [node.func.value] if isinstance(node.func, ast.Attribute) else []
-            if any(words(callee(s)) & GENERATOR_WORDS for s in [*subjects, *node.args]):
-                return True
+            if flags and any(words(callee(s)) & GENERATOR_WORDS for s in [*subjects, *node.args]):
+                switches.append((where, flags[-1] is False))
         if isinstance(node, ast.For) and _over_generator_parameters(node.iter) and "requires_grad" in ast.unparse(node):
-            return True
+            switches.append((where, "requires_grad = True" not in ast.unparse(node)))
         if isinstance(node, ast.Call) and _spelled(node) == "toggle_optimizer":
-            return True  # Lightning: every parameter outside the toggled optimiser stops requiring grad
-    return False
+            switches.append((where, True))  # Lightning: every parameter outside the toggled optimiser stops requiring grad
+    return max(switches, default=(None, False))[1]
 
 
 def _over_generator_parameters(iterable: ast.AST) -> bool:
