@@ -194,3 +194,41 @@ def test_generator_unfrozen_again_before_the_discriminator_backward_counts():
     assert codes("") == [("MLD035", 8)]
     assert codes(frozen) == []
     assert codes(frozen + "        netG.requires_grad_(True)\n") == [("MLD035", 10)]
+
+
+PARTS = """import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(2, 2)
+        self.head = nn.Linear(2, 2)
+        self.down = nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.down(self.head(self.backbone(x)))
+
+
+class Other(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(2, 2)
+        self.head = nn.Linear(2, 2)
+
+
+model = Net()
+groups = [{"params": model.backbone.parameters(), "lr": 0.01}]
+groups += [{"params": model.head.parameters()}]
+opt = torch.optim.SGD(groups, lr=0.1)
+"""
+
+
+def test_parts_gathered_in_a_list_name_the_model_class():
+    """optim_children looked for the model's name only inside the optimiser call: groups gathered first
+    (`groups += [...]`, the helper's own example) found the model's class only when one local class alone
+    builds the parts, and never at module level."""
+    found = [(f.code, f.line) for f in lint_source(PARTS, "train.py") if f.code == "MLD015"]
+    assert found == [("MLD015", 26)]
+    assert "model.down" in next(f.message for f in lint_source(PARTS, "train.py") if f.code == "MLD015")

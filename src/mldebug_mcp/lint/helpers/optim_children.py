@@ -79,6 +79,10 @@ def _model_class(root: str, listed: set[str], optimizer: ast.Call, ctx: ModuleCo
         return ctx.enclosing_class(optimizer)
     function = ctx.enclosing(optimizer, FUNCTIONS)
     name_node = next((n for n in ast.walk(optimizer) if isinstance(n, ast.Name) and n.id == root), None)
+    if name_node is None:  # the groups gathered in a list first (`groups += [...]`): the model named there
+        name_node = max((n for n in ctx.in_scope(ctx.scope_of(optimizer), (ast.Name,))
+                         if n.id == root and n.lineno <= optimizer.lineno and isinstance(n.ctx, ast.Load)),
+                        key=lambda n: (n.lineno, n.col_offset), default=None)
     built = ctx.constructed(name_node) if name_node is not None else None
     if built:
         return ctx.classes.get(built)
