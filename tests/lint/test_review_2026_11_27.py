@@ -232,3 +232,32 @@ def test_parts_gathered_in_a_list_name_the_model_class():
     found = [(f.code, f.line) for f in lint_source(PARTS, "train.py") if f.code == "MLD015"]
     assert found == [("MLD015", 26)]
     assert "model.down" in next(f.message for f in lint_source(PARTS, "train.py") if f.code == "MLD015")
+
+
+CLOSURE = """import torch
+
+model = torch.nn.{optimizer}
+opt = torch.optim.{built}
+
+
+def closure():
+    loss = model(x).sum()
+    loss.backward()
+    return loss
+
+
+{body}"""
+
+
+def test_closure_stepped_once_at_module_level_is_quiet():
+    """optim_closure._zeroed_around answered False for a step outside any loop or function, so one
+    `opt.zero_grad(); opt.step(closure)` of a script was flagged, while the same lines in a function were not."""
+    def codes(built: str, body: str) -> list[str]:
+        source = CLOSURE.format(optimizer="Linear(2, 2)", built=built, body=body)
+        return [f.code for f in lint_source(source, "train.py") if f.code == "MLD010"]
+
+    sgd, lbfgs = "SGD(model.parameters(), lr=0.1)", "LBFGS(model.parameters())"
+    assert codes(sgd, "opt.zero_grad()\nopt.step(closure)\n") == []
+    assert codes(sgd, "def main():\n    opt.zero_grad()\n    opt.step(closure)\n") == []
+    assert codes(lbfgs, "opt.zero_grad()\nopt.step(closure)\n") == ["MLD010"]  # evaluated many times per step
+    assert codes(sgd, "for _ in range(3):\n    opt.step(closure)\n") == ["MLD010"]

@@ -86,9 +86,7 @@ def _evaluates_repeatedly(step: ast.Call, ctx: ModuleContext) -> bool:
 def _zeroed_around(step: ast.Call, ctx: ModuleContext) -> bool:
     """A zero_grad() in the same iteration (or function body) as the step call, before it."""
     owner = ctx.enclosing(step, LOOPS + FUNCTIONS)
-    if owner is None:
-        return False
     if not isinstance(owner, LOOPS):
-        return True  # one step per call of this function: who calls it may zero; stay quiet
+        return True  # one step per call of this function (or of the script): who calls it may zero; stay quiet
     return any(is_zero_grad(c) and c.lineno <= step.lineno and unconditional_in(c, owner, ctx)
                for c, _ in iteration(owner, ctx).calls) or iteration(owner, ctx).opaque_zeros != []
