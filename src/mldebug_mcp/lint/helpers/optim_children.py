@@ -27,11 +27,9 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, i
     roots = {path.split(".")[0] for path, _ in sources}
     if len(roots) != 1 or any("." not in path for path, _ in sources):
         return []  # the whole model, or parts of several objects
-    root = roots.pop()
-    if root == "self":  # `self.backbone.x` lists part `backbone`; a `self.model.backbone` lists `model.backbone`
-        prefix = "self"
-    else:
-        prefix = root
+    root = prefix = roots.pop()
+    # the parts named right after the root: `self.backbone.x` lists `backbone` of the class the optimiser is
+    # built in; a trainer's `self.model.backbone`, `self.model.head` list the one part `model`, left alone
     listed = {path.split(".")[1] for path, _ in sources}
     if len(listed) < 2:
         return []
