@@ -4,27 +4,10 @@ a part of a model handed in (`transformer.decoder`), an entry of a dict a model 
 factory of another file (`build_model()`), and a prediction handed as `logits=`. Each family has variations that
 fire (the lines marked `# MLD001`, in whichever file) and correct twins that stay quiet."""
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from mldebug_mcp.lint.engine import lint_paths
-
-HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-
-
-def _marked(files: dict[str, str]) -> list[tuple[str, int]]:
-    return sorted((name, number) for name, text in files.items()
-                  for number, line in enumerate((HEADER + textwrap.dedent(text)).splitlines(), 1) if "# MLD001" in line)
-
-
-def _found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[str, int]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(HEADER + textwrap.dedent(text))
-    result = lint_paths([tmp_path], jobs=jobs)
-    return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
-
+from .families import found as _found
+from .families import marked as _marked
 
 # a part of a model handed in: known by its class's last word when its file has one model so named
 PART = {

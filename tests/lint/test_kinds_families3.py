@@ -4,26 +4,10 @@ a model handed to a method of a trainer object of another file (`LocalUpdate(...
 a method other than forward taking the loss (`model.project(x)`, through a factory of another file), and a loss
 handed by the training script to the model's constructor, whose forward computes it (`Net(criterion=...)`)."""
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from mldebug_mcp.lint.engine import lint_paths
-
-HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-
-
-def _marked(files: dict[str, str]) -> list[tuple[str, int]]:
-    return sorted((name, number) for name, text in files.items()
-                  for number, line in enumerate((HEADER + textwrap.dedent(text)).splitlines(), 1) if "# MLD001" in line)
-
-
-def _found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[str, int]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(HEADER + textwrap.dedent(text))
-    result = lint_paths([tmp_path], jobs=jobs)
-    return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
+from .families import found as _found
+from .families import marked as _marked
 
 TRAINER_OBJECT = {
     "federated_client_deepcopy": {

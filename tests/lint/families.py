@@ -1,0 +1,21 @@
+"""Shared by the MLD001 family tests: a case is a dict of file name -> source (dedented, after HEADER); the lines
+marked `# MLD001` are where the rule must fire, and nowhere else."""
+
+import textwrap
+from pathlib import Path
+
+from mldebug_mcp.lint.engine import lint_paths
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def marked(files: dict[str, str]) -> list[tuple[str, int]]:
+    return sorted((name, number) for name, text in files.items()
+                  for number, line in enumerate((HEADER + textwrap.dedent(text)).splitlines(), 1) if "# MLD001" in line)
+
+
+def found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[str, int]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(HEADER + textwrap.dedent(text))
+    result = lint_paths([tmp_path], jobs=jobs)
+    return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
