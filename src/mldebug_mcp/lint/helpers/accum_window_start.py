@@ -15,7 +15,7 @@ import ast
 from ..context import ModuleContext
 from .accum_zeroing import accumulation_test
 from .loops import LOOPS, is_zero_grad
-from .optim_steps import FUNCTIONS, helper_calls, iteration, local_callee
+from .optim_steps import FUNCTIONS, helper_calls, iteration, local_callee, top_statement
 
 _STOPS = LOOPS + FUNCTIONS
 
@@ -31,7 +31,7 @@ def zero_under_step_condition(call: ast.Call, ctx: ModuleContext) -> bool:
         return False
     key = _key(guard.test, True)
     it = iteration(loop, ctx)
-    opened = _top(guard, loop, ctx)
+    opened = top_statement(guard, loop.body, ctx)
     # the backward and the step run after the guard's statement in the same pass (not in its other branch)
     backwards = [via for _, via in it.backwards if _after(via, opened, loop, ctx)]
     if not backwards:
@@ -46,18 +46,8 @@ def zero_under_step_condition(call: ast.Call, ctx: ModuleContext) -> bool:
     return False
 
 
-def _top(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> ast.AST | None:
-    """The statement of the loop body that holds `node`."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if ancestor is loop:
-            return child if child in loop.body else None
-        child = ancestor
-    return None
-
-
 def _after(via: ast.Call, opened: ast.AST | None, loop: ast.AST, ctx: ModuleContext) -> bool:
-    top = _top(via, loop, ctx)
+    top = top_statement(via, loop.body, ctx)
     return opened is not None and top is not None and loop.body.index(top) > loop.body.index(opened)
 
 
