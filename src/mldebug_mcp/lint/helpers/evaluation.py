@@ -115,7 +115,7 @@ def model_like(func: ast.AST, ctx: ModuleContext) -> bool:
 def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     name = ident(func)
     if name is None or ctx.qualname(func) is not None or name in ctx.functions or (
-            isinstance(func, ast.Name) and name in _relatively_imported(ctx)):
+            isinstance(func, ast.Name) and name in relative_names(ctx)):
         return False  # imported or local callables are constructors/functions, not model instances
     if name == "self":
         cls = ctx.enclosing_class(func)
@@ -181,10 +181,17 @@ def _given_weights_and_moved(func: ast.AST, ctx: ModuleContext) -> bool:
     return key is not None and key in calls[0] and key in calls[1]
 
 
-def _relatively_imported(ctx: ModuleContext) -> set[str]:
-    """Names bound by `from .core import _TimesNet` (no qualified name here): classes or functions."""
-    return ctx.memo(("relative-imports",), lambda: {
-        a.asname or a.name for n in ctx.by_type.get(ast.ImportFrom, ()) if n.level for a in n.names})
+def relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:
+    """Each name a relative import binds (`from .core import _TimesNet`: no qualified name here) -> (the first
+    such import, the imported name), once per module."""
+    def compute() -> dict[str, tuple[ast.ImportFrom, str]]:
+        names: dict[str, tuple[ast.ImportFrom, str]] = {}
+        for node in ctx.by_type.get(ast.ImportFrom, ()):
+            if node.level:
+                for alias in node.names:
+                    names.setdefault(alias.asname or alias.name, (node, alias.name))
+        return names
+    return ctx.memo(("relative-imports",), compute)
 
 
 def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:

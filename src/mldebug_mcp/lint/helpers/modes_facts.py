@@ -13,7 +13,13 @@ import ast
 from pathlib import PurePath
 
 from ..context import ModuleContext
-from .evaluation import model_like, model_named, own_nodes, plainly_no_model
+from .evaluation import (
+    model_like,
+    model_named,
+    own_nodes,
+    plainly_no_model,
+    relative_names,
+)
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
@@ -176,18 +182,6 @@ def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
     if isinstance(func, ast.Name):
         return f"{node.module or ''}.{original}"
     return f"{original}.{func.attr}"
-
-
-def relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:
-    """Each name a relative import binds -> (the first such import, the imported name), once per module."""
-    def compute() -> dict[str, tuple[ast.ImportFrom, str]]:
-        names: dict[str, tuple[ast.ImportFrom, str]] = {}
-        for node in ctx.by_type.get(ast.ImportFrom, ()):
-            if node.level:
-                for alias in node.names:
-                    names.setdefault(alias.asname or alias.name, (node, alias.name))
-        return names
-    return ctx.memo(("modes", "relative-imports"), compute)
 
 
 def _module_name(path: str) -> str:

@@ -12,11 +12,11 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .evaluation import ident, own_nodes, scope_calls, tokens
+from .evaluation import ident, own_nodes, relative_names, scope_calls, tokens
 from .modes import EVAL, SET, key_of, local_targets, mode_before, related, switches
 from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
-from .modes_facts import callee_mode, handed_models, relative_import, relative_names
+from .modes_facts import callee_mode, handed_models, relative_import
 from .modes_models import frozen, handed_in, mode_free, ready_from_loader
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
