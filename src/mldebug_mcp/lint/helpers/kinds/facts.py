@@ -319,12 +319,12 @@ def _model_names_uncached(model: ast.AST, ctx, walk: Walk, depth: int) -> set[st
         if isinstance(model.func, ast.Attribute) and model.func.attr in MODULE_MOVES and ctx.call_name(model) is None:
             model = model.func.value
             continue
-        if wrapped(model, ctx) is not None:  # nn.DataParallel(model): the model it runs
-            model = wrapped(model, ctx)
+        if (inner := wrapped(model, ctx)) is not None:  # nn.DataParallel(model): the model it runs
+            model = inner
             continue
         name = ctx.call_name(model)
-        if name is None and picked_module(model.func, ctx):  # getattr(models, args.model)(): any of its models
-            return {picked_module(model.func, ctx)}
+        if name is None and (module := picked_module(model.func, ctx)):  # getattr(models, args.model)(): any of its models
+            return {module}
         if name is None and isinstance(model.func, ast.Subscript):  # MODELS[args.arch](...): each class listed
             picked = [e for e in picked_entries(model.func, ctx) if isinstance(e, ast.Name | ast.Attribute)]
             return set().union(*(_model_names(ast.Call(func=e, args=[], keywords=[]), ctx, walk, depth - 1)
