@@ -83,7 +83,7 @@ class ModuleContext:
         code_words), anything else (`train(False`, a keyword) in the whole source."""
         found = self._texts.get(text)
         if found is None:
-            words = self.code_words if text.isidentifier() and not iskeyword(text) else self.source
+            words = self.code_words if among_words(text) else self.source
             found = self._texts[text] = text in words
         return found
 
@@ -337,6 +337,11 @@ class ModuleContext:
         facts = LocalFacts(self)
         facts.tell_all()
         return facts.known
+
+
+def among_words(text: str) -> bool:
+    """Whether has_text looks for `text` among the code's words (a name), not in the whole source."""
+    return text.isidentifier() and not iskeyword(text)
 
 
 def _is_class_name(qualname: str) -> bool:

@@ -20,13 +20,12 @@ import os
 import re
 import warnings
 from collections import Counter
-from keyword import iskeyword
 from pathlib import Path
 
 from ..models.lint import Finding, LintReport
 from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
-from .context import ModuleContext, build_context
+from .context import ModuleContext, among_words, build_context
 from .notebook import (
     MAX_NOTEBOOK_BYTES,
     NotANotebook,
@@ -200,12 +199,12 @@ def _has_any_text(ctx: ModuleContext, rule: Rule) -> bool:
     """ctx.has_text for any of the rule's requires_text, inlined: asked for every rule of every file. Each
     distinct text is looked for once per file (the answers are shared with has_text)."""
     answers, words, source = ctx._texts, None, ctx.source
-    for text, among_words in _text_places(type(rule)):
+    for text, in_words in _text_places(type(rule)):
         found = answers.get(text)
         if found is None:
-            if among_words and words is None:
+            if in_words and words is None:
                 words = ctx.code_words
-            found = answers[text] = text in (words if among_words else source)
+            found = answers[text] = text in (words if in_words else source)
         if found:
             return True
     return False
@@ -214,7 +213,7 @@ def _has_any_text(ctx: ModuleContext, rule: Rule) -> bool:
 @functools.cache  # one entry per rule class
 def _text_places(rule_class: type) -> tuple[tuple[str, bool], ...]:
     """Each text of requires_text, and whether has_text looks for it among the code's words (a name)."""
-    return tuple((t, t.isidentifier() and not iskeyword(t)) for t in rule_class.requires_text)
+    return tuple((t, among_words(t)) for t in rule_class.requires_text)
 
 
 def _check_calls(ctx: ModuleContext, rules: list[Rule], found: dict) -> None:
