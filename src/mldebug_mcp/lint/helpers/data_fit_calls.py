@@ -12,25 +12,14 @@ from __future__ import annotations
 
 import ast
 
-from .data import FITS, column_statistics, preprocessor
+from .accum_losses import local_callee
+from .data import FITS, _mentions, column_statistics, preprocessor
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # statistics that together make a normaliser: centre and scale, or range
 STAT_PAIRS = ({"mean", "std"}, {"mean", "var"}, {"nanmean", "nanstd"}, {"min", "max"}, {"amin", "amax"},
               {"quantile", "median"})
+# label encoders only learn the set of classes; encoding all labels up front is common and harmless
 LABEL_ENCODERS = {"LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer"}
-
-
-def local_callee(call: ast.Call, ctx) -> ast.AST | None:
-    """The function of this module (`helper(x)`) or method of the caller's class (`self.helper(x)`) called."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return ctx.functions.get(func.id)
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        cls = ctx.enclosing(call, (ast.ClassDef,))
-        if cls is not None:
-            return next((m for m in cls.body if isinstance(m, FUNCTIONS) and m.name == func.attr), None)
-    return None
 
 
 def fitted_arguments(call: ast.Call, ctx) -> list[ast.expr]:
@@ -103,10 +92,6 @@ def _derived(names: set[str], func: ast.AST, ctx) -> set[str]:
                 tainted.add(name)
                 changed = True
     return tainted
-
-
-def _mentions(expr: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def _statistics_of(func: ast.AST, data: set[str], ctx) -> bool:

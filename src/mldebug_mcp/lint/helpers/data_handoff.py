@@ -6,7 +6,7 @@ into training and held-out parts; or a method fits on `self`'s data and another 
 import ast
 
 from ..context import ModuleContext
-from .data import SPLIT_BOUND_WORDS, WORDS, split_by_hand
+from .data import SPLIT_BOUND_WORDS, WORDS, _mentions, split_by_hand
 
 SPLITS = {"sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
           "sklearn.cross_validation.train_test_split", "torch.utils.data.random_split",
@@ -39,10 +39,6 @@ def split_elsewhere(fit: ast.AST, tainted: set[str], scope: ast.AST, ctx: Module
         if _splits(caller, names, call.lineno, ctx) or handed_to_a_splitter(caller, names, call.lineno, ctx):
             return True
     return False
-
-
-def _mentions(expr: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def _splits(scope: ast.AST, names: set[str], after: int, ctx: ModuleContext) -> bool:

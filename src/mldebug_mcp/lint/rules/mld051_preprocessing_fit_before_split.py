@@ -9,15 +9,9 @@ from ..helpers.data import (
     rows_part,
     split_by_hand,
 )
-from ..helpers.data_fit_calls import fitted_arguments
-from ..helpers.data_handoff import handed_to_a_splitter, split_elsewhere
+from ..helpers.data_fit_calls import LABEL_ENCODERS, fitted_arguments
+from ..helpers.data_handoff import SPLITS, handed_to_a_splitter, split_elsewhere
 from ..rule import Hit, Rule
-
-# label encoders only learn the set of classes; encoding all labels up front is common and harmless
-LABEL_ENCODERS = {"LabelEncoder", "LabelBinarizer", "MultiLabelBinarizer"}
-SPLITS = {"sklearn.model_selection.train_test_split", "sklearn.model_selection._split.train_test_split",
-          "sklearn.cross_validation.train_test_split", "torch.utils.data.random_split",
-          "torch.utils.data.dataset.random_split"}
 
 
 def root_name(expr: ast.AST, ctx: ModuleContext) -> str | None:
