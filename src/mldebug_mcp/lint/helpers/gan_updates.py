@@ -13,7 +13,6 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .graph import callee
 
 GENERATOR_WORDS = {"g", "gen", "generator"}
 DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
@@ -43,8 +42,3 @@ def generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> b
 
 def discriminator_update(loss: ast.AST) -> bool:
     return bool(words(_spelled(loss)) & DISCRIMINATOR_WORDS)
-
-
-def generator_call(expr: ast.AST, ctx: ModuleContext) -> bool:
-    """`netG(z)`, `self.generator(z)`, `G(z)`: a call of a network named for the generator."""
-    return isinstance(expr, ast.Call) and ctx.call_name(expr) is None and bool(words(callee(expr.func)) & GENERATOR_WORDS)
