@@ -173,12 +173,17 @@ def _given_weights_and_moved(func: ast.AST, ctx: ModuleContext) -> bool:
     """Built from a class, given a state dict and moved to a device: only a module is (an optimiser is
     given a state dict but never moved)."""
     key = _key(func)
-    calls = ctx.memo(("evaluation", "weights-and-moves"), lambda: (
-        {_key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
-         if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"},
-        {_key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
-         if isinstance(c.func, ast.Attribute) and c.func.attr in {"to", "cuda"}}))
-    return key is not None and key in calls[0] and key in calls[1]
+    moved = ctx.memo(("evaluation", "moves"), lambda: {
+        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        if isinstance(c.func, ast.Attribute) and c.func.attr in {"to", "cuda"}})
+    return key is not None and key in state_dict_owners(ctx) and key in moved
+
+
+def state_dict_owners(ctx: ModuleContext) -> set[str | None]:
+    """The keys of what the file calls load_state_dict on (`gpt.load_state_dict(sd)`: 'gpt')."""
+    return ctx.memo(("evaluation", "state-dict-owners"), lambda: {
+        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"})
 
 
 def relative_names(ctx: ModuleContext) -> dict[str, tuple[ast.ImportFrom, str]]:

@@ -18,6 +18,7 @@ from .evaluation import (
     model_like,
     plainly_no_model,
     scope_calls,
+    state_dict_owners,
     tokens,
 )
 from .modes import SETUP, key_of, local_targets
@@ -192,18 +193,12 @@ def ready_from_loader(receiver: ast.AST, ctx: ModuleContext) -> bool:
         return known == "eval"  # another file of the run defines the loader
     if not name[:1].isupper():
         return False  # a loader function returns the model as it built it (load_model(path), load_clip(...))
-    if key_of(receiver) in _given_state_dicts(ctx):
+    if key_of(receiver) in state_dict_owners(ctx):
         return False  # GPT(GPTConfig(**ckpt["model_args"])) then gpt.load_state_dict(...): built from a config
     if any(k.arg and WEIGHTS.search(k.arg) and not _off(k.value) for k in value.keywords):
         return True
     return any(WEIGHTS.search((ident(n) or "").lower()) for a in [*value.args, *(k.value for k in value.keywords)]
                for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute))
-
-
-def _given_state_dicts(ctx: ModuleContext) -> set[str | None]:
-    return ctx.memo(("modes", "state-dict-loads"), lambda: {
-        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ())
-        if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"})
 
 
 def _moved_from(move: ast.Call, ctx: ModuleContext) -> ast.AST:
