@@ -31,7 +31,7 @@ MAX_ITERATIONS = 500
 
 
 def check_options(points: int, grid: int, span: float, directions: int, power_iterations: int,
-                  budget_s: float, limits: Limits | None) -> None:
+                  budget_s: float, timeout: float) -> None:
     if not 5 <= points <= MAX_POINTS:
         raise UsageError(f"points must be between 5 and {MAX_POINTS} (got {points}): the fit needs 5 near the point")
     if not 5 <= grid <= MAX_GRID:
@@ -42,7 +42,6 @@ def check_options(points: int, grid: int, span: float, directions: int, power_it
         raise UsageError(f"directions must be 1 (a slice) or 2 (a slice each and the 2-D grid), got {directions}")
     if not 1 <= power_iterations <= MAX_ITERATIONS:
         raise UsageError(f"power iterations must be between 1 and {MAX_ITERATIONS} (got {power_iterations})")
-    timeout = (limits or Limits()).timeout_s
     if not 0 < budget_s < timeout:
         raise UsageError(f"the budget ({budget_s:g} s) must be positive and below the timeout ({timeout:g} s), which "
                          "also pays for importing torch and building the spec; raise --timeout or lower --budget")
@@ -65,9 +64,10 @@ async def landscape_target(target: str, *, checkpoint: str | None = None, allowe
     from ..diagnostics.landscape.launch import run_landscape
 
     parsed = parse_target(target)
+    used = limits or Limits()
     if budget_s is None:  # half the timeout at most: the rest pays for importing torch and building the spec
-        budget_s = min(DEFAULT_BUDGET_S, (limits or Limits()).timeout_s / 2)
-    check_options(points, grid, span, directions, power_iterations, budget_s, limits)
+        budget_s = min(DEFAULT_BUDGET_S, used.timeout_s / 2)
+    check_options(points, grid, span, directions, power_iterations, budget_s, used.timeout_s)
     if mode not in ("train", "eval"):
         raise UsageError(f"mode must be train or eval, got {mode!r}")
     where, workdir = resolve_target(parsed, allowed, cwd, allow_import_side_effects)
@@ -75,7 +75,6 @@ async def landscape_target(target: str, *, checkpoint: str | None = None, allowe
     options = {"checkpoint": weights, "device": device, "seed": seed, "points": points, "grid": grid, "span": span,
                "directions": directions, "power_iterations": power_iterations, "budget_s": budget_s, "mode": mode,
                "roots": [str(root) for root in allowed.roots] if allowed is not None else None}
-    used = limits or Limits()
     raw = await run_landscape(f"{where}:{parsed.function}", options, used, workdir, on_progress)
     report = LandscapeReport.model_validate({"target": target, **raw, "checkpoint": checkpoint})
     report.environment["interpreter"] = f"{used.python} ({interpreter_source})" if interpreter_source else used.python
