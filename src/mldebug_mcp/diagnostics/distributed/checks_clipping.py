@@ -69,7 +69,7 @@ def judge(ranks: list[dict[str, Any]]) -> Any:
         return CHECK.skip("the step did not clip gradients (no clip_grad_norm_ call was seen)")
     counts = [len(c) for c in clips]
     norms = [[n for _, n in c] for c in clips]
-    how = clips[0][0][0] if clips[0] else next(c for c in clips if c)[0][0]
+    how = next(c for c in clips if c)[0][0]  # the first rank that clipped
     first = [n[0] if n else math.nan for n in norms]
     problems: list[tuple[str, str]] = []
     if len(set(counts)) > 1:
