@@ -18,7 +18,7 @@ import hashlib
 from pathlib import Path
 
 import yaml
-from triage_forum_cases import DEV_DIGITS, fold_of, index_without_fold
+from triage_forum_cases import DEV_DIGITS, fold_of, index_without_fold, rank_in
 
 from mldebug_mcp.services.triage import triage
 from mldebug_mcp.triage.catalogue import load_catalogue
@@ -48,11 +48,10 @@ def ranks(cases: list[dict], deep: bool = False) -> list[int | None]:
         index = index_without_fold(fold_of(case["url"]))
         ranked = [h.cause for h in triage(case["symptom"], limit=10, index=index, detail="compact").hypotheses]
         case["ranked"] = ranked
-        hits = [ranked.index(c) + 1 for c in case["causes"] if c in ranked]
-        found.append(min(hits) if hits else None)
+        found.append(rank_in(ranked, case["causes"]))
         if deep:  # how near a miss came: the rank among twenty
             longer = [h.cause for h in triage(case["symptom"], limit=20, index=index, detail="compact").hypotheses]
-            case["rank20"] = min((longer.index(c) + 1 for c in case["causes"] if c in longer), default=None)
+            case["rank20"] = rank_in(longer, case["causes"])
     return found
 
 
