@@ -240,36 +240,21 @@ def wrapped_logit_loss(class_name: str, ctx) -> str | None:
 
 
 def _wraps(owner: ast.AST, ctx) -> str | None:
-    from .losses import (
-        LOGIT_FUNCTIONS,
-        LOGIT_LOSSES,
-        loss_call_source,
-        loss_inputs,
-        strip_shape_ops,
-    )
-
     forward = method_of(owner, "forward") if isinstance(owner, ast.ClassDef) else owner
     params = [a.arg for a in forward.args.posonlyargs + forward.args.args] if forward is not None else []
     params = params[1:2] if isinstance(owner, ast.ClassDef) else params[:1]
     if not params:
         return None
-    # a logit loss called inside at all (most classes and functions call none) before the walk that picks the first
-    if not any(_logit_call_of(call, params[0], ctx) for call in ctx.within(ast.Call, forward)):
-        return None
-    for call in ast.walk(forward):
-        if not isinstance(call, ast.Call):
-            continue
-        source = loss_call_source(call, ctx)
-        if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
-            continue
-        inputs = [strip_shape_ops(i, ctx) for i in loss_inputs(call)]
-        if any(isinstance(i, ast.Name) and i.id == params[0] for i in inputs):
-            return source.name
-    return None
+    # the logit losses called on the parameter (most classes and functions call none); of several, the first
+    # the walk of forward meets
+    found = {call: name for call in ctx.within(ast.Call, forward) if (name := _logit_call_of(call, params[0], ctx))}
+    if len(found) > 1:
+        return next((found[node] for node in ast.walk(forward) if node in found), None)
+    return next(iter(found.values()), None)
 
 
-def _logit_call_of(call: ast.Call, param: str, ctx) -> bool:
-    """A call of a logit loss whose prediction is `param` (what _wraps looks for)."""
+def _logit_call_of(call: ast.Call, param: str, ctx) -> str | None:
+    """The logit loss `call` computes when its prediction is `param` (what _wraps looks for), else None."""
     from .losses import (
         LOGIT_FUNCTIONS,
         LOGIT_LOSSES,
@@ -280,5 +265,6 @@ def _logit_call_of(call: ast.Call, param: str, ctx) -> bool:
 
     source = loss_call_source(call, ctx)
     if source is None or (source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES):
-        return False
-    return any(isinstance(i, ast.Name) and i.id == param for i in (strip_shape_ops(i, ctx) for i in loss_inputs(call)))
+        return None
+    inputs = (strip_shape_ops(i, ctx) for i in loss_inputs(call))
+    return source.name if any(isinstance(i, ast.Name) and i.id == param for i in inputs) else None
