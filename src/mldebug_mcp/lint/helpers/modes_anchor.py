@@ -182,8 +182,9 @@ def _sets_up(stmt: ast.stmt, key: str) -> bool:
             and key_of(value.func.value) == key)
 
 
-class _LastLine:
-    """The last line of a statement written over several lines: model.eval() goes right below it."""
+class LastLine:
+    """The last line of a statement written over several lines (or of a block): a mode switch goes right
+    below it (model.eval() after a setup, model.train() after a periodic evaluation)."""
 
     def __init__(self, stmt: ast.stmt) -> None:
         self.lineno = self.end_lineno = stmt.end_lineno
@@ -191,4 +192,4 @@ class _LastLine:
 
 
 def _end_of(stmt: ast.stmt) -> ast.AST:
-    return stmt if stmt.end_lineno == stmt.lineno else _LastLine(stmt)
+    return stmt if stmt.end_lineno == stmt.lineno else LastLine(stmt)

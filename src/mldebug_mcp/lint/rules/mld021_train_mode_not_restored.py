@@ -14,6 +14,7 @@ from ..helpers.evaluation import (
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import local_targets, position, update_step
+from ..helpers.modes_anchor import LastLine
 from ..helpers.modes_epochs import (
     object_leaving_eval,
     training_helper_names,
@@ -169,7 +170,7 @@ def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleCont
         if switched is None or probe is None or not any(_runs(c, key) or _hands(c, key) for c in loop_calls):
             continue
         top = next(a for a in [probe, *ctx.ancestors(probe)] if ctx.parent(a) is scope or a is scope)
-        return key, _EndOf(top)
+        return key, LastLine(top)
     return None
 
 
@@ -273,7 +274,7 @@ def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.
         return loop.body[0]
     if _conditional(call, loop, ctx):
         block = next(a for a in _between(call, loop, ctx) if isinstance(a, ast.If))
-        return _EndOf(block)
+        return LastLine(block)
     return call
 
 
@@ -292,14 +293,6 @@ def _trains_just_before(loop: ast.AST, key: str, ctx: ModuleContext) -> bool:
             return False
         loop = parent
     return False
-
-
-class _EndOf:
-    """The last line of a block: train() goes right below it."""
-
-    def __init__(self, node: ast.AST) -> None:
-        self.lineno = self.end_lineno = node.end_lineno
-        self.col_offset, self.end_col_offset = node.col_offset, node.end_col_offset
 
 
 def _receiver_key(call: ast.Call) -> str | None:
