@@ -8,15 +8,12 @@ import os
 import re
 
 from ..context import ModuleContext
-from .loader_owned_rng import owned_generator_draw
+from .loader_owned_rng import NUMPY_GLOBAL_DRAWS, owned_generator_draw
 
 SETS_EPOCH = "sets-epoch"  # project fact: some file of the run calls .set_epoch(...)
 NUMPY_DRAWS = "numpy-rng-data"  # project fact: a file draws data randomness from np.random's global state
 # functions whose name says they transform a sample at random (augmentation of a data pipeline)
 AUGMENTING = re.compile(r"augment|random_?(flip|crop|rot|scale|shift|jitter|noise|erase|resize)|jitter|perturb")
-NUMPY_GLOBAL_DRAWS = frozenset({
-    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
-    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace"})
 
 
 def loader_facts(ctx: ModuleContext) -> dict[str, str]:

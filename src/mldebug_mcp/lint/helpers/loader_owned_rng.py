@@ -14,10 +14,12 @@ import re
 
 GENERATORS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "random.Random",
               "numpy.random.mtrand.RandomState"}
-DRAWS = frozenset({
+# draws of np.random's global state (`np.random.rand()`), also methods of a generator object
+NUMPY_GLOBAL_DRAWS = frozenset({
     "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
-    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace",
-    "integers", "gauss", "randrange", "permuted", "multivariate_normal", "lognormal", "dirichlet"})
+    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace"})
+DRAWS = NUMPY_GLOBAL_DRAWS | {
+    "integers", "gauss", "randrange", "permuted", "multivariate_normal", "lognormal", "dirichlet"}
 # methods that run per sample, in the worker: a generator built there is fresh each call, not a copy
 PER_SAMPLE = {"__call__", "__getitem__", "__getitems__", "__iter__", "__next__", "forward"}
 # an attribute named as a generator, drawn by a dataset that does not build it (a seeding base class does)

@@ -5,14 +5,16 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_facts import NUMPY_DRAWS, library_generator
-from ..helpers.loader_owned_rng import PER_SAMPLE, owned_generator_draw
+from ..helpers.loader_owned_rng import (
+    NUMPY_GLOBAL_DRAWS,
+    PER_SAMPLE,
+    owned_generator_draw,
+)
 from ..rule import Hit, Rule
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
 SAMPLING_METHODS = {"__getitem__", "__getitems__", "__iter__"}
-NUMPY_GLOBAL = {f"numpy.random.{f}" for f in (
-    "rand", "randn", "randint", "random", "random_sample", "ranf", "sample", "choice", "shuffle", "permutation",
-    "uniform", "normal", "standard_normal", "beta", "binomial", "poisson", "exponential", "gamma", "laplace")}
+NUMPY_GLOBAL = {f"numpy.random.{f}" for f in NUMPY_GLOBAL_DRAWS}
 # one generator object built in __init__: every worker process receives an identical copy
 GENERATORS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "random.Random"}
 RESEEDS = {"torch.utils.data.get_worker_info", "numpy.random.seed"}
