@@ -71,8 +71,7 @@ def _probe(point: Point, *, seed: int, points: int, grid: int, span: float, dire
     else:
         named.append(("gradient", along_gradient))
 
-    alphas = [span * (2 * i / (points - 1) - 1) for i in range(points)]
-    alphas[points // 2] = 0.0
+    alphas = _axis(span, points)
     lines, evaluations, spent = [], 0, 0.0
     for index, (name, direction) in enumerate(named):
         progress(1 + index, stages, f"slice along {name}")
@@ -188,8 +187,7 @@ def _surface(point: Point, dx: list[Any], dy: list[Any], span: float, grid: int,
             notes.append(f"no 2-D grid: {left:.1f} s of the budget left pays for fewer than {MIN_GRID}x{MIN_GRID} points")
             return None
         notes.append(f"2-D grid shrunk from {grid}x{grid} to {size}x{size} to fit the time budget")
-    axis = [span * (2 * i / (size - 1) - 1) for i in range(size)]
-    axis[size // 2] = 0.0
+    axis = _axis(span, size)
     rows: list[list[float]] = []
     for b in axis:
         if time.perf_counter() > deadline:
@@ -207,6 +205,13 @@ def _disagree(fitted: float, exact: float | None) -> bool:
         return False
     big, small = max(abs(fitted), abs(exact)), min(abs(fitted), abs(exact))
     return big > 1e-8 and (fitted * exact < 0 or big > 2 * small)
+
+
+def _axis(span: float, n: int) -> list[float]:
+    """n evenly spaced steps over [-span, span] (n odd), the middle one exactly 0."""
+    axis = [span * (2 * i / (n - 1) - 1) for i in range(n)]
+    axis[n // 2] = 0.0
+    return axis
 
 
 def _odd(n: int) -> int:
