@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .loops import LOOPS, is_backward, is_optimizer_step
+from .loops import LOOPS, is_any_backward, is_optimizer_step
 from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional_in
 
 BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
@@ -68,8 +68,7 @@ def _ends_in_continue(body: list[ast.stmt]) -> bool:
 
 
 def _backwards(calls) -> list[tuple[ast.Call, ast.Call]]:
-    return [(c, via) for c, via in calls if is_backward(c)
-            or isinstance(c.func, ast.Attribute) and c.func.attr == "manual_backward"]
+    return [(c, via) for c, via in calls if is_any_backward(c)]
 
 
 class Guard:

@@ -53,6 +53,11 @@ def is_backward(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
 
 
+def is_any_backward(call: ast.Call) -> bool:
+    """`loss.backward()`, or Lightning's `self.manual_backward(loss)`."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr in {"backward", "manual_backward"}
+
+
 def is_optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
     """`opt.step()` / `scaler.step(opt)` with no arguments other than an optimiser or closure."""
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):

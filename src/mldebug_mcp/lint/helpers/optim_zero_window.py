@@ -12,7 +12,13 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .loops import LOOPS, is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from .loops import (
+    LOOPS,
+    is_any_backward,
+    is_optimizer_step,
+    is_zero_grad,
+    sets_grad_to_none,
+)
 from .optim_steps import FUNCTIONS, expanded_calls
 
 
@@ -40,7 +46,7 @@ def zero_never_true(block: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, ast.I
     """(the zero_grad, its `if`) when every zero_grad of this loop or step function runs under a remainder test
     that fails for a divisor of 1, and the block backwards and steps."""
     calls = list(expanded_calls(block.body, ctx))
-    if not any(is_backward(c) or ctx.method_name(c) == "manual_backward" for c, _ in calls):
+    if not any(is_any_backward(c) for c, _ in calls):
         return None
     if not any(is_optimizer_step(c, ctx) for c, _ in calls) or sets_grad_to_none(block.body):
         return None

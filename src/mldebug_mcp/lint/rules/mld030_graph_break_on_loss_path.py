@@ -18,6 +18,7 @@ from ..helpers.graph import (
     module_index,
     other_framework,
 )
+from ..helpers.loops import is_any_backward
 from ..rule import Hit, Rule
 
 BREAK_METHODS = {"detach", "item", "numpy", "tolist"}
@@ -101,7 +102,7 @@ class GraphBreakOnLossPath(Rule):
                  "sends no gradient to the generator (detach only in the discriminator's step)")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if ctx.method_name(node) not in {"backward", "manual_backward"} or other_framework(ctx):
+        if not is_any_backward(node) or other_framework(ctx):
             return
         receiver = node.func.value
         if node.func.attr == "manual_backward" or ctx.call_name(node) == "torch.autograd.backward" or any(

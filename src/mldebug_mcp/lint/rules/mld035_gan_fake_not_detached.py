@@ -10,6 +10,7 @@ from ..helpers.gan_fake import (
 )
 from ..helpers.gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, words
 from ..helpers.graph import callee, module_index, other_framework
+from ..helpers.loops import is_any_backward
 from ..rule import Hit, Rule
 
 
@@ -76,7 +77,7 @@ class GanFakeNotDetached(Rule):
         return ctx.memo(("mld035.gan",), lambda: _names_both_networks(ctx))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if ctx.method_name(node) not in {"backward", "manual_backward"} or other_framework(ctx):
+        if not is_any_backward(node) or other_framework(ctx):
             return
         loss = node.func.value
         if node.func.attr == "manual_backward" or any(
