@@ -29,7 +29,7 @@ def set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     if root != "self" and isinstance(scope, FUNCS) and root in ctx.bindings.get(scope, {}):
         return False  # a parameter or a local: other scopes' switches are about other objects
     cls = ctx.enclosing_class(scope) if root == "self" else None
-    for other in _switching_scopes(ctx):
+    for other in switching_scopes(ctx):
         if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
             continue
         last = [s for s in switches(other, ctx) if (k := s.key or _container_key(s)) is not None and related(k, key)]
@@ -87,7 +87,8 @@ def _other_model(switched: str | None, key: str, same_class: bool) -> bool:
     return switched.startswith("self.") or same_class
 
 
-def _switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
+def switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
+    """The scopes that call .eval() or .train() on something (none: the file switches no mode)."""
     def compute():
         scopes = {id(ctx.scope_of(c)): ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
                   if isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"}}

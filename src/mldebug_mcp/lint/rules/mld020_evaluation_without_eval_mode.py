@@ -46,7 +46,7 @@ from ..helpers.modes_models import (
     untrained_here,
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
-from ..helpers.modes_outside import calls_by_ident, set_outside
+from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..rule import Hit, Rule
@@ -196,7 +196,7 @@ def _samples(call: ast.Call, receiver: ast.AST, scope: ast.AST, ctx: ModuleConte
     """Iterative sampling under no_grad in a file that trains nothing and switches no mode: the model's
     output is fed back as its next input (`x = step(x, model(x, t))` over the timesteps of a diffusion
     sampler, a decoding loop), by a model set up here or handed in by this file's own code that loaded it."""
-    if file_trains(ctx) or _any_switch(ctx) or not _feeds_back(call, scope, ctx):
+    if file_trains(ctx) or switching_scopes(ctx) or not _feeds_back(call, scope, ctx):
         return False
     if not handed_in(receiver, scope, ctx):
         return True
@@ -223,11 +223,6 @@ def _feeds_back(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
         if derived & read:
             return True
     return False
-
-
-def _any_switch(ctx: ModuleContext) -> bool:
-    return ctx.memo(("mld020", "any-switch"), lambda: any(
-        isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"} for c in ctx.by_type.get(ast.Call, ())))
 
 
 def _generates(call: ast.Call) -> bool:
