@@ -224,8 +224,7 @@ class ActivationIntoLogitLoss(Rule):
         owner = ctx.classes.get(owner_name) or ctx.functions.get(owner_name)
         key = int(index) if index.isdigit() else index  # a tuple element or a dict entry
         found = traced_element(owner, key, ctx) if fed is not None and owner is not None else None
-        for origin in found.origins if found is not None else ():
-            yield Hit(origin, _text(self.message, found.kind, fed, f" of {owner_name}"))
+        yield from _at_origins(found, self.message, fed, f" of {owner_name}")
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """A model of this file whose activation reaches a logit loss in another file (the project index)."""
@@ -237,11 +236,10 @@ class ActivationIntoLogitLoss(Rule):
             return
         facts = project_facts(ctx)
         for name, func in ctx.functions.items():  # a factory choosing among models: each one it may return
-            fed = None if name in facts or name + FACTORY in facts else \
-                fed_loss(project, name + FACTORY) or handed_over(project, name + FACTORY)
+            fed = None if name in facts or name + FACTORY in facts else _taken(project, name + FACTORY)
             for found in each_returned_model(func, ctx) if fed is not None else ():
-                for origin in found.origins if found.kind in ACTIVATIONS else ():
-                    yield Hit(origin, _text(self.message, found.kind, fed, f" of a model {name}() returns"))
+                if found.kind in ACTIVATIONS:
+                    yield from _at_origins(found, self.message, fed, f" of a model {name}() returns")
         for name, kind in facts.items():
             if kind not in ACTIVATIONS and kind != RELU:
                 continue
@@ -251,30 +249,37 @@ class ActivationIntoLogitLoss(Rule):
             if "." in name:  # a method other than forward (`model.project(x)`), of a class or a factory's model
                 fed = fed_loss(project, name)
                 found = traced_method(name, ctx) if fed is not None else None
-                for origin in found.origins if found is not None else ():
-                    yield Hit(origin, _text(self.message, found.kind, fed, f" of {name}"))
+                yield from _at_origins(found, self.message, fed, f" of {name}")
                 continue
             if name.endswith(FACTORY):  # a factory whose model another file's loss takes (`build_model()`)
-                fed = fed_loss(project, name) or handed_over(project, name)
+                fed = _taken(project, name)
                 found = traced_factory(ctx.functions[name[:-len(FACTORY)]], ctx) if fed is not None else None
-                for origin in found.origins if found is not None else ():
-                    yield Hit(origin, _text(self.message, found.kind, fed, f" of the model {name} builds"))
+                yield from _at_origins(found, self.message, fed, f" of the model {name} builds")
                 continue
             owner = ctx.classes.get(name) or ctx.functions.get(name)
-            fed = fed_loss(project, name) or handed_over(project, name)
+            fed = _taken(project, name)
             if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
                 fed = next(filter(None, (resolved_fed(fed_loss(project, alias), owner, ctx)
                                          for alias in class_aliases(owner, ctx))), None)
                 if fed is None and kind in ACTIVATIONS and top_level_model(owner, ctx):
                     # picked by name from this module (`getattr(models, args.model)()`), or a trainer's default
-                    fed = next(filter(None, (fed_loss(project, m) or handed_over(project, m)
-                                             for m in module_names(ctx.path))), None)
+                    fed = next(filter(None, (_taken(project, m) for m in module_names(ctx.path))), None)
                     default = fed_loss(project, ANY_MODEL) if fed is None else None
                     fed = fed or (f"a trainer's default loss, {default}" if default else None)
             message = self.message
             if fed is not None and fed.startswith(KEYWORD):  # handed as logits=: log-probabilities are fine there
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
             found = traced_return(owner, ctx) if fed is not None else None
-            for origin in found.origins if found is not None else ():
-                yield Hit(origin, _text(message, found.kind, fed, f" of {name}"))
+            yield from _at_origins(found, message, fed, f" of {name}")
 
+
+def _taken(project, name: str) -> str | None:
+    """Where another file's logit loss takes the output of the model `name`, directly or after a third file
+    hands the model over (helpers/losses_elsewhere.handed_over)."""
+    return fed_loss(project, name) or handed_over(project, name)
+
+
+def _at_origins(found: Traced | None, message: str, loss: str, of: str) -> Iterator[Hit]:
+    """A finding at each origin of a model's activation `found` (none when it is None), naming the loss."""
+    for origin in found.origins if found is not None else ():
+        yield Hit(origin, _text(message, found.kind, loss, of))
