@@ -83,18 +83,20 @@ class AccumulatedLossKeepsGraph(Rule):
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if other_framework(ctx):
+            return
         if isinstance(node, ast.Return | ast.Assign) or ctx.method_name(node) == "update":
             copy = logged_loss_copy(node, ctx)
-            if copy is not None and not other_framework(ctx):
+            if copy is not None:
                 yield Hit(copy, LOGGED_COPY.format(loss=copy.id))
                 return
             if isinstance(node, ast.Return):
                 return
-        if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx) and not other_framework(ctx):
+        if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx):
             yield Hit(node, KEPT_FOR_A_LOG.format(loss=ast.unparse(node.value), kept=ast.unparse(node.targets[0])))
             return
         acc, added = accumulation(node, ctx)
-        if acc is None or other_framework(ctx):
+        if acc is None:
             return
         loops, func = _enclosing(node, ctx)
         loop = loops[0] if loops else None
