@@ -6,11 +6,12 @@ reachable from the statistics. Flagged where the tensor is kept, where `.detach(
 import ast
 
 from ..context import ModuleContext
-from .accum_losses import detached
+from .accum_losses import DETACHING, detached
 from .accum_stores import accumulation
 from .graph import latest_value, module_index
 
-DETACHING = {"item", "detach", "numpy", "tolist", "cpu"}
+# what turns a tensor into a number or a graph-free copy when the logging method reads it
+READ_DETACHED = DETACHING | {"cpu", "data"}
 
 
 def kept_for_a_log(node: ast.AST, ctx: ModuleContext) -> bool:
@@ -44,7 +45,7 @@ def _reads_raw(method: ast.FunctionDef, kept: str, ctx: ModuleContext) -> bool:
     for node in ast.walk(method):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and ast.unparse(node) == kept:
             parent = ctx.parent(node)
-            if not (isinstance(parent, ast.Attribute) and parent.attr in DETACHING | {"data"}):
+            if not (isinstance(parent, ast.Attribute) and parent.attr in READ_DETACHED):
                 return True
     return False
 
