@@ -32,7 +32,7 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
         target = node.targets[0]
         if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
             entries, holder = list(node.value.values), target.id
-        elif isinstance(target, ast.Name) and _dict_call(node.value, ctx):
+        elif isinstance(target, ast.Name) and _dict_call(node.value):
             entries, holder = [k.value for k in node.value.keywords], target.id
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             entries, holder = [node.value], target.value.id
@@ -56,7 +56,7 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
     return None
 
 
-def _dict_call(value: ast.AST, ctx) -> bool:
+def _dict_call(value: ast.AST) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
         and not value.args
 
