@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .graph import callee
 from .loops import LOOPS, is_any_backward, is_optimizer_step
 from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional_in
 
@@ -162,26 +163,21 @@ def _loop_variable_start(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleCont
     if not isinstance(loop, ast.For | ast.AsyncFor):
         return False
     target, source = loop.target, loop.iter
-    if isinstance(source, ast.Call) and _called(source) not in {"enumerate", "range"} and source.args \
-            and isinstance(source.args[0], ast.Call) and _called(source.args[0]) == "enumerate":
+    if isinstance(source, ast.Call) and callee(source.func) not in {"enumerate", "range"} and source.args \
+            and isinstance(source.args[0], ast.Call) and callee(source.args[0].func) == "enumerate":
         source = source.args[0]  # tqdm(enumerate(loader))
     if not isinstance(source, ast.Call):
         return False
-    if _called(source) == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
+    if callee(source.func) == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
             and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
         start = source.args[1] if len(source.args) > 1 else next(
             (k.value for k in source.keywords if k.arg == "start"), None)
         return 0 if start is None else first_value(start, at, ctx, depth)
-    if _called(source) == "range" and isinstance(target, ast.Name) and target.id == name and source.args:
+    if callee(source.func) == "range" and isinstance(target, ast.Name) and target.id == name and source.args:
         return 0 if len(source.args) == 1 else first_value(source.args[0], at, ctx, depth)
     if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
         return None  # bound by this loop, from something else
     return False
-
-
-def _called(call: ast.Call) -> str | None:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _assigned_in_body(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: int):

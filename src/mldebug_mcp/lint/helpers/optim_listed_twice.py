@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .graph import callee
 from .optim_params import dotted
 
 FILTERS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Lambda, ast.comprehension,
@@ -25,7 +26,7 @@ def listed_twice(ctx: ModuleContext) -> list[tuple[ast.Call, str, list[str]]]:
         path = dotted(call.func.value)
         statement = None
         for ancestor in ctx.ancestors(call):
-            if isinstance(ancestor, FILTERS) or isinstance(ancestor, ast.Call) and _name(ancestor) == "filter":
+            if isinstance(ancestor, FILTERS) or isinstance(ancestor, ast.Call) and callee(ancestor.func) == "filter":
                 break
             if isinstance(ancestor, ast.stmt):
                 statement = ancestor
@@ -36,11 +37,6 @@ def listed_twice(ctx: ModuleContext) -> list[tuple[ast.Call, str, list[str]]]:
         if first is not call:
             found.append((call, path, _near_misses(path, statement, ctx)))
     return found
-
-
-def _name(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _near_misses(path: str, statement: ast.stmt, ctx: ModuleContext) -> list[str]:

@@ -10,6 +10,7 @@ import ast
 
 from ..context import ModuleContext
 from .gan_updates import words
+from .graph import callee
 from .loops import calls_in_order, is_optimizer_step
 from .optim_steps import helper_calls, local_callee
 
@@ -45,18 +46,15 @@ def steps_out_of_sight(stmt: ast.stmt, ctx: ModuleContext) -> bool:
 
 
 def _trains(call: ast.Call, ctx: ModuleContext) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    named = words(name)
+    named = words(callee(call.func))
     return bool(named & TRAINING_WORDS) and not named & NOT_TRAINING_WORDS
 
 
 def _optimizer_like(expr: ast.AST, ctx: ModuleContext) -> bool:
-    name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+    name = callee(expr)
     if words(name) & OPTIMIZER_WORDS and "sched" not in name.lower():
         return True
     return (ctx.constructed(expr) or "").startswith("torch.optim.") and "lr_scheduler" not in (ctx.constructed(expr) or "")
-
 
 
 def counts_ahead(call: ast.Call, ctx: ModuleContext) -> bool:
