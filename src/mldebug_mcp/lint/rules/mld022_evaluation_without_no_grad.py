@@ -84,14 +84,13 @@ class EvaluationWithoutNoGrad(Rule):
         return uses_torch(ctx) and _evaluation_code(ctx)
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not uses_torch(ctx):
-            return
+        # applies() has already asked uses_torch and _evaluation_code of this module
         evaluation = unguarded_evaluation(node, ctx)
         if evaluation is not None:
             yield Hit(node, f"{evaluation.name}() evaluates the model with autograd on: each batch builds a graph "
                             "and keeps its activations; run it under torch.no_grad()")
             return
-        if not _evaluation_code(ctx) or not model_call(node, ctx) or under_no_grad(node, ctx):
+        if not model_call(node, ctx) or under_no_grad(node, ctx):
             return
         scope = ctx.scope_of(node)
         if isinstance(scope, ast.Lambda):
