@@ -145,16 +145,16 @@ def _target_parameter(argument: ast.expr, func: ast.AST, ctx: ModuleContext) -> 
     params = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
     if argument.id not in params[1:] or ctx.values_of(argument, at=argument):
         return False  # the prediction is judged above; a name reassigned in the loss may be floored
-    logged = {a.id for c in ctx.in_scope(func, (ast.Call,)) for a in c.args[:1] + [getattr(c.func, "value", None)]
+    calls = ctx.in_scope(func, (ast.Call,))
+    logged = {a.id for c in calls for a in c.args[:1] + [getattr(c.func, "value", None)]
               if isinstance(a, ast.Name) and (ctx.call_name(c) in LOGS or ctx.method_name(c) == "log")}
     if params[0] in logged:
         return False  # both sides logged: a regression in log space (magnitudes), not a distribution
-    if any(ctx.method_name(c) in MASKS or ctx.call_name(c) in {"torch.where", "torch.nan_to_num"}
-           for c in ctx.in_scope(func, (ast.Call,))):
+    if any(ctx.method_name(c) in MASKS or ctx.call_name(c) in {"torch.where", "torch.nan_to_num"} for c in calls):
         return False  # the zero entries' terms are masked out afterwards (`term.masked_fill(target <= 1, 0)`)
     floors = CLAMPS | {"clamp_", "clamp_min_", "clip_", "add_"}
     return not any(ctx.method_name(c) in floors and isinstance(c.func.value, ast.Name) and c.func.value.id == argument.id
-                   for c in ctx.in_scope(func, (ast.Call,)))
+                   for c in calls)
 
 
 def _under_nll_check(node: ast.AST, ctx: ModuleContext) -> bool:
