@@ -9,6 +9,7 @@ import ast
 import os
 
 from . import kinds
+from .kinds.handoffs import given_slots
 
 # estimators that train the module they are handed with a default loss, called as criterion(module(X), y):
 # skorch's nets (NeuralNetClassifier takes the log of the module's output when the criterion is NLLLoss: a
@@ -147,8 +148,7 @@ def loss_handoff_facts(ctx) -> dict[str, str]:
         simple = name.rsplit(".", 1)[-1]
         if simple in ctx.classes or simple in ctx.functions:
             continue
-        given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
-        given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
+        given = given_slots(call)
         losses, models = {}, set()
         for slot, value in given:
             if isinstance(value, ast.Name | ast.Call | ast.Attribute):

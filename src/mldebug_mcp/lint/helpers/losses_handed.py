@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .kinds.handoffs import SLOT, callee_slot_owner, slot_names
+from .kinds.handoffs import SLOT, callee_slot_owner, given_slots, slot_names
 from .kinds.parameters import call_sites
 
 LOSS_FOR = "lossfor:"
@@ -21,8 +21,7 @@ def handed_loss_facts(ctx) -> dict[str, str]:
     for call in ctx.by_type.get(ast.Call, ()):
         if not call.args and not call.keywords:
             continue
-        given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
-        given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
+        given = given_slots(call)
         given = [(slot, value) for slot, value in given if isinstance(value, ast.Name | ast.Call | ast.Attribute)]
         owner = callee_slot_owner(call, ctx) if given else None
         for slot, value in given if owner is not None else ():

@@ -46,8 +46,7 @@ def handoff_facts(ctx, model_names) -> dict[str, str]:
         simple = callee_slot_owner(call, ctx)
         if simple is None:
             continue
-        given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
-        given += [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
+        given = given_slots(call)
         for slot, value in given:
             if not isinstance(value, ast.Name | ast.Call):
                 continue
@@ -55,6 +54,13 @@ def handoff_facts(ctx, model_names) -> dict[str, str]:
                 if model[:1].isalpha():  # a named model of another file, or a factory: not '*', '~x', '^Base'
                     told.setdefault(HAND + model, set()).add(f"{SLOT}{simple}{slot}")
     return {key: ";".join(sorted(slots)) for key, slots in told.items()}
+
+
+def given_slots(call: ast.Call) -> list[tuple[str, ast.expr]]:
+    """(slot suffix, value) for each argument a call hands over: `#0` by position (a starred one skipped, its
+    number kept), `.model` by keyword (not `**kwargs`); the callee's slot is `@<callee><suffix>`."""
+    given = [(f"#{i}", a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+    return given + [(f".{k.arg}", k.value) for k in call.keywords if k.arg]
 
 
 def callee_slot_owner(call: ast.Call, ctx) -> str | None:
