@@ -27,7 +27,7 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, i
     roots = {path.split(".")[0] for path, _ in sources}
     if len(roots) != 1 or any("." not in path for path, _ in sources):
         return []  # the whole model, or parts of several objects
-    root = prefix = roots.pop()
+    root = roots.pop()
     # the parts named right after the root: `self.backbone.x` lists `backbone` of the class the optimiser is
     # built in; a trainer's `self.model.backbone`, `self.model.head` list the one part `model`, left alone
     listed = {path.split(".")[1] for path, _ in sources}
@@ -39,9 +39,9 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, i
     held = _held_nearby(ctx.scope_of(optimizer), ctx)
     found = []
     for name, line in _weighted_parts(cls, ctx):
-        path = f"{prefix}.{name}"
+        path = f"{root}.{name}"
         if name in listed or path in held or name in {h.rsplit(".", 1)[-1] for h in held} \
-                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name) or not _runs(cls, name):
+                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or not _runs(cls, name):
             continue
         found.append((path, line))
     return found
@@ -109,8 +109,8 @@ def _runs(cls: ast.ClassDef, name: str) -> bool:
     for method in cls.body:
         if isinstance(method, FUNCTIONS) and method.name != "__init__":
             for node in ast.walk(method):
-                if isinstance(node, ast.Call) and dotted(node.func) in {f"self.{name}"} | (
-                        {dotted(node.func)} if (dotted(node.func) or "").startswith(f"self.{name}.") else set()):
+                called = (dotted(node.func) or "") if isinstance(node, ast.Call) else ""
+                if called == f"self.{name}" or called.startswith(f"self.{name}."):
                     return True
     return False
 
@@ -118,13 +118,18 @@ def _runs(cls: ast.ClassDef, name: str) -> bool:
 def _freezes_here(path: str, optimizer: ast.Call, ctx: ModuleContext) -> bool:
     """The function building the optimiser freezes the part (or puts it in eval mode)."""
     function = ctx.enclosing(optimizer, FUNCTIONS)
-    text = ctx.memo(("optim_children.text", function), lambda: ast.unparse(function)) if function is not None else ""
+    return function is not None and _freezes_in(function, path, ctx)
+
+
+def _class_freezes(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
+    return _freezes_in(cls, f"self.{name}", ctx)
+
+
+def _freezes_in(node: ast.AST, path: str, ctx: ModuleContext) -> bool:
+    """The source of `node` (unparsed once per node) sets `path`'s requires_grad, puts it in eval mode, or
+    loops over its parameters."""
+    text = ctx.memo(("optim_children.text", node), lambda: ast.unparse(node))
     return any(w in text for w in (f"{path}.requires_grad", f"{path}.eval(", f"{path}.parameters():"))
-
-
-def _class_freezes(cls: ast.ClassDef, name: str) -> bool:
-    text = ast.unparse(cls)
-    return any(w in text for w in (f"self.{name}.requires_grad", f"self.{name}.eval(", f"self.{name}.parameters():"))
 
 
 def _held_nearby(scope: ast.AST, ctx: ModuleContext) -> set[str]:
