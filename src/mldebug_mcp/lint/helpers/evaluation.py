@@ -148,9 +148,7 @@ def wraps_model(value: ast.AST, func: ast.AST, ctx: ModuleContext) -> bool:
     """`Wrapper(model.cuda(0), ...)` assigned to another name than the model's."""
     if not (isinstance(value, ast.Call) and value.args and (ident(value.func) or "")[:1].isupper()):
         return False
-    inner = value.args[0]
-    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in SETUP_CALLS:
-        inner = inner.func.value
+    inner = strip_calls(value.args[0], SETUP_CALLS)
     return isinstance(inner, ast.Name) and inner.id != getattr(func, "id", None) and model_like(inner, ctx)
 
 
@@ -207,8 +205,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
     if key is not None and key in module_owners(ctx):
         return True
     for value in ctx.values_of(func, func):
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP_CALLS:
-            value = value.func.value
+        value = strip_calls(value, SETUP_CALLS)
         words = tokens(ident(value.func) or "") if isinstance(value, ast.Call) else ()
         if words and words[0] in BUILDER and BUILT & set(words[1:]):
             return True
@@ -253,6 +250,13 @@ def _owner_attributes(ctx: ModuleContext) -> set[str]:
 
 
 SETUP_CALLS = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"}
+
+
+def strip_calls(expr: ast.AST, methods: set[str]) -> ast.AST:
+    """What a chain of these method calls starts from: `model` for `model.cuda(0).half()`."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in methods:
+        expr = expr.func.value
+    return expr
 
 
 def _key(expr: ast.AST) -> str | None:

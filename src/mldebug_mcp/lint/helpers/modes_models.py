@@ -19,6 +19,7 @@ from .evaluation import (
     plainly_no_model,
     scope_calls,
     state_dict_owners,
+    strip_calls,
     tokens,
 )
 from .modes import SETUP, key_of, local_targets
@@ -106,9 +107,7 @@ NOT_A_MODEL = re.compile(r"loss|criterion|metric|objective")
 
 
 def _loss_built(move: ast.Call, ctx: ModuleContext) -> bool:
-    base = move.func.value
-    while isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr in SETUP:
-        base = base.func.value
+    base = strip_calls(move.func.value, SETUP)
     name = ctx.call_name(base) if isinstance(base, ast.Call) else None
     return bool(name) and name.endswith("Loss")
 
@@ -155,9 +154,7 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
     name = (ctx.call_name(value) or ident(value.func) or "").rsplit(".", 1)[-1]
     if not name[:1].isupper():
         return False  # a function may load weights inside
-    inner = value.args[0] if value.args else None
-    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in SETUP:
-        inner = inner.func.value
+    inner = strip_calls(value.args[0], SETUP) if value.args else None
     if isinstance(inner, ast.Name) and model_like(inner, ctx):
         return False  # a wrapper (MMDataParallel(model.cuda())) of a model set up before it
     for call in scope_calls(scope, ctx):
