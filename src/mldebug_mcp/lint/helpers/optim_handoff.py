@@ -80,7 +80,7 @@ def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
         backward = next((c for c in later if is_backward(c)), None)
         if backward is None or not any(is_optimizer_step(c, ctx) for c in calls):
             continue
-        statement = next(a for a in ctx.ancestors(backward) if isinstance(a, ast.stmt))
+        statement = ctx.enclosing(backward, (ast.stmt,))
         found.append((statement, name))
     return found
 

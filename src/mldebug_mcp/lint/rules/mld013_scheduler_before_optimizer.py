@@ -83,17 +83,13 @@ def _step_follows(node: ast.stmt, ctx: ModuleContext, depth: int = 2) -> bool:
                 return False  # the iteration ends before any step
         if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and depth > 0:
             return any(_step_follows(site_stmt, ctx, depth - 1) for site in call_sites(parent, ctx)
-                       if (site_stmt := _statement_of(site, ctx)) is not None)
+                       if (site_stmt := ctx.enclosing(site, (ast.stmt,))) is not None)
         if not isinstance(parent, ast.If | ast.With | ast.AsyncWith | ast.Try):
             return False
         if isinstance(parent, ast.If) and _skips_first_iteration(parent.test, ctx):
             return False  # `if epoch > 0: sched.step()` steps after the previous epoch's optimiser steps
         current = parent
     return False
-
-
-def _statement_of(call: ast.Call, ctx: ModuleContext) -> ast.stmt | None:
-    return next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), None)
 
 
 def _skips_first_iteration(test: ast.expr, ctx: ModuleContext) -> bool:
