@@ -15,8 +15,8 @@ import re
 from .callees import wrapped
 from .choices import picked_entries, picked_module
 from .handoffs import slot_names
-from .instances import built_instance, methods_of
-from .parameters import call_sites, parameter_of
+from .instances import factory_built, methods_of
+from .parameters import call_sites, method_of, parameter_of
 from .traced import Argument, Traced
 from .values import conditional, reaching_values
 from .vocabulary import DEPTH, KEEP_FUNCTIONS, KEEP_METHODS, MODULE_MOVES
@@ -112,9 +112,7 @@ def _method_facts(walk: Walk, name: str, owner: ast.AST, func: ast.AST) -> dict[
             if kind is not None:
                 found[f"{name}.{method}"] = kind.kind
         return found
-    returns = walk.returns_of(func)
-    built = built_instance(returns[0].value, ctx) if len(returns) == 1 else None
-    cls = ctx.classes.get(ctx.call_name(built) or "") if built is not None else None
+    cls, built = factory_built(func, walk) or (None, None)
     for method in methods_of(cls, ctx) if cls is not None else ():
         kind = walk.model(cls, built, None, DEPTH, method)
         if kind is not None:
@@ -126,7 +124,7 @@ def _ask(walk: Walk, owner: ast.AST, index: int | None, method: str = "forward")
     if not isinstance(owner, ast.ClassDef):
         return walk.returned(owner, None, index, DEPTH)
     found = walk.model(owner, None, index, DEPTH, method)
-    init, forward = _method(owner, "__init__"), _method(owner, method)
+    init, forward = method_of(owner, "__init__"), method_of(owner, method)
     if found is not None or init is None or forward is None:
         return found
     # what it returns may be what a module handed to its constructor returns: say which argument
@@ -139,12 +137,7 @@ def _ask(walk: Walk, owner: ast.AST, index: int | None, method: str = "forward")
 
 
 def _forward(cls: ast.ClassDef) -> ast.AST | None:
-    return _method(cls, "forward")
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.AST | None:
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name),
-                None)
+    return method_of(cls, "forward")
 
 
 def named_after(name: str) -> str:

@@ -59,6 +59,15 @@ def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
     return None
 
 
+def factory_built(func: ast.AST, walk) -> tuple[ast.ClassDef, ast.Call] | None:
+    """The model class of this file that a factory with one return builds (`def build_net(): return Net(...)`),
+    and the call that builds it."""
+    ctx, returns = walk.ctx, walk.returns_of(func)
+    built = built_instance(returns[0].value, ctx) if len(returns) == 1 else None
+    cls = ctx.classes.get(ctx.call_name(built) or "") if built is not None else None
+    return (cls, built) if cls is not None else None
+
+
 def methods_of(cls: ast.ClassDef, ctx) -> list[str]:
     """The public methods of a model class, other than forward, that return what a call gives: `project`,
     `decode`, `classify` (a loss of another file may take `model.project(x)`)."""
@@ -79,10 +88,8 @@ def traced_method(name: str, ctx) -> Traced | None:
     walk = Walk(ctx)
     if owner_name.endswith("()"):
         func = ctx.functions.get(owner_name[:-len("()")])
-        returns = walk.returns_of(func) if func is not None else []
-        built = built_instance(returns[0].value, ctx) if len(returns) == 1 else None
-        cls = ctx.classes.get(ctx.call_name(built) or "") if built is not None else None
-        return walk.model(cls, built, None, DEPTH, method) if cls is not None else None
+        made = factory_built(func, walk) if func is not None else None
+        return walk.model(made[0], made[1], None, DEPTH, method) if made is not None else None
     cls = ctx.classes.get(owner_name)
     return walk.model(cls, None, None, DEPTH, method) if cls is not None else None
 
