@@ -242,7 +242,7 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
         if cls is not None and (any(FRAMEWORK_BASES.search(ctx.qualname(b) or "") for b in cls.bases)
                                 or _unit_test_class(cls, ctx)):
             return True
-        if cls is not None and any(_module_base(b, ctx) for b in cls.bases) and not drives_itself(cls, ctx):
+        if cls is not None and model_class(cls, ctx):
             return True  # a model's own methods run in whatever mode its user set
     return any(EXPORT.match(ctx.call_name(c) or "") for c in scope_calls(scope, ctx))
 
