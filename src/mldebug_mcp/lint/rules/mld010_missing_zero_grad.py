@@ -3,8 +3,12 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
+from ..helpers.optim_branches import (
+    unzeroed_branch,
+    unzeroed_manual_step,
+    zeroed_only_sometimes,
+)
 from ..helpers.optim_closure import unzeroed_closure
-from ..helpers.optim_branches import unzeroed_branch, unzeroed_manual_step, zeroed_only_sometimes
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,

@@ -132,4 +132,3 @@ def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext) -> ast.AST:
                 stmt = inner
             return stmt
     return step
-

@@ -2,13 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_window_start import zero_under_step_condition
 from ..helpers.accum_zeroing import (
     in_accumulating_context,
     in_backward_only_method,
     in_conditional_step_loop,
     in_micro_batch_loop,
 )
-from ..helpers.accum_window_start import zero_under_step_condition
 from ..helpers.loops import is_zero_grad
 from ..rule import Hit, Rule
 
