@@ -32,7 +32,11 @@ def _spelled(expr: ast.AST | None) -> str:
 
 
 def _named(expr: ast.AST | None, vocabulary: set[str]) -> bool:
-    found = words(_spelled(expr))
+    return _names_one_side(words(_spelled(expr)), vocabulary)
+
+
+def _names_one_side(found: set[str], vocabulary: set[str]) -> bool:
+    """The words name this side (`vocabulary`) and not the other."""
     other = DISCRIMINATOR_WORDS if vocabulary is GENERATOR_WORDS else GENERATOR_WORDS
     return bool(found & vocabulary) and not found & other
 
@@ -44,8 +48,7 @@ def network_call(expr: ast.AST, vocabulary: set[str], ctx: ModuleContext) -> boo
     func = expr.func
     if isinstance(func, ast.Attribute) and func.attr == "forward":
         func = func.value
-    return bool(words(callee(func)) & vocabulary) and not words(callee(func)) & (
-        DISCRIMINATOR_WORDS if vocabulary is GENERATOR_WORDS else GENERATOR_WORDS)
+    return _names_one_side(words(callee(func)), vocabulary)
 
 
 def from_generator(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> bool:
