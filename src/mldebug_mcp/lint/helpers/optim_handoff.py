@@ -55,7 +55,7 @@ def sometimes(zero: ast.Call, step: ast.Call, block: ast.AST, ctx: ModuleContext
     branch = next((a for a in ctx.ancestors(zero) if isinstance(a, ast.If)), None)
     if branch is None or not any(a is block for a in ctx.ancestors(branch)):
         return False
-    inside_body = any(a is branch.body[0] or a in branch.body for a in (zero, *ctx.ancestors(zero)))
+    inside_body = any(a in branch.body for a in (zero, *ctx.ancestors(zero)))
     other = branch.orelse if inside_body else branch.body
     names = keys(zero.func.value, ctx)
     return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
