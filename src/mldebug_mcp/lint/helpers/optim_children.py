@@ -14,9 +14,8 @@ import ast
 
 from ..context import ModuleContext
 from .optim_params import covered, dotted, is_optimizer_name, params_argument
+from .optim_steps import FUNCTIONS
 from .optim_untrained import has_parameters, strip_moves
-
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, int]]:

@@ -12,9 +12,8 @@ from ..context import ModuleContext
 from .gan_updates import words
 from .graph import callee
 from .loops import calls_in_order, is_optimizer_step
-from .optim_steps import helper_calls, local_callee
+from .optim_steps import FUNCTIONS, helper_calls, local_callee
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 START_WORDS = {"start", "begin", "before", "pre"}
 PERIOD_WORDS = {"epoch", "batch", "iter", "iteration"}
 END_WORDS = {"end", "after", "post", "finish", "complete", "completed"}

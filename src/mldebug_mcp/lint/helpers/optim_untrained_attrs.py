@@ -13,10 +13,9 @@ import ast
 
 from ..context import ModuleContext
 from .optim_params import covered, dotted, is_optimizer_name, params_argument, within
-from .optim_steps import call_sites
+from .optim_steps import FUNCTIONS, call_sites
 from .optim_untrained import has_parameters, strip_moves
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 HARMLESS = {"to", "cuda", "cpu", "float", "double", "half", "train", "forward"}
 
 
