@@ -5,12 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..diagnostics.landscape import (
-    DEFAULT_GRID,
-    DEFAULT_POINTS,
-    DEFAULT_POWER_ITERATIONS,
-    DEFAULT_SPAN,
-)
 from .common import EXIT_OK, Command, emit_json, progress_printer
 
 
@@ -20,16 +14,14 @@ def _landscape_arguments(parser: argparse.ArgumentParser) -> None:
                         help="state dict to load into the spec's model first (torch.load(weights_only=True))")
     parser.add_argument("--python", help="interpreter whose environment has torch and your code (default: as diagnose)")
     parser.add_argument("--device", help="cpu, cuda, cuda:1 or mps (default: where the model's parameters are)")
-    parser.add_argument("--points", type=int, default=DEFAULT_POINTS,
-                        help=f"points per 1-D slice (default {DEFAULT_POINTS})")
-    parser.add_argument("--grid", type=int, default=DEFAULT_GRID,
-                        help=f"side of the 2-D grid (default {DEFAULT_GRID}: {DEFAULT_GRID ** 2} evaluations)")
-    parser.add_argument("--span", type=float, default=DEFAULT_SPAN,
-                        help=f"slices run over [-span, span]; 1 moves every filter by its own norm (default {DEFAULT_SPAN:g})")
+    parser.add_argument("--points", type=int, default=41, help="points per 1-D slice (default 41)")
+    parser.add_argument("--grid", type=int, default=21, help="side of the 2-D grid (default 21: 441 evaluations)")
+    parser.add_argument("--span", type=float, default=1.0,
+                        help="slices run over [-span, span]; 1 moves every filter by its own norm (default 1)")
     parser.add_argument("--directions", type=int, choices=(1, 2), default=2,
                         help="random directions: 2 also draws the 2-D grid (default 2)")
-    parser.add_argument("--power-iterations", type=int, default=DEFAULT_POWER_ITERATIONS,
-                        help=f"Hessian-vector products per eigenvalue estimate (default {DEFAULT_POWER_ITERATIONS})")
+    parser.add_argument("--power-iterations", type=int, default=20,
+                        help="Hessian-vector products per eigenvalue estimate (default 20)")
     parser.add_argument("--mode", choices=("train", "eval"), default="train",
                         help="module mode during the probe (default train; dropout masks are the same at every point)")
     parser.add_argument("--budget", type=float,

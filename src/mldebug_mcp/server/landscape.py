@@ -9,7 +9,6 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from ..diagnostics.landscape import DEFAULT_GRID, DEFAULT_POINTS, DEFAULT_SPAN
 from ..models.landscape import LandscapeReport
 from .common import (
     RUNS_USER_CODE,
@@ -27,9 +26,9 @@ async def loss_landscape(
     target: Annotated[str, Field(description="FILE.py:FUNCTION or package.module:FUNCTION returning the debug spec.", min_length=3, max_length=500)],
     ctx: Context,
     checkpoint: Annotated[str | None, Field(description="State dict to load first (inside the allowed directories; read with torch.load(weights_only=True)).", max_length=1000)] = None,
-    points: Annotated[int, Field(description="Points per 1-D slice.", ge=5, le=401)] = DEFAULT_POINTS,
-    grid: Annotated[int, Field(description="Side of the 2-D grid.", ge=5, le=101)] = DEFAULT_GRID,
-    span: Annotated[float, Field(description="Slices run over [-span, span]; 1 moves every filter by its own norm.", gt=0, le=10)] = DEFAULT_SPAN,
+    points: Annotated[int, Field(description="Points per 1-D slice.", ge=5, le=401)] = 41,
+    grid: Annotated[int, Field(description="Side of the 2-D grid.", ge=5, le=101)] = 21,
+    span: Annotated[float, Field(description="Slices run over [-span, span]; 1 moves every filter by its own norm.", gt=0, le=10)] = 1.0,
     directions: Annotated[int, Field(description="Random directions: 2 also gives the 2-D grid.", ge=1, le=2)] = 2,
     mode: Annotated[Literal["train", "eval"], Field(description="Module mode during the probe.")] = "train",
     budget_s: Annotated[float | None, Field(description="Seconds the probe may spend; the grid shrinks to fit (default 60, or half the timeout when that is less).", gt=0, le=3000)] = None,
