@@ -181,3 +181,42 @@ def test_ddp_epochs_quiet_when_a_per_epoch_function_calls_the_epoch_helper(tmp_p
     (tmp_path / "trainer.py").write_text(HEADER + trainer)
     (tmp_path / "utils.py").write_text(HEADER + RESEED)
     assert [f for f in lint_paths([tmp_path]).findings if f.code == "MLD054"] == []
+
+
+GESTURE_MODEL = (
+    "class GestureNet(nn.Module):\n"
+    "    def __init__(self, n_in, n_out):\n"
+    "        super().__init__()\n"
+    "        self.head = nn.Sequential(nn.Flatten(), nn.Linear(n_in, n_out), nn.Softmax(dim=-1))\n"
+    "    def forward(self, x):\n"
+    "        return self.head(x)\n"
+    "def build_model(cfg):\n"
+    "    return GestureNet(cfg.n_in, cfg.n_out)\n"
+)
+CRITERION_BUILDER = (
+    "def build_criterion(cfg):\n"
+    "    return nn.{loss}(label_smoothing=cfg.label_smoothing)\n"
+)
+BUILT_CRITERION_LOOP = (
+    "from losses import build_criterion\n"
+    "from model import build_model\n"
+    "def train(cfg, loader):\n"
+    "    model = build_model(cfg)\n"
+    "    criterion = build_criterion(cfg)\n"
+    "    opt = torch.optim.AdamW(model.parameters())\n"
+    "    for x, y in loader:\n"
+    "        opt.zero_grad()\n"
+    "        loss = criterion(model(x), y)\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+)
+
+
+@pytest.mark.parametrize(("loss", "expected"), [("CrossEntropyLoss", [("model.py", 7)]), ("NLLLoss", [])])
+def test_a_criterion_from_a_builder_in_a_third_file(tmp_path, loss, expected):
+    """The A/B benchmark's t07 shape: the model ends in a Softmax inside nn.Sequential (model.py), the loss comes from
+    `build_criterion(cfg)` of losses.py, and train.py joins them: reported at the Softmax when the builder always
+    returns a loss that expects logits."""
+    files = {"model.py": GESTURE_MODEL, "losses.py": CRITERION_BUILDER.format(loss=loss),
+             "train.py": BUILT_CRITERION_LOOP}
+    assert _findings(tmp_path, files) == expected

@@ -221,8 +221,19 @@ def fed_loss(project, name: str) -> str | None:
     if where is None or not where.startswith(CONDITIONAL):
         return where
     cls, _, where = where[len(CONDITIONAL):].partition("|")
-    wrapped = project.kind_returned_by(WRAPS + cls)
+    wrapped = project.kind_returned_by(WRAPS + cls) or _always_built_logit_loss(project, cls)
     return f"{where} (built on {wrapped.rsplit('.', 1)[-1]})" if wrapped else None
+
+
+def _always_built_logit_loss(project, builder: str) -> str | None:
+    """The logit loss a builder function of another file always returns (`criterion = build_criterion(cfg)`
+    with `return nn.CrossEntropyLoss(...)` in losses.py), told as `builder:<name>` -> `*=<loss>`."""
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES  # losses imports this module
+
+    told = project.kind_returned_by(BUILDER + builder) or ""
+    table = dict(e.split("=", 1) for e in told.split(";") if "=" in e)
+    always = table.get("*")
+    return always if always in LOGIT_LOSSES or always in LOGIT_FUNCTIONS else None
 
 
 WRAPS = "wraps:"  # project-index key: wraps:<LossClass> -> the logit loss its forward hands its input to
