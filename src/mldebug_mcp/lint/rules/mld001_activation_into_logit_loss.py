@@ -10,6 +10,7 @@ from ..helpers.kinds import (
     LOG_SOFTMAX,
     PROBABILITIES,
     RELU,
+    SIGMOID,
     Traced,
     class_aliases,
     each_returned_model,
@@ -41,6 +42,7 @@ from ..helpers.losses_elsewhere import (
     logits_keyword,
     resolved_fed,
 )
+from ..helpers.losses_logged import class_activation_layers, logged_probabilities, model_activations
 from ..helpers.losses_models import inference_forward_call, top_level_model
 from ..rule import Hit, Rule
 
@@ -52,6 +54,9 @@ KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expect
 LOG_SOFTMAX_MESSAGE = ("{activation} output passed to {loss}, which applies log_softmax itself: the loss is "
                        "unchanged (log_softmax is idempotent) but the step is redundant and the outputs are not "
                        "logits; return the raw logits, or pair log_softmax with NLLLoss")
+LOGGED_MESSAGE = ("log of softmax probabilities passed to {loss}, which applies log_softmax itself: the log is "
+                  "taken twice; hand the loss the logits, or the log-probabilities to nll_loss")
+LAYER_MESSAGE = "{activation} output activation of {model}'s layer, whose output goes to {loss}, which expects raw logits"
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
 HINTS = ("oftmax", "igmoid", "relu", "ReLU", "expit", "logits=")
@@ -157,6 +162,7 @@ class ActivationIntoLogitLoss(Rule):
         if _silenced(node, ctx, self.code):
             return
         for arg in loss_inputs(node):
+            yield from self._hidden(node, arg, loss, ctx)
             for where, found in input_kinds(arg, ctx):
                 if found.kind not in ACTIVATIONS and found.kind != RELU:
                     continue
@@ -171,6 +177,18 @@ class ActivationIntoLogitLoss(Rule):
                             call=call, kind=found.kind, line=found.origins[0].lineno, loss=f"{loss} (line {node.lineno})"))
                 else:  # an activation in another file's model: reported here at the loss, there at the activation
                     yield Hit(where, _text(self.message, found.kind, loss, f" of {found.via} (another file)"))
+
+    def _hidden(self, call: ast.Call, arg: ast.expr, loss: str, ctx: ModuleContext) -> Iterator[Hit]:
+        """Probabilities the kinds do not show: logged before a cross-entropy (`torch.log(softmax(z) @ T)`), or
+        made by a layer of the model built with a softmax/sigmoid output activation (helpers/losses_logged)."""
+        at = f" (line {call.lineno})"
+        if "ross" in loss and "inary" not in loss:
+            for log in logged_probabilities(arg, ctx):
+                yield Hit(log, LOGGED_MESSAGE.format(loss=loss + (at if log.lineno != call.lineno else "")))
+        model, layers = model_activations(arg, ctx)
+        for kind, value in layers:
+            if _paired(kind, loss):
+                yield Hit(value, LAYER_MESSAGE.format(activation=kind, model=model, loss=loss + at))
 
     def _handed(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
         """A loss handed over with a model that returns probabilities (skorch's `NeuralNetClassifier(module,
@@ -235,6 +253,12 @@ class ActivationIntoLogitLoss(Rule):
         if project is None:
             return
         facts = project_facts(ctx)
+        for name, cls in ctx.classes.items() if ctx.has_text("oftmax") or ctx.has_text("igmoid") else ():
+            layers = class_activation_layers(cls, ctx)  # a layer's output activation, the loss in another file
+            fed = _taken(project, name) if layers else None
+            for kind, value in layers if fed is not None else ():
+                if _paired(kind, fed):
+                    yield Hit(value, LAYER_MESSAGE.format(activation=kind, model=name, loss=fed))
         for name, func in ctx.functions.items():  # a factory choosing among models: each one it may return
             fed = None if name in facts or name + FACTORY in facts else _taken(project, name + FACTORY)
             for found in each_returned_model(func, ctx) if fed is not None else ():
@@ -271,6 +295,12 @@ class ActivationIntoLogitLoss(Rule):
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
             found = traced_return(owner, ctx) if fed is not None else None
             yield from _at_origins(found, message, fed, f" of {name}")
+
+
+def _paired(kind: str, loss: str) -> bool:
+    """A layer's softmax meets a cross-entropy, its sigmoid a binary one: a sigmoid may be a hidden activation."""
+    binary = "inary" in loss or "BCE" in loss or "oftMargin" in loss or "oft_margin" in loss
+    return binary == (kind == SIGMOID)
 
 
 def _taken(project, name: str) -> str | None:
