@@ -54,3 +54,17 @@ def test_a_report_that_denies_nan_may_be_told_it_reads_like_the_no_nan_phrasing(
     result = triage("with autocast the loss doesn't go down at all and there is no nan", limit=10)
     assert NO_NAN_PHRASE in _why(result, "fp16-range")
     assert "nan" not in result.observations
+
+
+@pytest.mark.parametrize("text, reported", [
+    ("the step loss spikes to 1e6. It looks like exploding gradients to me", ["spike_slow_recovery"]),
+    ("I think the gradients explode, but honestly the loss just stays at 2.30", ["flat_from_start", "plateau",
+                                                                                 "plateau_at_chance"]),
+    ("could it be a NaN somewhere?", []),
+    ("the loss explodes after 300 steps", ["explodes"]),  # seen, not guessed: still read
+    ("maybe the lr is too high: the loss explodes at step 300", ["explodes"]),  # the guess ends at the colon
+])
+def test_a_guess_at_the_cause_is_not_read_as_an_observation(text, reported):
+    """A user's theory ("looks like exploding gradients to me") says what they suspect, not what they saw: read
+    as an observation it put exploding-gradients first on the A/B benchmark's t08, a data bug."""
+    assert read_observations(text) == reported

@@ -111,13 +111,24 @@ def _denied(lowered: str, match: re.Match[str]) -> bool:
     return bool(_DENIAL.search(" ".join(clause.split()[-DENIAL_WORDS:])))
 
 
+_THEORY = re.compile(r"\b(?:looks? like|seems? like|sounds? like|i (?:think|guess|suspect|believe)|my (?:guess|theory)"
+                     r"|could (?:it|this) be|is (?:it|this)|maybe|perhaps|probably|suspect)\b")
+
+
+def _theorised(lowered: str, match: re.Match[str]) -> bool:
+    """Whether the match is the user's guess at a cause ("it looks like exploding gradients to me"), not what
+    they saw: a guess marker earlier in the same clause."""
+    return bool(_THEORY.search(_CLAUSE_END.split(lowered[:match.start()])[-1]))
+
+
 def read_stances(text: str) -> tuple[list[str], list[str]]:
     """(observation keys the text reports, keys it only denies), each in vocabulary order. A key is reported
-    when one mention of it is not denied; denied when every mention is (NEGATABLE keys only)."""
+    when one mention of it is not denied; denied when every mention is (NEGATABLE keys only). A mention inside
+    the user's own guess at the cause counts for neither."""
     lowered = _unmarked(text)
     reported, denied = [], []
     for key, patterns in _COMPILED.items():
-        matches = [m for p in patterns for m in p.finditer(lowered)]
+        matches = [m for p in patterns for m in p.finditer(lowered) if not _theorised(lowered, m)]
         if not matches:
             continue
         if key in NEGATABLE and all(_denied(lowered, m) for m in matches):
