@@ -190,6 +190,9 @@ def shared_probability(log: ast.Call, argument: ast.expr, ctx) -> bool:
 
 
 TORCH_RESHAPING = {f"torch.{f}" for f in ("sum", "mean", "squeeze", "flatten", "reshape", "prod")}
+# picking entries of a probability tensor: a picked entry, a top-k or sorted one (not the max) can be 0
+PICKS = {"torch.gather", "torch.take_along_dim", "torch.topk", "torch.sort"}
+RANKED = {"topk", "sort", "take_along_dim"}
 
 
 def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
@@ -212,8 +215,10 @@ def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
         return any(_probability(branch, ctx) for branch in value.args[1:])
     if isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) == "gather":
         return _probability(value.func.value, ctx) or masked_probability(value.func.value, ctx, depth - 1)
-    if isinstance(value, ast.Call) and ctx.call_name(value) == "torch.gather" and value.args:
+    if isinstance(value, ast.Call) and ctx.call_name(value) in PICKS and value.args:
         return _probability(value.args[0], ctx) or masked_probability(value.args[0], ctx, depth - 1)
+    if isinstance(value, ast.Call) and ctx.call_name(value) is None and ctx.method_name(value) in RANKED:
+        return _probability(value.func.value, ctx)  # probs.topk(k): the k-th best can be an exact 0
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
         # a mixture of masked probabilities (`g * p_vocab + (1 - g) * attn`) is 0 where every part is
         return all(masked_probability(side, ctx, depth - 1) for side in (value.left, value.right))

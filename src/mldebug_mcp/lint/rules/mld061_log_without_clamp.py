@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.patterns import log_argument
+from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.tensors_flow import (
     computes_loss,
     from_prediction,
@@ -69,7 +70,8 @@ class LogWithoutClamp(Rule):
         if argument is None:
             return
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
-            or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx)
+            or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
+            or _class_probability(node, argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -96,9 +98,19 @@ def _probability(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str |
     or a probability masked or picked to a part (`probs * one_hot`, `torch.where(y, p, 1 - p)`)."""
     if shared_probability(log, argument, ctx):
         return "a probability"
-    if not _guarded(ctx.resolve(argument), ctx) and masked_probability(argument, ctx):
+    # the value read, not one assigned on the log's own line (`p = torch.log(p)`)
+    value = latest_value(argument, ctx) if isinstance(argument, ast.Name) else None
+    if value is None:
+        value = ctx.resolve(argument)
+    if not _guarded(value, ctx) and masked_probability(value, ctx):
         return "a masked or picked probability"
     return None
+
+
+def _class_probability(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """A log-probability method's parameter, in a class whose other method returns probabilities."""
+    producer = class_probabilities_logged(log, argument, ctx)
+    return f"the probabilities {producer}() returns, handed to a log-probability method" if producer else None
 
 
 def _underflowing(expr: ast.expr, ctx: ModuleContext) -> str | None:
