@@ -22,6 +22,7 @@ CONVERTING = {"item", "detach", "tolist", "numpy"}
 METER_NAME = re.compile(r"(Meter|Average|Averager|Accumulator|RunningMean|RunningStat)s?$")
 FACT = "keeps:"  # project-index key prefix: keeps:<Class>.<method> -> 'stores' | 'converts'
 STORES, CONVERTS = "stores", "converts"
+SETITEM = "__setitem__"  # a collector keeping every value assigned to a key (`stats["loss"] = loss`)
 
 
 def meter_facts(ctx) -> dict[str, str]:
@@ -33,9 +34,23 @@ def meter_facts(ctx) -> dict[str, str]:
     found = step_facts(ctx)
     for name, cls in ctx.classes.items():
         for func in cls.body:
-            if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES:
+            if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES | {SETITEM}:
                 found[f"{FACT}{name}.{func.name}"] = STORES if _stores_parameter(func, ctx) else CONVERTS
     return found
+
+
+def storing_statement(cls: ast.ClassDef, method: str, ctx) -> ast.stmt | None:
+    """Where the class's `method` keeps the value it is given (`self.sum += val`), when it keeps it unconverted."""
+    func = method_of(cls, method)
+    return _storing(func, ctx) if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def meter_store(call: ast.Call, ctx) -> ast.stmt | None:
+    """For `meter.update(loss)` on a meter class of this file: the statement of its method that keeps the value
+    (where a fix in the meter helps every caller)."""
+    built = ctx.constructed(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    cls = ctx.classes.get(built) if built is not None else None
+    return storing_statement(cls, ctx.method_name(call), ctx) if cls is not None else None
 
 
 def stored_arguments(call: ast.Call, ctx) -> list[ast.expr]:
@@ -61,27 +76,33 @@ def stored_arguments(call: ast.Call, ctx) -> list[ast.expr]:
 
 
 def _stores_parameter(func: ast.FunctionDef | ast.AsyncFunctionDef, ctx) -> bool:
-    """The method keeps its first parameter (or what iterating it yields) in `self`, never converted."""
-    params = [a.arg for a in func.args.posonlyargs + func.args.args][1:2]
+    return _storing(func, ctx) is not None
+
+
+def _storing(func: ast.FunctionDef | ast.AsyncFunctionDef, ctx) -> ast.stmt | None:
+    """The statement where the method keeps its value parameter (the first; `__setitem__`'s second), or what
+    iterating it yields, in `self`, never converted; None when it keeps none."""
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    params = params[2:3] if func.name == SETITEM else params[1:2]
     if not params:
-        return False
+        return None
     held = set(params)
     for node in ast.walk(func):  # names bound by iterating the parameter hold its elements
         if isinstance(node, ast.For) and _reads(node.iter, held):
             held |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    stores = False
+    stores = None
     for node in ast.walk(func):
         if isinstance(node, ast.Call) and _converts(node, held, ctx):
-            return False
+            return None
         if isinstance(node, ast.Attribute) and node.attr == "data" and _reads(node.value, held):
-            return False  # v.data: the tensor without its graph
+            return None  # v.data: the tensor without its graph
         if isinstance(node, ast.Assign | ast.AugAssign) and node.value is not None and _reads(node.value, held):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_on_self(t) for t in targets):
-                stores = True
+                stores = stores or node
         if isinstance(node, ast.Call) and ctx.method_name(node) in {"append", "extend", "insert"} \
                 and _on_self(node.func.value) and any(_reads(a, held) for a in node.args):
-            stores = True
+            stores = stores or node
     return stores
 
 

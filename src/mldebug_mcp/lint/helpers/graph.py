@@ -42,8 +42,10 @@ def is_loss_call(call: ast.AST, ctx: ModuleContext) -> bool:
         return False
     if (ctx.constructed(call.func) or "").endswith("Loss"):
         return True
-    word = callee(call.func).lower()
-    return "loss" in word or "criterion" in word
+    word = callee(call.func)
+    if word[:1].isupper():  # PatchNCELoss(opt): a class of the project builds a loss object, as above
+        return False
+    return "loss" in word.lower() or "criterion" in word.lower()
 
 
 def is_model_call(call: ast.AST, ctx: ModuleContext) -> bool:

@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_loss
 from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_log_outputs import logged_loss_copy
 from ..helpers.accum_losses import (
@@ -13,7 +14,7 @@ from ..helpers.accum_losses import (
     named_loss_tensor,
     trains,
 )
-from ..helpers.accum_meters import UPDATES
+from ..helpers.accum_meters import UPDATES, meter_store
 from ..helpers.accum_returned_numbers import returns_number
 from ..helpers.accum_stores import accumulation
 from ..helpers.graph import (
@@ -32,6 +33,12 @@ KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logg
                   "statistics: every step's graph stays in memory")
 LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autograd graph, in a logging dict that "
                "callers sum into running statistics: store {loss}.item() or {loss}.detach() there")
+
+
+KEPT_BY_METER = ("'{loss}' (line {line}) is kept here with its autograd graph: every iteration's graph stays in "
+                 "memory; keep a number (.item()) or a detached tensor")
+COLLECTED = ("'{loss}' is stored with its autograd graph in the statistics collector '{collector}', which keeps "
+             "every step's value: store {loss}.item() or {loss}.detach()")
 
 
 class AccumulatedLossKeepsGraph(Rule):
@@ -95,6 +102,10 @@ class AccumulatedLossKeepsGraph(Rule):
         if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx):
             yield Hit(node, KEPT_FOR_A_LOG.format(loss=ast.unparse(node.value), kept=ast.unparse(node.targets[0])))
             return
+        collected = collector_store(node, ctx) if isinstance(node, ast.Assign) else None
+        if collected is not None:
+            yield from self._collected(node, collected[1], ctx)
+            return
         acc, added = accumulation(node, ctx)
         if acc is None:
             return
@@ -120,7 +131,8 @@ class AccumulatedLossKeepsGraph(Rule):
                 continue  # an epoch function's average of .item() values: a number whatever its name
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
             backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
-                and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx)
+                and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx) \
+                and not _other_element(operand, value, ctx)
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
             stepped = stepped or entries_live  # `losses[it - 1].backward()` in the loop: the entries are live
@@ -131,8 +143,9 @@ class AccumulatedLossKeepsGraph(Rule):
                 and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
-                value is not None and is_loss_value(value, ctx) or training and named_loss_tensor(operand, ctx)
-                or loop is not None and _holds_backwarded(operand, node, loop, ctx))
+                value is not None and is_loss_value(value, ctx) and not _other_element(operand, value, ctx) or training and named_loss_tensor(operand, ctx)
+                or loop is not None and _holds_backwarded(operand, node, loop, ctx)
+                or (training or _on_self(acc)) and holds_loss_entry(operand, ctx))
             if not live:
                 continue
             training = training or stepped
@@ -144,8 +157,29 @@ class AccumulatedLossKeepsGraph(Rule):
                 return
             if _reset_in_loop(_base(acc), node, loop or func, ctx):
                 return
+            kept = meter_store(node, ctx) if isinstance(node, ast.Call) else None
+            if kept is not None:  # a meter class of this file: its method is where the value should be converted
+                yield Hit(kept, KEPT_BY_METER.format(loss=ast.unparse(operand), line=node.lineno))
+                return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
+
+    def _collected(self, node: ast.Assign, value: ast.expr, ctx: ModuleContext) -> Iterator[Hit]:
+        """`stat_col["loss"] = loss` in a step that trains, or hands the loss back to its caller for backward."""
+        func = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if func is None or not live_loss(value, ctx) or in_no_grad(node, ctx):
+            return
+        handed_back = isinstance(value, ast.Name) and _returned(value.id, node, ctx)
+        if handed_back or trains(func, ctx):
+            yield Hit(node, COLLECTED.format(loss=ast.unparse(value), collector=ast.unparse(node.targets[0].value)))
+
+
+def _other_element(operand: ast.expr, value: ast.AST, ctx: ModuleContext) -> bool:
+    """`lx, lu, w = criterion(...)`: `w` is one element of what a loss call returns, and its name does not say it
+    is a loss (a ramp-up weight, a count): which element is the live loss is not visible."""
+    stmt = ctx.parent(value)
+    return isinstance(operand, ast.Name) and not loss_named(operand) and isinstance(stmt, ast.Assign) \
+        and any(isinstance(t, ast.Tuple | ast.List) for t in stmt.targets) and is_loss_value(value, ctx)
 
 
 def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:
