@@ -120,13 +120,72 @@ def _helper_switches(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: 
         if target is scope:
             continue
         last: dict[str | None, Switch] = {}
+        bound = constant_arguments(call, target, ctx)
         for inner in switches(target, ctx, depth - 1):
-            last[inner.key] = inner
+            if not bound or branch_taken(inner.node, target, bound, ctx):
+                last[inner.key] = inner
         for inner in last.values():
             key = _mapped(inner.key, call, target, ctx)
             if key is not None or inner.key is None:
                 found.append(Switch(call, key, inner.mode, direct=False))
     return found
+
+
+def constant_arguments(call: ast.Call, target: ast.AST, ctx: ModuleContext) -> dict[str, object]:
+    """The callee's parameters bound to constants by this call (or left at a constant default):
+    `self.net_mode(train=True)` -> {'train': True}."""
+    args = target.args
+    params = [a.arg for a in args.posonlyargs + args.args]
+    if isinstance(ctx.parent(target), ast.ClassDef) and params:
+        params = params[1:]
+    bound: dict[str, object] = {}
+    defaults = args.defaults
+    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=False):
+        if isinstance(default, ast.Constant):
+            bound[param] = default.value
+    for param, arg in zip(params, call.args, strict=False):
+        if isinstance(arg, ast.Starred):
+            break
+        bound[param] = arg.value if isinstance(arg, ast.Constant) else _UNKNOWN
+    for keyword in call.keywords:
+        if keyword.arg in params:
+            bound[keyword.arg] = keyword.value.value if isinstance(keyword.value, ast.Constant) else _UNKNOWN
+    return {k: v for k, v in bound.items() if v is not _UNKNOWN}
+
+
+_UNKNOWN = object()
+
+
+def branch_taken(node: ast.AST, target: ast.AST, bound: dict[str, object], ctx: ModuleContext) -> bool:
+    """Whether `node` sits, in every `if` on a bound parameter around it in `target`, in the branch the bound
+    value takes (`if train: net.train() else: net.eval()` called with train=False: only the eval())."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is target:
+            return True
+        if isinstance(anc, ast.If):
+            value = _test_value(anc.test, bound)
+            if value is not None and (child in anc.body) != value:
+                return False
+        child = anc
+    return True
+
+
+def _test_value(test: ast.expr, bound: dict[str, object]) -> bool | None:
+    """`train`, `not train`, `mode == "train"`, `mode != "eval"` evaluated with the bound values; None if unknown."""
+    if isinstance(test, ast.Name) and test.id in bound:
+        return bool(bound[test.id])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _test_value(test.operand, bound)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and test.left.id in bound and isinstance(test.comparators[0], ast.Constant):
+        same = bound[test.left.id] == test.comparators[0].value
+        if isinstance(test.ops[0], ast.Eq | ast.Is):
+            return same
+        if isinstance(test.ops[0], ast.NotEq | ast.IsNot):
+            return not same
+    return None
 
 
 def _returned_mode(call: ast.Call, scope: ast.AST, ctx: ModuleContext, depth: int) -> str | None:

@@ -13,7 +13,7 @@ from ..helpers.evaluation import (
     uses_torch,
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
-from ..helpers.modes import local_targets, position, update_step
+from ..helpers.modes import branch_taken, constant_arguments, local_targets, position, update_step
 from ..helpers.modes_anchor import LastLine
 from ..helpers.modes_epochs import (
     object_leaving_eval,
@@ -194,7 +194,10 @@ def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> 
         return None  # a mode switch, even where a class of this file defines a train() method
     for target in local_targets(call, ctx):
         last = None
+        bound = constant_arguments(call, target, ctx)  # `self.net_mode(train=True)`: only that branch runs
         for inner in calls_in_order(target.body):
+            if bound and not branch_taken(inner, target, bound, ctx):
+                continue
             if is_eval_call(inner):
                 last = inner
             elif is_train_call(inner) or mode_helper(inner):
@@ -332,7 +335,12 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
         return False  # net.train(False): a mode switch, not a call of a train() method of this file
     if handed_models(call, ctx) and callee_mode(call, ctx) in {"train", "set"}:
         return True
-    return any(any(is_train_call(c) for c in calls_in_order(t.body)) for t in local_targets(call, ctx))
+    for target in local_targets(call, ctx):
+        bound = constant_arguments(call, target, ctx)  # `self.net_mode(train=False)` does not restore
+        if any(is_train_call(c) and (not bound or branch_taken(c, target, bound, ctx))
+               for c in calls_in_order(target.body)):
+            return True
+    return False
 
 
 def _conditional(call: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:

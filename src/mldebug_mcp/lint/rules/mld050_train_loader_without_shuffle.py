@@ -10,6 +10,7 @@ ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.Iterab
 # these return randomly permuted parts (train_test_split shuffles unless told not to)
 RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
                  "sklearn.model_selection.train_test_split"}
+DEV_SPLIT = re.compile(r"(?:^|[^a-z])dev(?:$|[^a-z]|set|data|loader)")  # dev_loader, devset: the development split
 NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'train' by accident
 
 
@@ -64,7 +65,8 @@ class TrainLoaderWithoutShuffle(Rule):
         dataset = node.args[0] if node.args else keywords.get("dataset")
         names = _names(node, dataset, ctx) if dataset is not None else []
         # any hint of validation/test wins: stay quiet when the names disagree
-        if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) or any(NOT_TRAINING.search(n) for n in names):
+        if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) or any(
+                NOT_TRAINING.search(n) or DEV_SPLIT.search(n) for n in names):
             return
         if _iterable_or_preshuffled(dataset, ctx):
             return
@@ -89,9 +91,22 @@ def _names(call: ast.Call, dataset: ast.AST, ctx: ModuleContext) -> list[str]:
         names += [name_of(a) for a in dataset.args[1:]]
         names += [k.arg for k in dataset.keywords if k.arg == "train" and getattr(k.value, "value", None) is True]
     # keywords of the dataset's construction: split="train", transform=test_transform (feature extraction)
+    # (an attribute read from another dataset, `vocab=train_set.vocab`, says nothing of this one's split)
     built = ctx.resolve(dataset)
-    names += [name_of(k.value) for k in built.keywords if k.arg] if isinstance(built, ast.Call) else []
+    names += [_split_hint(k) for k in built.keywords if k.arg] if isinstance(built, ast.Call) else []
     return [n.lower() for n in names if n]
+
+
+def _split_hint(keyword: ast.keyword) -> str:
+    """What a keyword of the dataset's construction says of its split: `split="train"`, `is_train=False`,
+    `transform=test_transform`; '' for values that name another object (`label2idx=train_set.label2idx`)."""
+    value = keyword.value
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return ("train" if value.value else "eval") if "train" in keyword.arg.lower() else ""
+    name = name_of(value)
+    if isinstance(value, ast.Constant) or NOT_TRAINING.search(name.lower()):
+        return name
+    return name if isinstance(value, ast.Name) else ""
 
 
 def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
