@@ -45,14 +45,6 @@ def storing_statement(cls: ast.ClassDef, method: str, ctx) -> ast.stmt | None:
     return _storing(func, ctx) if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
-def meter_store(call: ast.Call, ctx) -> ast.stmt | None:
-    """For `meter.update(loss)` on a meter class of this file: the statement of its method that keeps the value
-    (where a fix in the meter helps every caller)."""
-    built = ctx.constructed(call.func.value) if isinstance(call.func, ast.Attribute) else None
-    cls = ctx.classes.get(built) if built is not None else None
-    return storing_statement(cls, ctx.method_name(call), ctx) if cls is not None else None
-
-
 def stored_arguments(call: ast.Call, ctx) -> list[ast.expr]:
     """The arguments `meter.update(...)` keeps, when the receiver is a meter that stores them; else []."""
     method = ctx.method_name(call)

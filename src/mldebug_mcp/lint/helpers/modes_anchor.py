@@ -34,7 +34,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
         return _end_of(setup[-1])
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
         # unless the class loads it to predict, or the script builds it at module level
-        return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _opening(scope)
+        return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _past_bookkeeping(
+            _opening(scope), call, scope, ctx)
     if loops:
         return _wrapper(loops[-1], ctx)
     return top
@@ -127,6 +128,37 @@ def _opening(function: ast.AST) -> ast.stmt:
         if index == len(body) - 1 or not (_preamble(stmt, function) or index == 0 and _docstring(stmt)):
             return stmt
     return body[0]
+
+
+def _past_bookkeeping(opening: ast.stmt, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """The `with torch.no_grad():` block that holds the evaluation, when only bookkeeping comes before it in
+    the function (`size = len(loader.dataset)`, `total, correct = 0, 0`, `probs = []`) and it is more than one
+    statement down: eval() goes above the block, next to the evaluation it is for."""
+    block = _no_grad_block(call, scope, ctx)
+    if block is None or ctx.parent(block) is not scope:
+        return opening
+    body = scope.body
+    start, end = body.index(opening) if opening in body else 0, body.index(block)
+    if end - start < 2:  # the block opens the function, or follows one counter: the opening says it
+        return opening
+    return block if all(_bookkeeping(stmt) for stmt in body[start:end]) else opening
+
+
+def _bookkeeping(stmt: ast.stmt) -> bool:
+    """A counter, an empty container or a size set up before the loop."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+    return all(map(_initial_value, values))
+
+
+def _initial_value(value: ast.expr) -> bool:
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    return isinstance(value, ast.Constant) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in {"len", "list", "dict"}
 
 
 def _docstring(stmt: ast.stmt) -> bool:

@@ -69,13 +69,31 @@ def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -
         caller = ctx.scope_of(call)
         cls = ctx.enclosing_class(func)
         same_class = cls is not None and isinstance(caller, FUNCS) and ctx.enclosing_class(caller) is cls
+        passed = _passed_key(func, call, key, cls is not None)
         if any(s.mode == EVAL and position(s.node) < position(call) and not _other_model(s.key, key, same_class)
+               and (passed is None or s.key is None or related(s.key, passed))
                for s in switches(caller, ctx)):
             return True
         if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(
                 caller, key, ctx, depth - 1):
             return True
     return False
+
+
+def _passed_key(func: ast.AST, call: ast.Call, key: str, method: bool) -> str | None:
+    """The caller's name for the model the parameter `key` is (`do_eval(args, model, ...)`: `model`), so that
+    another model switched there (`engine.eval()` before `do_eval(args, model)`) does not count; None when
+    the key is no parameter or the argument is not a plain name."""
+    root, _, rest = key.partition(".")
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if root not in params or root == "self":
+        return None
+    index = params.index(root) - (1 if method and params[:1] == ["self"] else 0)
+    arg = call.args[index] if 0 <= index < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[:index + 1]) else next(
+        (k.value for k in call.keywords if k.arg == root), None)
+    passed = key_of(arg) if arg is not None else None
+    return passed + ("." + rest if rest else "") if passed else None
 
 
 def _other_model(switched: str | None, key: str, same_class: bool) -> bool:

@@ -14,7 +14,7 @@ from ..helpers.accum_losses import (
     named_loss_tensor,
     trains,
 )
-from ..helpers.accum_meters import UPDATES, meter_store
+from ..helpers.accum_meters import UPDATES
 from ..helpers.accum_returned_numbers import returns_number
 from ..helpers.accum_stores import accumulation
 from ..helpers.graph import (
@@ -35,8 +35,6 @@ LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autogr
                "callers sum into running statistics: store {loss}.item() or {loss}.detach() there")
 
 
-KEPT_BY_METER = ("'{loss}' (line {line}) is kept here with its autograd graph: every iteration's graph stays in "
-                 "memory; keep a number (.item()) or a detached tensor")
 COLLECTED = ("'{loss}' is stored with its autograd graph in the statistics collector '{collector}', which keeps "
              "every step's value: store {loss}.item() or {loss}.detach()")
 
@@ -156,10 +154,6 @@ class AccumulatedLossKeepsGraph(Rule):
                     key, node, ctx):
                 return
             if _reset_in_loop(_base(acc), node, loop or func, ctx):
-                return
-            kept = meter_store(node, ctx) if isinstance(node, ast.Call) else None
-            if kept is not None:  # a meter class of this file: its method is where the value should be converted
-                yield Hit(kept, KEPT_BY_METER.format(loss=ast.unparse(operand), line=node.lineno))
                 return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
