@@ -3,6 +3,8 @@ never cites a symptom phrasing that disagrees with the description on an observa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mldebug_mcp.services.triage import triage
@@ -68,3 +70,28 @@ def test_a_guess_at_the_cause_is_not_read_as_an_observation(text, reported):
     """A user's theory ("looks like exploding gradients to me") says what they suspect, not what they saw: read
     as an observation it put exploding-gradients first on the A/B benchmark's t08, a data bug."""
     assert read_observations(text) == reported
+
+
+@pytest.mark.parametrize("text, clean", [
+    ("The checkpoint loads with `strict=True`, no missing or unexpected keys", True),
+    ("load_state_dict printed <All keys matched successfully>", True),
+    ("eval | loaded model.pt (missing keys: 0, unexpected: 0)", True),
+    ("I had to pass strict=False, it complained about missing keys", False),
+    ("missing keys: ['fc.weight']", False),
+])
+def test_a_clean_strict_load_is_read(text, clean):
+    assert ("weights_load_clean" in read_observations(text)) is clean
+
+
+# the A/B benchmark's t17 complaint, in the user's words
+CLEAN_LOAD_REPORT = (Path(__file__).parents[2] / "benchmarks" / "agent_ab" / "tasks" / "t17-ticket-vocab-mismatch"
+                     / "COMPLAINT.md").read_text(encoding="utf-8")
+
+
+def test_a_clean_strict_load_argues_against_an_unrestored_checkpoint():
+    """The A/B benchmark's t17 (a vocabulary rebuilt at evaluation): the user reports a strict, clean load, and
+    triage ranked checkpoint-not-restored first on the words of that very report (before weights_load_clean)."""
+    told = triage(CLEAN_LOAD_REPORT, limit=20)
+    assert "weights_load_clean" in told.observations
+    assert told.hypotheses[0].cause != "checkpoint-not-restored"
+    assert "weights_load_clean argues against it" in _why(told, "checkpoint-not-restored")

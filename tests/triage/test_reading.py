@@ -32,6 +32,7 @@ PHRASES = {
     "seed_variance": ("results change a lot between runs with the same config", "one run"),
     "multi_gpu_only": ("it only breaks with DDP on 8 GPUs", "on my laptop CPU"),
     "bad_after_export": ("the exported ONNX model outputs garbage", "the model is good on held-out data"),
+    "weights_load_clean": ("load_state_dict says <All keys matched successfully>", "I load the weights with strict=False"),
     "worse_after_change": ("it used to work before I upgraded transformers", "it has never worked"),
     "memory_growth": ("memory usage keeps increasing until CUDA out of memory", "memory is stable at 3 GB"),
     "gradients_vanish": ("the gradients are None for the first layers", "gradients look healthy"),

@@ -27,6 +27,7 @@ OBSERVATIONS: dict[str, str] = {
     "seed_variance": "results change a lot between runs or seeds with the same configuration",
     "multi_gpu_only": "the problem appears only with several GPUs, processes or nodes",
     "bad_after_export": "training looks fine but inference, export or deployment gives bad outputs",
+    "weights_load_clean": "the checkpoint loads strictly: no missing or unexpected keys",
     "worse_after_change": "results got worse (or better) right after a change to code, data or settings",
     "memory_growth": "memory use grows step after step until it runs out",
     "gradients_vanish": "gradients in early layers are (near) zero",

@@ -71,6 +71,9 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "slow_healthy": (r"\bslow(?:ly)?\b|takes? (?:forever|ages|too long)|converges? slowly|could be (?:better|faster)",),
     "seed_variance": (r"\bseeds?\b|run to run|between runs|different runs|every (?:time|run)|each (?:time|run)|non-?determinis\w*|not reproducible|can'?t reproduce|inconsistent results",),
     "multi_gpu_only": (r"multi-?gpu|multiple gpus|\bddp\b|distributed|multi-?node|dataparallel|data parallel|\bfsdp\b|deepspeed|(?:2|4|8) gpus|single gpu",),
+    "weights_load_clean": (r"strict\s*=\s*true|all keys matched successfully",
+                           r"(?:no|0|zero) missing (?:or unexpected |and unexpected |or extra )?keys"
+                           r"|missing(?:_| )keys:? (?:0\b|\[\]|none)"),
     "bad_after_export": (r"(?:inference|deploy\w*|export\w*|onnx|torchscript|llama\.cpp|ollama|gguf|vllm|production|serving|after (?:saving|loading))",),
     "worse_after_change": (r"after (?:i |we )?(?:changed|updated|upgraded|switched|moved|added|refactor\w*)|since (?:i |we )?(?:changed|updated|upgraded|switched)"
                            r"|used to work|was working|worked (?:fine )?before|stopped working|new version|upgrad\w*"
