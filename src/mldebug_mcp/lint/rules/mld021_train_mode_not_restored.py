@@ -21,12 +21,17 @@ from ..helpers.modes_epochs import (
     trains_through_helper,
 )
 from ..helpers.modes_facts import callee_mode, handed_models
+from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
 # models kept in eval mode on purpose while another one trains
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "base"}
+
+
+HOOK_MESSAGE = ("{model}.eval() in {hook}() is undone only by {epoch_hook}(): a validation in mid-epoch leaves the "
+                "rest of that epoch training in eval mode; switch back with .train() when validation ends")
 
 
 class TrainModeNotRestored(Rule):
@@ -91,6 +96,11 @@ class TrainModeNotRestored(Rule):
             if uses_torch(ctx):
                 yield from _eval_again(node, ctx)
                 yield from _periodic_evaluation_left_in_eval(node, ctx)
+                hook = validation_hook_left_in_eval(node, ctx)
+                if hook is not None:
+                    where, key, epoch_hook = hook
+                    yield Hit(where, HOOK_MESSAGE.format(
+                        model=key, hook=node.name, epoch_hook=epoch_hook))
             return
         if not uses_torch(ctx):
             return
