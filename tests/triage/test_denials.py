@@ -95,3 +95,15 @@ def test_a_clean_strict_load_argues_against_an_unrestored_checkpoint():
     assert "weights_load_clean" in told.observations
     assert told.hypotheses[0].cause != "checkpoint-not-restored"
     assert "weights_load_clean argues against it" in _why(told, "checkpoint-not-restored")
+
+
+@pytest.mark.parametrize("text, explodes", [
+    ("the training loss goes up with the crack weight (0.089 at 1, 0.14 at 12)", False),  # runs compared
+    ("the loss increases when I use a larger batch", False),
+    ("after 300 steps the loss goes up to 1e4", True),
+    ("the loss increases steadily after epoch 3", True),
+])
+def test_a_loss_compared_across_settings_is_not_an_explosion(text, explodes):
+    """The A/B benchmark's t22: 'the training loss goes up with the crack weight' compares runs, and reading it as
+    `explodes` put exploding-gradient and rebalancing causes ahead of the broadcast bug."""
+    assert ("explodes" in read_observations(text)) is explodes

@@ -44,7 +44,7 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "plateau_at_chance": (r"\b(?:2\.30|2\.302\d*|2\.3\b|0\.69\d*|0\.693|1\.09\d*|1\.38\d*|1\.60\d*|4\.60\d*|6\.90\d*)",
                           r"random (?:guess\w*|chance)|chance level|\bchance\b|coin flip|\b(?:10|50|33|25|20) ?%? ?(?:accuracy|acc)\b"
                           r"|(?:accuracy|acc)\s+(?:\w+\s+){0,3}?(?:10|50|33|25|20) ?%|1 ?/ ?(?:num_classes|k|n_classes)"),
-    "explodes": (rf"(?<!val )(?<!validation )(?<!test )(?<!eval )(?<!dev ){_LOSS}\s+(?:\w+\s+){{0,4}}?(?:explod|blow\w* up|blew up|diverg|skyrocket|shoots? up|increas|goes up|going up|went up|rises|rising|grows)",
+    "explodes": (rf"(?<!val )(?<!validation )(?<!test )(?<!eval )(?<!dev ){_LOSS}\s+(?:\w+\s+){{0,4}}?(?:explod|blow\w* up|blew up|diverg|skyrocket|shoots? up|(?:increas|goes up|going up|went up|rises|rising|grows)(?!\w*\s+(?:with|when|as|if|for)\b))",
                  r"explod\w+|diverg\w+|blow\w* up|blew up"),
     "spike_fast_recovery": (r"spik\w*\s+(?:\w+\s+){0,6}?(?:recover|comes? back|goes? back|return)", r"occasional spikes?|periodic spikes?|spikes? every"),
     "spike_slow_recovery": (r"spik\w*\s+(?:\w+\s+){0,6}?(?:slowly|takes? (?:a while|long|many))", r"\bspik\w+|sudden (?:jump|increase)"),
