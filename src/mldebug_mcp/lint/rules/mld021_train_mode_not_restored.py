@@ -21,6 +21,7 @@ from ..helpers.modes_epochs import (
     trains_through_helper,
 )
 from ..helpers.modes_facts import callee_mode, handed_models
+from ..helpers.modes_factories import built_in_eval
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
@@ -30,6 +31,10 @@ TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|d
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "base"}
 
 
+MODE_TEXTS = ('eval', 'train(False', 'valid', 'test')
+FACTORY_MESSAGE = ("{factory}() returns {model} in eval mode ({where}) and the training loop at line {loop} trains it "
+                   "without .train(): every step trains in eval mode; drop the eval() from the builder or call "
+                   "{model}.train() before the loop")
 HOOK_MESSAGE = ("{model}.eval() in {hook}() is undone only by {epoch_hook}(): a validation in mid-epoch leaves the "
                 "rest of that epoch training in eval mode; switch back with .train() when validation ends")
 
@@ -64,7 +69,8 @@ class TrainModeNotRestored(Rule):
     fix = "Call model.train() after evaluating (or in a finally), or at the top of every training iteration."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
-    requires_text = ('eval', 'train(False', 'valid', 'test')  # an eval() here, or a call of another file's validate()
+    # an eval() here, a call of another file's validate(), or a model another file's factory returns in eval mode
+    requires_text = (*MODE_TEXTS, 'backward')
     BAD = (
         "import torch\n"
         "def fit(model, opt, loader, loss_fn, validate):\n"
@@ -104,6 +110,12 @@ class TrainModeNotRestored(Rule):
             return
         if not uses_torch(ctx):
             return
+        if not ctx.memo(("mld021", "mode-text"), lambda: any(map(ctx.has_text, MODE_TEXTS))):
+            # no eval() here: only a model another file's factory returns in eval mode can be left in it
+            if node in ctx.backward_scopes and ctx.project is not None:
+                built = _built_in_eval(node, list(calls_in_order(node.body)), ctx)
+                yield from [built] if built is not None else []
+            return
         if node in ctx.backward_scopes:
             calls = list(calls_in_order(node.body))
             backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
@@ -126,6 +138,10 @@ class TrainModeNotRestored(Rule):
         if any(i < backward for i in restores):
             return  # train() at the top of every iteration
         if not restores and not any(isinstance(a, LOOPS) and a in ctx.backward_scopes for a in ctx.ancestors(node)):
+            built = _built_in_eval(node, calls[:backward], ctx)
+            if built is not None:
+                yield built
+                return
             probe = _evaluated_before(node, calls, ctx)
             if probe is not None:
                 key, where = probe
@@ -152,6 +168,25 @@ class TrainModeNotRestored(Rule):
                     "again; later steps train in eval mode")
                 yield Hit(_where_train_goes(call, node, ctx), message)
                 return
+
+
+def _built_in_eval(loop: ast.AST, step_calls: list[ast.Call], ctx: ModuleContext) -> Hit | None:
+    """A model a factory returns in eval mode (`model = build_model(cfg)`, whose builder ends in model.eval()),
+    trained by this loop with no train() or mode helper in between: reported at the factory's eval() when it is
+    in this file, else at the assignment."""
+    if any(_restores_train(c, ctx) for c in calls_in_order(loop.body)):
+        return None
+    for key, assign, switch in built_in_eval(loop, ctx):
+        if not any(_runs(c, key) for c in step_calls):
+            continue
+        between = [c for c in calls_in_order(ctx.scope_of(loop).body) if position(assign) < position(c) < position(loop)]
+        if any(is_train_call(c) or mode_helper(c) or is_eval_call(c) or _restores_train(c, ctx) for c in between):
+            continue  # switched after it is built (a deliberate eval() for frozen BatchNorm included)
+        factory = ast.unparse(assign.value.func) if isinstance(assign.value, ast.Call) else "the factory"
+        where = f"line {switch.lineno}" if switch is not None else "in its file"
+        return Hit(switch or assign, FACTORY_MESSAGE.format(
+            factory=factory, model=key, where=where, loop=loop.lineno))
+    return None
 
 
 def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleContext):

@@ -1,0 +1,76 @@
+"""Models that come out of a factory in eval mode (MLD021): `model = build_model(cfg)` where the builder (of this
+file, or of another file of the run per its mode fact) ends with `model.eval(); return model`, a habit of
+loaders written for inference. A training loop that then trains the model without .train() trains it in eval
+mode from the first step: dropout off, BatchNorm frozen on its running statistics."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .modes import EVAL, key_of, local_targets, position, switches
+from .modes_facts import callee_mode
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MOVES = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16"})  # return the module itself
+
+
+def built_in_eval(loop: ast.AST, ctx: ModuleContext) -> list[tuple[str, ast.Assign, ast.AST | None]]:
+    """(key, the assignment, the factory's eval() when it is in this file) for each model assigned from a factory
+    that returns it in eval mode, in the scope of `loop` before it."""
+    scope = ctx.scope_of(loop)
+    found = []
+    for node in ast.walk(scope) if isinstance(scope, (*FUNCS, ast.Module)) else ():
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or ctx.scope_of(node) is not scope \
+                or position(node) >= position(loop):
+            continue
+        key = key_of(node.targets[0])
+        call = _factory_call(node.value)
+        if key is None or call is None:
+            continue
+        local = [t for t in local_targets(call, ctx) if isinstance(t, FUNCS) and t is not scope]
+        if local:
+            switch = returned_eval(local[0], ctx)
+            if switch is not None:
+                found.append((key, node, switch))
+        elif callee_mode(call, ctx) == EVAL:
+            found.append((key, node, None))
+    return found
+
+
+def _factory_call(value: ast.expr) -> ast.Call | None:
+    """`build_model(cfg)`, also `build_model(cfg).to(device)`."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES:
+        value = value.func.value
+    return value if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+
+
+def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST | None:
+    """The eval() that leaves the model a function returns in eval mode (found in a helper it returns through,
+    `return _set_state(model)`), or None."""
+    if depth <= 0:
+        return None
+    for ret in (n for n in ast.walk(func) if isinstance(n, ast.Return) and n.value is not None):
+        if ctx.enclosing(ret, FUNCS) is not func:
+            continue
+        value = ret.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in MOVES | {"eval"}:
+            if value.func.attr == "eval":
+                return value  # return model.to(device).eval()
+            value = value.func.value
+        if isinstance(value, ast.Call):  # return _set_state(model, ...)
+            inner = [t for t in local_targets(value, ctx) if isinstance(t, FUNCS) and t is not func]
+            found = returned_eval(inner[0], ctx, depth - 1) if inner else None
+            if found is not None:
+                return found
+            continue
+        key = key_of(value)
+        end = (ret.lineno, ret.col_offset)
+        last = [w for w in switches(func, ctx) if w.key == key and position(w.node) < end]
+        if key and last and last[-1].mode == EVAL:
+            node = last[-1].node
+            if isinstance(node, ast.Assign):  # model = model.eval(): the call is where the fix goes
+                node = node.value
+            return node
+    return None
