@@ -1,4 +1,5 @@
 import ast
+import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
@@ -81,13 +82,13 @@ class PreprocessingFitBeforeSplit(Rule):
             if data is None or not isinstance(ctx.parent(node), ast.Assign):
                 return
         else:
-            cls = preprocessor(node, ctx)
+            cls = preprocessor(node, ctx) or _learned_transform(node, ctx)
             if cls is None or cls in LABEL_ENCODERS or not node.args:
                 return
             data = root_name(node.args[0], ctx)
         fitted = node.args[0] if isinstance(node, ast.Call) else node.left.left
         scope = ctx.scope_of(node)
-        splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS]
+        splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS or _wraps_split(c, ctx)]
         earlier = [s for s in splits if s.lineno < node.lineno]
         # fitted on the training part: named so, or produced by an earlier split
         if not data or "train" in data.lower() or data in _split_outputs(earlier, ctx) or rows_part(fitted):
@@ -102,7 +103,7 @@ class PreprocessingFitBeforeSplit(Rule):
             return
         for split in splits:
             # the arrays split: train_test_split(*arrays, ...), random_split(dataset, lengths)
-            arrays = split.args if "train_test_split" in ctx.call_name(split) else split.args[:1]
+            arrays = split.args if "train_test_split" in (ctx.call_name(split) or "train_test_split") else split.args[:1]
             arrays += [k.value for k in split.keywords if k.arg == "dataset"]
             inside = any(n is node for arg in arrays for n in ast.walk(arg))
             if inside or (split.lineno > node.end_lineno and _names_in(arrays) & tainted):
@@ -136,6 +137,42 @@ class PreprocessingFitBeforeSplit(Rule):
                     or handed_to_a_splitter(scope, tainted, call.end_lineno, ctx):
                 yield Hit(call, self.message.format(cls=f"{ast.unparse(call.func)}() (statistics of its input)",
                                                     data=data))
+
+
+def _learned_transform(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """`self.extraction_pipeline.fit_transform(items)`: a fit_transform on an object this file does not build,
+    named as a feature pipeline or transformer (fit_transform is the scikit-learn transformer protocol)."""
+    if ctx.method_name(call) != "fit_transform" or ctx.call_name(call) is not None:
+        return None
+    receiver = call.func.value
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    if not TRANSFORMER_WORDS.search(name.lower()) or ctx.constructed(receiver):
+        return None  # a transformer built here is judged by its class (preprocessor)
+    args = call.args[:1]
+    return None if args and TARGETS.search((root_name(args[0], ctx) or "").lower()) else ast.unparse(receiver)
+
+
+def _wraps_split(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`self.train_test_split(X, y)`: a method or function of this file that hands its arguments to a split."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+        func.value.id == "self" else func.id if isinstance(func, ast.Name) else None
+    if name is None or ctx.call_name(call) in SPLITS:
+        return False
+    def compute() -> frozenset[str]:
+        found = set()
+        for kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for function in ctx.by_type.get(kind, ()):
+                params = {a.arg for a in function.args.args}
+                if any(ctx.call_name(c) in SPLITS and _names_in(c.args) & params
+                       for c in ctx.in_scope(function, (ast.Call,))):
+                    found.add(function.name)
+        return frozenset(found)
+    return name in ctx.memo(("mld051", "split-wrappers"), compute)
+
+
+TRANSFORMER_WORDS = re.compile(r"pipeline|vectori[sz]er|scaler|normali[sz]er|imputer|extractor|selector|transformer|pca|tfidf")
+TARGETS = re.compile(r"^(y|labels?|targets?|classes)$")
 
 
 def _derived_after(names: set[str], line: int, scope: ast.AST, ctx: ModuleContext) -> set[str]:
