@@ -39,19 +39,17 @@ def _factors(expr: ast.expr) -> set[str]:
     return {_short(expr)}
 
 
-def _conv_out_channels(module: ast.expr, ctx, depth: int = 2) -> set[str] | None:
-    """The factors of a conv module's out_channels, for `self.head` built as `nn.Conv2d(c, A * 4, 3)` or as a
-    Sequential whose last layer is such a conv."""
+def _conv_built(module: ast.expr, ctx, depth: int = 2) -> ast.Call | None:
+    """The `nn.ConvNd(...)` call behind a module: itself, or the last layer of a Sequential."""
     built = _module_built(module, ctx)
     if not isinstance(built, ast.Call):
         return None
     name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
     if name in CONVS:
-        out = [k.value for k in built.keywords if k.arg == "out_channels"] or built.args[1:2]
-        return _factors(out[0]) if out else None
+        return built
     if name == "Sequential" and built.args and depth:
         layers = [a for a in built.args if not (isinstance(a, ast.Call) and _layer_name(a, ctx) in KEEPS_LAYOUT)]
-        return _conv_out_channels(layers[-1], ctx, depth - 1) if layers else None
+        return _conv_built(layers[-1], ctx, depth - 1) if layers else None
     return None
 
 
@@ -105,6 +103,22 @@ def _layer_name(call: ast.Call, ctx) -> str:
 def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> set[str] | None:
     """The factors of the channel count when `tensor` holds a conv module's output (through activations and
     norms that keep the layout, in the same function); None otherwise."""
+    conv = _conv_behind(tensor, at, ctx, depth)
+    if conv is None:
+        return None
+    out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
+    return _factors(out[0]) if out else None
+
+
+def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
+    """3, 4 or 5 when `tensor` holds a Conv1d/2d/3d output (batch, channels, *spatial); None otherwise."""
+    conv = _conv_behind(tensor, at, ctx, 4)
+    name = (ctx.call_name(conv) or "").rsplit(".", 1)[-1] if conv is not None else ""
+    return int(name[-2]) + 2 if name in CONVS else None
+
+
+def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int) -> ast.Call | None:
+    """The conv module's construction whose output `tensor` holds, through layout-keeping layers."""
     current = strip_layout_calls(tensor)
     scope = ctx.scope_of(at)
     for _ in range(depth):
@@ -115,9 +129,9 @@ def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> se
             current = strip_layout_calls(values[0])
         if not isinstance(current, ast.Call) or not current.args:
             return None
-        channels = _conv_out_channels(current.func, ctx)
-        if channels is not None:
-            return channels
+        conv = _conv_built(current.func, ctx)
+        if conv is not None:
+            return conv
         if _layer_name(current, ctx) not in KEEPS_LAYOUT:
             return None
         current, at = strip_layout_calls(current.args[0]), current

@@ -4,7 +4,12 @@ from itertools import combinations
 
 from ..context import ModuleContext
 from ..helpers.kinds import kind_of
-from ..helpers.tensors_channels import channels_viewed_last, conv_channel_sizes, strip_layout_calls
+from ..helpers.tensors_channels import (
+    channels_viewed_last,
+    conv_channel_sizes,
+    conv_output_rank,
+    strip_layout_calls,
+)
 from ..helpers.tensors_shape import (
     batch_axis_of,
     constructed_shape,
@@ -22,6 +27,11 @@ SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis
 
 CHANNELS_LAST = (".{method}() puts a conv output's channels (or a factor of them) in the last axis, but a conv "
                  "stores them on axis 1 (batch, channels, height, width): permute to channels-last before the view")
+
+
+STRANDED = (".{method}() keeps {size} as an axis of its own but nothing after it holds the conv output's axes that "
+            "follow it: the axes before it absorb them and {size} no longer indexes the same axis; move it with "
+            "transpose/permute before the view")
 
 
 class ViewAsTranspose(Rule):
@@ -78,6 +88,8 @@ class ViewAsTranspose(Rule):
             yield Hit(node, SPLIT_HEADS.format(method=method))
         elif len(sizes) >= 2 and _channels_last_of_conv(node, tensor, sizes, ctx):
             yield Hit(node, CHANNELS_LAST.format(method=method))
+        elif len(sizes) >= 2 and (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
+            yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
 
     def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
         """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""
@@ -132,6 +144,41 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
         return False
     channels = conv_channel_sizes(tensor, call, ctx)
     return channels is not None and channels_viewed_last(sizes, channels)
+
+
+def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> ast.expr | None:
+    """`h = x.size(2)` then `x.view(b, -1, h, 1)` on a Conv2d output (b, c, h, w): the size of axis 2 is kept as
+    an axis, but only literal 1s follow it while the input's axis 3 follows axis 2, so the -1 before it takes
+    c * w and the kept axis is made of other elements. Returns the stranded size."""
+    if _reordered_earlier(tensor, ctx):
+        return None
+    source = ast.dump(tensor)
+    rank = None
+    for position, size in enumerate(sizes):
+        axes = _named_axes(size, source, call, ctx)
+        if axes is None or len(axes) != 1:
+            continue
+        axis = next(iter(axes))
+        rest = sizes[position + 1:]
+        if not all(isinstance(r, ast.Constant) and r.value == 1 for r in rest):
+            continue  # something after it may hold the following axes
+        rank = rank or conv_output_rank(tensor, call, ctx)
+        if rank is None:
+            return None
+        if 0 < axis < rank - 1:  # the input has axes after this one; the view has no place for them
+            return size
+    return None
+
+
+def _named_axes(size: ast.expr, source: str, call: ast.Call, ctx: ModuleContext) -> set[int] | None:
+    """The input axes a size stands for: `x.size(2)`, or a name assigned one in this scope before the view."""
+    if isinstance(size, ast.Name):
+        values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
+        if not values or ctx.scope_of(values[0]) is not ctx.scope_of(call):
+            return None
+        size = values[0]
+    axes = _axes_of(size, source)
+    return {a for a in axes if a >= 0} if axes else None
 
 
 def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
