@@ -35,3 +35,14 @@ def test_a_tried_fix_is_no_evidence_and_logged_values_are():
     assert result.lint_codes == []
     coded = triage(REPORT)
     assert "MLD001" in coded.lint_codes
+
+
+def test_the_persons_guess_at_the_cause_is_not_matched_against_the_catalogue():
+    """What a person suspects ("I think the model is overfitting") is what triage should test, not echo: the A/B
+    benchmark's complaints each carry such a guess, and matched as evidence it ranked the guess first."""
+    report = ("Val accuracy 0.985, test month 0.21. I think the model is overfitting to product names. "
+              "It looks like exploding gradients to me. The loss is 2.3 from the start.")
+    told = Description.read(report).told
+    assert "overfitting" not in told and "exploding" not in told
+    assert "Val accuracy 0.985" in told and "from the start" in told
+    assert "overfitting" in Description.read(report).prose  # kept for everything else that reads the prose
