@@ -386,3 +386,22 @@ def test_accounts_from_the_fourth_pilot_are_not_advice(text):
 ])
 def test_their_recommended_twins_still_fire(text, expected):
     assert {f.id for f in check_advice(text).findings} == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Root cause found. No need to switch to GroupNorm, lower the lr or clip.",
+    "Don't add warmup, lower the learning rate or clip harder: fix the data instead.",
+    "AccumulationPlan.adapt_norm_layers multiplied the BatchNorm momentum by accum_steps (1.6 at 16).",
+    "trainer.step() lowered the learning rate every batch, so the schedule ran six times too fast.",
+])
+def test_accounts_from_the_full_ab_run_are_not_advice(text):
+    # a later item of a negated list, and what a function did (the code as subject), are not moves (A/B run t12)
+    assert check_advice(text).findings == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Switch to GroupNorm, lower the lr and clip the gradients.", {"tune-before-correct"}),
+    ("You should multiply the momentum by 16.", {"tune-before-correct"}),
+])
+def test_the_moves_of_the_full_ab_run_recommended_still_fire(text, expected):
+    assert expected <= {f.id for f in check_advice(text).findings}

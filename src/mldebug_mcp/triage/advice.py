@@ -56,7 +56,10 @@ FRAGMENTS: dict[str, str] = {
                  r"|recipe|repo)|i|my (?:config|setup|run))\s+(?:(?:also|originally|currently|already)\s+)?"
                  r"(?:use[sd]?|trained|trains?\s+with|set|ran|chose|picked|has|have|had|employ\w*)\b"
                  r"|\b(?:i['’]?m|we['’]?re|i am|we are|currently|already)\s+(?:using|running|training with)\b"
-                 r"|\b(?:as )?in the (?:paper|original|reference)\b)",
+                 r"|\b(?:as )?in the (?:paper|original|reference)\b"
+                 # what the code does, with the code as subject: "adapt_norm_layers multiplied the momentum by 16"
+                 r"|\b[A-Za-z_]\w*(?:\.\w+|\(\))+\s+(?:(?:always|silently|also|then)\s+)?(?:multiplie[sd]|scale[sd]"
+                 r"|divide[sd]|lower(?:s|ed)|reduce[sd]|raise[sd]|increase[sd]|change[sd]|sets|overr?(?:ode|ides|wrote|writes))\b)",
 }
 _FRAGMENT_NAME = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 

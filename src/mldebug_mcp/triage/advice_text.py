@@ -93,7 +93,21 @@ def _negated_in(sentence: str, start: int, end: int) -> bool:
     if _NEG_BEFORE.search(sentence[cut:start]) or _NEG_AFTER.match(post) or _REMOVAL.search(sentence[cut:start]):
         return True
     listed = _LIST_TAIL.match(sentence, end)  # a list's negation comes after its last item
-    return bool(listed and _NEG_AFTER.match(sentence[listed.end():]))
+    return bool(listed and _NEG_AFTER.match(sentence[listed.end():])) or _in_negated_list(sentence, start)
+
+
+_LIST_ITEM_START = re.compile(r",\s*(?:(?:or|and|nor)\s+)?$", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"[.;:!?]")
+
+
+def _in_negated_list(sentence: str, start: int) -> bool:
+    """The match is a later item of a list whose head is negated: "no need to switch to GroupNorm, lower the lr or
+    clip" (the comma that cuts the clause also separates the items)."""
+    prefix = sentence[:start]
+    if not _LIST_ITEM_START.search(prefix):
+        return False
+    head, *items = prefix[max((m.end() for m in _SENTENCE_BREAK.finditer(prefix)), default=0):].split(",")
+    return len(items) <= 5 and all(len(item) <= 60 for item in items) and bool(_NEG_BEFORE.search(head))
 
 
 def split_units(text: str) -> list[Unit]:
