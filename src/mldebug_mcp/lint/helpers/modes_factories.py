@@ -72,5 +72,9 @@ def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST 
             node = last[-1].node
             if isinstance(node, ast.Assign):  # model = model.eval(): the call is where the fix goes
                 node = node.value
+            if not last[-1].direct and isinstance(node, ast.Call):  # model = _set_state(model): its eval()
+                inner = [t for t in local_targets(node, ctx) if isinstance(t, FUNCS) and t is not func]
+                deeper = returned_eval(inner[0], ctx, depth - 1) if inner else None
+                return deeper or node
             return node
     return None

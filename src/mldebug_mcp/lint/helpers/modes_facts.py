@@ -62,6 +62,9 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         if texts:
             for cls_name, method_name, mode in _method_modes(ctx):
                 found[f"{MODE_FACT}{module}.{cls_name}.{method_name}"] = mode
+        trainer = handed_model_trainer(ctx)
+        if trainer is not None:
+            found[TRAINS_HANDED] = trainer
         return found
     if not ctx.has_text("def "):
         return {}
@@ -103,7 +106,41 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     module = _module_name(ctx.path)
     methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
                for m in cls.body if isinstance(m, FUNCS)}
-    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods)
+    trainer = {TRAINS_HANDED} if ctx.has_text("training_step") else set()
+    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer)
+
+
+# `mode:~trains-handed` -> 'LitModel in pl_module.py': a framework module of the run trains a model it is handed
+# (`self.model = model` in __init__, run in training_step) and never switches a mode: the model trains in the
+# mode it was handed in (recent Lightning keeps each submodule's mode), so a builder that returns it in eval
+# mode (helpers/modes_factories.py) leaves it training in eval mode
+TRAINS_HANDED = f"{MODE_FACT}~trains-handed"
+
+
+def handed_model_trainer(ctx: ModuleContext) -> str | None:
+    if not ctx.has_text("training_step") or ctx.has_text(".train(") or ctx.has_text("eval()"):
+        return None
+    for cls in ctx.classes.values():
+        step = next((m for m in cls.body if isinstance(m, FUNCS) and m.name == "training_step"), None)
+        init = next((m for m in cls.body if isinstance(m, FUNCS) and m.name == "__init__"), None)
+        if step is None or init is None:
+            continue
+        params = {a.arg for a in init.args.args[1:] if model_named(a.arg)}
+        kept = {t.attr for n in ast.walk(init) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+                and n.value.id in params for t in n.targets
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in kept
+                   and isinstance(n.func.value, ast.Name) and n.func.value.id == "self" for n in ast.walk(step))
+        if kept and (runs or _calls_self(step)):
+            return f"{cls.name} in {PurePath(ctx.path).name}"
+    return None
+
+
+def _calls_self(step: ast.AST) -> bool:
+    """`self(x)` or `self.forward(x)` in the step: the module's forward, which runs the kept model."""
+    return any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "self" or isinstance(
+        n.func, ast.Attribute) and n.func.attr == "forward" and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == "self") for n in ast.walk(step))
 
 
 def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:
