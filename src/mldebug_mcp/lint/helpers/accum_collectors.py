@@ -33,7 +33,11 @@ def collector_store(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, ast.ex
 
 
 def _stores_by_key(built: str, ctx: ModuleContext) -> bool:
-    from .accum_meters import FACT, STORES, storing_statement  # accum_meters imports this module's neighbours
+    from .accum_meters import (  # accum_meters imports this module's neighbours
+        FACT,
+        STORES,
+        storing_statement,
+    )
 
     simple = built.rsplit(".", 1)[-1]
     cls = ctx.classes.get(simple) if built == simple else None
@@ -91,8 +95,8 @@ def _position(stmt: ast.Assign, name: str) -> int | None:
 
 def _loss_entry(literal: ast.Dict, ctx: ModuleContext) -> bool:
     for key, value in zip(literal.keys, literal.values, strict=False):
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and "loss" in key.value.lower() \
-                and isinstance(value, ast.Name) and loss_named(value) and not detached(value, ctx):
-            if any(is_loss_value(v, ctx) for v in ctx.values_of(value, at=value)):
-                return True
+        named = isinstance(key, ast.Constant) and isinstance(key.value, str) and "loss" in key.value.lower() \
+            and isinstance(value, ast.Name) and loss_named(value) and not detached(value, ctx)
+        if named and any(is_loss_value(v, ctx) for v in ctx.values_of(value, at=value)):
+            return True
     return False

@@ -6,12 +6,14 @@ mode from the first step: dropout off, BatchNorm frozen on its running statistic
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 from .modes import EVAL, key_of, local_targets, position, switches
-from .modes_facts import callee_mode
+from .modes_facts import TRAINS_HANDED, callee_mode
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+INFERENCE_NAMES = re.compile(r"infer|predict|eval|deploy|export|serv|test|demo")
 MOVES = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16"})  # return the module itself
 
 
@@ -78,3 +80,18 @@ def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST 
                 return deeper or node
             return node
     return None
+
+
+def builders_for_a_trainer(ctx: ModuleContext) -> list[tuple[ast.AST, ast.AST, str]]:
+    """(builder, its eval(), the trainer) for each builder of this file that returns the model in eval mode, in a
+    run whose framework module trains a model it is handed without switching a mode (modes_facts.TRAINS_HANDED).
+    Builders named for inference or prediction are left out: their models are not meant to train."""
+    if ctx.project is None or not ctx.has_text("eval"):
+        return []
+    found: dict[int, tuple[ast.AST, ast.AST]] = {}
+    for name, func in ctx.functions.items():
+        switch = returned_eval(func, ctx) if not INFERENCE_NAMES.search(name.lower()) else None
+        if switch is not None:
+            found.setdefault(id(switch), (func, switch))
+    trainer = ctx.project.kind_returned_by(TRAINS_HANDED) if found else None
+    return [(func, switch, trainer) for func, switch in found.values()] if trainer else []

@@ -13,7 +13,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .modes import EVAL, TRAIN, SET, related, switches
+from .modes import EVAL, SET, TRAIN, related, switches
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 VALIDATION_BEGIN = re.compile(r"(valid|eval).*_(begin|start)$")

@@ -42,7 +42,11 @@ from ..helpers.losses_elsewhere import (
     logits_keyword,
     resolved_fed,
 )
-from ..helpers.losses_logged import class_activation_layers, logged_probabilities, model_activations
+from ..helpers.losses_logged import (
+    class_activation_layers,
+    logged_probabilities,
+    model_activations,
+)
 from ..helpers.losses_models import inference_forward_call, top_level_model
 from ..rule import Hit, Rule
 

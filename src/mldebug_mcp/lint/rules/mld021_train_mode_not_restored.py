@@ -13,15 +13,21 @@ from ..helpers.evaluation import (
     uses_torch,
 )
 from ..helpers.loops import LOOPS, calls_in_order, is_backward
-from ..helpers.modes import branch_taken, constant_arguments, local_targets, position, update_step
+from ..helpers.modes import (
+    branch_taken,
+    constant_arguments,
+    local_targets,
+    position,
+    update_step,
+)
 from ..helpers.modes_anchor import LastLine
 from ..helpers.modes_epochs import (
     object_leaving_eval,
     training_helper_names,
     trains_through_helper,
 )
-from ..helpers.modes_facts import TRAINS_HANDED, callee_mode, handed_models
-from ..helpers.modes_factories import built_in_eval, returned_eval
+from ..helpers.modes_factories import builders_for_a_trainer, built_in_eval
+from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
@@ -38,7 +44,6 @@ FACTORY_MESSAGE = ("{factory}() returns {model} in eval mode ({where}) and the t
 BUILDER_MESSAGE = ("{factory}() returns the model in eval mode, and {trainer} trains a model it is handed without "
                    "switching it to train mode: handed this one, every step trains in eval mode; drop the eval() "
                    "from the builder or call .train() when training starts")
-INFERENCE_NAMES = re.compile(r"infer|predict|eval|deploy|export|serv|test|demo")
 HOOK_MESSAGE = ("{model}.eval() in {hook}() is undone only by {epoch_hook}(): a validation in mid-epoch leaves the "
                 "rest of that epoch training in eval mode; switch back with .train() when validation ends")
 
@@ -102,8 +107,9 @@ class TrainModeNotRestored(Rule):
     )
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
-        if uses_torch(ctx):
-            yield from _builders_for_a_trainer(self, ctx)
+        if uses_torch(ctx):  # a builder of this file returning eval mode, a module of the run training it as handed
+            for func, switch, trainer in builders_for_a_trainer(ctx):
+                yield Hit(switch, BUILDER_MESSAGE.format(factory=func.name, trainer=trainer))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -176,22 +182,6 @@ class TrainModeNotRestored(Rule):
                     "again; later steps train in eval mode")
                 yield Hit(_where_train_goes(call, node, ctx), message)
                 return
-
-
-def _builders_for_a_trainer(rule: "TrainModeNotRestored", ctx: ModuleContext) -> Iterator[Hit]:
-    """A builder of this file that returns the model in eval mode, in a run whose framework module trains a
-    model it is handed without switching a mode (modes_facts.TRAINS_HANDED)."""
-    if ctx.project is None or not ctx.has_text("eval"):
-        return
-    builders = [f for name, f in ctx.functions.items() if not INFERENCE_NAMES.search(name.lower())]
-    found = {}
-    for func in builders:
-        switch = returned_eval(func, ctx)
-        if switch is not None:
-            found.setdefault(id(switch), (func, switch))
-    trainer = ctx.project.kind_returned_by(TRAINS_HANDED) if found else None
-    for func, switch in found.values() if trainer else ():
-        yield Hit(switch, BUILDER_MESSAGE.format(factory=func.name, trainer=trainer))
 
 
 def _built_in_eval(loop: ast.AST, step_calls: list[ast.Call], ctx: ModuleContext) -> Hit | None:
