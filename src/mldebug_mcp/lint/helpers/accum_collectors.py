@@ -1,8 +1,9 @@
 """Stores that keep a live loss without looking like a running sum (MLD032):
 
 - a statistics collector handed to a step, `stat_col["loss"] = loss`: a collector keeps every value assigned to a
-  key (its `__setitem__` appends), so each step's graph stays; named so (`stats`, `collector`, `metrics`,
-  `history`) or built from a class whose `__setitem__` stores the value, here or in another file of the run;
+  key (its `__setitem__` appends), so each step's graph stays: built from a class whose `__setitem__` stores the
+  value (here or in another file of the run), or handed in under a collector's name (`stat_col`, `collector`,
+  `history`) in a run that defines such a class;
 - a step's log dict whose "loss" entry is the live loss, unpacked from a helper's result and kept for the epoch's
   end (`log, out = self.step(x, y)`, then `self.training_step_outputs.append(log)`)."""
 
@@ -13,7 +14,8 @@ from ..context import ModuleContext
 from .accum_losses import detached, is_loss_value, local_callee, loss_named
 from .graph import latest_value
 
-COLLECTOR_NAME = re.compile(r"^(stat|collect|metric|histor|record|track)|(stats|_col|collector|tracker|history)$")
+# names that say the object keeps every value it is given (a plain `metrics` or `stats` dict is overwritten)
+COLLECTOR_NAME = re.compile(r"collect|histor|track|record|meter|accum|_col$")
 SETITEM = "__setitem__"
 
 
@@ -27,7 +29,12 @@ def collector_store(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, ast.ex
     func = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs} if func else set()
     if base.id in params and not ctx.values_of(base, at=node):
-        return (base, node.value) if COLLECTOR_NAME.search(base.id.lower()) else None
+        if not COLLECTOR_NAME.search(base.id.lower()) or ctx.project is None:
+            return None
+        from .accum_meters import ANY_COLLECTOR
+
+        # named as a collector, in a run with a class that keeps every value set by key
+        return (base, node.value) if ctx.project.kind_returned_by(ANY_COLLECTOR) else None
     built = ctx.constructed(base)
     return (base, node.value) if built is not None and _stores_by_key(built, ctx) else None
 

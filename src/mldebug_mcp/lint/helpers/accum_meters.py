@@ -36,7 +36,12 @@ def meter_facts(ctx) -> dict[str, str]:
         for func in cls.body:
             if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES | {SETITEM}:
                 found[f"{FACT}{name}.{func.name}"] = STORES if _stores_parameter(func, ctx) else CONVERTS
+                if func.name == SETITEM and found[f"{FACT}{name}.{func.name}"] == STORES:
+                    found[ANY_COLLECTOR] = name  # the run has a collector keeping every value set by key
     return found
+
+
+ANY_COLLECTOR = f"{FACT}*.{SETITEM}"
 
 
 def storing_statement(cls: ast.ClassDef, method: str, ctx) -> ast.stmt | None:
