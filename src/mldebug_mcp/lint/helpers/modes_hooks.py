@@ -16,8 +16,8 @@ from ..context import ModuleContext
 from .modes import EVAL, SET, TRAIN, related, switches
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-VALIDATION_BEGIN = re.compile(r"(valid|eval).*_(begin|start)$")
-EPOCH_BEGIN = re.compile(r"(train|epoch).*_(begin|start)$")
+VALIDATION_BEGIN = re.compile(r"(valid|eval).*_(begin|start)$|^(before|pre)_(valid|eval)")
+EPOCH_BEGIN = re.compile(r"(train|epoch).*_(begin|start)$|^(before|pre)_(train|epoch)")
 
 
 def validation_hook_left_in_eval(func: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, str, str] | None:
