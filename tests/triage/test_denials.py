@@ -107,3 +107,13 @@ def test_a_loss_compared_across_settings_is_not_an_explosion(text, explodes):
     """The A/B benchmark's t22: 'the training loss goes up with the crack weight' compares runs, and reading it as
     `explodes` put exploding-gradient and rebalancing causes ahead of the broadcast bug."""
     assert ("explodes" in read_observations(text)) is explodes
+
+
+@pytest.mark.parametrize("text, at_chance", [
+    ("epoch 0 rmse_k 1.9118 mae_k 1.6127 ... epoch 1 rmse_k 2.3039", False),  # regression metrics (A/B t20)
+    ("lr 0.693 looked fine, the val mse stalls", False),
+    ("the loss is stuck at 2.30 with 10 classes", True),
+    ("val loss 0.693 from the first epoch", True),
+])
+def test_a_chance_level_number_is_a_cross_entropy_not_another_quantity(text, at_chance):
+    assert ("plateau_at_chance" in read_observations(text)) is at_chance

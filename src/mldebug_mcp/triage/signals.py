@@ -124,6 +124,17 @@ def _theorised(lowered: str, match: re.Match[str]) -> bool:
     return bool(_THEORY.search(_CLAUSE_END.split(lowered[:match.start()])[-1]))
 
 
+# A chance-level loss is a cross-entropy: 1.61 or 2.30 printed after an RMSE, an MAE, a learning rate or a time is
+# another quantity that happens to share the digits ("rmse_k 2.3039", "mae_k 1.6127").
+_OTHER_QUANTITY = re.compile(r"(?:r?mse|mae|mape|rmsle|r2|r²|auc|f1|lr|learning[ _]rate|grad(?:ient)?[ _]norm|norm|time"
+                             r"|secs?|seconds|ms|kwh|mw|kw|temp\w*)[\w]*\W{0,3}$")
+
+
+def _another_quantity(key: str, lowered: str, match: re.Match[str]) -> bool:
+    return key == "plateau_at_chance" and match.group()[:1].isdigit() \
+        and bool(_OTHER_QUANTITY.search(lowered[max(0, match.start() - 24):match.start()]))
+
+
 def read_stances(text: str) -> tuple[list[str], list[str]]:
     """(observation keys the text reports, keys it only denies), each in vocabulary order. A key is reported
     when one mention of it is not denied; denied when every mention is (NEGATABLE keys only). A mention inside
@@ -131,7 +142,8 @@ def read_stances(text: str) -> tuple[list[str], list[str]]:
     lowered = _unmarked(text)
     reported, denied = [], []
     for key, patterns in _COMPILED.items():
-        matches = [m for p in patterns for m in p.finditer(lowered) if not _theorised(lowered, m)]
+        matches = [m for p in patterns for m in p.finditer(lowered)
+                   if not _theorised(lowered, m) and not _another_quantity(key, lowered, m)]
         if not matches:
             continue
         if key in NEGATABLE and all(_denied(lowered, m) for m in matches):
