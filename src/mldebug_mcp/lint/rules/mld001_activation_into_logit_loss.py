@@ -119,8 +119,11 @@ class ActivationIntoLogitLoss(Rule):
     through factories, wrappers (DataParallel, torch.compile), a replaced pretrained head
     (`model.fc = nn.Sequential(..., nn.Softmax(1))`), frameworks it is handed to (skorch, skada),
     a base class's training step, and a dict entry or part (`transformer.decoder`) of a model
-    handed in. Also flags probabilities handed as `logits=`, and a signature whose defaults pair
-    an output Softmax with a CrossEntropyLoss.
+    handed in. Also flags probabilities handed as `logits=`, a signature whose defaults pair
+    an output Softmax with a CrossEntropyLoss, the log of softmax probabilities (or of a mixture
+    of them, `torch.log(F.softmax(z, 1) @ T)`) handed to a cross-entropy, and a library layer built
+    with a softmax/sigmoid output activation (`GraphConv(h, c, activation=partial(F.softmax, dim=1))`,
+    `smp.Unet(..., activation="sigmoid")`) in the model whose output the loss takes.
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be

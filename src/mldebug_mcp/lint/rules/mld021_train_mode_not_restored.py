@@ -62,7 +62,10 @@ class TrainModeNotRestored(Rule):
     that sets no mode itself) and whose evaluation is an object built with the model whose method leaves it in
     eval mode (`Evaluator(model).get_scores()`, this file or another file of the run) is checked the same way.
     A model is trained when named like one, built as one, or run in the training step
-    (G, D). Reported where train() goes: at the top of each iteration when a train() sits right before the
+    (G, D). Also: a model a builder returns in eval mode (`model.eval(); return model`) that a loop
+    trains without train(), or that a framework module of the run trains as handed (reported at the
+    builder's eval()), and a training-logic class whose validation-begin hook calls eval() while only
+    its epoch-begin hook calls train(). Reported where train() goes: at the top of each iteration when a train() sits right before the
     loop, else after the periodic evaluation block (or the call).
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its

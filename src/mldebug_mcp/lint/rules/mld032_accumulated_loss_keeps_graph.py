@@ -54,7 +54,10 @@ class AccumulatedLossKeepsGraph(Rule):
     a preallocated list whose entries are backwarded one per iteration, and a step that keeps its
     loss on self (`self.batch_loss = loss`) for a logging method that appends it to statistics; and a
     loss returned for backward beside a logging dict that holds the same live tensor
-    (`return loss, sample_size, {"loss": loss, ...}`), which callers sum into running meters.
+    (`return loss, sample_size, {"loss": loss, ...}`), which callers sum into running meters; a
+    loss stored under a key in a statistics collector whose `__setitem__` keeps every value
+    (`stat_col["loss"] = loss`), and a step's log dict holding the live loss kept on self for the
+    epoch's end (`log, out = self.step(x, y)`; `self.training_step_outputs.append(log)`).
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from

@@ -44,7 +44,8 @@ class ViewAsTranspose(Rule):
     after moving the heads next to the batch axis; and a conv's channels-first output (a Conv module, a
     Sequential or ModuleList head ending in one, through activations and norms) viewed with its channel
     count or a factor of it last (`self.cls(x).view(B, -1, num_classes)` for `num_anchors * num_classes`
-    channels). Merges and splits of neighbouring axes
+    channels), or a conv output's axis kept by its size with only 1s after it
+    (`h = x.size(2)`; `x.view(b, -1, h, 1)` on (b, c, h, w)). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
     an already transposed or permuted tensor are not flagged.
 

@@ -43,6 +43,8 @@ class PreprocessingFitBeforeSplit(Rule):
     hands the data to), and a fit into self's data that another method of the class splits; and a call of
     a helper of this file (or method of the class) that learns statistics from its argument (`mean` with
     `std`, `min` with `max`, or a helper it calls fits it) whose result this function then splits.
+    A feature pipeline or transformer this file does not build (`self.extraction_pipeline.fit_transform`)
+    counts by its name, and a method of this file that hands its arguments to train_test_split as a split.
 
     Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
     computed with the rows that later become the test set, so test information leaks into

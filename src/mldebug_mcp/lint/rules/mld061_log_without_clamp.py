@@ -34,7 +34,9 @@ class LogWithoutClamp(Rule):
     averaged or reshaped: `torch.log(torch.sum(input, 1) / T)`), a sigmoid/softmax probability held
     in a variable the loss also uses for other terms (`p = torch.sigmoid(x)`, then `torch.log(p)` and
     `(1 - p) ** gamma`), or a probability masked or picked to a part (`probs * one_hot`,
-    `torch.where(y == 1, p, 1 - p)`, `probs.gather(1, y)`), with no clamp and no `+ eps`.
+    `torch.where(y == 1, p, 1 - p)`, `probs.gather(1, y)`, a top-k or sorted probability), or a
+    log-probability method's parameter in a class whose other method returns probabilities (a
+    predictive distribution), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
