@@ -88,10 +88,13 @@ def builders_for_a_trainer(ctx: ModuleContext) -> list[tuple[ast.AST, ast.AST, s
     Builders named for inference or prediction are left out: their models are not meant to train."""
     if ctx.project is None or not ctx.has_text("eval"):
         return []
+    # asked first: most runs have no such trainer, and finding the builders walks every function of the file
+    trainer = ctx.project.kind_returned_by(TRAINS_HANDED)
+    if not trainer:
+        return []
     found: dict[int, tuple[ast.AST, ast.AST]] = {}
     for name, func in ctx.functions.items():
         switch = returned_eval(func, ctx) if not INFERENCE_NAMES.search(name.lower()) else None
         if switch is not None:
             found.setdefault(id(switch), (func, switch))
-    trainer = ctx.project.kind_returned_by(TRAINS_HANDED) if found else None
-    return [(func, switch, trainer) for func, switch in found.values()] if trainer else []
+    return [(func, switch, trainer) for func, switch in found.values()]
