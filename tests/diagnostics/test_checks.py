@@ -141,6 +141,34 @@ def test_batch_sanity_non_integral_pixels_in_image_tensors():
     assert quiet["status"] == "pass"
 
 
+class _SelfScaling(nn.Module):
+    """Standardises its own input with buffers (the A/B benchmark's t08 model), or divides pixels by 255."""
+
+    def __init__(self, n: int, mean: torch.Tensor, std: torch.Tensor) -> None:
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+        self.body = nn.Sequential(nn.Linear(n, 16), nn.ReLU(), nn.Linear(16, 4))
+
+    def forward(self, x):
+        return self.body((x - self.mean) / self.std)
+
+
+@pytest.mark.parametrize("inside", ["buffers", "norm-first"])
+def test_batch_sanity_raw_inputs_are_fine_when_the_model_scales_them_itself(inside):
+    """Large raw features fed to a model that standardises them first: the first weighted layer sees unit scale, so
+    no 'standardise features' warning (a false alarm that two A/B runs on t08 had to argue past)."""
+    x, y = b.clusters()
+    raw = x * 300 + 1000
+    model = _SelfScaling(12, raw.mean(0), raw.std(0)) if inside == "buffers" else \
+        nn.Sequential(nn.BatchNorm1d(12), nn.Linear(12, 4))
+    spec = dict(model=model, batch=(raw, y), loss_fn=F.cross_entropy, task="classification", num_classes=4)
+    assert verdict(spec, "batch_sanity")["status"] == "pass"
+    unscaled = dict(spec, model=nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 4)))
+    result = verdict(unscaled, "batch_sanity")
+    assert result["status"] == "warn" and "standardise features" in result["summary"]
+
+
 def test_batch_sanity_lm_targets_all_ignored_and_unshifted():
     spec = b.lm()
     inputs, targets = spec["batch"]

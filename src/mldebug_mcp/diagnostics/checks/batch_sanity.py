@@ -27,7 +27,7 @@ def run(s: Session) -> Any:
     for row in measured["tensors"]:
         if row.get("nonfinite"):
             problems.append((FAIL, f"{row['path']} holds {row['nonfinite']} NaN/Inf values"))
-    problems += _input_problems(inputs)
+    problems += _input_problems(inputs, lambda: _first_layer_extent(s))
     problems += _target_problems(s, inputs, targets, measured)
     if not s.forward_failed:  # else the next check reports the failing forward, once
         problems += _output_width(s)
@@ -53,7 +53,10 @@ def _describe(path: str, t: Any) -> dict[str, Any]:
     return row
 
 
-def _input_problems(inputs: Any) -> list[tuple[str, str]]:
+def _input_problems(inputs: Any, seen_extent: Any = lambda: None) -> list[tuple[str, str]]:
+    """`seen_extent()`: the largest |value| the model's first weighted layer receives (None: not measured); a model
+    that standardises or rescales its own input (`(x - self.mean) / self.std`, `x / 255` in forward, a norm layer
+    first) is fed raw data on purpose."""
     out = []
     for path, t in content_tensors(inputs):
         if t.ndim == 0 or t.shape[0] < 2:
@@ -69,12 +72,56 @@ def _input_problems(inputs: Any) -> list[tuple[str, str]]:
             lo, hi = finite.min().item(), finite.max().item()
             integral = bool((finite == finite.round()).float().mean() > 0.99)
             image_like = t.ndim >= 3
-            if lo >= 0 and PIXEL_FLOOR < hi <= 255 and (integral or image_like):
+            raw = lo >= 0 and PIXEL_FLOOR < hi <= 255 and (integral or image_like)
+            if (raw or max(abs(lo), abs(hi)) > LARGE_INPUT) and _scaled_inside(seen_extent):
+                continue
+            if raw:
                 out.append((FAIL, f"inputs {path} lie in [{lo:.3g}, {hi:.3g}]: raw 0-255 pixel intensities; "
                                   "scale to [0, 1] or standardise them"))
             elif max(abs(lo), abs(hi)) > LARGE_INPUT:
                 out.append((WARN, f"inputs {path} reach {max(abs(lo), abs(hi)):.3g}: standardise features to about unit scale"))
     return out
+
+
+def _scaled_inside(seen_extent: Any) -> bool:
+    extent = seen_extent()
+    return extent is not None and extent <= PIXEL_FLOOR
+
+
+NORM_LAYERS = ("BatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm", "RMSNorm", "LocalResponseNorm")
+
+
+def _first_layer_extent(s: Session) -> float | None:
+    """The largest |value| entering the first module with its own weights that the forward calls (an embedding's
+    indices excepted), on a copy of the model in eval mode; 0 when that module is a normalisation layer (it
+    standardises what it gets). None when the forward fails or no such module runs."""
+    import torch
+
+    if s.forward_failed:
+        return None
+    model = s.fresh_model(train=False)
+    seen: list[tuple[Any, float]] = []
+
+    def record(module: Any, args: tuple) -> None:
+        if not seen:
+            floats = [a for a in args if torch.is_tensor(a) and a.is_floating_point() and a.numel()]
+            if floats:
+                seen.append((module, max(float(a.detach().abs().max()) for a in floats)))
+
+    handles = [m.register_forward_pre_hook(record) for m in model.modules()
+               if next(m.parameters(recurse=False), None) is not None and not isinstance(m, torch.nn.Embedding)]
+    try:
+        with torch.no_grad():
+            s.logits(model, s.batch[0])
+    except Exception:  # the forward's own failure is reported by the checks that run it
+        return None
+    finally:
+        for handle in handles:
+            handle.remove()
+    if not seen:
+        return None
+    module, extent = seen[0]
+    return 0.0 if type(module).__name__.startswith(NORM_LAYERS) else extent
 
 
 def _target_problems(s: Session, inputs: Any, targets: Any, measured: dict) -> list[tuple[str, str]]:
