@@ -117,3 +117,11 @@ def test_a_loss_compared_across_settings_is_not_an_explosion(text, explodes):
 ])
 def test_a_chance_level_number_is_a_cross_entropy_not_another_quantity(text, at_chance):
     assert ("plateau_at_chance" in read_observations(text)) is at_chance
+
+
+def test_a_sentinel_value_in_the_data_points_at_corrupt_data():
+    """A/B task t08: once the agent had found -9999 in the training CSV and said so, triage still ranked Adam's
+    epsilon, exploding gradients and the learning rate ahead of corrupt data."""
+    told = triage("Loss spikes to 1e6 every few hundred steps with Adam lr 0.002; I found -9999 values in the "
+                  "power column of the training CSV")
+    assert told.hypotheses[0].cause == "corrupt-or-nan-data"
