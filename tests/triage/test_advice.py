@@ -393,6 +393,7 @@ def test_their_recommended_twins_still_fire(text, expected):
     "Don't add warmup, lower the learning rate or clip harder: fix the data instead.",
     "AccumulationPlan.adapt_norm_layers multiplied the BatchNorm momentum by accum_steps (1.6 at 16).",
     "trainer.step() lowered the learning rate every batch, so the schedule ran six times too fast.",
+    "Its docstring says weighted mean, but it divides by the batch size, not by the sum of the weights.",
 ])
 def test_accounts_from_the_full_ab_run_are_not_advice(text):
     # a later item of a negated list, and what a function did (the code as subject), are not moves (A/B run t12)

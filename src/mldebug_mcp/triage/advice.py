@@ -58,7 +58,7 @@ FRAGMENTS: dict[str, str] = {
                  r"|\b(?:i['’]?m|we['’]?re|i am|we are|currently|already)\s+(?:using|running|training with)\b"
                  r"|\b(?:as )?in the (?:paper|original|reference)\b"
                  # what the code does, with the code as subject: "adapt_norm_layers multiplied the momentum by 16"
-                 r"|\b[A-Za-z_]\w*(?:\.\w+|\(\))+\s+(?:(?:always|silently|also|then)\s+)?(?:multiplie[sd]|scale[sd]"
+                 r"|\b(?:[A-Za-z_]\w*(?:\.\w+|\(\))+|it|this|that|which)\s+(?:(?:always|silently|also|then|only)\s+)?(?:multiplie[sd]|scale[sd]"
                  r"|divide[sd]|lower(?:s|ed)|reduce[sd]|raise[sd]|increase[sd]|change[sd]|sets|overr?(?:ode|ides|wrote|writes))\b)",
 }
 _FRAGMENT_NAME = re.compile(r"\{([a-z][a-z0-9_]*)\}")
