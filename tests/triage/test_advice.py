@@ -406,3 +406,15 @@ def test_accounts_from_the_full_ab_run_are_not_advice(text):
 ])
 def test_the_moves_of_the_full_ab_run_recommended_still_fire(text, expected):
     assert expected <= {f.id for f in check_advice(text).findings}
+
+
+@pytest.mark.parametrize(("text", "fires"), [
+    ("Add a learning-rate warmup after resuming so the loss does not jump.", True),
+    ("I would add a warmup on restart to smooth it out.", True),
+    ("A warmup after resuming would only hide the problem.", False),
+    ("Use a 1000-step warmup for the transformer from the start.", False),
+])
+def test_a_warmup_added_after_resuming_is_a_schedule_used_as_a_fix(text, fires):
+    """A/B task t14: the user proposed a warmup after resume to hide a checkpoint that restores nothing, and the guard let
+    it through in four after-runs' checks."""
+    assert ("scheduler-as-fix" in {f.id for f in check_advice(text).findings}) is fires
