@@ -64,6 +64,11 @@ def load(paths: list[Path]) -> list[dict]:
     return records
 
 
+def _verdict(value) -> str:
+    """A judge's 'yes' / 'no' reads back from YAML as a boolean; 'partial' stays a string."""
+    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else str(value)
+
+
 def _mean(values: list) -> float:
     values = [v for v in values if v is not None]
     return statistics.mean(values) if values else float("nan")
@@ -84,8 +89,8 @@ def table(records: list[dict]) -> str:
         k, n = sum(bool(r["fixed"]) for r in rs), len(rs)
         low, high = wilson(k, n)
         judged = [r["judge"] for r in rs if r.get("judge")]
-        yes = sum(j.get("cause") == "yes" for j in judged)
-        partial = sum(j.get("cause") == "partial" for j in judged)
+        yes = sum(_verdict(j.get("cause")) == "yes" for j in judged)
+        partial = sum(_verdict(j.get("cause")) == "partial" for j in judged)
         harmful = sum(str(j.get("harmful_advice")).lower() in ("yes", "true") for j in judged)
         lines.append(f"| {arm} | {n} | {k}/{n} = {k / n:.0%} ({low:.0%}-{high:.0%}) | {yes} / {partial} of {len(judged)} "
                      f"| {harmful} | {_mean([len(r.get('anti_patterns') or []) for r in rs]):.2f} "
