@@ -57,13 +57,18 @@ def built_loss(call: ast.AST, name: str, ctx) -> str | None:
         table = _builder_table(ctx.functions[short], ctx)
     else:
         told = ctx.project.kind_returned_by(BUILDER + short) if ctx.project is not None and "." in name else None
-        table = dict(e.split("=", 1) for e in told.split(";") if "=" in e) if told else {}
+        table = _told_table(told)
     if not table or not isinstance(call, ast.Call):
         return None
     first = call.args[0] if call.args else next((k.value for k in call.keywords), None)
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
         return table.get(first.value.upper())
     return table.get("*")
+
+
+def _told_table(told: str | None) -> dict[str, str]:
+    """A builder or choice fact's 'KEY=loss;...' as a dict."""
+    return dict(e.split("=", 1) for e in told.split(";") if "=" in e) if told else {}
 
 
 def _builder_table(func: ast.AST, ctx) -> dict[str, str]:
@@ -98,7 +103,7 @@ def chosen_loss(call: ast.Call, ctx) -> str | None:
     if told is None or not told.startswith(CHOICE):
         return told
     option, _, table = told[len(CHOICE):].partition(":")
-    choices = dict(entry.split("=", 1) for entry in table.split(";") if "=" in entry)
+    choices = _told_table(table)
     keys = {v.value.upper() for v in ctx.class_attrs.get(cls.name, {}).get(option, [])
             if isinstance(v, ast.Constant) and isinstance(v.value, str)}
     picked = {choices.get(k) for k in keys}
@@ -230,9 +235,7 @@ def _always_built_logit_loss(project, builder: str) -> str | None:
     with `return nn.CrossEntropyLoss(...)` in losses.py), told as `builder:<name>` -> `*=<loss>`."""
     from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES  # losses imports this module
 
-    told = project.kind_returned_by(BUILDER + builder) or ""
-    table = dict(e.split("=", 1) for e in told.split(";") if "=" in e)
-    always = table.get("*")
+    always = _told_table(project.kind_returned_by(BUILDER + builder)).get("*")
     return always if always in LOGIT_LOSSES or always in LOGIT_FUNCTIONS else None
 
 
