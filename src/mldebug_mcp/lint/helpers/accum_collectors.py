@@ -12,11 +12,11 @@ import re
 
 from ..context import ModuleContext
 from .accum_losses import detached, is_loss_value, local_callee, loss_named
+from .accum_meters import ANY_COLLECTOR, FACT, SETITEM, STORES, storing_statement
 from .graph import latest_value
 
 # names that say the object keeps every value it is given (a plain `metrics` or `stats` dict is overwritten)
 COLLECTOR_NAME = re.compile(r"collect|histor|track|record|meter|accum|_col$")
-SETITEM = "__setitem__"
 
 
 def collector_store(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, ast.expr] | None:
@@ -31,8 +31,6 @@ def collector_store(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, ast.ex
     if base.id in params and not ctx.values_of(base, at=node):
         if not COLLECTOR_NAME.search(base.id.lower()) or ctx.project is None:
             return None
-        from .accum_meters import ANY_COLLECTOR
-
         # named as a collector, in a run with a class that keeps every value set by key
         return (base, node.value) if ctx.project.kind_returned_by(ANY_COLLECTOR) else None
     built = ctx.constructed(base)
@@ -40,12 +38,6 @@ def collector_store(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, ast.ex
 
 
 def _stores_by_key(built: str, ctx: ModuleContext) -> bool:
-    from .accum_meters import (  # accum_meters imports this module's neighbours
-        FACT,
-        STORES,
-        storing_statement,
-    )
-
     simple = built.rsplit(".", 1)[-1]
     cls = ctx.classes.get(simple) if built == simple else None
     if cls is not None:
