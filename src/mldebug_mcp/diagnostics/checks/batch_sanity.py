@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from .base import FAIL, WARN, Check, rounded
@@ -27,7 +29,7 @@ def run(s: Session) -> Any:
     for row in measured["tensors"]:
         if row.get("nonfinite"):
             problems.append((FAIL, f"{row['path']} holds {row['nonfinite']} NaN/Inf values"))
-    problems += _input_problems(inputs, lambda: _first_layer_extent(s))
+    problems += _input_problems(inputs, functools.cache(lambda: _first_layer_extent(s)))  # one forward at most
     problems += _target_problems(s, inputs, targets, measured)
     if not s.forward_failed:  # else the next check reports the failing forward, once
         problems += _output_width(s)
@@ -53,7 +55,7 @@ def _describe(path: str, t: Any) -> dict[str, Any]:
     return row
 
 
-def _input_problems(inputs: Any, seen_extent: Any = lambda: None) -> list[tuple[str, str]]:
+def _input_problems(inputs: Any, seen_extent: Callable[[], float | None]) -> list[tuple[str, str]]:
     """`seen_extent()`: the largest |value| the model's first weighted layer receives (None: not measured); a model
     that standardises or rescales its own input (`(x - self.mean) / self.std`, `x / 255` in forward, a norm layer
     first) is fed raw data on purpose."""
@@ -83,7 +85,7 @@ def _input_problems(inputs: Any, seen_extent: Any = lambda: None) -> list[tuple[
     return out
 
 
-def _scaled_inside(seen_extent: Any) -> bool:
+def _scaled_inside(seen_extent: Callable[[], float | None]) -> bool:
     extent = seen_extent()
     return extent is not None and extent <= PIXEL_FLOOR
 
