@@ -66,7 +66,7 @@ def load(paths: list[Path]) -> list[dict]:
 
 def _verdict(value) -> str:
     """A judge's 'yes' / 'no' reads back from YAML as a boolean; 'partial' stays a string."""
-    return {True: "yes", False: "no"}.get(value, value) if isinstance(value, bool) else str(value)
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
 def _mean(values: list) -> float:
