@@ -12,7 +12,7 @@ import re
 
 from ..context import ModuleContext
 from .accum_losses import detached, is_loss_value, local_callee, loss_named
-from .accum_meters import ANY_COLLECTOR, FACT, SETITEM, STORES, storing_statement
+from .accum_meters import ANY_COLLECTOR, FACT, SETITEM, STORES, keeps_given
 from .graph import latest_value
 
 # names that say the object keeps every value it is given (a plain `metrics` or `stats` dict is overwritten)
@@ -41,7 +41,7 @@ def _stores_by_key(built: str, ctx: ModuleContext) -> bool:
     simple = built.rsplit(".", 1)[-1]
     cls = ctx.classes.get(simple) if built == simple else None
     if cls is not None:
-        return storing_statement(cls, SETITEM, ctx) is not None
+        return keeps_given(cls, SETITEM, ctx)
     told = ctx.project.kind_returned_by(f"{FACT}{simple}.{SETITEM}") if ctx.project is not None else None
     return told == STORES
 

@@ -44,10 +44,10 @@ def meter_facts(ctx) -> dict[str, str]:
 ANY_COLLECTOR = f"{FACT}*.{SETITEM}"
 
 
-def storing_statement(cls: ast.ClassDef, method: str, ctx) -> ast.stmt | None:
-    """Where the class's `method` keeps the value it is given (`self.sum += val`), when it keeps it unconverted."""
+def keeps_given(cls: ast.ClassDef, method: str, ctx) -> bool:
+    """The class's `method` keeps the value it is given (`self.sum += val`) unconverted."""
     func = method_of(cls, method)
-    return _storing(func, ctx) if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+    return isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and _stores_parameter(func, ctx)
 
 
 def stored_arguments(call: ast.Call, ctx) -> list[ast.expr]:
@@ -73,33 +73,29 @@ def stored_arguments(call: ast.Call, ctx) -> list[ast.expr]:
 
 
 def _stores_parameter(func: ast.FunctionDef | ast.AsyncFunctionDef, ctx) -> bool:
-    return _storing(func, ctx) is not None
-
-
-def _storing(func: ast.FunctionDef | ast.AsyncFunctionDef, ctx) -> ast.stmt | None:
-    """The statement where the method keeps its value parameter (the first; `__setitem__`'s second), or what
-    iterating it yields, in `self`, never converted; None when it keeps none."""
+    """The method keeps its value parameter (the first; `__setitem__`'s second), or what iterating it yields,
+    in `self`, never converted."""
     params = [a.arg for a in func.args.posonlyargs + func.args.args]
     params = params[2:3] if func.name == SETITEM else params[1:2]
     if not params:
-        return None
+        return False
     held = set(params)
     for node in ast.walk(func):  # names bound by iterating the parameter hold its elements
         if isinstance(node, ast.For) and _reads(node.iter, held):
             held |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    stores = None
+    stores = False
     for node in ast.walk(func):
         if isinstance(node, ast.Call) and _converts(node, held, ctx):
-            return None
+            return False
         if isinstance(node, ast.Attribute) and node.attr == "data" and _reads(node.value, held):
-            return None  # v.data: the tensor without its graph
+            return False  # v.data: the tensor without its graph
         if isinstance(node, ast.Assign | ast.AugAssign) and node.value is not None and _reads(node.value, held):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(_on_self(t) for t in targets):
-                stores = stores or node
+                stores = True
         if isinstance(node, ast.Call) and ctx.method_name(node) in {"append", "extend", "insert"} \
                 and _on_self(node.func.value) and any(_reads(a, held) for a in node.args):
-            stores = stores or node
+            stores = True
     return stores
 
 
