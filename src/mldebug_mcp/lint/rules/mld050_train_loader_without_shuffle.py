@@ -104,9 +104,7 @@ def _split_hint(keyword: ast.keyword) -> str:
     if isinstance(value, ast.Constant) and isinstance(value.value, bool):
         return ("train" if value.value else "eval") if "train" in keyword.arg.lower() else ""
     name = name_of(value)
-    if isinstance(value, ast.Constant) or NOT_TRAINING.search(name.lower()):
-        return name
-    return name if isinstance(value, ast.Name) else ""
+    return name if isinstance(value, ast.Constant | ast.Name) or NOT_TRAINING.search(name.lower()) else ""
 
 
 def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
