@@ -131,7 +131,8 @@ class TrainModeNotRestored(Rule):
             # no eval() here: only a model another file's factory returns in eval mode can be left in it
             if node in ctx.backward_scopes and ctx.project is not None:
                 built = _built_in_eval(node, list(calls_in_order(node.body)), ctx)
-                yield from [built] if built is not None else []
+                if built is not None:
+                    yield built
             return
         if node in ctx.backward_scopes:
             calls = list(calls_in_order(node.body))
