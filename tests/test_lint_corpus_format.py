@@ -18,8 +18,9 @@ CORPUS = ROOT / "benchmarks" / "lint_corpus"
 BLIND = ROOT / "benchmarks" / "lint_corpus_blind"     # scored once, spent: development data now
 BLIND2 = ROOT / "benchmarks" / "lint_corpus_blind2"   # scored once, spent: development data now
 BLIND3 = ROOT / "benchmarks" / "lint_corpus_blind3"   # scored once, spent: development data now
-BLIND4 = ROOT / "benchmarks" / "lint_corpus_blind4"   # not yet scored
-CORPORA = (CORPUS, BLIND, BLIND2, BLIND3, BLIND4)
+BLIND4 = ROOT / "benchmarks" / "lint_corpus_blind4"   # scored once, spent: development data now
+BLIND5 = ROOT / "benchmarks" / "lint_corpus_blind5"   # scored once, spent: development data now
+CORPORA = (CORPUS, BLIND, BLIND2, BLIND3, BLIND4, BLIND5)
 CASES = [case for corpus in CORPORA for case in sorted((corpus / "cases").glob("*.yaml"))]
 
 
