@@ -75,13 +75,14 @@ def _input_problems(inputs: Any, seen_extent: Callable[[], float | None]) -> lis
             integral = bool((finite == finite.round()).float().mean() > 0.99)
             image_like = t.ndim >= 3
             raw = lo >= 0 and PIXEL_FLOOR < hi <= 255 and (integral or image_like)
-            if (raw or max(abs(lo), abs(hi)) > LARGE_INPUT) and _scaled_inside(seen_extent):
+            reach = max(abs(lo), abs(hi))
+            if (raw or reach > LARGE_INPUT) and _scaled_inside(seen_extent):
                 continue
             if raw:
                 out.append((FAIL, f"inputs {path} lie in [{lo:.3g}, {hi:.3g}]: raw 0-255 pixel intensities; "
                                   "scale to [0, 1] or standardise them"))
-            elif max(abs(lo), abs(hi)) > LARGE_INPUT:
-                out.append((WARN, f"inputs {path} reach {max(abs(lo), abs(hi)):.3g}: standardise features to about unit scale"))
+            elif reach > LARGE_INPUT:
+                out.append((WARN, f"inputs {path} reach {reach:.3g}: standardise features to about unit scale"))
     return out
 
 
