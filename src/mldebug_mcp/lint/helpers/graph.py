@@ -45,7 +45,8 @@ def is_loss_call(call: ast.AST, ctx: ModuleContext) -> bool:
     word = callee(call.func)
     if word[:1].isupper():  # PatchNCELoss(opt): a class of the project builds a loss object, as above
         return False
-    return "loss" in word.lower() or "criterion" in word.lower()
+    word = word.lower()
+    return "loss" in word or "criterion" in word
 
 
 def is_model_call(call: ast.AST, ctx: ModuleContext) -> bool:
