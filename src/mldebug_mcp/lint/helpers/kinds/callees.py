@@ -313,17 +313,16 @@ def _moves(value: ast.AST, attr: str) -> bool:
         and value.value.id == "self"
 
 
-
 def kept_submodule(cls: ast.ClassDef, attr: str, ctx) -> ast.expr | None:
     """The module `self.<attr>` holds when __init__ assigns it once: a class of this file built there
     (`self.generator = Generator(d, vocab)`) or a module handed in (`self.generator = generator`)."""
     values = ctx.class_attrs.get(cls.name, {}).get(attr, [])
-    if len(values) != 1 or not isinstance(values[0], ast.Call | ast.Name):
+    value = values[0] if len(values) == 1 else None
+    if not isinstance(value, ast.Call | ast.Name):
         return None
     init = method_of(cls, "__init__")
-    if init is None or ctx.scope_of(values[0]) is not init:
+    if init is None or ctx.scope_of(value) is not init:
         return None
-    value = values[0]
     if isinstance(value, ast.Name):
         return value if value.id in [a.arg for a in init.args.args] else None
     return value if ctx.call_name(value) in ctx.classes else None
