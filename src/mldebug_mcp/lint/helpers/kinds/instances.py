@@ -50,9 +50,9 @@ def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
             continue
         name = ctx.call_name(value)
         func = ctx.functions.get(name) if name is not None else None
-        returns = [r for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None] if func is not None else []
         if func is None:
             return value
+        returns = [r for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
         if len(returns) != 1:
             return None
         value = returns[0].value
