@@ -236,7 +236,7 @@ def test_parts_gathered_in_a_list_name_the_model_class():
 
 CLOSURE = """import torch
 
-model = torch.nn.{optimizer}
+model = torch.nn.Linear(2, 2)
 opt = torch.optim.{built}
 
 
@@ -253,7 +253,7 @@ def test_closure_stepped_once_at_module_level_is_quiet():
     """optim_closure._zeroed_around answered False for a step outside any loop or function, so one
     `opt.zero_grad(); opt.step(closure)` of a script was flagged, while the same lines in a function were not."""
     def codes(built: str, body: str) -> list[str]:
-        source = CLOSURE.format(optimizer="Linear(2, 2)", built=built, body=body)
+        source = CLOSURE.format(built=built, body=body)
         return [f.code for f in lint_source(source, "train.py") if f.code == "MLD010"]
 
     sgd, lbfgs = "SGD(model.parameters(), lr=0.1)", "LBFGS(model.parameters())"
