@@ -12,6 +12,7 @@ LOADER = (
     "def make_loader(dataset, cfg):\n"
     "    return torch.utils.data.DataLoader(dataset=dataset, batch_size=cfg.batch, num_workers=cfg.workers{extra})\n"
 )
+PLAIN_LOADER = LOADER.replace("{extra}", "")  # workers, no worker_init_fn
 MASKS = (
     "import numpy as np\n"
     "class LineMask:\n"
@@ -30,7 +31,7 @@ def _lines(tmp_path: Path) -> list[tuple[str, int]]:
 
 def test_mask_function_owning_a_random_state(tmp_path):
     (tmp_path / "masks.py").write_text(MASKS)
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == [("data.py", 3)]
     (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ", worker_init_fn=reseed_masks"))
     assert _lines(tmp_path) == []
@@ -55,7 +56,7 @@ def test_dataset_drawing_from_an_inherited_generator(tmp_path):
         "        return self.n\n"
         "    def __getitem__(self, i):\n"
         "        return self.np_rng.normal(size=128)\n")
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == [("data.py", 3)]
 
 
@@ -87,7 +88,7 @@ def test_fresh_generators_and_objects_outside_workers_are_quiet(tmp_path):
         "        self.rng = np.random.default_rng(0)\n"
         "    def pick_batch(self, n):\n"
         "        return self.rng.integers(0, n)\n")
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == []
 
 
@@ -98,7 +99,7 @@ def test_module_level_generator_drawn_by_a_transform(tmp_path):
         "class AddNoise:\n"
         "    def __call__(self, x):\n"
         "        return x + NOISE.normal(0.0, 0.05, size=x.shape)\n")
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == [("data.py", 3)]
     (tmp_path / "augment.py").write_text(
         "import numpy as np\n"
@@ -123,7 +124,7 @@ def test_one_off_draws_made_for_the_constructor_are_quiet(tmp_path):
         "        return len(self.items)\n"
         "    def __getitem__(self, i):\n"
         "        return self.items[self.order[i]]\n")
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == []
 
 
@@ -139,5 +140,5 @@ def test_generator_built_by_a_base_class_drawn_in_a_subclass(tmp_path):
         "class ColumnMask(BaseMask):\n"
         "    def __call__(self, shape):\n"
         "        return self.state.uniform(size=shape[-1]) < self.fraction\n")
-    (tmp_path / "data.py").write_text(LOADER.replace("{extra}", ""))
+    (tmp_path / "data.py").write_text(PLAIN_LOADER)
     assert _lines(tmp_path) == [("data.py", 3)]
