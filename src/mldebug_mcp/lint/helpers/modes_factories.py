@@ -9,12 +9,12 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .evaluation import SETUP_CALLS, strip_calls
 from .modes import EVAL, key_of, local_targets, position, switches
 from .modes_facts import TRAINS_HANDED, callee_mode
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INFERENCE_NAMES = re.compile(r"infer|predict|eval|deploy|export|serv|test|demo")
-MOVES = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16"})  # return the module itself
 
 
 def built_in_eval(loop: ast.AST, ctx: ModuleContext) -> list[tuple[str, ast.Assign, ast.AST | None]]:
@@ -42,8 +42,7 @@ def built_in_eval(loop: ast.AST, ctx: ModuleContext) -> list[tuple[str, ast.Assi
 
 def _factory_call(value: ast.expr) -> ast.Call | None:
     """`build_model(cfg)`, also `build_model(cfg).to(device)`."""
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES:
-        value = value.func.value
+    value = strip_calls(value, SETUP_CALLS)
     return value if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
 
 
@@ -57,7 +56,7 @@ def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST 
             continue
         value = ret.value
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                and value.func.attr in MOVES | {"eval"}:
+                and value.func.attr in SETUP_CALLS | {"eval"}:
             if value.func.attr == "eval":
                 return value  # return model.to(device).eval()
             value = value.func.value
