@@ -33,7 +33,8 @@ def inference_forward_call(where: ast.expr, found: Traced, ctx: ModuleContext) -
     forward = methods.get("forward")
     if "training_step" not in methods or forward is None:
         return None
-    return value if all(o in set(ast.walk(forward)) for o in found.origins) else None
+    inside = set(ast.walk(forward))
+    return value if all(o in inside for o in found.origins) else None
 
 
 def top_level_model(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
