@@ -14,8 +14,8 @@ import re
 
 from .accum_losses import detached, is_loss_value, loss_named
 from .graph import depends_on_graph, in_no_grad, latest_value
+from .optim_steps import FUNCTIONS
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 EVALUATING = re.compile(r"val|test|eval|predict|infer")
 
 
