@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .kinds.handoffs import SLOT, callee_slot_owner, given_slots, slot_names
+from .kinds.handoffs import SLOT, handed_calls, slot_names
 from .kinds.parameters import call_sites
 
 LOSS_FOR = "lossfor:"
@@ -18,13 +18,10 @@ DISAGREE = "?"  # calls of this file hand different losses to the same slot: non
 def handed_loss_facts(ctx) -> dict[str, str]:
     """`lossfor:<slot>` -> the torch loss this file's calls hand to that slot of another file's definition."""
     told: dict[str, str] = {}
-    for call in ctx.by_type.get(ast.Call, ()):
-        if not call.args and not call.keywords:
-            continue
-        given = given_slots(call)
-        given = [(slot, value) for slot, value in given if isinstance(value, ast.Name | ast.Call | ast.Attribute)]
-        owner = callee_slot_owner(call, ctx) if given else None
-        for slot, value in given if owner is not None else ():
+    for owner, given in handed_calls(ctx):
+        for slot, value in given:
+            if not isinstance(value, ast.Name | ast.Call | ast.Attribute):
+                continue
             loss = _torch_loss(value, ctx)
             if loss is not None:
                 key = f"{LOSS_FOR}{SLOT}{owner}{slot}"

@@ -40,13 +40,7 @@ def slot_names(name: ast.Name, ctx) -> set[str]:
 def handoff_facts(ctx, model_names) -> dict[str, str]:
     """`hand:<Model>` -> the slots of another file's classes and functions this file hands that model to."""
     told: dict[str, set[str]] = {}
-    for call in ctx.by_type.get(ast.Call, ()):
-        if not call.args and not call.keywords:
-            continue
-        simple = callee_slot_owner(call, ctx)
-        if simple is None:
-            continue
-        given = given_slots(call)
+    for simple, given in handed_calls(ctx):
         for slot, value in given:
             if not isinstance(value, ast.Name | ast.Call):
                 continue
@@ -54,6 +48,20 @@ def handoff_facts(ctx, model_names) -> dict[str, str]:
                 if model[:1].isalpha():  # a named model of another file, or a factory: not '*', '~x', '^Base'
                     told.setdefault(HAND + model, set()).add(f"{SLOT}{simple}{slot}")
     return {key: ";".join(sorted(slots)) for key, slots in told.items()}
+
+
+def handed_calls(ctx) -> list[tuple[str, list[tuple[str, ast.expr]]]]:
+    """(callee_slot_owner, given_slots) for each call of this module that hands arguments to another file's
+    definition, in the module's order: read by handoff_facts and losses_handed.handed_loss_facts."""
+    def compute() -> list[tuple[str, list[tuple[str, ast.expr]]]]:
+        found = []
+        for call in ctx.by_type.get(ast.Call, ()):
+            owner = callee_slot_owner(call, ctx) if call.args or call.keywords else None
+            if owner is not None:
+                found.append((owner, given_slots(call)))
+        return found
+
+    return ctx.memo(("kinds", "handed-calls"), compute)
 
 
 def given_slots(call: ast.Call) -> list[tuple[str, ast.expr]]:
