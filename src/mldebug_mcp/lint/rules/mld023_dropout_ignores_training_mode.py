@@ -11,6 +11,7 @@ from ..helpers.modes_dropout import (
     random_mask,
     reads_training,
 )
+from ..helpers.modes_outside import calls_by_ident
 from ..rule import Hit, Rule
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -156,8 +157,8 @@ def _helper_of_forward(node: ast.AST, hit: Hit, ctx: ModuleContext) -> bool:
         return False  # a hand-made mask (drop_connect(x, rate)) is called under `if self.training` as a rule
     rate = hit.node if hit.node is not node else (_keyword(node, "p") or (node.args[1] if len(node.args) > 1 else None))
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    callers = [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Name)
-               and c.func.id == function.name and in_forward_pass(c, ctx) and not only_when_training(c, ctx)]
+    callers = [c for c in calls_by_ident(ctx).get(function.name, ()) if isinstance(c.func, ast.Name)
+               and in_forward_pass(c, ctx) and not only_when_training(c, ctx)]
     if not callers:
         return False
     if not (isinstance(rate, ast.Name) and rate.id in params):
