@@ -57,7 +57,7 @@ def _first_draw(ctx) -> ast.Call | None:
                 if attr is None:
                     continue
                 # built here or by a base class of this file, or inherited under a generator's name
-                if attr in built or attr not in _assigned(cls) and GENERATOR_NAME.search(attr):
+                if attr in built or attr not in _assigned(cls, ctx) and GENERATOR_NAME.search(attr):
                     found.append(call)
     return min(found, key=lambda c: (c.lineno, c.col_offset), default=None)
 
@@ -117,9 +117,11 @@ def _self_attr_draw(node: ast.AST) -> str | None:
     return None
 
 
-def _assigned(cls: ast.ClassDef) -> set[str]:
-    return {t.attr for node in ast.walk(cls) if isinstance(node, ast.Assign) for t in node.targets
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+def _assigned(cls: ast.ClassDef, ctx) -> set[str]:
+    """The attributes the class assigns on `self` (one walk of the class, not one per draw)."""
+    return ctx.memo(("loader_owned_rng.assigned", cls), lambda: {
+        t.attr for node in ast.walk(cls) if isinstance(node, ast.Assign) for t in node.targets
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"})
 
 
 def _generators_built_once(cls: ast.ClassDef, methods: list, ctx) -> set[str]:
