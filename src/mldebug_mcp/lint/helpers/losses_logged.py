@@ -11,8 +11,10 @@ import ast
 from ..context import ModuleContext
 from .kinds import PROBABILITIES, SIGMOID, SOFTMAX, kind_of, reaching_values
 from .kinds.vocabulary import FUNCTIONS, KEEP_METHODS, MODULES, TENSOR_METHODS
+from .patterns import log_argument
 
 LOGS = frozenset({"torch.log", "torch.log2", "torch.log10"})
+LOG_METHODS = frozenset({"log"})
 # what mixes or reduces probabilities and still holds them (a noise transition matrix, a sum of weighted parts)
 MIXING_CALLS = frozenset({"torch.matmul", "torch.mm", "torch.bmm", "torch.einsum", "torch.sum", "torch.mean",
                           "torch.clamp", "torch.clip", "torch.gather", "torch.where"})
@@ -32,7 +34,7 @@ def logged_probabilities(arg: ast.expr, ctx: ModuleContext) -> list[ast.Call]:
     is made of probabilities (`torch.log(F.softmax(z, 1) @ T)`), else []."""
     found: list[ast.Call] = []
     for log in _logs(arg, ctx, DEPTH):
-        inner = _log_argument(log, ctx)
+        inner = log_argument(log, ctx, LOGS, LOG_METHODS)
         if inner is not None and _holds_probabilities(inner, ctx, DEPTH) and log not in found:
             found.append(log)
     return found
@@ -48,7 +50,7 @@ def _logs(expr: ast.AST, ctx: ModuleContext, depth: int) -> list[ast.Call]:
         return [log for value, element in reaching if element is None for log in _logs(value, ctx, depth - 1)]
     if not isinstance(expr, ast.Call):
         return []
-    if _log_argument(expr, ctx) is not None:
+    if log_argument(expr, ctx, LOGS, LOG_METHODS) is not None:
         return [expr]
     if ctx.call_name(expr) is None and isinstance(expr.func, ast.Attribute) and expr.func.attr in KEEP_METHODS:
         return _logs(expr.func.value, ctx, depth - 1)
@@ -57,15 +59,6 @@ def _logs(expr: ast.AST, ctx: ModuleContext, depth: int) -> list[ast.Call]:
         returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
         return [log for value in returns for log in _logs(value, ctx, depth - 1)]
     return []
-
-
-def _log_argument(call: ast.Call, ctx: ModuleContext) -> ast.expr | None:
-    name = ctx.call_name(call)
-    if name in LOGS and call.args:
-        return call.args[0]
-    if name is None and isinstance(call.func, ast.Attribute) and call.func.attr == "log" and not call.args:
-        return call.func.value
-    return None
 
 
 def _holds_probabilities(expr: ast.AST, ctx: ModuleContext, depth: int) -> bool:
