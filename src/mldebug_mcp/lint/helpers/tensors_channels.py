@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from .evaluation import strip_calls
+
 CONVS = {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"}
 # modules and functions that keep the layout: the conv's channels stay on axis 1 through them
 KEEPS_LAYOUT = {"ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "PReLU", "Sigmoid", "Tanh", "Identity", "Dropout",
@@ -18,14 +20,6 @@ KEEPS_LAYOUT = {"ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "PReLU", "Sigmoid", 
                 "relu", "leaky_relu", "gelu", "silu", "elu", "sigmoid", "tanh", "dropout", "batch_norm"}
 # tensor methods that keep shape and memory order (a view of x.contiguous() is a view of x)
 SAME_LAYOUT_METHODS = {"contiguous", "float", "double", "half", "clone", "detach", "to", "cuda", "cpu", "type_as"}
-
-
-def strip_layout_calls(tensor: ast.expr) -> ast.expr:
-    """`logit.contiguous().float()` -> `logit`."""
-    while isinstance(tensor, ast.Call) and isinstance(tensor.func, ast.Attribute) \
-            and tensor.func.attr in SAME_LAYOUT_METHODS:
-        tensor = tensor.func.value
-    return tensor
 
 
 def _short(expr: ast.expr) -> str:
@@ -119,14 +113,14 @@ def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
 
 def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int) -> ast.Call | None:
     """The conv module's construction whose output `tensor` holds, through layout-keeping layers."""
-    current = strip_layout_calls(tensor)
+    current = strip_calls(tensor, SAME_LAYOUT_METHODS)
     scope = ctx.scope_of(at)
     for _ in range(depth):
         if isinstance(current, ast.Name):
             values = [v for v in ctx.values_of(current, at=at) if getattr(v, "lineno", 0) < at.lineno]
             if not values or ctx.scope_of(values[0]) is not scope:
                 return None
-            current = strip_layout_calls(values[0])
+            current = strip_calls(values[0], SAME_LAYOUT_METHODS)
         if not isinstance(current, ast.Call) or not current.args:
             return None
         conv = _conv_built(current.func, ctx)
@@ -134,7 +128,7 @@ def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int) -> ast.Call | N
             return conv
         if _layer_name(current, ctx) not in KEEPS_LAYOUT:
             return None
-        current, at = strip_layout_calls(current.args[0]), current
+        current, at = strip_calls(current.args[0], SAME_LAYOUT_METHODS), current
     return None
 
 

@@ -3,12 +3,13 @@ from collections.abc import Iterator
 from itertools import combinations
 
 from ..context import ModuleContext
+from ..helpers.evaluation import strip_calls
 from ..helpers.kinds import kind_of
 from ..helpers.tensors_channels import (
+    SAME_LAYOUT_METHODS,
     channels_viewed_last,
     conv_channel_sizes,
     conv_output_rank,
-    strip_layout_calls,
 )
 from ..helpers.tensors_shape import (
     batch_axis_of,
@@ -81,7 +82,7 @@ class ViewAsTranspose(Rule):
             return
         if not sizes or _reordered_before(tensor):
             return
-        tensor = strip_layout_calls(tensor)  # a view of x.contiguous() has x's shape
+        tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
         if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
                 or _inverted_named_dims(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
