@@ -15,6 +15,7 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOG_PROB_NAME = re.compile(r"log_?(prob|pmf|lik|density)|logp|nll|neg_log")
 # reductions over samples or members that keep a probability a probability
 AVERAGES = frozenset({"mean", "nanmean"})
+KEPT = AVERAGES | KEEP_METHODS  # methods whose result is still the probabilities they are called on
 SUMS = frozenset({"sum", "torch.sum"})
 
 
@@ -56,6 +57,6 @@ def _probabilities(expr: ast.AST, ctx: ModuleContext, depth: int) -> bool:
     if not isinstance(expr, ast.Call):
         return False
     if ctx.call_name(expr) is None and isinstance(expr.func, ast.Attribute) \
-            and expr.func.attr in AVERAGES | KEEP_METHODS:
+            and expr.func.attr in KEPT:
         return _probabilities(expr.func.value, ctx, depth - 1)
     return kind_of(expr, ctx) in PROBABILITIES
