@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .evaluation import ident
 from .loops import calls_in_order, is_backward
 from .modes import local_targets, update_step
 from .modes_facts import handed_models, method_mode
@@ -23,8 +24,7 @@ def trains_through_helper(calls: list[ast.Call], ctx: ModuleContext) -> int | No
     one helper down) and never switches to train mode itself; None when the loop trains nothing that way."""
     names = training_helper_names(ctx)
     for i, call in enumerate(calls):
-        func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        name = ident(call.func)
         if name not in names or name in {"train", "eval"}:
             continue
         if any(_trains(t, ctx, DEPTH) for t in local_targets(call, ctx)):
