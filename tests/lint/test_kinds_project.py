@@ -174,8 +174,8 @@ def test_ddp_epochs_over_a_loader_built_elsewhere_unless_a_helper_sets_the_epoch
 
 
 def test_ddp_epochs_quiet_when_a_per_epoch_function_calls_the_epoch_helper(tmp_path):
-    # the epoch loop calls a local train_epoch, which reseeds through the helper of another file
-    trainer = DDP_TRAINER.replace("{reseed}", "pass").replace(
+    # the epoch loop calls a per-epoch method of its own, which reseeds through the helper of another file
+    trainer = DDP_TRAINER.replace("{reseed}", "self.one_epoch(epoch)").replace(
         "    def run(self, epochs, step):\n",
         "    def one_epoch(self, epoch):\n        reseed(self.train_loader, epoch)\n    def run(self, epochs, step):\n")
     (tmp_path / "trainer.py").write_text(HEADER + trainer)
