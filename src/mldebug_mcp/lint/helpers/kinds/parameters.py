@@ -58,11 +58,11 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
     if found is None:
         return []
     func, position, arg = found
-    method = isinstance(ctx.parents.get(func), ast.ClassDef)
+    cls = ctx.parents.get(func)
+    method = isinstance(cls, ast.ClassDef)
     if method and position is not None:
         position -= 1  # self
     passed = []
-    cls = ctx.parents.get(func)
     if method and func.name == "__init__":  # a constructor's parameter: what `Trainer(Head(), lr)` hands in
         for call in ctx.memo(("kinds-calls",), lambda: _calls_by_name(ctx)).get(cls.name, ()):
             if isinstance(call.func, ast.Name):
@@ -75,7 +75,7 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
         # `trainer = Trainer(...)`; `trainer.train(model)`: the method of an instance built here counts too
         instance = method and not on_self and _on_instance(call, cls, ctx)
         if not instance and (method != on_self
-                             or method and not inherits(ctx.parents.get(func), ctx.enclosing_class(call), ctx)):
+                             or method and not inherits(cls, ctx.enclosing_class(call), ctx)):
             continue
         if not method and func.name not in ctx.functions:
             continue
