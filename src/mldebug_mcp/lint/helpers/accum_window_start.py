@@ -66,7 +66,7 @@ def _ifs_around(call: ast.Call, ctx: ModuleContext) -> tuple[list[ast.If], ast.A
 
 def _clears(call: ast.Call, ctx: ModuleContext) -> bool:
     if is_zero_grad(call):
-        return isinstance(call.func.value, ast.expr)
+        return True
     return local_callee(call, ctx) is not None and any(is_zero_grad(c) for c in helper_calls(call, ctx))
 
 
