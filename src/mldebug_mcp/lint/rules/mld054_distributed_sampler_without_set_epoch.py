@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
+from ..helpers.graph import callee
 from ..helpers.loader_cycles import endless_passes
 from ..helpers.loader_facts import SETS_EPOCH
 from ..helpers.loader_sites import (
@@ -142,8 +143,7 @@ def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:
     if project is None:
         return False
     for call in ctx.by_type.get(ast.Call, ()):
-        callee = call.func
-        name = callee.id if isinstance(callee, ast.Name) else getattr(callee, "attr", None)
+        name = callee(call.func)
         if name and project.kind_returned_by(EPOCH_SETTER + name):
             return True
     return False
