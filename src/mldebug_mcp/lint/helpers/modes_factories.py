@@ -30,9 +30,9 @@ def built_in_eval(loop: ast.AST, ctx: ModuleContext) -> list[tuple[str, ast.Assi
         call = _factory_call(node.value)
         if key is None or call is None:
             continue
-        local = [t for t in local_targets(call, ctx) if isinstance(t, FUNCS) and t is not scope]
-        if local:
-            switch = returned_eval(local[0], ctx)
+        local = _callee(call, scope, ctx)
+        if local is not None:
+            switch = returned_eval(local, ctx)
             if switch is not None:
                 found.append((key, node, switch))
         elif callee_mode(call, ctx) == EVAL:
@@ -44,6 +44,11 @@ def _factory_call(value: ast.expr) -> ast.Call | None:
     """`build_model(cfg)`, also `build_model(cfg).to(device)`."""
     value = strip_calls(value, SETUP_CALLS)
     return value if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else None
+
+
+def _callee(call: ast.Call, caller: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """The function of this file that `call` runs, other than `caller` itself; None if none."""
+    return next((t for t in local_targets(call, ctx) if isinstance(t, FUNCS) and t is not caller), None)
 
 
 def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST | None:
@@ -61,8 +66,8 @@ def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST 
                 return value  # return model.to(device).eval()
             value = value.func.value
         if isinstance(value, ast.Call):  # return _set_state(model, ...)
-            inner = [t for t in local_targets(value, ctx) if isinstance(t, FUNCS) and t is not func]
-            found = returned_eval(inner[0], ctx, depth - 1) if inner else None
+            inner = _callee(value, func, ctx)
+            found = returned_eval(inner, ctx, depth - 1) if inner is not None else None
             if found is not None:
                 return found
             continue
@@ -74,8 +79,8 @@ def returned_eval(func: ast.AST, ctx: ModuleContext, depth: int = 3) -> ast.AST 
             if isinstance(node, ast.Assign):  # model = model.eval(): the call is where the fix goes
                 node = node.value
             if not last[-1].direct and isinstance(node, ast.Call):  # model = _set_state(model): its eval()
-                inner = [t for t in local_targets(node, ctx) if isinstance(t, FUNCS) and t is not func]
-                deeper = returned_eval(inner[0], ctx, depth - 1) if inner else None
+                inner = _callee(node, func, ctx)
+                deeper = returned_eval(inner, ctx, depth - 1) if inner is not None else None
                 return deeper or node
             return node
     return None
