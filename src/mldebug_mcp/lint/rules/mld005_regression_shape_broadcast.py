@@ -23,13 +23,14 @@ def shape_of(expr: ast.AST, ctx: ModuleContext, depth: int = 6) -> str | None:
         return None
     if isinstance(value, ast.Subscript):
         index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
-        # x[:, None] / x[..., None]: a new trailing axis (x[:, None] assumes a 1-D x, as unsqueeze(1) does)
-        if not index:  # x[()]: the whole array (a 0-d one's scalar)
+        # x[:, None] / x[..., None]: a new trailing axis (x[:, None] assumes a 1-D x, as unsqueeze(1) does);
+        # any other index (x[()] included: a 0-d array's scalar) says nothing
+        if len(index) != 2 or not _is_none(index[1]):
             return None
         first = index[0]
         whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
         ellipsis = isinstance(first, ast.Constant) and first.value is Ellipsis
-        return "col" if len(index) == 2 and _is_none(index[1]) and (whole or ellipsis) else None
+        return "col" if whole or ellipsis else None
     if not isinstance(value, ast.Call):
         return None
     if ctx.call_name(value) in {"torch.flatten", "torch.ravel"} and len(value.args) == 1 and not value.keywords:
