@@ -6,6 +6,8 @@ from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_l
 from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_log_outputs import logged_loss_copy
 from ..helpers.accum_losses import (
+    DETACHING,
+    FUNCTIONS,
     detached,
     framework_step,
     from_backward_step,
@@ -27,8 +29,6 @@ from ..helpers.graph import (
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-DETACHING = {"item", "detach", "numpy", "tolist"}
 KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logging method appends it to the "
                   "statistics: every step's graph stays in memory")
 LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autograd graph, in a logging dict that "
