@@ -9,7 +9,7 @@ import ast
 import os
 
 from . import kinds
-from .kinds.handoffs import given_slots
+from .kinds.handoffs import handed_calls
 
 # estimators that train the module they are handed with a default loss, called as criterion(module(X), y):
 # skorch's nets (NeuralNetClassifier takes the log of the module's output when the criterion is NLLLoss: a
@@ -141,14 +141,9 @@ def loss_handoff_facts(ctx) -> dict[str, str]:
     from .losses import loss_source
 
     told = {}
-    for call in ctx.by_type.get(ast.Call, ()):
-        name = ctx.call_name(call) if call.args or call.keywords else None
-        if name is None or "." not in name or name.startswith("torch."):
+    for simple, given in handed_calls(ctx):
+        if "." in simple:  # a method of an instance (`trainer.fit(...)`): not told here
             continue
-        simple = name.rsplit(".", 1)[-1]
-        if simple in ctx.classes or simple in ctx.functions:
-            continue
-        given = given_slots(call)
         losses, models = {}, set()
         for slot, value in given:
             if isinstance(value, ast.Name | ast.Call | ast.Attribute):
