@@ -88,10 +88,11 @@ class ViewAsTranspose(Rule):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
-        elif len(sizes) >= 2 and _channels_last_of_conv(node, tensor, sizes, ctx):
-            yield Hit(node, CHANNELS_LAST.format(method=method))
-        elif len(sizes) >= 2 and (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
-            yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
+        elif len(sizes) >= 2 and not _reordered_earlier(tensor, ctx):  # a conv output's axes, as built
+            if _channels_last_of_conv(node, tensor, sizes, ctx):
+                yield Hit(node, CHANNELS_LAST.format(method=method))
+            elif (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
+                yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
 
     def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
         """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""
@@ -142,8 +143,6 @@ def _built_shape(value: ast.expr, ctx: ModuleContext) -> list[ast.expr] | None:
 def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
     """`out = self.cls_head(x)` (a Conv2d with `num_anchors * num_classes` out channels), then
     `out.view(B, -1, num_classes)`: the view reads width positions as classes."""
-    if _reordered_earlier(tensor, ctx):
-        return False
     channels = conv_channel_sizes(tensor, call, ctx)
     return channels is not None and channels_viewed_last(sizes, channels)
 
@@ -152,8 +151,6 @@ def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx:
     """`h = x.size(2)` then `x.view(b, -1, h, 1)` on a Conv2d output (b, c, h, w): the size of axis 2 is kept as
     an axis, but only literal 1s follow it while the input's axis 3 follows axis 2, so the -1 before it takes
     c * w and the kept axis is made of other elements. Returns the stranded size."""
-    if _reordered_earlier(tensor, ctx):
-        return None
     source = ast.dump(tensor)
     rank = None
     for position, size in enumerate(sizes):
