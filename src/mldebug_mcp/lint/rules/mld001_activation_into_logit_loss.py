@@ -239,7 +239,7 @@ class ActivationIntoLogitLoss(Rule):
                 at = f" (line {call.lineno})" if origin.lineno != call.lineno else ""
                 yield Hit(origin, _text(KEYWORD_MESSAGE, found.kind, name + at))
 
-    def _element_fed(self, name: str, kind: str, ctx: ModuleContext) -> Iterator[Hit]:
+    def _element_fed(self, name: str, ctx: ModuleContext) -> Iterator[Hit]:
         """`Net/0` (`Net/logits`) whose activation another file's logit loss takes (`pred, aux = net(x)`;
         `loss(pred, y)`, or `loss(out["logits"], y)`)."""
         fed = fed_loss(ctx.project, name)
@@ -275,7 +275,7 @@ class ActivationIntoLogitLoss(Rule):
             if kind not in ACTIVATIONS and kind != RELU:
                 continue
             if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it
-                yield from self._element_fed(name, kind, ctx)
+                yield from self._element_fed(name, ctx)
                 continue
             if "." in name:  # a method other than forward (`model.project(x)`), of a class or a factory's model
                 fed = fed_loss(project, name)
