@@ -22,7 +22,6 @@ from .optim_steps import FUNCTIONS, iteration, local_callee, unconditional_in
 from .optim_zeroing import cleared, is_optimizer, stepped_optimizer
 
 ACCUMULATION_WORDS = ("accum", "sync_gradients", "update_freq", "grad_steps", "gradient_steps", "micro")
-ACCUMULATING_CONTEXTS = {"accumulate", "no_sync"}
 
 
 def accumulation_test(test: ast.expr, ctx: ModuleContext, depth: int = 2) -> bool:
