@@ -9,6 +9,7 @@ from ..helpers.optim_branches import (
     zeroed_only_sometimes,
 )
 from ..helpers.optim_closure import unzeroed_closure
+from ..helpers.optim_step_branch import steps_here, unzeroed_step_side
 from ..helpers.optim_steps import (
     iteration,
     nested_loops,
@@ -31,7 +32,9 @@ class MissingZeroGrad(Rule):
     optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes; a zero_grad()
     that runs only under a condition while the step runs every iteration, and `opt.zero_grad`
     written without parentheses; a closure handed to `optimizer.step(closure)` (LBFGS, or any
-    optimiser stepped in a loop) that backwards without zeroing; a zero_grad() that opens each accumulation window under
+    optimiser stepped in a loop) that backwards without zeroing; an `if` whose two sides both step
+    (`scaler.step(opt)` under AMP, `opt.step()` otherwise) while only one clears, in the loop or in the
+    step method a trainer's loop calls; a zero_grad() that opens each accumulation window under
     `if it % k == 1:`, which never holds when k is 1. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
@@ -73,6 +76,9 @@ class MissingZeroGrad(Rule):
     CLOSURE = ("the closure {name}() handed to the optimizer's step on line {line} runs a backward without "
                "clearing the gradients: each evaluation (LBFGS evaluates it many times per step) adds to the last; "
                "call zero_grad() at its top")
+    STEP_SIDE = ("both sides of the `if` on line {line} step the optimizer but only one clears the gradients: every "
+                 "step through the other side adds onto all earlier gradients; clear them after this `if`, where "
+                 "both sides pass")
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
@@ -85,7 +91,13 @@ class MissingZeroGrad(Rule):
             step = unzeroed_manual_step(node, ctx)
             if step is not None:
                 yield Hit(step, self.MANUAL)
-            elif node in training_blocks(ctx):
+                return
+            trains = node in training_blocks(ctx)
+            # the `if` may sit in a step helper the loop calls (`def optimizer_step(self): ...`), no backward in it
+            sided = unzeroed_step_side(node, ctx) if trains or steps_here(node, ctx) else None
+            if sided is not None:
+                yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
+            elif trains:
                 yield from self._never_true(node, ctx)
             return
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
@@ -95,8 +107,11 @@ class MissingZeroGrad(Rule):
             return
         if it.clears:  # a branch that backwards and steps without the zero_grad its sibling branch has
             found = None if it.opaque_zeros or it.manual else unzeroed_branch(node, ctx)
+            sided = None if found is not None or it.opaque_zeros or it.manual else unzeroed_step_side(node, ctx)
             if found is not None:
                 yield Hit(found[0], self.BRANCH.format(line=found[1].lineno))
+            elif sided is not None:
+                yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
             elif not it.opaque_zeros and not it.manual:
                 rare = zeroed_only_sometimes(node, it, ctx)
                 if rare is not None:
