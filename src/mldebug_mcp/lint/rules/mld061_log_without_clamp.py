@@ -73,7 +73,7 @@ class LogWithoutClamp(Rule):
             return
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
-            or _class_probability(node, argument, ctx)
+            or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -151,6 +151,26 @@ def _prediction_in_loss(argument: ast.expr, ctx: ModuleContext) -> str | None:
     return "the target distribution a loss is given" if _target_parameter(argument, func, ctx) else None
 
 
+def _weighting_confidence(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """`(err * conf - w * torch.log(conf)).mean()` in a loss: a parameter that weighs the loss's other terms
+    and is logged as a penalty (a learned confidence in [0, 1]); minimising the weighted term drives it to 0."""
+    if not isinstance(argument, ast.Name) or latest_value(argument, ctx) is not None:
+        return None  # reassigned in the loss: perhaps floored (`conf = conf.clamp(min=eps)`)
+    func = ctx.enclosing(argument, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if func is None or argument.id not in [a.arg for a in func.args.posonlyargs + func.args.args] \
+            or not computes_loss(func, ctx):
+        return None
+    if TARGET_WORDS.search(argument.id.lower()) or _floored_in_place(argument.id, func, ctx) or _masked_later(func, ctx):
+        return None  # a label-side weight is judged by _target_parameter
+    # `conf * log(conf)` (an entropy term) is judged by the other checks: the product must be apart from the log
+    apart = {id(n) for n in ast.walk(log)} | {id(n) for n in ctx.ancestors(log)}
+    for product in ctx.in_scope(func, (ast.BinOp,)):
+        if isinstance(product.op, ast.Mult) and id(product) not in apart and any(
+                isinstance(side, ast.Name) and side.id == argument.id for side in (product.left, product.right)):
+            return "a confidence the loss also weighs its terms by"
+    return None
+
+
 def _target_parameter(argument: ast.expr, func: ast.AST, ctx: ModuleContext) -> bool:
     """`torch.log(target)` in a loss where `target` is its label-side input as given (a prior, a soft or one-hot
     label): label probabilities hold exact zeros, and `target * log(target)` turns them into 0 * -inf = NaN."""
@@ -164,11 +184,21 @@ def _target_parameter(argument: ast.expr, func: ast.AST, ctx: ModuleContext) -> 
               if isinstance(a, ast.Name) and (ctx.call_name(c) in LOGS or ctx.method_name(c) == "log")}
     if params[0] in logged:
         return False  # both sides logged: a regression in log space (magnitudes), not a distribution
-    if any(ctx.method_name(c) in MASKS or ctx.call_name(c) in {"torch.where", "torch.nan_to_num"} for c in calls):
+    if _masked_later(func, ctx):
         return False  # the zero entries' terms are masked out afterwards (`term.masked_fill(target <= 1, 0)`)
+    return not _floored_in_place(argument.id, func, ctx)
+
+
+def _masked_later(func: ast.AST, ctx: ModuleContext) -> bool:
+    return any(ctx.method_name(c) in MASKS or ctx.call_name(c) in {"torch.where", "torch.nan_to_num"}
+               for c in ctx.in_scope(func, (ast.Call,)))
+
+
+def _floored_in_place(name: str, func: ast.AST, ctx: ModuleContext) -> bool:
+    """`target.clamp_(min=eps)`, `p.add_(eps)` somewhere in the function."""
     floors = CLAMPS | {"clamp_", "clamp_min_", "clip_", "add_"}
-    return not any(ctx.method_name(c) in floors and isinstance(c.func.value, ast.Name) and c.func.value.id == argument.id
-                   for c in calls)
+    return any(ctx.method_name(c) in floors and isinstance(c.func.value, ast.Name) and c.func.value.id == name
+               for c in ctx.in_scope(func, (ast.Call,)))
 
 
 def _under_nll_check(node: ast.AST, ctx: ModuleContext) -> bool:
@@ -200,7 +230,13 @@ def _nll_input(log: ast.Call, ctx: ModuleContext) -> bool:
 
 
 def _is_nll(call: ast.Call, ctx: ModuleContext) -> bool:
-    return ctx.call_name(call) in NLL or ctx.constructed(call.func) in NLL
+    if ctx.call_name(call) in NLL or ctx.constructed(call.func) in NLL:
+        return True
+    # a criterion chosen by a branch (`self.loss = nn.BCELoss()` if multi-label, else `nn.NLLLoss()`): the log
+    # taken for the NLL branch must be of probabilities floored off zero
+    values = ctx.values_of(call.func) if isinstance(call.func, ast.Name | ast.Attribute) else []
+    built = [b for v in values for b in ((v.body, v.orelse) if isinstance(v, ast.IfExp) else (v,))]
+    return any(isinstance(b, ast.Call) and ctx.call_name(b) in NLL for b in built)
 
 
 def _is_one(expr: ast.expr) -> bool:
