@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.tensors_flow import enclosing_forward, is_loss_class, reaches_return
+from ..helpers.tensors_index import squeezed_rows_index
 from ..rule import Hit, Rule
 
 LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
@@ -31,8 +32,10 @@ class SqueezeWithoutDimOnLossPath(Rule):
     assignment (`pred = model(x).squeeze()` then `criterion(pred, y)`); a squeezed value kept in a
     name inside a loss's own `forward` (`probs = scores.gather(1, t).squeeze()` in a criterion);
     and, in a model's `forward`, a squeezed value that flows into what forward returns (the outputs
-    the loss receives). Squeezes of indices (`nonzero().squeeze()`), squeezes added in place into an
-    existing buffer (`out += x.squeeze()`) and squeezes for metrics are not flagged.
+    the loss receives); and in a loss, row indices `idx = mask.nonzero().squeeze()` that pick rows which
+    keep an axis (`scores[idx, :]`, `F.cross_entropy(logits[idx], y[idx])`, or handed to a method doing so).
+    Other squeezes of indices (`values[idx].sum()`), squeezes added in place into an existing buffer
+    (`out += x.squeeze()`) and squeezes for metrics are not flagged.
 
     Why is this bad: squeeze() removes every axis of size 1. For a batch of one (the last,
     incomplete batch or single-example fine-tuning) the batch axis goes too, and the loss then
@@ -64,7 +67,7 @@ class SqueezeWithoutDimOnLossPath(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if _squeezed(node, ctx) is node:
-            message = _in_forward(node, ctx)
+            message = _in_forward(node, ctx) or squeezed_rows_index(node, ctx)
             if message:
                 yield Hit(node, message)
             return
