@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_step_condition import first_value, step_guard
+from ..helpers.accum_stray_step import stray_step
 from ..rule import Hit, Rule
 
 
@@ -12,7 +13,8 @@ class AccumulationStepCondition(Rule):
     `if i % k != 0:` (also the step in the `else` of `if i % k == 0:`, or after `if i % k == 0: continue`)
     steps on k - 1 of every k micro-batches; `if i % k == 0:` after the backward with `i` counting from 0
     (`enumerate(loader)`, `range(n)`, `epoch * len(loader) + i`, a counter advanced after the test,
-    Lightning's `batch_idx`) takes the first update after a single micro-batch. `(i + 1) % k == 0`, and
+    Lightning's `batch_idx`) takes the first update after a single micro-batch; a second step of the same
+    optimiser outside the test, on every pass (a leftover after the accumulation clause). `(i + 1) % k == 0`, and
     `i % k == 0` with `i` counting from 1, stay quiet.
 
     Why is this bad: the optimiser is meant to step once per k accumulated micro-batches. Inverted, it
@@ -45,9 +47,15 @@ class AccumulationStepCondition(Rule):
     OFFSET = ("`{test}` starts at {start} on the first micro-batch and the step follows the backward: the first "
               "update uses fewer than {divisor} micro-batches; count the micro-batches from 1")
 
+    STRAY = ("this step runs on every micro-batch, besides the accumulation step under `{test}` on line {line}: the "
+             "optimizer steps on every pass with partial gradients and the accumulation never happens; remove it")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         guard = step_guard(node, ctx)
         if guard is None:
+            stray = stray_step(node, ctx)
+            if stray is not None:
+                yield Hit(stray, self.STRAY.format(line=node.lineno, test=ast.unparse(node.test)))
             return
         test = guard.test
         if not guard.steps_on_zero:
