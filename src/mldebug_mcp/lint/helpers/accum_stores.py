@@ -1,5 +1,5 @@
 """Where a running store adds a value each iteration (MLD032): `total += x`, `total = total + x`, `totals[k] += x`,
-`log[step] = x` (a key that changes each iteration), `losses[i], costs[i] = step(...)`, `xs.append(x)`,
+`log[step] = x` (a key that changes each iteration), `ema = a * x + (1 - a) * ema`, `losses[i], costs[i] = step(...)`, `xs.append(x)`,
 `total.add_(x)`, `running = {k: running.get(k, 0) + v ...}`, `metrics.update(loss=metrics["loss"] + x)`, and
 `meter.update(x)` on a running-average object that keeps what it is given. Gives (the store, the value added)."""
 
@@ -30,6 +30,14 @@ def accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, as
                 return target, right
             if type(right) is type(target) and ast.unparse(right) == key:
                 return target, left
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp | ast.IfExp):
+        # `ema = a * x + (1 - a) * ema`, also as the else of `x if ema is None else ...` (the first value)
+        sides = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+        for side in sides:
+            added = _averaged_into(side, node.targets[0]) if isinstance(side, ast.BinOp) \
+                and isinstance(side.op, ast.Add) else None
+            if added is not None:
+                return node.targets[0], added
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.DictComp):
         # running = {k: running.get(k, 0) + v for k, v in losses.items()}: a dict of running sums, rebuilt
         added = _added_to(node.value.value, ast.unparse(node.targets[0]))
@@ -63,6 +71,19 @@ def accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, as
         if kept:
             return node.func.value, kept[0]
     return None, None
+
+
+def _averaged_into(value: ast.BinOp, target: ast.expr) -> ast.expr | None:
+    """`y` in `ema = a * y + (1 - a) * ema` (either order, the factor on either side): a moving average keeps
+    every value it takes in, as a sum does."""
+    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript):
+        return None
+    key = ast.unparse(target)
+    for own, other in ((value.left, value.right), (value.right, value.left)):
+        if isinstance(own, ast.BinOp) and isinstance(own.op, ast.Mult) and key in (
+                ast.unparse(own.left), ast.unparse(own.right)) and key not in ast.unparse(other):
+            return other
+    return None
 
 
 def _added_to(expr: ast.expr, key: str) -> ast.expr | None:
