@@ -271,8 +271,11 @@ def mode_before(node: ast.AST, key: str | None, scope: ast.AST, ctx: ModuleConte
 
 def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
     """An optimizer step, or a call of a callable built from a model's parameters
-    (`train_op = get_train_op(params=model.parameters())` then `train_op()`)."""
+    (`train_op = get_train_op(params=model.parameters())` then `train_op()`), or a step helper handed the
+    optimizer (`strategy.optimizer_step(self.optimizer, model)`, `accelerator_step(opt)`)."""
     if is_optimizer_step(call, ctx):
+        return True
+    if _steps_an_optimizer(call):
         return True
     if not isinstance(call.func, ast.Name):
         return False
@@ -283,6 +286,22 @@ def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
         ):
             return True
     return False
+
+
+def _steps_an_optimizer(call: ast.Call) -> bool:
+    """A call named for a step (`optimizer_step`, `step`) whose arguments hold an optimizer by name."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if "step" not in name.lower() or "sched" in name.lower() or not call.args:
+        return False
+    return any(_optimizer_named(a) for a in call.args)
+
+
+def _optimizer_named(arg: ast.expr) -> bool:
+    name = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else ""
+    lowered = name.lower()
+    return lowered in {"opt", "optim", "optimizer", "optimiser"} or lowered.endswith(("_opt", "_optim")) or (
+        "optimizer" in lowered or "optimiser" in lowered)
 
 
 def binding_values(name: ast.Name, ctx: ModuleContext) -> list[ast.expr]:
