@@ -7,6 +7,7 @@ whose loss takes `self.model(x)` or `model(x)`, the parameter handed in from out
 from __future__ import annotations
 
 import ast
+import sys
 
 from .parameters import parameter_of
 
@@ -80,12 +81,17 @@ def callee_slot_owner(call: ast.Call, ctx) -> str | None:
     if name is None and isinstance(call.func, ast.Attribute) and not call.func.attr.startswith("_") \
             and _may_hold_instance(call.func.value, ctx):
         name, method = ctx.constructed(call.func.value) or _element_class(call.func.value, ctx), call.func.attr
-    if name is None or "." not in name or name.startswith("torch."):
+    if name is None or "." not in name or name.partition(".")[0] in NO_TRAINING_SLOTS:
         return None
     simple = name.rsplit(".", 1)[-1]
     if simple in ctx.classes or simple in ctx.functions or (method is not None and not simple[:1].isupper()):
         return None
     return f"{simple}.{method}" if method is not None else simple
+
+
+# Modules whose functions never train a model handed to them (`warnings.warn(...)`, `typing.cast(Net, m)`,
+# `copy.deepcopy(model)`): in library code most calls with arguments are theirs, and none fills a slot.
+NO_TRAINING_SLOTS = frozenset({"torch", "typing_extensions", *sys.stdlib_module_names})
 
 
 def _element_class(receiver: ast.AST, ctx) -> str | None:
