@@ -14,36 +14,39 @@ import ast
 from .evaluation import strip_calls
 
 CONVS = {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"}
+# features-last layers: (keyword, position) of the size of their output's last axis
+FEATURES_LAST = {"Linear": ("out_features", 1), "Embedding": ("embedding_dim", 1)}
 # modules and functions that keep the layout: the conv's channels stay on axis 1 through them
 KEEPS_LAYOUT = {"ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "PReLU", "Sigmoid", "Tanh", "Identity", "Dropout",
                 "Dropout2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm2d",
-                "relu", "leaky_relu", "gelu", "silu", "elu", "sigmoid", "tanh", "dropout", "batch_norm"}
+                "relu", "leaky_relu", "gelu", "silu", "elu", "sigmoid", "tanh", "dropout", "batch_norm", "LayerNorm"}
 # tensor methods that keep shape and memory order (a view of x.contiguous() is a view of x)
 SAME_LAYOUT_METHODS = {"contiguous", "float", "double", "half", "clone", "detach", "to", "cuda", "cpu", "type_as"}
 
 
-def _short(expr: ast.expr) -> str:
+def short_size(expr: ast.expr) -> str:
     """Source text with `self.` dropped: `self.num_classes` and `num_classes` are the same count."""
     return ast.unparse(expr).replace("self.", "")
 
 
 def _factors(expr: ast.expr) -> set[str]:
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
-        return _factors(expr.left) | _factors(expr.right) | {_short(expr)}
-    return {_short(expr)}
+        return _factors(expr.left) | _factors(expr.right) | {short_size(expr)}
+    return {short_size(expr)}
 
 
-def _conv_built(module: ast.expr, ctx, depth: int = 2) -> ast.Call | None:
-    """The `nn.ConvNd(...)` call behind a module: itself, or the last layer of a Sequential."""
+def _conv_built(module: ast.expr, ctx, depth: int = 2, names: frozenset | set = CONVS) -> ast.Call | None:
+    """The `nn.ConvNd(...)` call (or one of other `names`) behind a module: itself, or the last layer of a
+    Sequential."""
     built = _module_built(module, ctx)
     if not isinstance(built, ast.Call):
         return None
     name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
-    if name in CONVS:
+    if name in names:
         return built
     if name == "Sequential" and built.args and depth:
-        layers = [a for a in built.args if not (isinstance(a, ast.Call) and _layer_name(a, ctx) in KEEPS_LAYOUT)]
-        return _conv_built(layers[-1], ctx, depth - 1) if layers else None
+        layers = [a for a in built.args if not (isinstance(a, ast.Call) and layer_name(a, ctx) in KEEPS_LAYOUT)]
+        return _conv_built(layers[-1], ctx, depth - 1, names) if layers else None
     return None
 
 
@@ -90,7 +93,7 @@ def _element(container: ast.AST) -> ast.AST | None:
     return None
 
 
-def _layer_name(call: ast.Call, ctx) -> str:
+def layer_name(call: ast.Call, ctx) -> str:
     return (ctx.call_name(call) or ctx.constructed(call.func) or ctx.method_name(call) or "").rsplit(".", 1)[-1]
 
 
@@ -111,8 +114,20 @@ def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
     return int(name[-2]) + 2 if name in CONVS else None
 
 
-def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int) -> ast.Call | None:
-    """The conv module's construction whose output `tensor` holds, through layout-keeping layers."""
+def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> str | None:
+    """The size of the last axis (as source text without `self.`) when `tensor` holds a Linear or Embedding
+    module's output (batch, ..., features), through layout-keeping layers in the same function."""
+    layer = _conv_behind(tensor, at, ctx, 4, set(FEATURES_LAST))
+    if layer is None:
+        return None
+    keyword, position = FEATURES_LAST[(ctx.call_name(layer) or "").rsplit(".", 1)[-1]]
+    size = [k.value for k in layer.keywords if k.arg == keyword] or layer.args[position:position + 1]
+    return short_size(size[0]) if size else None
+
+
+def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozenset | set = CONVS) -> ast.Call | None:
+    """The conv module's construction (or one of other `names`) whose output `tensor` holds, through
+    layout-keeping layers."""
     current = strip_calls(tensor, SAME_LAYOUT_METHODS)
     scope = ctx.scope_of(at)
     for _ in range(depth):
@@ -123,10 +138,10 @@ def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int) -> ast.Call | N
             current = strip_calls(values[0], SAME_LAYOUT_METHODS)
         if not isinstance(current, ast.Call) or not current.args:
             return None
-        conv = _conv_built(current.func, ctx)
+        conv = _conv_built(current.func, ctx, 2, names)
         if conv is not None:
             return conv
-        if _layer_name(current, ctx) not in KEEPS_LAYOUT:
+        if layer_name(current, ctx) not in KEEPS_LAYOUT:
             return None
         current, at = strip_calls(current.args[0], SAME_LAYOUT_METHODS), current
     return None
@@ -138,4 +153,4 @@ def channels_viewed_last(sizes: list[ast.expr], channels: set[str]) -> bool:
     last = sizes[-1]
     if isinstance(last, ast.Constant) and last.value in (-1, 1):
         return False
-    return len(sizes) >= 2 and _short(last) in channels
+    return len(sizes) >= 2 and short_size(last) in channels

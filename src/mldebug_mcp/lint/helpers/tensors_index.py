@@ -88,8 +88,7 @@ def _keeps_rows(index: ast.AST, ctx) -> bool:
 
 def _loss_call(call: ast.Call, ctx) -> bool:
     name = ctx.call_name(call) or ctx.constructed(call.func) or ""
-    return name.startswith(("torch.nn.functional.", "torch.nn.")) and (name.endswith(("_loss", "Loss"))
-                                                                        or name.endswith("cross_entropy"))
+    return name.startswith("torch.nn.") and name.endswith(("_loss", "Loss", "cross_entropy"))
 
 
 def _local_callee(call: ast.Call, ctx) -> ast.AST | None:

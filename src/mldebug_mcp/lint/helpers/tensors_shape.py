@@ -10,6 +10,7 @@ than the axes consumed so far moves that axis, which only a transpose or permute
 from __future__ import annotations
 
 import ast
+from itertools import combinations
 
 CONSTRUCTORS = {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.full",
                 "torch.zeros_like", "torch.FloatTensor", "torch.Tensor"}
@@ -119,3 +120,54 @@ def batch_axis_of(size: ast.expr, ctx, depth: int = 2) -> ast.expr | None:
 
 def _is_zero(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant) and expr.value == 0 and not isinstance(expr.value, bool)
+
+
+def shape_owner(expr: ast.expr) -> ast.expr | None:
+    """x for `x.shape` and `x.size()`."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "shape":
+        return expr.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" \
+            and not expr.args and not expr.keywords:
+        return expr.func.value
+    return None
+
+
+def dim_index(size: ast.expr, tensor: str) -> int | None:
+    """`x.size(1)`, `x.size(dim=1)`, `x.shape[1]`, `x.size()[1]` -> 1 when x is `tensor`."""
+    if isinstance(size, ast.Subscript):
+        owner, index = shape_owner(size.value), size.slice
+    elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
+        values = list(size.args) + [k.value for k in size.keywords if k.arg == "dim"]
+        owner, index = size.func.value, values[0] if len(values) == 1 else None
+    else:
+        return None
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant):
+        index = ast.Constant(-index.operand.value) if isinstance(index.operand.value, int) else None
+    number = index.value if isinstance(index, ast.Constant) else None
+    ok = owner is not None and isinstance(number, int) and not isinstance(number, bool)
+    return number if ok and ast.dump(owner) == tensor else None
+
+
+def inverted_dims(tensor: ast.expr, sizes: list[ast.expr]) -> bool:
+    source = ast.dump(tensor)
+    indices = [i for i in (dim_index(s, source) for s in sizes) if i is not None]
+    # same sign compares directly; dim 0 always comes before a negative index
+    return any((a >= 0) == (b >= 0) and a > b or (a < 0 and b == 0) for a, b in combinations(indices, 2))
+
+
+def axes_of(expr: ast.expr, source: str) -> set[int] | None:
+    """{2, 3} for `x.shape[2] * x.shape[3]`; None when anything else is part of the size."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        left, right = axes_of(expr.left, source), axes_of(expr.right, source)
+        return left | right if left is not None and right is not None else None
+    index = dim_index(expr, source)
+    return {index} if index is not None else None
+
+
+def shape_unpack(assign: ast.Assign) -> tuple[list[str], str] | None:
+    """`B, T, C = x.shape` / `= x.size()` -> (['B', 'T', 'C'], dump of x)."""
+    target, owner = assign.targets[-1], shape_owner(assign.value)
+    if owner is None or not isinstance(target, ast.Tuple) or len(target.elts) < 2:
+        return None
+    names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+    return (names, ast.dump(owner)) if len(names) == len(target.elts) else None

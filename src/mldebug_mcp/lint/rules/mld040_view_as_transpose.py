@@ -1,6 +1,5 @@
 import ast
 from collections.abc import Iterator
-from itertools import combinations
 
 from ..context import ModuleContext
 from ..helpers.evaluation import strip_calls
@@ -10,12 +9,18 @@ from ..helpers.tensors_channels import (
     channels_viewed_last,
     conv_channel_sizes,
     conv_output_rank,
+    features_last_size,
+    short_size,
 )
+from ..helpers.tensors_layout import reordered_layout
 from ..helpers.tensors_shape import (
+    axes_of,
     batch_axis_of,
     constructed_shape,
+    inverted_dims,
     leading_shape,
     moves_axes,
+    shape_unpack,
 )
 from ..rule import Hit, Rule
 
@@ -29,6 +34,10 @@ SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis
 CHANNELS_LAST = (".{method}() puts a conv output's channels (or a factor of them) in the last axis, but a conv "
                  "stores them on axis 1 (batch, channels, height, width): permute to channels-last before the view")
 
+REORDERED = (".{method}() names the sizes in an order the permuted/transposed tensor does not have: it regroups "
+             "memory across the wrong axes; permute to the order the sizes list first")
+FEATURES_FIRST = (".{method}() lists a Linear/Embedding output's feature size (its last axis) before one of its "
+                  "earlier axes: the view reads neighbouring features as positions; transpose instead")
 
 STRANDED = (".{method}() keeps {size} as an axis of its own but nothing after it holds the conv output's axes that "
             "follow it: the axes before it absorb them and {size} no longer indexes the same axis; move it with "
@@ -46,9 +55,13 @@ class ViewAsTranspose(Rule):
     Sequential or ModuleList head ending in one, through activations and norms) viewed with its channel
     count or a factor of it last (`self.cls(x).view(B, -1, num_classes)` for `num_anchors * num_classes`
     channels), or a conv output's axis kept by its size with only 1s after it
-    (`h = x.size(2)`; `x.view(b, -1, h, 1)` on (b, c, h, w)). Merges and splits of neighbouring axes
+    (`h = x.size(2)`; `x.view(b, -1, h, 1)` on (b, c, h, w)); a Linear or Embedding output viewed with its
+    feature size before one of its earlier axes (`x = self.char_emb(x)`, `x.view(-1, char_dim, x.size(2))`);
+    and a permute or transpose whose order the following view's sizes contradict (`B, C, H, W = x.shape`,
+    an Embedding appends an axis, `x.permute(0, 1, 3, 2, 4).reshape(B, C * D, H, W)`; found at the
+    permute). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
-    an already transposed or permuted tensor are not flagged.
+    a transposed or permuted tensor that follow its new order are not flagged.
 
     Why is this bad: view and reshape keep the memory order and only relabel the shape, so the
     result has the intended shape but its elements are scrambled across positions or samples.
@@ -80,19 +93,34 @@ class ViewAsTranspose(Rule):
             tensor, sizes, method = node.args[0], _sizes(node.args[1:], []), "reshape"
         else:
             return
-        if not sizes or _reordered_before(tensor):
+        if not sizes:
+            return
+        if _reordered_before(tensor):
+            yield from self._misordered(node, tensor, sizes, method, ctx)
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
-        if _inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
+        if inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
                 or _inverted_named_dims(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
-        elif len(sizes) >= 2 and not _reordered_earlier(tensor, ctx):  # a conv output's axes, as built
+        elif _reordered_earlier(tensor, ctx):
+            yield from self._misordered(node, tensor, sizes, method, ctx)
+        elif len(sizes) >= 2:  # a conv output's axes, as built
             if _channels_last_of_conv(node, tensor, sizes, ctx):
                 yield Hit(node, CHANNELS_LAST.format(method=method))
+            elif _features_moved_forward(node, tensor, sizes, ctx):
+                yield Hit(node, FEATURES_FIRST.format(method=method))
             elif (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
                 yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
+
+    def _misordered(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], method: str,
+                    ctx: ModuleContext) -> Iterator[Hit]:
+        """A permute or transpose first, and sizes that do not follow its order (`permute(0, 1, 3, 2, 4)` then
+        `reshape(B, C * D, H, W)` puts width positions where rows go): found at the permute, where the fix goes."""
+        found = reordered_layout(tensor, call, ctx, self._unpacks_of(ctx))
+        if found is not None and moves_axes(found[0], sizes):
+            yield Hit(found[1], REORDERED.format(method=method))
 
     def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
         """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""
@@ -120,7 +148,7 @@ class ViewAsTranspose(Rule):
 
     def _unpacks_of(self, ctx: ModuleContext) -> list[tuple[ast.Assign, list[str], str]]:
         if self._ctx is not ctx:  # built once per module from the index, not by walking
-            found = ((a, _shape_unpack(a)) for a in ctx.by_type.get(ast.Assign, ()))
+            found = ((a, shape_unpack(a)) for a in ctx.by_type.get(ast.Assign, ()))
             self._ctx, self._unpacks = ctx, [(a, *u) for a, u in found if u]
         return self._unpacks
 
@@ -145,6 +173,17 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
     `out.view(B, -1, num_classes)`: the view reads width positions as classes."""
     channels = conv_channel_sizes(tensor, call, ctx)
     return channels is not None and channels_viewed_last(sizes, channels)
+
+
+def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+    """`x = self.char_emb(x)` (an Embedding to `char_dim`: x is (B, T, W, char_dim)), then
+    `x.view(-1, char_dim, x.size(2))`: the features axis, stored last, is listed before an earlier axis."""
+    features = features_last_size(tensor, call, ctx)
+    position = next((i for i, s in enumerate(sizes) if features is not None and short_size(s) == features), None)
+    if position is None:
+        return False
+    source = ast.dump(tensor)
+    return any((axes := _named_axes(s, source, call, ctx)) and min(axes) >= 0 for s in sizes[position + 1:])
 
 
 def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> ast.expr | None:
@@ -176,7 +215,7 @@ def _named_axes(size: ast.expr, source: str, call: ast.Call, ctx: ModuleContext)
         if not values or ctx.scope_of(values[0]) is not ctx.scope_of(call):
             return None
         size = values[0]
-    axes = _axes_of(size, source)
+    axes = axes_of(size, source)
     return {a for a in axes if a >= 0} if axes else None
 
 
@@ -227,39 +266,6 @@ def _reordered_before(tensor: ast.expr) -> bool:
     return any(isinstance(node, ast.Attribute) and node.attr in REORDERS for node in ast.walk(tensor))
 
 
-def _shape_owner(expr: ast.expr) -> ast.expr | None:
-    """x for `x.shape` and `x.size()`."""
-    if isinstance(expr, ast.Attribute) and expr.attr == "shape":
-        return expr.value
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" \
-            and not expr.args and not expr.keywords:
-        return expr.func.value
-    return None
-
-
-def _dim_index(size: ast.expr, tensor: str) -> int | None:
-    """`x.size(1)`, `x.size(dim=1)`, `x.shape[1]`, `x.size()[1]` -> 1 when x is `tensor`."""
-    if isinstance(size, ast.Subscript):
-        owner, index = _shape_owner(size.value), size.slice
-    elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
-        values = list(size.args) + [k.value for k in size.keywords if k.arg == "dim"]
-        owner, index = size.func.value, values[0] if len(values) == 1 else None
-    else:
-        return None
-    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant):
-        index = ast.Constant(-index.operand.value) if isinstance(index.operand.value, int) else None
-    number = index.value if isinstance(index, ast.Constant) else None
-    ok = owner is not None and isinstance(number, int) and not isinstance(number, bool)
-    return number if ok and ast.dump(owner) == tensor else None
-
-
-def _inverted_dims(tensor: ast.expr, sizes: list[ast.expr]) -> bool:
-    source = ast.dump(tensor)
-    indices = [i for i in (_dim_index(s, source) for s in sizes) if i is not None]
-    # same sign compares directly; dim 0 always comes before a negative index
-    return any((a >= 0) == (b >= 0) and a > b or (a < 0 and b == 0) for a, b in combinations(indices, 2))
-
-
 def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
     """`batch = x.shape[0]; features = x.shape[1]; pixels = x.shape[2] * x.shape[3]` then
     `x.view(batch, pixels, features)`: sizes held in names (or products of them) that stand for the tensor's
@@ -277,26 +283,8 @@ def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr]
             if value is None or any(value.lineno < line < call.lineno for line in reassigned):
                 groups.append(None)  # unknown, or read before the tensor was rebound
                 continue
-        groups.append(_axes_of(value, source))
+        groups.append(axes_of(value, source))
     known = [g for g in groups if g]
     return len(known) >= 2 and any(
         (a >= 0) == (b >= 0) and a > b for i, first in enumerate(known) for later in known[i + 1:]
         for a in first for b in later)
-
-
-def _axes_of(expr: ast.expr, source: str) -> set[int] | None:
-    """{2, 3} for `x.shape[2] * x.shape[3]`; None when anything else is part of the size."""
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
-        left, right = _axes_of(expr.left, source), _axes_of(expr.right, source)
-        return left | right if left is not None and right is not None else None
-    index = _dim_index(expr, source)
-    return {index} if index is not None else None
-
-
-def _shape_unpack(assign: ast.Assign) -> tuple[list[str], str] | None:
-    """`B, T, C = x.shape` / `= x.size()` -> (['B', 'T', 'C'], dump of x)."""
-    target, owner = assign.targets[-1], _shape_owner(assign.value)
-    if owner is None or not isinstance(target, ast.Tuple) or len(target.elts) < 2:
-        return None
-    names = [e.id for e in target.elts if isinstance(e, ast.Name)]
-    return (names, ast.dump(owner)) if len(names) == len(target.elts) else None

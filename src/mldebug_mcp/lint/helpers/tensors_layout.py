@@ -1,0 +1,102 @@
+"""The axes of a tensor after a permute or transpose, named by the sizes the code unpacked (MLD040).
+
+`B, C, H, W = x.shape`, `x = self.embed(x)` (an Embedding appends an axis), `x = x.permute(0, 1, 3, 2, 4)`
+gives the layout [B, C, W, H, ?]. A later `x.reshape(B, C * D, H, W)` can only merge neighbours of that
+layout; naming H before W reads width positions as rows (and mixes the appended axis into them).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .evaluation import strip_calls
+from .tensors_channels import KEEPS_LAYOUT, SAME_LAYOUT_METHODS, layer_name
+
+REORDERS = {"permute", "transpose", "swapaxes", "swapdims"}
+APPENDS_AXIS = {"Embedding"}  # (*) -> (*, dim)
+
+
+def reordered_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[list[ast.expr], ast.Call] | None:
+    """The named axes of `tensor` at `call`, with the permute or transpose that just reordered them (inline, or
+    as the value its name holds); `unpacks` lists (assignment, names, dump of the tensor) for `B, T, C = x.shape`."""
+    current, at = strip_calls(tensor, SAME_LAYOUT_METHODS), call
+    if isinstance(current, ast.Name):
+        value = _latest(current, call, ctx)
+        if value is None or _unpacked_after(current, value, call, ctx, unpacks):
+            return None
+        current, at = strip_calls(value, SAME_LAYOUT_METHODS), value
+    if not _reorder(current, ctx):
+        return None
+    layout = _layout(current, at, ctx, unpacks, 4)
+    return (layout, current) if layout is not None else None
+
+
+def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.expr] | None:
+    expr = strip_calls(expr, SAME_LAYOUT_METHODS)
+    if depth <= 0:
+        return None
+    if _reorder(expr, ctx):
+        base = _layout(expr.func.value, expr, ctx, unpacks, depth - 1)
+        return _reordered(base, expr) if base is not None else None
+    if isinstance(expr, ast.Name):
+        value = _latest(expr, at, ctx)
+        names = _unpacked_after(expr, value, at, ctx, unpacks)
+        if names is not None:
+            return names
+        return _layout(value, value, ctx, unpacks, depth - 1) if value is not None else None
+    if isinstance(expr, ast.Call) and expr.args and ctx.call_name(expr) is None:
+        layer = layer_name(expr, ctx)
+        if layer in APPENDS_AXIS:
+            base = _layout(expr.args[0], expr, ctx, unpacks, depth - 1)
+            return base + [ast.Name(id=f"<{layer} axis>")] if base is not None else None
+        if layer in KEEPS_LAYOUT:
+            return _layout(expr.args[0], expr, ctx, unpacks, depth - 1)
+    return None
+
+
+def _reorder(expr: ast.AST, ctx) -> bool:
+    return isinstance(expr, ast.Call) and ctx.call_name(expr) is None and ctx.method_name(expr) in REORDERS
+
+
+def _reordered(layout: list[ast.expr], call: ast.Call) -> list[ast.expr] | None:
+    """`layout` permuted by `.permute(0, 2, 1)` / `.transpose(1, 2)`; None for axes not written as numbers."""
+    args = call.args[0].elts if len(call.args) == 1 and isinstance(call.args[0], ast.Tuple | ast.List) else call.args
+    axes = [_int(a) for a in args]
+    if any(a is None for a in axes) or call.keywords:
+        return None
+    rank = len(layout)
+    axes = [a + rank if a < 0 else a for a in axes]
+    if any(not 0 <= a < rank for a in axes):
+        return None
+    if call.func.attr == "permute":
+        return [layout[a] for a in axes] if sorted(axes) == list(range(rank)) else None
+    if len(axes) != 2:
+        return None
+    swapped = list(layout)
+    swapped[axes[0]], swapped[axes[1]] = layout[axes[1]], layout[axes[0]]
+    return swapped
+
+
+def _int(expr: ast.expr) -> int | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int(expr.operand)
+        return -inner if inner is not None else None
+    ok = isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool)
+    return expr.value if ok else None
+
+
+def _latest(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
+    """The value `name` last held before `at`, assigned in the same function."""
+    values = [v for v in ctx.values_of(name, at=at) if getattr(v, "lineno", 0) < at.lineno]
+    return values[0] if values and ctx.scope_of(values[0]) is ctx.scope_of(at) else None
+
+
+def _unpacked_after(name: ast.Name, value: ast.AST | None, at: ast.AST, ctx, unpacks) -> list[ast.expr] | None:
+    """The names of `B, T, C = name.shape` when that unpack is the latest fact about `name` before `at`."""
+    source, scope = ast.dump(ast.Name(id=name.id, ctx=ast.Load())), ctx.scope_of(at)
+    since = getattr(value, "lineno", 0)
+    found = [(a.lineno, names) for a, names, s in unpacks
+             if s == source and since <= a.lineno < at.lineno and ctx.scope_of(a) is scope]
+    if not found:
+        return None
+    return [ast.Name(id=n) for n in max(found, key=lambda f: f[0])[1]]
