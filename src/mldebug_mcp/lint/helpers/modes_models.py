@@ -233,7 +233,12 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
         cls = ctx.classes[name]
         if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
             return False
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()]
+        # the layers it builds: classes, and whatever a builder function returns into an attribute
+        # (`self.backbone = torchvision.models.resnet50()` holds BatchNorm whatever its lower-case name)
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()] + [
+            n.value for n in ast.walk(cls) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper()]
         return all(_free_build(b, ctx, depth + 1) for b in built)
     if not (name and MODE_FREE.match(name)):
         return False

@@ -21,7 +21,7 @@ from ..helpers.modes import (
     related,
     switches,
 )
-from ..helpers.modes_anchor import anchor
+from ..helpers.modes_anchor import anchor, anchor_after_setup
 from ..helpers.modes_evidence import (
     collected,
     drives_itself,
@@ -37,6 +37,7 @@ from ..helpers.modes_evidence import (
 )
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import runs_model
+from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
     bare_switch,
     forward_receiver,
@@ -131,8 +132,15 @@ class EvaluationWithoutEvalMode(Rule):
             if scope in running and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
-        for hit in _loaded_for_evaluation(ctx):
+        loaded = list(_loaded_for_evaluation(ctx))
+        for hit in loaded:
             hits.setdefault(hit.node.lineno, hit)
+        if not loaded and not hits:
+            for call, key in loaded_and_run_in_train_mode(ctx):
+                where = anchor_after_setup(call, key, ctx.scope_of(call), ctx)
+                hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and run here in "
+                                                         f"training mode: nothing in this file calls {key}.eval(); "
+                                                         f"call it before predicting"))
         for load in shipped_weights_without_eval(ctx):
             hits.setdefault(load.lineno, Hit(load, "this model loads its own trained weights when built and stays in "
                                                    "training mode: every instance predicts with dropout and batch "

@@ -1,0 +1,56 @@
+"""A model that a file loads trained weights into and runs, in a file that trains nothing and switches no
+mode anywhere (MLD020): a demo, an inference or a scoring script (`net.load_state_dict(torch.load(ckpt))`,
+then `score = self.net(image).mean()` in a method named anything). Loading trained weights says the run is
+inference; nothing here ever leaves training mode, so dropout and BatchNorm's batch statistics are live.
+
+Quiet for export code (ONNX, tracing: exported graphs freeze the mode they are traced in, a separate
+rule's concern), for a model's own methods, frameworks' hooks, frozen copies, models built in eval mode
+(from_pretrained, a builder that switches), and where any mode switch or `.training` assignment exists.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from .modes import direct_switch, key_of, position
+from .modes_evidence import file_trains, framework_managed, model_class
+from .modes_indirect import runs_model
+from .modes_models import frozen, mode_free, ready_from_loader
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+EXPORT_TEXTS = ("onnx", "jit.trace", "torch.export", "coremltools", "tensorrt")
+
+
+def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str]]:
+    """(the first call that runs it, key) for each model this file loads weights into and runs, in a file
+    that trains nothing and switches no mode."""
+    if not ctx.has_text("load_state_dict") or any(map(ctx.has_text, EXPORT_TEXTS)):
+        return
+    calls = ctx.by_type.get(ast.Call, ())
+    loaded = {key_of(c.func.value) for c in calls if isinstance(c.func, ast.Attribute)
+              and c.func.attr == "load_state_dict" and c.args and key_of(c.func.value)}
+    loaded = {k for k in loaded if not frozen(k)}
+    if not loaded or _switches_anything(calls, ctx) or file_trains(ctx):
+        return
+    names = {k.rsplit(".", 1)[-1]: k for k in loaded}
+    reported: set[str] = set()
+    for call in sorted((c for c in calls if c.args or c.keywords), key=position):
+        receiver = runs_model(call, ctx)
+        key = key_of(receiver) if receiver is not None else None
+        if key is None or key.rsplit(".", 1)[-1] not in names or key in reported:
+            continue
+        scope = ctx.scope_of(call)
+        cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
+        if framework_managed(scope, ctx) or (cls is not None and model_class(cls, ctx)):
+            continue  # a framework's hook, or a model's own method: its user sets the mode
+        if mode_free(receiver, ctx) or ready_from_loader(receiver, ctx):
+            continue  # built in eval mode (from_pretrained, a loader that switches it)
+        reported.add(key)
+        yield call, key
+
+
+def _switches_anything(calls, ctx: ModuleContext) -> bool:
+    return any(direct_switch(c) for c in calls) or any(
+        n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ()))

@@ -1,0 +1,111 @@
+"""MLD020, blind split 5's families, each with fixed twins that stay quiet.
+
+Loaded and run: a demo, scoring or inference file that loads trained weights into a model and runs it, while
+nothing in the file trains or switches a mode (the forward sits in a method named anything, with or without
+no_grad)."""
+
+import textwrap
+
+from mldebug_mcp.lint.engine import lint_source
+
+
+def _lines(source: str, path: str = "demo.py") -> list[int]:
+    return sorted(f.line for f in lint_source(textwrap.dedent(source), path) if f.code == "MLD020")
+
+
+DEMO_CLASS = """
+    import torch
+    import torch.nn as nn
+    import torchvision
+
+
+    class QualityNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.trunk = torchvision.models.resnet18()
+            self.trunk.fc = nn.Linear(512, 1)
+
+        def forward(self, x):
+            return self.trunk(x)
+
+
+    class Demo:
+        def __init__(self, ckpt):
+            self.net = QualityNet()
+            self.restore(ckpt)
+
+        def restore(self, ckpt):
+            state = torch.load(ckpt, map_location="cpu")
+            self.net.load_state_dict(state["state_dict"])
+
+        def rate(self, image):
+            image = image.unsqueeze(0)
+            quality = self.net(image).mean()
+            print(quality.item())
+    """
+
+
+def test_a_demo_class_loading_weights_and_rating_without_eval_is_reported_at_the_forward():
+    assert _lines(DEMO_CLASS) == [28]
+
+
+def test_the_demo_switching_to_eval_after_loading_is_quiet():
+    fixed = DEMO_CLASS.replace('            self.net.load_state_dict(state["state_dict"])\n',
+                               '            self.net.load_state_dict(state["state_dict"])\n'
+                               '            self.net.eval()\n')
+    assert _lines(fixed) == []
+
+
+SCRIPT = """
+    import sys
+    import torch
+    from models import SegNet
+
+    net = SegNet(num_classes=4)
+    net.load_state_dict(torch.load(sys.argv[1]))
+    image = torch.load(sys.argv[2])
+    mask = net(image).argmax(1)
+    torch.save(mask, sys.argv[3])
+    """
+
+
+def test_a_module_level_inference_script_is_reported_after_the_load():
+    assert _lines(SCRIPT, "infer_mask.py") == [7]
+
+
+def test_the_script_with_eval_is_quiet():
+    assert _lines(SCRIPT.replace("    image = torch", "    net.eval()\n    image = torch"), "infer_mask.py") == []
+
+
+FUNCTION = """
+    import torch
+    from nets import build_classifier
+
+
+    def main(weights, images):
+        classifier = build_classifier("resnet50")
+        classifier.load_state_dict(torch.load(weights)["model"])
+        for path, image in images:
+            label = classifier(image[None]).argmax(1).item()
+            print(path, label)
+    """
+
+
+def test_a_function_that_loads_and_classifies_is_reported_after_the_load():
+    assert _lines(FUNCTION, "classify.py") == [8]
+
+
+def test_a_file_that_also_trains_is_left_to_the_other_checks():
+    trains = FUNCTION + """
+    def finetune(classifier, loader, opt):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(classifier(x), y).backward()
+            opt.step()
+    """
+    assert _lines(trains, "classify.py") == []
+
+
+def test_export_code_is_quiet():
+    export = FUNCTION.replace("            print(path, label)", "            torch.onnx.export(classifier, image, path)")
+    assert _lines(export, "classify.py") == []
