@@ -235,13 +235,23 @@ def returns_backwarded(func: ast.AST, ctx) -> bool:
     part it was summed from (`total = a + b; total.backward(); return a, b, total`) or a container of them."""
     def compute() -> bool:
         # build_context marks every function around a .backward() call; Lightning's manual_backward is the other way
-        if func not in ctx.backward_scopes and not ctx.has_text("manual_backward"):
+        own = func in ctx.backward_scopes or ctx.has_text("manual_backward")
+        helpers = _backwarding_helpers(func, ctx)
+        if not own and not helpers:
             return False
-        live = set()
-        for call in ast.walk(func):
+        live, live_attrs = set(), set()
+        for call in ast.walk(func) if own else ():
             if isinstance(call, ast.Call) and ctx.method_name(call) in {"backward", "manual_backward"}:
                 target = call.args[0] if call.args else call.func.value  # accelerator.backward(loss)
                 live |= {_root(target)} - {None}
+        for helper in helpers:  # `self.update()` backwards `self.loss`: state on self crosses the call
+            for call in ast.walk(helper):
+                if isinstance(call, ast.Call) and ctx.method_name(call) == "backward" \
+                        and isinstance(call.func.value, ast.Attribute) and _root(call.func.value) == "self":
+                    live_attrs.add(call.func.value.attr)
+        returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
+        if live_attrs and any(_live_self_attrs(e, ctx) & live_attrs for r in returns for e in _elements(r)):
+            return True
         if not live:
             return False
         bindings = ctx.bindings.get(func, {})
@@ -249,10 +259,23 @@ def returns_backwarded(func: ast.AST, ctx) -> bool:
             for value in bindings.get(name, ()):
                 if isinstance(value, ast.BinOp):
                     live |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-        returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
         return any(_live_roots(e, ctx) & live for r in returns for e in _elements(r))
 
     return ctx.memo(("accum-step-returns", func), compute)
+
+
+def _backwarding_helpers(func: ast.AST, ctx) -> list[ast.AST]:
+    """The methods of func's class that func calls on self and that run a backward() themselves."""
+    cls = ctx.enclosing_class(func) if isinstance(func, FUNCTIONS[:2]) else None
+    if cls is None:
+        return []
+    methods = ctx.memo(("accum-backwarding-methods", cls), lambda: {
+        f.name: f for f in cls.body if isinstance(f, FUNCTIONS[:2]) and f in ctx.backward_scopes})
+    if not methods:
+        return []
+    return [methods[c.func.attr] for c in ctx.in_scope(func, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+            and isinstance(c.func.value, ast.Name) and c.func.value.id == "self" and c.func.attr in methods
+            and methods[c.func.attr] is not func]
 
 
 def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
@@ -285,6 +308,21 @@ def _live_roots(expr: ast.AST, ctx) -> set[str]:
     if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
         return _live_roots(expr.func.value, ctx)
     return {_root(expr)} - {None}
+
+
+def _live_self_attrs(expr: ast.AST, ctx) -> set[str]:
+    """The attributes of self a returned value carries the graph of: `self.loss`, `self.loss * 2`."""
+    if detached(expr, ctx):
+        return set()
+    if isinstance(expr, ast.BinOp):
+        return _live_self_attrs(expr.left, ctx) | _live_self_attrs(expr.right, ctx)
+    if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
+        return _live_self_attrs(expr.func.value, ctx)
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return {expr.attr}
+    return set()
 
 
 def _root(expr: ast.AST) -> str | None:

@@ -27,11 +27,14 @@ SETITEM = "__setitem__"  # a collector keeping every value assigned to a key (`s
 
 def meter_facts(ctx) -> dict[str, str]:
     """What this file tells the others of the run: whether each class's update-like method keeps its argument,
-    and which training steps return what they backwarded (helpers/accum_losses.py)."""
+    which training steps return what they backwarded (helpers/accum_losses.py), and which functions' results
+    a loop here sums (helpers/accum_summed_returns.py)."""
     # imported here: accum_losses imports graph, which imports the context, which imports this module
     from .accum_losses import step_facts
+    from .accum_summed_returns import summed_returns
 
     found = step_facts(ctx)
+    found.update(summed_returns(ctx))
     for name, cls in ctx.classes.items():
         for func in cls.body:
             if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES | {SETITEM}:

@@ -19,6 +19,7 @@ from ..helpers.accum_losses import (
 from ..helpers.accum_meters import UPDATES
 from ..helpers.accum_returned_numbers import returns_number
 from ..helpers.accum_stores import accumulation
+from ..helpers.accum_summed_returns import summed_elsewhere
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
@@ -34,6 +35,8 @@ KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logg
 LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autograd graph, in a logging dict that "
                "callers sum into running statistics: store {loss}.item() or {loss}.detach() there")
 
+SUMMED_ELSEWHERE = ("'{loss}' is returned with its autograd graph after the backward, and the loop at {where} adds "
+                    "it to a running total: every step's graph stays in memory; return {loss}.item() or .detach()")
 
 COLLECTED = ("'{loss}' is stored with its autograd graph in the statistics collector '{collector}', which keeps "
              "every step's value: store {loss}.item() or {loss}.detach()")
@@ -99,6 +102,9 @@ class AccumulatedLossKeepsGraph(Rule):
                 yield Hit(copy, LOGGED_COPY.format(loss=copy.id))
                 return
             if isinstance(node, ast.Return):
+                summed = summed_elsewhere(node, ctx)
+                if summed is not None:
+                    yield Hit(node, SUMMED_ELSEWHERE.format(loss=ast.unparse(summed[0]), where=summed[1]))
                 return
         if isinstance(node, ast.Assign) and kept_for_a_log(node, ctx):
             yield Hit(node, KEPT_FOR_A_LOG.format(loss=ast.unparse(node.value), kept=ast.unparse(node.targets[0])))
@@ -307,9 +313,14 @@ def _mentions(expr: ast.AST, key: str, ctx: ModuleContext, live: bool = False, b
 
 def _used_for_backward(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
     """A backward() of the running total (not of one entry of it: `losses[i].backward()`)."""
-    calls = module_index(ctx)["backward"].get(ctx.scope_of(node), ())
-    return any(_mentions(c, key, ctx) for c in calls
-               if not (isinstance(c.func.value, ast.Subscript) and ast.unparse(_base(c.func.value)) == key))
+    scope = ctx.scope_of(node)
+    calls = [c for c in module_index(ctx)["backward"].get(scope, ())
+             if not (isinstance(c.func.value, ast.Subscript) and ast.unparse(_base(c.func.value)) == key)]
+    if any(_mentions(c, key, ctx) for c in calls):
+        return True
+    # `self.loss = self.a + self.b; self.loss.backward()` after `self.b += l2`: the sum built on self in this step
+    return any(_mentions(v, key, ctx) for c in calls if isinstance(c.func.value, ast.Attribute)
+               for v in ctx.values_of(c.func.value) if ctx.scope_of(v) is scope and v.lineno <= c.lineno)
 
 
 def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:

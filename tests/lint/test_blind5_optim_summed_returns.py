@@ -1,0 +1,78 @@
+"""MLD032 across files (blind split 5's family): a training step returns its loss with the graph after the
+backward, and a loop of another file adds the returned value to a running total. The finding lands on the
+step's return, where the fix goes, as well as on the sum; quiet when either side turns the loss into a number."""
+
+import textwrap
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths
+
+RANKER = """
+    class Ranker:
+        def train(self, feed):
+            scores = self.net(feed["x"])
+            self.rank_loss = self.loss_fn(scores, feed["y"])
+            self.update()
+            return self.rank_loss, None, {"lr": self.lr}
+
+        def update(self):
+            self.optimizer.zero_grad()
+            self.rank_loss.backward()
+            self.optimizer.step()
+"""
+
+SCRIPT = """
+    def run(model, batches, every):
+        loss = 0.0
+        for feed in batches:
+            step_loss, _, summary = model.train(feed)
+            loss += step_loss / every
+        return loss
+"""
+
+STEPPER = """
+    class Stepper:
+        def fit_batch(self, batch):
+            self.opt.zero_grad()
+            out = self.model(batch["x"])
+            loss = self.crit(out, batch["y"])
+            loss.backward()
+            self.opt.step()
+            return loss
+"""
+
+LOOP = """
+    def epoch(stepper, loader):
+        running = 0
+        for batch in loader:
+            running += stepper.fit_batch(batch)
+        return running / len(loader)
+"""
+
+
+def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD032",)))
+    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD032")
+
+
+def test_step_state_on_self_returned_and_summed_by_a_script(tmp_path):
+    assert ("ranker.py", 7) in _run(tmp_path, {"ranker.py": RANKER, "script.py": SCRIPT})
+
+
+def test_step_returning_its_loss_summed_in_another_file(tmp_path):
+    assert ("stepper.py", 9) in _run(tmp_path, {"stepper.py": STEPPER, "loop.py": LOOP})
+
+
+def test_numbers_on_either_side_are_quiet(tmp_path):
+    fixed = RANKER.replace("return self.rank_loss,", "return self.rank_loss.item(),")
+    assert _run(tmp_path, {"ranker.py": fixed, "script.py": SCRIPT}) == []
+    summed = SCRIPT.replace("loss += step_loss / every", "loss += step_loss.item() / every")
+    assert _run(tmp_path, {"ranker.py": RANKER, "script.py": summed}) == []
+    assert _run(tmp_path, {"stepper.py": STEPPER.replace("return loss", "return loss.detach()"), "loop.py": LOOP}) == []
+
+
+def test_step_whose_result_no_file_sums_is_quiet(tmp_path):
+    logged = LOOP.replace("running += stepper.fit_batch(batch)", "stepper.fit_batch(batch)")
+    assert _run(tmp_path, {"stepper.py": STEPPER, "loop.py": logged}) == []
