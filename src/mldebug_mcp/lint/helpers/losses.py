@@ -6,6 +6,7 @@ import os
 
 from ..context import ModuleContext
 from . import kinds
+from .losses_branches import branch_logit_loss
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
@@ -107,6 +108,7 @@ LOGIT_FUNCTIONS = frozenset({
     "torch.nn.functional.cross_entropy", "torch.nn.functional.binary_cross_entropy_with_logits",
     "torch.nn.functional.multilabel_soft_margin_loss",
 })
+EXPECT_LOGITS = LOGIT_FUNCTIONS | LOGIT_LOSSES
 LOGIT_TEXTS = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogits", "binary_cross_entropy_with_logits",
                "multilabel_soft_margin", "MultiLabelSoftMargin")
 
@@ -211,7 +213,8 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
     source = loss_call_source(call, ctx)
     if source is None:  # `self.criterion(...)` set by a base class, maybe picked by a string this class sets
         # or handed to this class or function by another file; asked here, not kept: known once the index is
-        chosen = chosen_loss(call, ctx) or handed_by_caller(call, ctx)
+        chosen = chosen_loss(call, ctx) or handed_by_caller(call, ctx) \
+            or branch_logit_loss(call, ctx, loss_source, EXPECT_LOGITS)
         return LossSource(chosen, call, False) if chosen in LOGIT_FUNCTIONS or chosen in LOGIT_LOSSES else None
     if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
         # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)

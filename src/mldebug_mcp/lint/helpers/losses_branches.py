@@ -1,0 +1,82 @@
+"""Losses chosen among several, every choice expecting logits (MLD001).
+
+`if multi_label: loss_fn = nn.BCEWithLogitsLoss() else: loss_fn = nn.CrossEntropyLoss()` (or `a if c else b`)
+names no single loss, yet whichever runs applies its own sigmoid/softmax. The choice may be kept on an
+arguments or config object and called in another function of the module (`args.loss_fn = loss_fn` in train,
+`args.loss_fn(out, y)` in validate, with `args` handed along): the stores `<name>.<attr> = value` of the
+module, on names other than self, are read for `<name>.<attr>(...)`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from .kinds import reaching_values
+
+
+def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset) -> str | None:
+    """The qualified name of a logit loss when every loss the callee of `call` may hold is one (`source_of`
+    names the loss a single value holds: losses.loss_source); None when any choice is unknown or another."""
+    callee = call.func
+    holder = _holder(callee)
+    if holder is not None:
+        values = _object_stores(ctx).get((holder, callee.attr), [])
+    elif isinstance(callee, ast.Name | ast.Attribute):
+        values = ctx.values_of(callee, at=call)
+        if len(values) < 2 and not any(isinstance(v, ast.IfExp) for v in values):
+            return None  # one value: losses.loss_source has judged it
+        if isinstance(callee, ast.Name):
+            values = [v for v, element in (reaching_values(callee, ctx)[1] or []) if element is None]
+    else:
+        return None
+    names: set[str] = set()
+    for value in values:
+        found = _losses(value, ctx, source_of, 3)
+        if not found:
+            return None
+        names |= found
+    return min(names) if names and names <= logit else None
+
+
+def _losses(value: ast.AST, ctx, source_of: Callable, depth: int) -> set[str] | None:
+    """The losses a value may hold: each side of `a if c else b`, each assignment of a name that reaches it."""
+    if depth <= 0:
+        return None
+    if isinstance(value, ast.IfExp):
+        sides = [_losses(v, ctx, source_of, depth - 1) for v in (value.body, value.orelse)]
+        return sides[0] | sides[1] if all(sides) else None
+    if isinstance(value, ast.Name):
+        reaching = [v for v, element in (reaching_values(value, ctx)[1] or []) if element is None]
+        if len(reaching) > 1 or reaching and isinstance(reaching[0], ast.IfExp):
+            found = [_losses(v, ctx, source_of, depth - 1) for v in reaching]
+            return set().union(*found) if all(found) else None
+    source = source_of(value, ctx)
+    return {source.name} if source is not None else None
+
+
+def _holder(target: ast.AST) -> str | None:
+    """The name of the object an attribute is kept on, other than self: `args` for `args.loss_fn` and for
+    `self.args.loss_fn` (the object a method keeps is the one its caller handed in)."""
+    if not isinstance(target, ast.Attribute):
+        return None
+    base = target.value
+    if isinstance(base, ast.Name):
+        return base.id if base.id != "self" else None
+    if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self":
+        return base.attr
+    return None
+
+
+def _object_stores(ctx) -> dict[tuple[str, str], list[ast.expr]]:
+    """(object, attr) -> the values of `object.attr = value` in the module, for objects other than self."""
+    def compute() -> dict[tuple[str, str], list[ast.expr]]:
+        stores: dict[tuple[str, str], list[ast.expr]] = {}
+        for assign in ctx.by_type.get(ast.Assign, ()):
+            for target in assign.targets:
+                holder = _holder(target)
+                if holder is not None:
+                    stores.setdefault((holder, target.attr), []).append(assign.value)
+        return stores
+
+    return ctx.memo(("losses", "object-stores"), compute)
