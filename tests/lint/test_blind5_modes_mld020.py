@@ -109,3 +109,86 @@ def test_a_file_that_also_trains_is_left_to_the_other_checks():
 def test_export_code_is_quiet():
     export = FUNCTION.replace("            print(path, label)", "            torch.onnx.export(classifier, image, path)")
     assert _lines(export, "classify.py") == []
+
+
+# A model class's own inference method (a library's predict()/encode()): it runs the whole model on inputs it
+# prepares, and nothing in the class switches the mode.
+TAGGER = """
+    import warnings
+    import torch
+    from torch import nn
+
+
+    class SpanTagger(nn.Module):
+        def __init__(self, encoder, tokenizer, labels):
+            super().__init__()
+            self.encoder, self.tokenizer = encoder, tokenizer
+            self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(768, len(labels)))
+
+        def forward(self, input_ids, attention_mask):
+            return self.head(self.encoder(input_ids, attention_mask))
+
+        def predict(self, texts):
+            \"\"\"Tag each text.\"\"\"
+            if not torch.cuda.is_available():
+                warnings.warn("predicting on the CPU is slow")
+            if not texts:
+                return []
+            return [self._predict_one(text) for text in texts]
+
+        def _predict_one(self, text):
+            inputs = self.tokenizer(text, return_tensors="pt")
+            return self(**inputs).argmax(-1).tolist()
+    """
+
+
+def test_a_models_predict_through_a_private_helper_is_reported_past_the_docstring_and_warnings():
+    assert _lines(TAGGER, "tagger.py") == [20]
+
+
+def test_the_predict_that_switches_to_eval_is_quiet():
+    fixed = TAGGER.replace("            if not texts:\n", "            self.eval()\n            if not texts:\n")
+    assert _lines(fixed, "tagger.py") == []
+
+
+CLASSIFIER = """
+    import torch
+    import torchvision
+    from torch import nn
+
+
+    class LeafClassifier(nn.Module):
+        def __init__(self, transform):
+            super().__init__()
+            self.net = torchvision.models.resnet18(num_classes=12)
+            self.transform = transform
+
+        def forward(self, x):
+            return self.net(x)
+
+        @torch.no_grad()
+        def classify(self, images):
+            batch = torch.stack([self.transform(image) for image in images])
+            return self.forward(batch).argmax(1)
+    """
+
+
+def test_a_classify_method_preparing_its_batch_is_reported():
+    assert _lines(CLASSIFIER, "leaf.py") == [18]
+
+
+def test_a_thin_alias_of_forward_is_left_to_its_caller():
+    thin = CLASSIFIER.replace("            batch = torch.stack([self.transform(image) for image in images])\n", "")
+    thin = thin.replace("self.forward(batch)", "self.forward(images)")
+    assert _lines(thin, "leaf.py") == []
+
+
+def test_a_class_that_restores_its_mode_is_quiet():
+    restoring = CLASSIFIER.replace(
+        "            batch = torch.stack", "            was_training = self.training\n            batch = torch.stack")
+    assert _lines(restoring, "leaf.py") == []
+
+
+def test_a_method_the_model_calls_itself_is_part_of_its_forward():
+    internal = CLASSIFIER.replace("            return self.net(x)", "            return self.net(x) + self.classify(x)")
+    assert _lines(internal, "leaf.py") == []

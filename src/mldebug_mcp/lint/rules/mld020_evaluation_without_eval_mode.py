@@ -48,6 +48,7 @@ from ..helpers.modes_models import (
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
+from ..helpers.modes_own_predict import inference_methods_without_eval
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..rule import Hit, Rule
@@ -141,6 +142,10 @@ class EvaluationWithoutEvalMode(Rule):
                 hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and run here in "
                                                          f"training mode: nothing in this file calls {key}.eval(); "
                                                          f"call it before predicting"))
+        for where, cls, method in inference_methods_without_eval(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model in whatever mode it "
+                                                     f"was left in: called after training, it predicts with dropout "
+                                                     f"and batch statistics; call self.eval() here"))
         for load in shipped_weights_without_eval(ctx):
             hits.setdefault(load.lineno, Hit(load, "this model loads its own trained weights when built and stays in "
                                                    "training mode: every instance predicts with dropout and batch "
