@@ -74,9 +74,29 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
         if sampling or AUGMENTING.search(func.name.lower()):
             draws += [c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+        if sampling:  # `sample_to_patches(sample, offset_augment=True)`: a module function the sampling runs
+            draws += helper_draws(func, ctx)
     owned = owned_generator_draw(ctx)  # a transform's or dataset's own generator, copied into every worker
     draws += [owned] if owned is not None else []
     return min(draws, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def helper_draws(method: ast.FunctionDef, ctx: ModuleContext, depth: int = 2) -> list[ast.Call]:
+    """np.random draws of the module-level functions of this file a sampling method calls (and those they call):
+    they run in the DataLoader's workers as the method does."""
+    found, seen, todo = [], set(), [method]
+    for _ in range(depth):
+        called = []
+        for func in todo:
+            for call in ast.walk(func):
+                callee = ctx.functions.get(call.func.id) if isinstance(call, ast.Call) \
+                    and isinstance(call.func, ast.Name) else None
+                if callee is not None and callee not in seen and isinstance(ctx.parent(callee), ast.Module):
+                    seen.add(callee)
+                    called.append(callee)
+        found += [c for f in called for c in ast.walk(f) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+        todo = called
+    return found
 
 
 def _in_dataset(func: ast.FunctionDef, ctx: ModuleContext) -> bool:

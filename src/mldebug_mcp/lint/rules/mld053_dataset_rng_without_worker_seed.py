@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
-from ..helpers.loader_facts import NUMPY_DRAWS, library_generator
+from ..helpers.loader_facts import NUMPY_DRAWS, helper_draws, library_generator
 from ..helpers.loader_owned_rng import (
     NUMPY_GLOBAL_DRAWS,
     PER_SAMPLE,
@@ -21,10 +21,11 @@ RESEEDS = {"torch.utils.data.get_worker_info", "numpy.random.seed"}
 
 
 class DatasetRngWithoutWorkerSeed(Rule):
-    """What it does: flags random draws in a Dataset's __getitem__/__iter__ from NumPy's global RNG
-    or from a generator object created once in __init__, in a module whose DataLoader uses
-    num_workers > 0 without a worker_init_fn; and a training DataLoader with workers and no
-    worker_init_fn when another file of the run draws such randomness (a Dataset's np.random draws,
+    """What it does: flags random draws in a Dataset's __getitem__/__iter__ (or a module function
+    they call) from NumPy's global RNG or from a generator object created once in __init__, in a
+    module whose DataLoader uses num_workers > 0 without a worker_init_fn; and a training
+    DataLoader (torch's, or a project's own DataLoader class) with workers and no worker_init_fn
+    when another file of the run draws such randomness (a Dataset's np.random draws,
     augmentation functions drawing from np.random, a MONAI Rand* transform owning a generator, a mask
     function or transform whose own `np.random.RandomState`/`default_rng`/`random.Random` is built once,
     a dataset drawing from a generator a seeding base class built, a module-level generator).
@@ -84,6 +85,8 @@ class DatasetRngWithoutWorkerSeed(Rule):
         # helpers the sampling methods call (self._augment(x)) run in the workers too
         helpers = {c.func.attr for c in calls if _on_self(c.func)} & set(methods) - SAMPLING_METHODS - {"__init__"}
         calls += [c for n in helpers for c in ast.walk(methods[n]) if isinstance(c, ast.Call)]
+        # module functions they call (`cut_patches(sample)`) too: only their np.random draws are read
+        calls += [c for n in SAMPLING_METHODS & set(methods) for c in helper_draws(methods[n], ctx)]
         calls.sort(key=lambda c: (c.lineno, c.col_offset))
         # the dataset seeds itself (get_worker_info, np.random.seed, rng.seed) or makes a fresh
         # generator per call: the author handles worker randomness
@@ -160,7 +163,9 @@ def _unseeded_workers(ctx: ModuleContext, generator_helps: bool) -> bool:
 
 def _unseeded_loaders(ctx: ModuleContext, generator_helps: bool = False) -> Iterator[ast.Call]:
     for call in ctx.by_type.get(ast.Call, ()):
-        if ctx.call_name(call) not in DATALOADERS:
+        # a project's own DataLoader (a subclass of torch's, imported from the project) takes the same keywords
+        if ctx.call_name(call) not in DATALOADERS and not (
+                isinstance(call.func, ast.Name) and call.func.id in _project_loaders(ctx)):
             continue
         keywords = {k.arg: k.value for k in call.keywords}
         workers = keywords.get("num_workers", call.args[5] if len(call.args) > 5 else None)
@@ -169,3 +174,14 @@ def _unseeded_loaders(ctx: ModuleContext, generator_helps: bool = False) -> Iter
         if "worker_init_fn" in keywords or (generator_helps and "generator" in keywords):
             continue
         yield call
+
+
+def _project_loaders(ctx: ModuleContext) -> set[str]:
+    """Names bound to a class called DataLoader imported from this project (a relative import, or a package that
+    is a folder on this file's path), not from a library (MONAI's seeds its workers itself)."""
+    def collect() -> set[str]:
+        folders = set(os.path.normpath(ctx.path).split(os.sep)[:-1])
+        return {alias.asname or alias.name for node in ctx.by_type.get(ast.ImportFrom, ())
+                for alias in node.names if alias.name == "DataLoader"
+                and (node.level > 0 or (node.module or "").split(".")[0] in folders)}
+    return ctx.memo(("mld053.project_loaders",), collect)
