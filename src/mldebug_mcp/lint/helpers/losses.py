@@ -113,6 +113,9 @@ LOGIT_TEXTS = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogits", "binary_cro
                "multilabel_soft_margin", "MultiLabelSoftMargin")
 
 
+TORCH_MODULES = ("torch.nn.modules.loss.", "torch.nn.modules.")
+
+
 class LossSource:
     """Where a loss is chosen: its qualified name, the node that names it, and whether it is a parameter's
     default (a trainer's `loss_func=CrossEntropyLoss()`, which any model handed to it meets)."""
@@ -120,6 +123,9 @@ class LossSource:
     __slots__ = ("default", "name", "node")
 
     def __init__(self, name: str, node: ast.AST, default: bool) -> None:
+        # `torch.nn.modules.CrossEntropyLoss`, `torch.nn.modules.loss.BCELoss`: the class torch.nn exports
+        if name.startswith(TORCH_MODULES):
+            name = "torch.nn." + name.rsplit(".", 1)[-1]
         self.name, self.node, self.default = name, node, default
 
 

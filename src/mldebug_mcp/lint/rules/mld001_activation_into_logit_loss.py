@@ -177,6 +177,9 @@ class ActivationIntoLogitLoss(Rule):
                     for origin in found.origins:
                         at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
                         yield Hit(origin, _text(self.message, found.kind, loss + at))
+                    kept = _kept_by_other_method(node, where, found, ctx)
+                    if kept:  # or here, where the loss could take the logits instead
+                        yield Hit(where, _text(self.message, found.kind, loss, kept))
                     predicted = inference_forward_call(where, found, ctx)
                     if predicted is not None:  # or where the step asks forward, meant for inference
                         call = "self.forward(...)" if isinstance(predicted.func, ast.Attribute) else "self(...)"
@@ -302,6 +305,19 @@ class ActivationIntoLogitLoss(Rule):
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
             found = traced_return(owner, ctx) if fed is not None else None
             yield from _at_origins(found, message, fed, f" of {name}")
+
+
+def _kept_by_other_method(call: ast.Call, where: ast.expr, found: Traced, ctx: ModuleContext) -> str:
+    """` kept in self.x by forward() (line N)` when the loss reads `self.x`, which another method set to the
+    activation's output (a GAN's forward keeps it for the visuals, backward_G hands it to the loss)."""
+    if not (isinstance(where, ast.Attribute) and isinstance(where.value, ast.Name) and where.value.id == "self"):
+        return ""
+    method = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    setters = {ctx.enclosing(o, (ast.FunctionDef, ast.AsyncFunctionDef)) for o in found.origins}
+    if method is None or method in setters or len(setters) != 1 or None in setters:
+        return ""
+    setter = setters.pop()
+    return f" kept in self.{where.attr} by {setter.name}() (line {found.origins[0].lineno})"
 
 
 def _paired(kind: str, loss: str) -> bool:
