@@ -6,7 +6,7 @@ import os
 
 from ..context import ModuleContext
 from . import kinds
-from .losses_branches import branch_logit_loss
+from .losses_branches import branch_logit_loss, object_loss_facts
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
@@ -259,7 +259,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     keyword = ctx.has_text("logits=")
     framework = ctx.has_text("skorch") or ctx.has_text("skada")
     facts: dict[str, str] = {**hands, **loss_handoff_facts(ctx), **attr_loss_facts(ctx), **builder_facts(ctx),
-                             **handed_loss_facts(ctx)}
+                             **handed_loss_facts(ctx), **object_loss_facts(ctx, loss_source, EXPECT_LOGITS)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
         wrapped = wrapped_logit_loss(name, ctx)

@@ -10,9 +10,13 @@ module, on names other than self, are read for `<name>.<attr>(...)`.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 from .kinds import reaching_values
+
+OBJECT = "objloss:"
+LOSS_WORDS = re.compile(r"(?i)loss|criterion|crit$|objective")
 
 
 def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset) -> str | None:
@@ -22,6 +26,8 @@ def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset
     holder = _holder(callee)
     if holder is not None:
         values = _object_stores(ctx).get((holder, callee.attr), [])
+        if not values and ctx.project is not None:  # stored by another file of the run (`args.loss_fn = ...`)
+            return ctx.project.kind_returned_by(f"{OBJECT}{holder}.{callee.attr}")
     elif isinstance(callee, ast.Name | ast.Attribute):
         values = ctx.values_of(callee, at=call)
         if len(values) < 2 and not any(isinstance(v, ast.IfExp) for v in values):
@@ -37,6 +43,20 @@ def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset
             return None
         names |= found
     return min(names) if names and names <= logit else None
+
+
+def object_loss_facts(ctx, source_of: Callable, logit: frozenset) -> dict[str, str]:
+    """`objloss:<object>.<attr>` -> the logit loss every `object.attr = value` of this file stores, for the file
+    that calls `object.attr(...)` (a config object filled in run.py, read in traintest.py)."""
+    facts = {}
+    for (holder, attr), values in _object_stores(ctx).items():
+        if not LOSS_WORDS.search(attr):
+            continue
+        found = [_losses(v, ctx, source_of, 3) for v in values]
+        names = set().union(*found) if all(found) else set()
+        if names and names <= logit:
+            facts[f"{OBJECT}{holder}.{attr}"] = min(names)
+    return facts
 
 
 def _losses(value: ast.AST, ctx, source_of: Callable, depth: int) -> set[str] | None:

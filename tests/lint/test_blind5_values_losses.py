@@ -1,0 +1,47 @@
+"""Losses chosen among logit losses and kept on an arguments or config object, read in another file of the run
+(MLD001, blind split 5): `args.loss_fn = ...` in run.py, `args.loss_fn(torch.sigmoid(out), y)` in traintest.py."""
+
+from pathlib import Path
+
+from mldebug_mcp.lint.engine import lint_paths
+
+RUN = (
+    "import torch.nn as nn\n"
+    "from traintest import validate\n"
+    "def main(args, model, loader):\n"
+    "    if args.multilabel:\n"
+    "        args.criterion = nn.BCEWithLogitsLoss()\n"
+    "    else:\n"
+    "        args.criterion = nn.CrossEntropyLoss()\n"
+    "    return validate(model, loader, args)\n"
+)
+MIXED = RUN.replace("nn.CrossEntropyLoss()", "nn.BCELoss()")
+VALIDATE = (
+    "import torch\n"
+    "def validate(model, loader, args):\n"
+    "    total = 0.0\n"
+    "    for x, y in loader:\n"
+    "        probs = torch.sigmoid(model(x))\n"
+    "        total += args.criterion(probs, y).item()\n"
+    "    return total\n"
+)
+
+
+def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    report = lint_paths([tmp_path])
+    return sorted((Path(f.path).name, f.line) for f in report.findings if f.code == "MLD001")
+
+
+def test_loss_stored_on_arguments_by_another_file(tmp_path):
+    assert _findings(tmp_path, {"run.py": RUN, "traintest.py": VALIDATE}) == [("traintest.py", 5)]
+
+
+def test_a_branch_that_is_not_a_logit_loss_stays_quiet(tmp_path):
+    assert _findings(tmp_path, {"run.py": MIXED, "traintest.py": VALIDATE}) == []
+
+
+def test_logits_handed_to_the_stored_loss_stay_quiet(tmp_path):
+    quiet = VALIDATE.replace("torch.sigmoid(model(x))", "model(x)")
+    assert _findings(tmp_path, {"run.py": RUN, "traintest.py": quiet}) == []
