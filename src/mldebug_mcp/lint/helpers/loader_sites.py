@@ -29,12 +29,19 @@ class Point:
 
 
 def set_epoch_place(loader: ast.Call, ctx: ModuleContext):
-    """Where set_epoch belongs for this loader: the epoch loop around its first iteration, the end of the
-    per-epoch method that iterates it, or that first iteration itself (`iter(loader)` before the loop)."""
+    """Where set_epoch belongs for this loader: the epoch loop around its first iteration (the statement of the
+    loop's body that starts the pass over the loader, when others come before it), the end of the per-epoch
+    method that iterates it, or that first iteration itself (`iter(loader)` before the loop)."""
     sites = sorted(_sites(_handle_of(loader, ctx), ctx, DEPTH) + _passed_inline(loader, ctx),
                    key=lambda n: (n.lineno, n.col_offset))
     for site in sites[:1]:
-        return epoch_place(site, ctx, DEPTH) or (site if has_epoch_loop(ctx) else None)
+        place = epoch_place(site, ctx, DEPTH)
+        if isinstance(place, ast.For | ast.AsyncFor | ast.While) and place in ctx.ancestors(site):
+            # the epoch's pass over the loader starts at this statement (`batches = iter(loader)`, the batch
+            # loop) after others (logging, model.train()): set_epoch goes right before it
+            start = next(s for s in [site, *ctx.ancestors(site)] if s in place.body)
+            return place if start is place.body[0] else start
+        return place or (site if has_epoch_loop(ctx) else None)
     return None
 
 
