@@ -192,3 +192,77 @@ def test_a_class_that_restores_its_mode_is_quiet():
 def test_a_method_the_model_calls_itself_is_part_of_its_forward():
     internal = CLASSIFIER.replace("            return self.net(x)", "            return self.net(x) + self.classify(x)")
     assert _lines(internal, "leaf.py") == []
+
+
+# A model handed to a class that labels training batches with it (pseudo-labels, distillation targets),
+# never put in eval mode in the file.
+COLLATE = """
+    import torch
+    from torch.utils.data import default_collate
+
+
+    class PseudoLabelTask:
+        def __init__(self, model, augment=None):
+            self.m0 = model
+            self.augment = augment
+
+        def collate_fn(self, batch):
+            collated = default_collate(batch)
+            with torch.no_grad():
+                collated["y"] = self.m0(collated["X"])
+            return collated
+    """
+
+
+def test_a_collate_function_labelling_batches_with_a_handed_model_is_reported():
+    assert _lines(COLLATE, "task.py") == [12]
+
+
+def test_the_labeller_switched_in_init_is_quiet():
+    assert _lines(COLLATE.replace("self.m0 = model\n", "self.m0 = model.eval()\n"), "task.py") == []
+
+
+def test_the_model_switched_before_it_is_kept_is_quiet():
+    fixed = COLLATE.replace("            self.m0 = model\n", "            model.eval()\n            self.m0 = model\n")
+    assert _lines(fixed, "task.py") == []
+
+
+DATASET = """
+    import torch
+    from torch import nn
+    from torch.utils.data import Dataset
+
+
+    class DistilledImages(Dataset):
+        def __init__(self, images, teacher_net: nn.Module):
+            self.images = images
+            self.labeller = teacher_net
+
+        def __len__(self):
+            return len(self.images)
+
+        def __getitem__(self, index):
+            image = self.images[index]
+            with torch.no_grad():
+                soft_targets = self.labeller(image[None]).softmax(-1)[0]
+            return image, soft_targets
+    """
+
+
+def test_a_dataset_labelling_its_items_with_a_teacher_is_reported():
+    assert _lines(DATASET, "distill_data.py") == [16]
+
+
+def test_an_ema_teacher_updated_from_the_student_is_left_alone():
+    ema = DATASET + """
+        def update(self, student, decay=0.99):
+            for t, s in zip(self.labeller.parameters(), student.parameters()):
+                t.data.mul_(decay).add_(s.data, alpha=1 - decay)
+    """
+    assert _lines(ema, "distill_data.py") == []
+
+
+def test_outputs_not_kept_as_labels_are_not_this_family():
+    features = DATASET.replace("soft_targets = self.labeller", "features = self.labeller").replace(
+        "return image, soft_targets", "return image, features")
+    assert _lines(features, "distill_data.py") == []

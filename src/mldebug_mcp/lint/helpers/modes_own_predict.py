@@ -49,7 +49,7 @@ def inference_methods_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST
                 continue
             if _runs_self(method) or any(_runs_self(methods[h]) for h in _self_calls(method) if h in methods
                                          and h.startswith("_")):
-                yield _opening(method), cls, method
+                yield opening_past_logs(method), cls, method
 
 
 def _switches(cls: ast.ClassDef) -> bool:
@@ -85,7 +85,7 @@ def _eval_decorated(method: ast.AST) -> bool:
     return any("eval" in tokens(ident(d.func if isinstance(d, ast.Call) else d) or "") for d in method.decorator_list)
 
 
-def _opening(method: ast.AST) -> ast.stmt:
+def opening_past_logs(method: ast.AST) -> ast.stmt:
     """The first statement that does the work: past the docstring, imports, log lines and warning blocks
     (`if on_cpu: warnings.warn(...)`); an early return for empty input is already the work."""
     for stmt in method.body:

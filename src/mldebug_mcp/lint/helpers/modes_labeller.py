@@ -1,0 +1,95 @@
+"""A model handed to a class that labels training batches with it, never put in eval mode (MLD020).
+
+`self.m0 = model` in __init__, then `with torch.no_grad(): batch["y"] = self.m0(batch["X"])` in a collate
+function or a dataset's __getitem__: a teacher or a previous model generates the targets the trained model
+learns from (pseudo-labels, distillation targets). Nothing in the file switches its mode, so its dropout
+and BatchNorm's batch statistics make every target noisy and depend on the batch it came in.
+
+The model is an attribute the class only assigns from an __init__ parameter named or annotated like a model
+(whatever the attribute is called: m0, labeller); its output, under no_grad, is stored as a label or target.
+Quiet where the file switches that model (or any mode helper runs) or touches its parameters (an EMA teacher
+updated from the student: its mode is part of the method).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..context import ModuleContext
+from .evaluation import ident, model_named, module_owners, tokens
+from .modes import direct_switch, key_of, position, related
+from .modes_nograd import grad_off_at
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+LABEL_WORDS = {"y", "label", "labels", "target", "targets", "pseudo", "annotation", "annotations", "gt", "truth"}
+
+
+def labelling_models(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AST]]:
+    """(the call, the model's key, its function) for each labelling run of a handed-in model in eval-less code."""
+    if not (ctx.has_text("no_grad") or ctx.has_text("inference_mode")):
+        return
+    calls = ctx.by_type.get(ast.Call, ())
+    switching = [(c, s[0]) for c in calls if (s := direct_switch(c)) is not None]
+    switched = [(key, c) for c, key in switching if key is not None]
+    helped = {id(ctx.enclosing_class(c)) for c, key in switching if key is None}  # a mode helper sets every model
+    owners = module_owners(ctx)
+    reported: set[str] = set()
+    for call in sorted(calls, key=position):
+        func = call.func
+        key = key_of(func) if isinstance(func, ast.Attribute) and (call.args or call.keywords) else None
+        if key is None or not key.startswith("self.") or key.count(".") != 1 or key in reported:
+            continue
+        cls = ctx.enclosing_class(call)
+        if key in owners or id(cls) in helped or any(
+                related(s, key) and (not s.startswith("self") or ctx.enclosing_class(c) is cls) for s, c in switched):
+            continue  # `self.eval()` switches this class's model only
+        scope = ctx.scope_of(call)
+        sources = _handed_model(func, ctx) if isinstance(scope, FUNCS) else None
+        if not sources or any(s in sources for s, _ in switched) or not (
+                grad_off_at(call, scope, ctx) and _stored_as_label(call, ctx)):
+            continue  # `model.eval()` before `self.m0 = model` switches it too
+        reported.add(key)
+        yield call, key, scope
+
+
+def _handed_model(attr: ast.Attribute, ctx: ModuleContext) -> set[str]:
+    """The __init__ parameters `self.m0` is only ever assigned from (`self.m0 = model`), when each is named or
+    annotated like a model; empty otherwise."""
+    cls = ctx.enclosing_class(attr)
+    values = ctx.class_attrs.get(cls.name, {}).get(attr.attr, []) if cls is not None else []
+    init = next((m for m in cls.body if isinstance(m, FUNCS) and m.name == "__init__"), None) if cls else None
+    if not values or init is None:
+        return set()
+    params = {a.arg: a for a in (*init.args.args, *init.args.kwonlyargs)}
+    for value in values:
+        param = params.get(value.id) if isinstance(value, ast.Name) else None
+        if param is None:
+            return set()
+        annotation = (ident(param.annotation) or "") if param.annotation is not None else ""
+        if not (model_named(param.arg) or "Model" in annotation or "Module" in annotation):
+            return set()
+    return {v.id for v in values}
+
+
+def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
+    """The output (maybe rounded, argmax'ed) is assigned to a label or target: `batch["y"] = ...`,
+    `pseudo_labels = ...`, `self.targets[i] = ...`."""
+    node = call
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, ast.Assign | ast.AnnAssign):
+            node = anc
+            break
+        if isinstance(anc, ast.stmt):
+            return False
+    else:
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    words = set()
+    for target in targets:
+        for part in ast.walk(target):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                words |= set(tokens(part.value)) | {part.value.lower()}
+            elif isinstance(part, ast.Name | ast.Attribute) and part is not getattr(target, "value", None):
+                words |= set(tokens(ident(part) or ""))
+    return bool(LABEL_WORDS & words)
