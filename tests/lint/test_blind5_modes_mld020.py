@@ -266,3 +266,77 @@ def test_outputs_not_kept_as_labels_are_not_this_family():
     features = DATASET.replace("soft_targets = self.labeller", "features = self.labeller").replace(
         "return image, soft_targets", "return image, features")
     assert _lines(features, "distill_data.py") == []
+
+
+# The finding goes where the evaluation pass begins: the function of this file that builds the evaluation
+# loader and hands the model down (a tester's get_all_embeddings()), not the helper that runs it.
+TESTER = """
+    import torch
+    from torch.utils.data import DataLoader
+
+
+    class EmbeddingTester:
+        def __init__(self, batch_size):
+            self.batch_size = batch_size
+
+        def get_all_embeddings(self, dataset, model):
+            loader = DataLoader(dataset, batch_size=self.batch_size)
+            return self.compute_embeddings(loader, model)
+
+        def compute_embeddings(self, loader, model):
+            chunks = []
+            with torch.no_grad():
+                for images, _ in loader:
+                    chunks.append(self.embed_for_eval(model, images))
+            return torch.cat(chunks)
+
+        def embed_for_eval(self, model, images):
+            return model(images)
+    """
+
+
+def test_a_testers_embedding_pass_is_reported_where_it_builds_the_loader():
+    assert _lines(TESTER, "tester.py") == [11]
+
+
+def test_keyword_hand_offs_are_followed():
+    keywords = TESTER.replace("self.compute_embeddings(loader, model)",
+                              "self.compute_embeddings(loader=loader, model=model)")
+    assert _lines(keywords, "tester.py") == [11]
+
+
+def test_the_tester_switching_to_eval_is_quiet():
+    fixed = TESTER.replace("            loader = DataLoader", "            model.eval()\n            loader = DataLoader")
+    assert _lines(fixed, "tester.py") == []
+
+
+FUNCTIONS = """
+    import torch
+    from torch.utils.data import DataLoader
+
+
+    def evaluate_split(net, dataset):
+        val_loader = DataLoader(dataset, batch_size=64)
+        return run_eval(net, val_loader)
+
+
+    def run_eval(net, loader):
+        correct = 0
+        with torch.no_grad():
+            for x, y in loader:
+                correct += (net(x).argmax(1) == y).sum().item()
+        return correct
+    """
+
+
+def test_module_functions_are_reported_where_the_loader_is_built():
+    assert _lines(FUNCTIONS, "evaluation.py") == [7]
+
+
+def test_a_helper_with_two_callers_keeps_the_finding():
+    two = FUNCTIONS + """
+
+    def evaluate_loader(net, loader):
+        return run_eval(net, loader)
+    """
+    assert 12 in _lines(two, "evaluation.py")  # evaluate_split() still reports its own run at line 7

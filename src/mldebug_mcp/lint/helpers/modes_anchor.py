@@ -6,9 +6,10 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .evaluation import no_grad_expr, own_nodes, wraps_model
+from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
+from .modes_outside import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -34,8 +35,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
         return _end_of(setup[-1])
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
         # unless the class loads it to predict, or the script builds it at module level
-        return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _past_bookkeeping(
-            _opening(scope), call, scope, ctx)
+        return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _loader_builder(
+            scope, key, ctx) or _past_bookkeeping(_opening(scope), call, scope, ctx)
     if loops:
         return _wrapper(loops[-1], ctx)
     return top
@@ -58,6 +59,47 @@ def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | Non
         return None  # a global the file trains: eval() belongs in the evaluating function
     setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
     return _end_of(setup[-1]) if setup else None
+
+
+def _loader_builder(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
+    """A helper handed the model by the only caller of this file that runs it, up to three calls up
+    (`get_all_embeddings(dataset, model)` builds the evaluation loader, `compute_all(loader, model)` loops,
+    `embed_batch(model, x)` runs it): eval() goes at the top of the function that builds the loader, where
+    the evaluation pass begins and its users call it."""
+    function, name = scope, key.split(".")[0]
+    if _builds_loader(scope, ctx):
+        return None  # the evaluation begins here
+    for _ in range(3):
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if name not in params:
+            return None
+        callers = [c for c in calls_by_ident(ctx).get(function.name, ()) if ctx.scope_of(c) is not function]
+        if len(callers) != 1 or not isinstance(caller := ctx.scope_of(callers[0]), FUNCS):
+            return None
+        handed = _argument_for(callers[0], function, name)
+        if handed is None:
+            return None
+        function, name = caller, handed
+        if _builds_loader(function, ctx):
+            return _opening(function) if name in {a.arg for a in function.args.args} else None
+    return None
+
+
+def _builds_loader(function: ast.AST, ctx: ModuleContext) -> bool:
+    return any("loader" in (ident(c.func) or "").lower() for c in scope_calls(function, ctx))
+
+
+def _argument_for(call: ast.Call, function: ast.AST, param: str) -> str | None:
+    """The caller's name handed to `param` (by keyword, or by position past `self`)."""
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value.id if isinstance(keyword.value, ast.Name) else None
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    offset = 1 if params[:1] == ["self"] and isinstance(call.func, ast.Attribute) else 0
+    index = params.index(param) - offset
+    if 0 <= index < len(call.args) and isinstance(call.args[index], ast.Name):
+        return call.args[index].id
+    return None
 
 
 def _trained(key: str, ctx: ModuleContext) -> bool:
