@@ -132,6 +132,7 @@ def load_antipatterns() -> tuple[AntiPattern, ...]:
 class _Hit:
     start: int
     end: int
+    unit: Unit
 
 
 def check_advice(text: str) -> AdviceReport:
@@ -139,12 +140,8 @@ def check_advice(text: str) -> AdviceReport:
     if not text or not text.strip():
         raise UsageError("check_advice needs the proposed fix or draft answer as text; got nothing. "
                          "Pass the prose and/or code you are about to suggest.")
-    units = split_units(text)
     findings: list[tuple[int, AdviceFinding]] = []
-    for item in load_antipatterns():
-        hits = [hit for unit in units if (hit := _first_hit(item, unit)) is not None]
-        if not hits:
-            continue
+    for item, hits in _hits_by_pattern(text):
         first = min(hits, key=lambda h: h.start)
         findings.append((first.start, AdviceFinding(
             id=item.id, title=item.title, why=item.why, instead=item.instead, evidence=list(item.evidence),
@@ -152,6 +149,33 @@ def check_advice(text: str) -> AdviceReport:
             further_occurrences=len(hits) - 1)))
     ordered = [finding for _, finding in sorted(findings, key=lambda pair: pair[0])]
     return AdviceReport(text_chars=len(text), findings=ordered, clean=not ordered)
+
+
+@dataclass(frozen=True)
+class SentenceHit:
+    """One sentence or code line that an anti-pattern matched (check_advice reports the first per id)."""
+
+    id: str
+    start: int  # the match, as offsets into the checked text
+    end: int
+    sentence: str  # the unit it rests on: the prose sentence or the code line, as in the text
+    code: bool
+
+
+def sentence_hits(text: str) -> list[SentenceHit]:
+    """Every sentence or code line each anti-pattern matches, in order of anti-pattern then position."""
+    return [SentenceHit(item.id, hit.start, hit.end, hit.unit.text, hit.unit.code)
+            for item, hits in _hits_by_pattern(text) for hit in hits]
+
+
+def _hits_by_pattern(text: str) -> list[tuple[AntiPattern, list[_Hit]]]:
+    units = split_units(text)
+    result = []
+    for item in load_antipatterns():
+        hits = [hit for unit in units if (hit := _first_hit(item, unit)) is not None]
+        if hits:
+            result.append((item, hits))
+    return result
 
 
 def _first_hit(item: AntiPattern, unit: Unit) -> _Hit | None:
@@ -162,7 +186,7 @@ def _first_hit(item: AntiPattern, unit: Unit) -> _Hit | None:
             if unit.negated(match.start(), match.end()):
                 continue
             if best is None or match.start() < best.start - unit.start:
-                best = _Hit(unit.start + match.start(), unit.start + match.end())
+                best = _Hit(unit.start + match.start(), unit.start + match.end(), unit)
             break
     if best is not None and any(rule.search(unit.scope) for rule in item.unless):
         return None
