@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.graph import latest_value
+from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
 from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.tensors_flow import (
@@ -36,7 +37,10 @@ class LogWithoutClamp(Rule):
     `(1 - p) ** gamma`), or a probability masked or picked to a part (`probs * one_hot`,
     `torch.where(y == 1, p, 1 - p)`, `probs.gather(1, y)`, a top-k or sorted probability), or a
     log-probability method's parameter in a class whose other method returns probabilities (a
-    predictive distribution), with no clamp and no `+ eps`.
+    predictive distribution), a confidence a loss weighs its terms by and logs as a penalty
+    (`err * c - w * torch.log(c)`), probabilities on one branch only (`if n > 1: out = F.softmax(out, 1)`,
+    then `out.log()` in the loss the callers hand it to), or a log fed to a criterion whose one branch is
+    NLLLoss, with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
@@ -73,7 +77,8 @@ class LogWithoutClamp(Rule):
             return
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
-            or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx)
+            or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx) \
+            or _branch_probability(argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -149,6 +154,25 @@ def _prediction_in_loss(argument: ast.expr, ctx: ModuleContext) -> str | None:
     if from_prediction(argument, func, ctx, latest_value):
         return "the prediction a loss is given"
     return "the target distribution a loss is given" if _target_parameter(argument, func, ctx) else None
+
+
+def _branch_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """A name that holds softmax/sigmoid probabilities on one branch only (`if self.nsamples > 1: out =
+    F.softmax(out, 1)`), here or in what the callers hand a parameter: the all-branch kinds cannot tell, and a
+    value that agrees on the probabilities is the log-of-softmax rule's (MLD060)."""
+    if not isinstance(argument, ast.Name) or _guarded(argument, ctx):
+        return None
+    found = [traced_kind_any(argument, ctx)]
+    root = parameter_root(argument, ctx) if found[0] is None else None
+    if root is not None:
+        found = [kind for _, kind in handed_kinds(root, ctx, lenient=True)]
+    kinds = [f for f in found if f is not None and f.kind in {"softmax", "sigmoid"}]
+    if not kinds or traced_kind(argument, ctx) is not None:
+        return None
+    if root is not None and any(k is not None for _, k in handed_kinds(root, ctx)):
+        return None  # the callers agree on a kind: judged elsewhere
+    return f"a {kinds[0].kind} output on one branch (line {kinds[0].origins[0].lineno})" if kinds[0].origins \
+        else f"a {kinds[0].kind} output on one branch"
 
 
 def _weighting_confidence(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:

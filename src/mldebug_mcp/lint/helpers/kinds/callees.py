@@ -268,7 +268,7 @@ class Callees:
                     found.append(None if isinstance(ret.value, ast.Tuple) else self.kind(ret.value, env, depth - 1))
                 else:
                     found.append(self.element(ret.value, index, env, depth - 1))
-            result = agree(found)
+            result = self.agree(found)
         finally:
             self.active.discard(key)
         if env is None:

@@ -41,13 +41,13 @@ def parameter_root(expr: ast.AST, ctx, depth: int = 12) -> ast.Name | None:
     return None
 
 
-def handed_kinds(param: ast.Name, ctx) -> list[tuple[ast.expr, Traced]]:
+def handed_kinds(param: ast.Name, ctx, lenient: bool = False) -> list[tuple[ast.expr, Traced]]:
     """(argument, kind) for each argument the calls of this file pass for `param`, whose value it has before any
     reassignment. A call in a base class's method (`self.state_loss(preds, ...)` in the training loop of the
     base) is asked for an instance of the subclass: its `self.forward` is the subclass's override."""
     found = parameter_of(param, ctx, reassigned=True)
     cls = ctx.parents.get(found[0]) if found is not None else None
-    walk = Walk(ctx)
+    walk = Walk(ctx, "kinds-any", lenient=True) if lenient else Walk(ctx)
     kinds = []
     for passed in call_sites(param, ctx, reassigned=True):
         caller = ctx.enclosing_class(passed)

@@ -61,6 +61,19 @@ def agree(found: list[Traced | None]) -> Traced | None:
     return Traced(kind, tuple(origins), next((f.via for f in found if f.via), None))
 
 
+BRANCH_ACTIVATIONS = ("softmax", "sigmoid", "log_softmax")
+
+
+def any_activation(found: list[Traced | None]) -> Traced | None:
+    """The one activation some candidates have while every other is unknown or raw logits; None otherwise."""
+    applied = [f for f in found if f is not None and f.kind in BRANCH_ACTIVATIONS]
+    if not applied or len({f.kind for f in applied}) != 1:
+        return None
+    if any(f is not None and f.kind not in BRANCH_ACTIVATIONS and f.kind != "logits" for f in found):
+        return None
+    return agree(applied)
+
+
 def position(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 

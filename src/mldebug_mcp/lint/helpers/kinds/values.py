@@ -64,7 +64,7 @@ class Values:
         if isinstance(expr, ast.NamedExpr):
             return self.kind(expr.value, env, depth - 1)
         if isinstance(expr, ast.IfExp):
-            return agree([self.kind(expr.body, env, depth - 1), self.kind(expr.orelse, env, depth - 1)])
+            return self.agree([self.kind(expr.body, env, depth - 1), self.kind(expr.orelse, env, depth - 1)])
         if isinstance(expr, ast.Call):
             return self._call(expr, env, depth)
         return None
@@ -184,11 +184,11 @@ class Values:
                 return ask(env[(scope, name.id)], None, depth - 1)
             return None
         found = []
-        for value, element in reaching:
+        for value, element in _live(reaching, self.ctx) if self.lenient else reaching:
             found.append(self._assigned(name.id, scope, value, element, env, depth, ask, index))
-            if found[-1] is None:
+            if found[-1] is None and not self.lenient:
                 break
-        return agree(found)
+        return self.agree(found)
 
     def _assigned(self, name: str, scope: ast.AST, value: ast.expr, element: int | None, env: dict | None,
                   depth: int, ask, index: int | None) -> Traced | None:
@@ -252,6 +252,24 @@ def reaching_values(name: ast.Name, ctx) -> tuple[ast.AST, list[tuple[ast.expr, 
         if not conditional(value, name, ctx):
             break
     return scope, reaching
+
+
+def _live(reaching: list[tuple[ast.expr, int | None]], ctx) -> list[tuple[ast.expr, int | None]]:
+    """The reaching assignments up to the first pair that covers both sides of one `if`/`else`: the earlier
+    ones are overwritten on every path (a lenient walk reads every candidate, so the dead ones must go)."""
+    sides: dict[ast.If, set[bool]] = {}
+    for number, (value, _) in enumerate(reaching):
+        child = value
+        for anc in ctx.ancestors(value):
+            if isinstance(anc, ast.If) and anc.orelse:
+                side = sides.setdefault(anc, set())
+                side.add(any(child is stmt for stmt in anc.body))
+                if len(side) == 2:
+                    return reaching[:number + 1]
+            if isinstance(anc, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module):
+                break
+            child = anc
+    return reaching
 
 
 def conditional(value: ast.AST, use: ast.AST, ctx) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .callees import Callees
-from .traced import Traced
+from .traced import Traced, agree, any_activation
 from .values import Values
 from .vocabulary import DEPTH
 
@@ -14,17 +14,29 @@ class Walk(Values, Callees):
     """One question's walk. Answers without an environment are kept per module (ctx.memo), in `space`:
     the project facts are computed before the project index exists and keep theirs apart."""
 
-    __slots__ = ("active", "ctx", "memo")
+    __slots__ = ("active", "ctx", "lenient", "memo")
 
-    def __init__(self, ctx, space: str = "kinds") -> None:
-        self.ctx = ctx
+    def __init__(self, ctx, space: str = "kinds", lenient: bool = False) -> None:
+        self.ctx, self.lenient = ctx, lenient
         self.memo = ctx.memo((space,), dict)
         self.active = ctx.memo((space, "active"), set)
+
+    def agree(self, found: list[Traced | None]) -> Traced | None:
+        """The kind branches agree on; a lenient walk also takes the one activation some branch applies while
+        the others leave the values unknown or raw (`if self.nsamples > 1: out = F.softmax(out, 1)`)."""
+        strict = agree(found)
+        return strict if strict is not None or not self.lenient else any_activation(found)
 
 
 def traced_kind(expr: ast.AST, ctx) -> Traced | None:
     """The kind of `expr` where it stands, with the nodes that gave it (see traced.py)."""
     return Walk(ctx).kind(expr, None, DEPTH)
+
+
+def traced_kind_any(expr: ast.AST, ctx) -> Traced | None:
+    """The activation `expr` holds on some branch that reaches it, when the others leave it unknown or raw (a
+    softmax applied only `if self.nsamples > 1`): for rules where a value that may be probabilities is enough."""
+    return Walk(ctx, "kinds-any", lenient=True).kind(expr, None, DEPTH)
 
 
 def kind_of(expr: ast.AST, ctx, depth: int = DEPTH) -> str | None:
