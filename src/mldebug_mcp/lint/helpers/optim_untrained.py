@@ -44,7 +44,13 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
     if name.startswith("torch.nn.") and simple[:1].isupper():
         return simple in WEIGHTED_LOSSES or not WITHOUT_OWN_WEIGHTS.fullmatch(simple)
     cls = ctx.classes.get(name)
-    return cls is not None and _module_class_with_weights(cls, ctx, depth)
+    if cls is not None:
+        return _module_class_with_weights(cls, ctx, depth)
+    # a class (or a builder returning one) of another file of the run that says it builds weights
+    if "." not in name or name.startswith(THIRD_PARTY) or ctx.project is None:
+        return False
+    told = ctx.project.kind_returned_by(f"weighted:{simple}")
+    return bool(told) and told.endswith("/*")
 
 
 def strip_moves(value: ast.expr) -> ast.expr:

@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.optim_children import left_out_parts
 from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
 from ..helpers.optim_listed_twice import listed_twice
+from ..helpers.optim_loss_weights import built_beside_handed_optimizer
 from ..helpers.optim_params import (
     ITERATORS,
     covered,
@@ -37,7 +38,9 @@ class OptimizerMissingParameters(Rule):
     module's parameters with the model's, and optimisers built from the model's parts one by one (param
     groups per part) that leave out a part with weights the model's class builds and runs (`list(model.parameters()) + list(criterion.parameters())`,
     a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
-    in eval mode are left out.
+    in eval mode are left out. Also a trainer class that trains with an optimiser it is handed and builds a
+    module with weights itself (a loss with learnable uncertainty weights or a classifier head, from a local
+    class or a method another file's subclass defines), never adding its parameters.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -54,7 +57,7 @@ class OptimizerMissingParameters(Rule):
     evidence = "slavv"
     node_types = (ast.Call,)
     call_names = staticmethod(lambda name: name[:1].isupper())  # is_optimizer_name: a class name
-    requires_text = ('parameters',)  # skip modules that cannot contain the pattern
+    requires_text = ('parameters', 'optimizer')  # skip modules that cannot contain the pattern (a handed optimizer)
     BAD = (
         "import torch\n"
         "from torch import nn\n"
@@ -78,10 +81,18 @@ class OptimizerMissingParameters(Rule):
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
              "left out of the optimiser and never trains")
 
+    HANDED = ("{path} holds trainable weights (built at {where}) and this class builds it after its optimizer was "
+              "handed in: that optimizer cannot hold them and nothing here adds them, so they never train; add "
+              "them with optimizer.add_param_group({{'params': {path}.parameters()}})")
+
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         for call, path, near in listed_twice(ctx):
             instead = f" (perhaps {' or '.join(near)})" if near else ""
             yield Hit(call, self.TWICE.format(path=path, instead=instead))
+        if ctx.has_text("optim"):
+            for cls in ctx.classes.values():
+                for anchor, path, where in built_beside_handed_optimizer(cls, ctx):
+                    yield Hit(anchor, self.HANDED.format(path=path, where=where))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not is_optimizer_name(ctx.call_name(node)):
