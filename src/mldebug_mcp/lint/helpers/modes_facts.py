@@ -20,6 +20,7 @@ from .evaluation import (
     plainly_no_model,
     relative_names,
 )
+from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
 
@@ -62,6 +63,8 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         if texts:
             for cls_name, method_name, mode in _method_modes(ctx):
                 found[f"{MODE_FACT}{module}.{cls_name}.{method_name}"] = mode
+        for cls_name, method_name in _running_methods(ctx):
+            found.setdefault(f"{MODE_FACT}{module}.{cls_name}.{method_name}", RUNS)
         trainer = handed_model_trainer(ctx)
         if trainer is not None:
             found[TRAINS_HANDED] = trainer
@@ -82,6 +85,47 @@ def _method_modes(ctx: ModuleContext):
                 switched = [w for w in switches(method, ctx) if (w.key or "").startswith("self.")]
                 if switched:
                     yield cls.name, method.name, switched[-1].mode
+
+
+# a method that runs the model its object holds over a loop's batches, keeping the outputs, and neither
+# switches a mode nor trains: a subclass's method calling it evaluates in whatever mode the model is in
+RUNS = "runs"
+
+
+def _running_methods(ctx: ModuleContext):
+    """(class, method) for each such method of a top-level class (`get_embedding(self, dataset)` looping
+    `self.model(x)` or `self.extract(x)`, a method of the class that runs it)."""
+    for cls in ctx.classes.values():
+        if ctx.parent(cls) is not ctx.tree:
+            continue
+        methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
+        helpers = {name for name, m in methods.items() if any(
+            _held_model_call(n, ctx, methods, set()) for n in ctx.within(ast.Call, m)) and not switches(m, ctx)}
+        for name, method in methods.items():
+            if _runs_held_model(method, ctx, methods, helpers) and not switches(
+                    method, ctx) and not any(is_backward(n) or is_optimizer_step(n, ctx)
+                                             for n in ctx.within(ast.Call, method)):
+                yield cls.name, name
+
+
+def _runs_held_model(method: ast.AST, ctx: ModuleContext, methods: dict, helpers: set[str]) -> bool:
+    """In a `for` loop, the output of `self.<model>(...)` (or of a helper in `helpers`) is kept."""
+    for loop in ast.walk(method):
+        if not isinstance(loop, ast.For):
+            continue
+        if any(isinstance(n, ast.Call) and _held_model_call(n, ctx, methods, helpers) for n in ast.walk(loop)):
+            return True
+    return False
+
+
+def _held_model_call(node: ast.Call, ctx: ModuleContext, methods: dict, helpers: set[str]) -> bool:
+    """`self.net(x)` (a model the object holds) or `self._features(x)` (a helper in `helpers`), its output
+    kept (a forward for its side effects is no evaluation)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+            and (node.args or node.keywords)) or isinstance(ctx.parent(node), ast.Expr):
+        return False
+    return func.attr in helpers or (func.attr not in methods and model_like(func, ctx))
 
 
 def method_mode(built: ast.Call, method: str, ctx: ModuleContext) -> str | None:

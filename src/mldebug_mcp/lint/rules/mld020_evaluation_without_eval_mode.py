@@ -37,6 +37,7 @@ from ..helpers.modes_evidence import (
 )
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import runs_model
+from ..helpers.modes_inherited import inherited_runs_without_eval
 from ..helpers.modes_labeller import labelling_models
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
@@ -151,6 +152,11 @@ class EvaluationWithoutEvalMode(Rule):
             hits.setdefault(where.lineno, Hit(where, f"{key} labels batches under no_grad in training mode: nothing "
                                                      f"in this file calls {key}.eval(), so dropout and batch "
                                                      f"statistics make its targets noisy; call {key}.eval() first"))
+        for where, cls, method, base, inherited in inherited_runs_without_eval(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model through "
+                                                     f"{base}.{inherited}(), which never calls eval(): called after "
+                                                     f"training, it runs with dropout and batch statistics; call "
+                                                     f"the model's eval() here"))
         for where, cls, method in inference_methods_without_eval(ctx):
             hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model in whatever mode it "
                                                      f"was left in: called after training, it predicts with dropout "

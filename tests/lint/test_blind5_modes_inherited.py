@@ -1,0 +1,90 @@
+"""MLD020 across files (blind split 5's family): a subclass's public method that evaluates through a method it
+inherits from another file's class, which loops the held model over a loader's batches without switching a
+mode (active-learning strategies' select()/query() over the base's embedding helpers). Fixed twins stay quiet."""
+
+import textwrap
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths
+
+
+def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
+    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020")
+
+
+BASE = """
+    import torch
+    from torch.utils.data import DataLoader
+
+
+    class Strategy:
+        def __init__(self, net, pool):
+            self.net, self.pool = net, pool
+
+        def predict(self, dataset):
+            self.net.eval()
+            with torch.no_grad():
+                return torch.cat([self.net(x).argmax(1) for x in DataLoader(dataset, batch_size=64)])
+
+        def pool_embeddings(self, dataset):
+            feats = []
+            for x in DataLoader(dataset, batch_size=64):
+                feats.append(self._features(x))
+            return torch.cat(feats)
+
+        def _features(self, x):
+            return self.net(x, return_features=True)
+"""
+
+QUERY = """
+    import numpy as np
+    import torch
+    from base import Strategy
+
+
+    class KCenterGreedy(Strategy):
+        def query(self, budget):
+            \"\"\"Pick the pool points farthest from the labelled set.\"\"\"
+            embeddings = self.pool_embeddings(self.pool)
+            distances = embeddings.cdist(embeddings).min(1).values
+            return np.argsort(distances.numpy())[-budget:]
+"""
+
+
+def test_a_strategy_querying_through_the_bases_embedding_loop_is_reported_at_its_top(tmp_path):
+    found = _run(tmp_path, {"base.py": BASE, "kcenter.py": QUERY})
+    assert ("kcenter.py", 10) in found
+
+
+def test_the_strategy_switching_to_eval_is_quiet(tmp_path):
+    fixed = QUERY.replace("            embeddings = self.pool", "            self.net.eval()\n"
+                                                             "            embeddings = self.pool")
+    assert [f for f in _run(tmp_path, {"base.py": BASE, "kcenter.py": fixed}) if f[0] == "kcenter.py"] == []
+
+
+def test_a_base_that_switches_in_the_helper_is_quiet(tmp_path):
+    base = BASE.replace("            feats = []\n", "            self.net.eval()\n            feats = []\n")
+    assert _run(tmp_path, {"base.py": base, "kcenter.py": QUERY}) == []
+
+
+def test_a_package_with_relative_imports_is_followed(tmp_path):
+    query = QUERY.replace("from base import Strategy", "from .base import Strategy")
+    found = _run(tmp_path, {"strategies/__init__.py": "", "strategies/base.py": BASE,
+                            "strategies/kcenter.py": query})
+    assert ("kcenter.py", 10) in found
+
+
+def test_a_subclass_that_trains_is_left_to_the_training_checks(tmp_path):
+    training = QUERY + """
+        def fit(self, loader, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                self.net(x).sum().backward()
+                opt.step()
+    """
+    assert [f for f in _run(tmp_path, {"base.py": BASE, "kcenter.py": training}) if f[0] == "kcenter.py"] == []
