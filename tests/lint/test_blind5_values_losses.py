@@ -45,3 +45,36 @@ def test_a_branch_that_is_not_a_logit_loss_stays_quiet(tmp_path):
 def test_logits_handed_to_the_stored_loss_stay_quiet(tmp_path):
     quiet = VALIDATE.replace("torch.sigmoid(model(x))", "model(x)")
     assert _findings(tmp_path, {"run.py": RUN, "traintest.py": quiet}) == []
+
+
+UNET = (
+    "import torch.nn as nn\n"
+    "import torch.nn.functional as F\n"
+    "class SegNet(nn.Module):\n"
+    "    def __init__(self, num_classes):\n"
+    "        super().__init__()\n"
+    "        self.num_classes = num_classes\n"
+    "        self.final = nn.Conv2d(16, num_classes, 1)\n"
+    "    def forward(self, x):\n"
+    "        if self.num_classes > 1:\n"
+    "            return F.log_softmax(self.final(x), dim=1)\n"
+    "        return self.final(x)\n"
+)
+TRAIN = (
+    "import torch.nn as nn\n"
+    "from unet import SegNet\n"
+    "def fit(loader):\n"
+    "    model = SegNet(5)\n"
+    "    criterion = nn.CrossEntropyLoss()\n"
+    "    for x, y in loader:\n"
+    "        criterion(model(x), y).backward()\n"
+)
+
+
+def test_class_count_branch_of_another_files_model(tmp_path):
+    assert _findings(tmp_path, {"unet.py": UNET, "train.py": TRAIN}) == [("unet.py", 10)]
+
+
+def test_training_branch_of_another_files_model_stays_quiet(tmp_path):
+    inference = UNET.replace("self.num_classes > 1", "not self.training")
+    assert _findings(tmp_path, {"unet.py": inference, "train.py": TRAIN}) == []

@@ -13,10 +13,19 @@ import ast
 import re
 from collections.abc import Callable
 
-from .kinds import reaching_values
+from .kinds import (
+    Traced,
+    handed_kinds,
+    parameter_root,
+    reaching_values,
+    traced_kind_any,
+)
 
 OBJECT = "objloss:"
 LOSS_WORDS = re.compile(r"(?i)loss|criterion|crit$|objective")
+# a branch on the number of classes: `if self.num_classes > 1: out = F.log_softmax(out, 1)` (else raw, for a
+# binary loss); the multi-class loss meets the activated branch
+CLASS_COUNT = re.compile(r"(?i)class")
 
 
 def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset) -> str | None:
@@ -100,3 +109,39 @@ def _object_stores(ctx) -> dict[tuple[str, str], list[ast.expr]]:
         return stores
 
     return ctx.memo(("losses", "object-stores"), compute)
+
+
+def class_count_kinds(arg: ast.expr, ctx) -> list[tuple[ast.expr, Traced]]:
+    """(where, kind) for a loss input that holds an activation on the branch a class-count test picks (here or
+    in what the callers hand a parameter), the other branch leaving it raw."""
+    found = traced_kind_any(arg, ctx)
+    if found is not None:
+        return [(arg, found)] if by_class_count(found, ctx) else []
+    root = parameter_root(arg, ctx)
+    handed = handed_kinds(root, ctx, lenient=True) if root is not None else []
+    return [(where, kind) for where, kind in handed if by_class_count(kind, ctx)]
+
+
+def by_class_count(found: Traced | None, ctx) -> bool:
+    """Every origin of the activation sits in a branch of an `if` whose test reads a class count."""
+    return found is not None and bool(found.origins) and all(_class_branch(o, ctx) for o in found.origins)
+
+
+def _class_branch(node: ast.AST, ctx) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, ast.If | ast.IfExp):
+            names = [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(anc.test)
+                     if isinstance(n, ast.Name | ast.Attribute)]
+            return any(CLASS_COUNT.search(name) for name in names)
+        if isinstance(anc, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+    return False
+
+
+def branches_on_class_count(cls: ast.ClassDef) -> bool:
+    """The class's forward holds an `if` on a class count (asked before the project is: a cheap text-free test)."""
+    forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    return forward is not None and any(
+        isinstance(n, ast.If | ast.IfExp) and any(CLASS_COUNT.search(t.id if isinstance(t, ast.Name) else t.attr)
+                                                   for t in ast.walk(n.test) if isinstance(t, ast.Name | ast.Attribute))
+        for n in ast.walk(forward))

@@ -30,6 +30,11 @@ from ..helpers.losses import (
     loss_inputs,
     loss_source,
 )
+from ..helpers.losses_branches import (
+    branches_on_class_count,
+    by_class_count,
+    class_count_kinds,
+)
 from ..helpers.losses_chosen import fed_loss
 from ..helpers.losses_defaults import paired_defaults
 from ..helpers.losses_elsewhere import (
@@ -170,7 +175,8 @@ class ActivationIntoLogitLoss(Rule):
             return
         for arg in loss_inputs(node):
             yield from self._hidden(node, arg, loss, ctx)
-            for where, found in input_kinds(arg, ctx):
+            branched = [(w, f) for w, f in class_count_kinds(arg, ctx) if _paired(f.kind, loss)]
+            for where, found in input_kinds(arg, ctx) or branched:
                 if found.kind not in ACTIVATIONS and found.kind != RELU:
                     continue
                 if found.origins:  # the fix goes where the activation is applied
@@ -269,6 +275,12 @@ class ActivationIntoLogitLoss(Rule):
             for kind, value in layers if fed is not None else ():
                 if _paired(kind, fed):
                     yield Hit(value, LAYER_MESSAGE.format(activation=kind, model=name, loss=fed))
+            if layers or name in facts or not branches_on_class_count(cls):
+                continue
+            fed = _taken(project, name)  # the multi-class branch of a forward that branches on the class count
+            found = traced_return(cls, ctx, lenient=True) if fed is not None else None
+            if by_class_count(found, ctx) and _paired(found.kind, fed):
+                yield from _at_origins(found, self.message, fed, f" of {name}")
         for name, func in ctx.functions.items():  # a factory choosing among models: each one it may return
             fed = None if name in facts or name + FACTORY in facts else _taken(project, name + FACTORY)
             for found in each_returned_model(func, ctx) if fed is not None else ():

@@ -55,9 +55,10 @@ def output_kind(module: ast.AST, ctx) -> str | None:
     return found.kind if found is not None else None
 
 
-def traced_return(owner: ast.AST, ctx, space: str = "kinds") -> Traced | None:
-    """The kind a function (or a class's forward) returns, every return agreeing."""
-    walk = Walk(ctx, space)
+def traced_return(owner: ast.AST, ctx, space: str = "kinds", lenient: bool = False) -> Traced | None:
+    """The kind a function (or a class's forward) returns, every return agreeing (lenient: the activation some
+    branch applies while the others leave the values raw, see `traced_kind_any`)."""
+    walk = Walk(ctx, space + "-any", lenient=True) if lenient else Walk(ctx, space)
     if isinstance(owner, ast.ClassDef):
         return walk.model(owner, None, None, DEPTH)
     return walk.returned(owner, None, None, DEPTH)
