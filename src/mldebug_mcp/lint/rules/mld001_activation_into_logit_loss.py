@@ -1,5 +1,4 @@
 import ast
-import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
@@ -41,7 +40,6 @@ from ..helpers.losses_elsewhere import (
     FRAMEWORK_NETS,
     KEYWORD,
     LOSS_KEYWORDS,
-    MODEL_KEYWORDS,
     callee_name,
     handed_over,
     logits_keyword,
@@ -53,6 +51,7 @@ from ..helpers.losses_logged import (
     model_activations,
 )
 from ..helpers.losses_models import inference_forward_call, top_level_model
+from ..helpers.losses_sites import kept_by_other_method, modules_handed, silenced
 from ..rule import Hit, Rule
 
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
@@ -73,17 +72,6 @@ SKORCH_TEXT = ("NeuralNet", "skada")
 # a loss chosen in another file: kept by a base class in self.<attr> (`self.criterion(out, y)`), built by a
 # builder (`criterion = get_loss("bce")`), a loss class built on a logit loss
 INHERITED = ("criterion", "loss")
-# a noqa comment (bare or naming MLD001) as the engine reads it: one at the loss also silences the activation's
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-
-
-def _silenced(call: ast.Call, ctx: ModuleContext, code: str) -> bool:
-    for number in {call.lineno, call.end_lineno or call.lineno}:
-        found = NOQA.search(ctx.lines[number - 1]) if 0 < number <= len(ctx.lines) else None
-        if found and (found.group("codes") is None
-                      or code in {c.strip().upper() for c in found.group("codes").split(",")}):
-            return True
-    return False
 
 
 def _short(name: str) -> str:
@@ -99,21 +87,6 @@ def _text(message: str, kind: str, loss: str, of: str = "") -> str:
         message = LOG_SOFTMAX_MESSAGE
     text = RELU_MESSAGE.format(loss=loss) if kind == RELU else message.format(activation=kind, loss=loss)
     return text.replace(" output passed", f" output{of} passed", 1)
-
-
-def _modules_handed(call: ast.Call, ctx: ModuleContext) -> Traced | None:
-    """What the model handed with a loss returns: `module=`/`model=`, else the positional modules a base class
-    chains (`super().__init__(nn.LazyLinear(1), nn.Sigmoid(), loss=...)`: the last one decides)."""
-    given = next((k.value for k in call.keywords if k.arg in MODEL_KEYWORDS), None)
-    if given is not None:
-        return traced_module_output(given, ctx)
-    layers = [a for a in call.args if not isinstance(a, ast.Starred)]
-    if not layers or len(layers) != len(call.args):
-        return None
-    names = [ctx.call_name(a) or "" for a in layers]
-    if not all(n.startswith("torch.nn.") and n[9:10].isupper() for n in names):
-        return None  # only layers written out here are read as a chain
-    return traced_module_output(layers[-1], ctx)
 
 
 class ActivationIntoLogitLoss(Rule):
@@ -171,7 +144,7 @@ class ActivationIntoLogitLoss(Rule):
             yield from self._as_logits(node, ctx)
             return
         loss = _short(source.name)
-        if _silenced(node, ctx, self.code):
+        if silenced(node, ctx, self.code):
             return
         for arg in loss_inputs(node):
             yield from self._hidden(node, arg, loss, ctx)
@@ -183,7 +156,7 @@ class ActivationIntoLogitLoss(Rule):
                     for origin in found.origins:
                         at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
                         yield Hit(origin, _text(self.message, found.kind, loss + at))
-                    kept = _kept_by_other_method(node, where, found, ctx)
+                    kept = kept_by_other_method(node, where, found, ctx)
                     if kept:  # or here, where the loss could take the logits instead
                         yield Hit(where, _text(self.message, found.kind, loss, kept))
                     predicted = inference_forward_call(where, found, ctx)
@@ -222,7 +195,7 @@ class ActivationIntoLogitLoss(Rule):
             loss = loss_source(given, ctx)
             if loss is None:
                 return
-            found = _modules_handed(call, ctx)
+            found = modules_handed(call, ctx)
             name, node = loss.name, loss.node
         else:
             return
@@ -236,7 +209,7 @@ class ActivationIntoLogitLoss(Rule):
         """Probabilities handed as `logits=` (`ce_loss(logits=probs, labels=y)`, `Categorical(logits=probs)`): the
         keyword says the callee normalises them itself. Log-probabilities are fine there."""
         value = logits_keyword(call) if call.keywords else None
-        if value is None or _silenced(call, ctx, self.code):
+        if value is None or silenced(call, ctx, self.code):
             return
         name = callee_name(call, ctx)
         for where, found in input_kinds(value, ctx):
@@ -317,19 +290,6 @@ class ActivationIntoLogitLoss(Rule):
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
             found = traced_return(owner, ctx) if fed is not None else None
             yield from _at_origins(found, message, fed, f" of {name}")
-
-
-def _kept_by_other_method(call: ast.Call, where: ast.expr, found: Traced, ctx: ModuleContext) -> str:
-    """` kept in self.x by forward() (line N)` when the loss reads `self.x`, which another method set to the
-    activation's output (a GAN's forward keeps it for the visuals, backward_G hands it to the loss)."""
-    if not (isinstance(where, ast.Attribute) and isinstance(where.value, ast.Name) and where.value.id == "self"):
-        return ""
-    method = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
-    setters = {ctx.enclosing(o, (ast.FunctionDef, ast.AsyncFunctionDef)) for o in found.origins}
-    if method is None or method in setters or len(setters) != 1 or None in setters:
-        return ""
-    setter = setters.pop()
-    return f" kept in self.{where.attr} by {setter.name}() (line {found.origins[0].lineno})"
 
 
 def _paired(kind: str, loss: str) -> bool:
