@@ -18,7 +18,7 @@ from ..context import ModuleContext
 from .gan_updates import words
 from .optim_params import dotted, is_optimizer_name
 from .optim_sched_order import OPTIMIZER_WORDS
-from .optim_untrained import _module_class_with_weights, has_parameters, strip_moves
+from .optim_untrained import has_parameters, strip_moves
 
 WEIGHTED = "weighted:"  # project fact: weighted:<Class or function> -> '<file>:<line>/<element or *>'
 HARMLESS = {"to", "cuda", "cpu", "float", "double", "half", "train", "forward"}
@@ -31,21 +31,40 @@ def weighted_facts(ctx: ModuleContext) -> dict[str, str]:
     if not ctx.classes or not ctx.has_text("Module"):
         return found
     base = os.path.basename(ctx.path)
-    weighted = {name for name, cls in ctx.classes.items() if _module_class_with_weights(cls, ctx, 3)}
+    weighted = {name for name, cls in ctx.classes.items() if _builds_weights(cls, ctx)}
     for name in weighted:
         found[f"{WEIGHTED}{name}"] = f"{base}:{ctx.classes[name].lineno}/*"
     if not weighted:
         return found
-    for func in [*ctx.by_type.get(ast.FunctionDef, ())]:
-        for ret in ctx.in_scope(func, (ast.Return,)):
-            elements = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
-            for index, element in enumerate(elements):
+    for ret in ctx.by_type.get(ast.Return, ()):
+        func = ctx.enclosing(ret, (ast.FunctionDef,)) if ret.value is not None else None
+        if func is None:
+            continue
+        elements = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+        for index, element in enumerate(elements):
+            if isinstance(element, ast.Name | ast.Call):
                 value = ctx.resolve(element) if isinstance(element, ast.Name) else element
                 value = strip_moves(value) if isinstance(value, ast.Call) else value
                 if isinstance(value, ast.Call) and ctx.call_name(value) in weighted:
                     where = index if isinstance(ret.value, ast.Tuple) else "*"
                     found.setdefault(f"{WEIGHTED}{func.name}", f"{base}:{value.lineno}/{where}")
     return found
+
+
+def _builds_weights(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """An nn.Module class whose __init__ keeps an nn.Parameter or a torch.nn layer with weights on self (read
+    from __init__ alone: this runs for every class of every file)."""
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None or not any((ctx.qualname(b) or "").startswith("torch.nn.") for b in cls.bases):
+        return False
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                for t in node.targets):
+            name = ctx.call_name(node.value) or ""
+            if name == "torch.nn.Parameter" or name.startswith("torch.nn.") and has_parameters(node.value, ctx):
+                return True
+    return False
 
 
 def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list[tuple[ast.stmt, str, str]]:
