@@ -114,20 +114,24 @@ def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
     return int(name[-2]) + 2 if name in CONVS else None
 
 
-def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> str | None:
-    """The size of the last axis (as source text without `self.`) when `tensor` holds a Linear or Embedding
-    module's output (batch, ..., features), through layout-keeping layers in the same function."""
-    layer = _conv_behind(tensor, at, ctx, 4, set(FEATURES_LAST))
-    if layer is None:
+def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[str, ast.expr, bool] | None:
+    """(size of the last axis as source text without `self.`, the layer's input, whether the input's axes all
+    carry over) when `tensor` holds a Linear or Embedding module's output (batch, ..., features), through
+    layout-keeping layers in the same function. An Embedding appends its axis; a Linear replaces the last."""
+    found = _conv_behind(tensor, at, ctx, 4, set(FEATURES_LAST), with_call=True)
+    if found is None:
         return None
-    keyword, position = FEATURES_LAST[(ctx.call_name(layer) or "").rsplit(".", 1)[-1]]
+    layer, call = found
+    kind = (ctx.call_name(layer) or "").rsplit(".", 1)[-1]
+    keyword, position = FEATURES_LAST[kind]
     size = [k.value for k in layer.keywords if k.arg == keyword] or layer.args[position:position + 1]
-    return short_size(size[0]) if size else None
+    return (short_size(size[0]), call.args[0], kind == "Embedding") if size else None
 
 
-def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozenset | set = CONVS) -> ast.Call | None:
+def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozenset | set = CONVS,
+                 with_call: bool = False):
     """The conv module's construction (or one of other `names`) whose output `tensor` holds, through
-    layout-keeping layers."""
+    layout-keeping layers; `with_call`: with the call that runs it, as a pair."""
     current = strip_calls(tensor, SAME_LAYOUT_METHODS)
     scope = ctx.scope_of(at)
     for _ in range(depth):
@@ -140,7 +144,7 @@ def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozense
             return None
         conv = _conv_built(current.func, ctx, 2, names)
         if conv is not None:
-            return conv
+            return (conv, current) if with_call else conv
         if layer_name(current, ctx) not in KEEPS_LAYOUT:
             return None
         current, at = strip_calls(current.args[0], SAME_LAYOUT_METHODS), current

@@ -109,7 +109,7 @@ class ViewAsTranspose(Rule):
         elif len(sizes) >= 2:  # a conv output's axes, as built
             if _channels_last_of_conv(node, tensor, sizes, ctx):
                 yield Hit(node, CHANNELS_LAST.format(method=method))
-            elif _features_moved_forward(node, tensor, sizes, ctx):
+            elif _features_moved_forward(node, tensor, sizes, ctx, self._unpacks_of(ctx)):
                 yield Hit(node, FEATURES_FIRST.format(method=method))
             elif (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
                 yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
@@ -175,15 +175,24 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
     return channels is not None and channels_viewed_last(sizes, channels)
 
 
-def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext,
+                            unpacks: list) -> bool:
     """`x = self.char_emb(x)` (an Embedding to `char_dim`: x is (B, T, W, char_dim)), then
-    `x.view(-1, char_dim, x.size(2))`: the features axis, stored last, is listed before an earlier axis."""
-    features = features_last_size(tensor, call, ctx)
-    position = next((i for i, s in enumerate(sizes) if features is not None and short_size(s) == features), None)
+    `x.view(-1, char_dim, x.size(2))`, or `B, T = tokens.shape` then `self.embed(tokens).view(B, D, T)`: the
+    features axis, stored last, is listed before an earlier axis."""
+    found = features_last_size(tensor, call, ctx)
+    if found is None:
+        return False
+    features, given, appended = found
+    position = next((i for i, s in enumerate(sizes) if short_size(s) == features), None)
     if position is None:
         return False
-    source = ast.dump(tensor)
-    return any((axes := _named_axes(s, source, call, ctx)) and min(axes) >= 0 for s in sizes[position + 1:])
+    source, scope = ast.dump(tensor), ctx.scope_of(call)
+    # the input's axes carry over (all of them for an Embedding, all but the last for a Linear)
+    carried = {name for a, names, s in unpacks if s == ast.dump(given) and a.lineno < call.lineno
+               and ctx.scope_of(a) is scope for name in (names if appended else names[:-1])}
+    return any((axes := _named_axes(s, source, call, ctx)) and min(axes) >= 0
+               or isinstance(s, ast.Name) and s.id in carried for s in sizes[position + 1:])
 
 
 def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> ast.expr | None:
