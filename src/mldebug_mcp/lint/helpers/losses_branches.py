@@ -39,7 +39,7 @@ def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset
             return ctx.project.kind_returned_by(f"{OBJECT}{holder}.{callee.attr}")
     elif isinstance(callee, ast.Name | ast.Attribute):
         values = ctx.values_of(callee, at=call)
-        if len(values) < 2 and not any(isinstance(v, ast.IfExp) for v in values):
+        if len(values) < 2 and not any(isinstance(v, ast.IfExp | ast.Subscript) for v in values):
             return None  # one value: losses.loss_source has judged it
         if isinstance(callee, ast.Name):
             values = [v for v, element in (reaching_values(callee, ctx)[1] or []) if element is None]
@@ -75,6 +75,10 @@ def _losses(value: ast.AST, ctx, source_of: Callable, depth: int) -> set[str] | 
     if isinstance(value, ast.IfExp):
         sides = [_losses(v, ctx, source_of, depth - 1) for v in (value.body, value.orelse)]
         return sides[0] | sides[1] if all(sides) else None
+    table = ctx.resolve(value.value) if isinstance(value, ast.Subscript) else None
+    if isinstance(table, ast.Dict) and table.values and None not in table.keys:  # {"bce": ..., "ce": ...}[name]
+        found = [_losses(v, ctx, source_of, depth - 1) for v in table.values]
+        return set().union(*found) if all(found) else None
     if isinstance(value, ast.Name):
         reaching = [v for v, element in (reaching_values(value, ctx)[1] or []) if element is None]
         if len(reaching) > 1 or reaching and isinstance(reaching[0], ast.IfExp):
