@@ -10,6 +10,7 @@ file asks here whether that function puts the model in eval mode itself.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import PurePath
 
 from ..context import ModuleContext
@@ -87,9 +88,17 @@ def _method_modes(ctx: ModuleContext):
                     yield cls.name, method.name, switched[-1].mode
 
 
-# a method that runs the model its object holds over a loop's batches, keeping the outputs, and neither
-# switches a mode nor trains: a subclass's method calling it evaluates in whatever mode the model is in
+# a method named for model outputs that runs the model its object holds over a loop's batches, keeping the
+# outputs, and neither switches a mode nor trains: a subclass's method calling it evaluates in whatever mode
+# the model is in
 RUNS = "runs"
+OUTPUT_WORDS = {"embedding", "embeddings", "embed", "features", "feature", "predict", "prediction", "predictions",
+                "prob", "probs", "probabilities", "scores", "outputs", "logits", "extract", "infer", "encode"}
+
+
+@lru_cache(maxsize=16_384)  # a pure answer about a name; names repeat across calls and files
+def output_named(name: str) -> bool:
+    return bool(OUTPUT_WORDS & set(name.lower().split("_")))
 
 
 def _running_methods(ctx: ModuleContext):
@@ -99,9 +108,13 @@ def _running_methods(ctx: ModuleContext):
         if ctx.parent(cls) is not ctx.tree:
             continue
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
+        named = [name for name in methods if output_named(name)]
+        if not named:
+            continue  # most classes have no method named for model outputs
         helpers = {name for name, m in methods.items() if any(
             _held_model_call(n, ctx, methods, set()) for n in ctx.within(ast.Call, m)) and not switches(m, ctx)}
-        for name, method in methods.items():
+        for name in named:
+            method = methods[name]
             if _runs_held_model(method, ctx, methods, helpers) and not switches(
                     method, ctx) and not any(is_backward(n) or is_optimizer_step(n, ctx)
                                              for n in ctx.within(ast.Call, method)):

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from .modes import direct_switch
-from .modes_facts import MODE_FACT, RUNS, relative_import
+from .modes_facts import MODE_FACT, RUNS, output_named, relative_import
 from .modes_own_predict import opening_past_logs
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -27,18 +27,27 @@ def inherited_runs_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST, a
     """(where self.model.eval() goes, class, method, base class, inherited method) for each such method."""
     if ctx.project is None:
         return
-    for cls in ctx.classes.values():
-        bases = [b for b in (_base_name(b, ctx) for b in cls.bases) if b is not None]
-        if not bases or any(isinstance(n, ast.Call) and direct_switch(n) is not None for n in ast.walk(cls)):
-            continue
+    # the cheap test first: a call `self.<name>(...)` named for model outputs, in a class with a base
+    classes = {id(cls): cls for c in ctx.by_type.get(ast.Call, ()) if type(c.func) is ast.Attribute
+               and type(c.func.value) is ast.Name and c.func.value.id == "self" and output_named(c.func.attr)
+               and (cls := ctx.enclosing_class(c)) is not None and cls.bases}
+    for cls in classes.values():
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
-        if any(m in ctx.backward_scopes for m in methods.values()):
-            continue  # a class that trains drives the modes itself
-        called = {c for m in methods.values() for c in _self_calls(m)}
+        # the cheap tests first: a public method calling an inherited one named for model outputs
+        calls = {name: _self_calls(m) for name, m in methods.items()}
+        asked = {name: sorted(c for c in found if c not in methods and output_named(c))
+                 for name, found in calls.items() if not name.startswith("_")}
+        if not any(asked.values()):
+            continue
+        bases = [b for b in (_base_name(b, ctx) for b in cls.bases) if b is not None]
+        if not bases or any(m in ctx.backward_scopes for m in methods.values()) or any(
+                isinstance(n, ast.Call) and direct_switch(n) is not None for n in ast.walk(cls)):
+            continue  # a class that trains or switches drives the modes itself
+        called = {c for found in calls.values() for c in found}
         for name, method in methods.items():
-            if name.startswith("_") or name in called:
+            if name in called:
                 continue
-            for inherited in sorted(_self_calls(method) - set(methods)):
+            for inherited in asked.get(name, ()):
                 base = next((b for b in bases if ctx.project.kind_returned_by(
                     f"{MODE_FACT}{b}.{inherited}") == RUNS), None)
                 if base is not None:

@@ -30,12 +30,17 @@ def labelling_models(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AS
     if not (ctx.has_text("no_grad") or ctx.has_text("inference_mode")):
         return
     calls = ctx.by_type.get(ast.Call, ())
+    # the cheap tests first: most files store no output of a `self.x(...)` call as a label
+    candidates = [c for c in calls if type(c.func) is ast.Attribute and type(c.func.value) is ast.Name
+                  and c.func.value.id == "self" and (c.args or c.keywords) and _stored_as_label(c, ctx)]
+    if not candidates:
+        return
     switching = [(c, s[0]) for c in calls if (s := direct_switch(c)) is not None]
     switched = [(key, c) for c, key in switching if key is not None]
     helped = {id(ctx.enclosing_class(c)) for c, key in switching if key is None}  # a mode helper sets every model
     owners = module_owners(ctx)
     reported: set[str] = set()
-    for call in sorted(calls, key=position):
+    for call in sorted(candidates, key=position):
         func = call.func
         key = key_of(func) if isinstance(func, ast.Attribute) and (call.args or call.keywords) else None
         if key is None or not key.startswith("self.") or key.count(".") != 1 or key in reported:
@@ -46,8 +51,7 @@ def labelling_models(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AS
             continue  # `self.eval()` switches this class's model only
         scope = ctx.scope_of(call)
         sources = _handed_model(func, ctx) if isinstance(scope, FUNCS) else None
-        if not sources or any(s in sources for s, _ in switched) or not (
-                grad_off_at(call, scope, ctx) and _stored_as_label(call, ctx)):
+        if not sources or any(s in sources for s, _ in switched) or not grad_off_at(call, scope, ctx):
             continue  # `model.eval()` before `self.m0 = model` switches it too
         reported.add(key)
         yield call, key, scope
