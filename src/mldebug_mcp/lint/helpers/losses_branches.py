@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from .kinds import (
     Traced,
+    call_sites,
     handed_kinds,
     parameter_root,
     reaching_values,
@@ -37,6 +38,8 @@ def branch_logit_loss(call: ast.Call, ctx, source_of: Callable, logit: frozenset
         values = _object_stores(ctx).get((holder, callee.attr), [])
         if not values and ctx.project is not None:  # stored by another file of the run (`args.loss_fn = ...`)
             return ctx.project.kind_returned_by(f"{OBJECT}{holder}.{callee.attr}")
+    elif isinstance(callee, ast.Name) and not ctx.values_of(callee, at=call):
+        values = call_sites(callee, ctx)  # a parameter: what the callers of this module hand in
     elif isinstance(callee, ast.Name | ast.Attribute):
         values = ctx.values_of(callee, at=call)
         if len(values) < 2 and not any(isinstance(v, ast.IfExp | ast.Subscript) for v in values):
