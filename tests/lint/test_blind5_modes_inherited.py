@@ -88,3 +88,46 @@ def test_a_subclass_that_trains_is_left_to_the_training_checks(tmp_path):
                 opt.step()
     """
     assert [f for f in _run(tmp_path, {"base.py": BASE, "kcenter.py": training}) if f[0] == "kcenter.py"] == []
+
+
+UNCERTAINTY_BASE = """
+    import torch
+    from torch.utils.data import DataLoader
+
+
+    class Sampler:
+        def __init__(self, model, batch_size=128):
+            self.model, self.batch_size = model, batch_size
+
+        def predict_probs(self, dataset):
+            probs = []
+            with torch.no_grad():
+                for x, _ in DataLoader(dataset, batch_size=self.batch_size):
+                    probs.append(self.model(x).softmax(-1))
+            return torch.cat(probs)
+"""
+
+ENTROPY = """
+    import torch
+    from samplers.base import Sampler
+
+
+    class EntropySampler(Sampler):
+        def choose(self, pool, n):
+            probs = self.predict_probs(pool)
+            entropy = -(probs * probs.clamp_min(1e-12).log()).sum(1)
+            return entropy.topk(n).indices
+"""
+
+
+def test_an_uncertainty_sampler_over_the_bases_probabilities_is_reported(tmp_path):
+    found = _run(tmp_path, {"samplers/__init__.py": "", "samplers/base.py": UNCERTAINTY_BASE,
+                            "samplers/entropy.py": ENTROPY})
+    assert ("entropy.py", 8) in found
+
+
+def test_a_private_step_the_subclass_calls_itself_is_not_an_entry_point(tmp_path):
+    stepped = ENTROPY.replace("        def choose(self, pool, n):", "        def _choose(self, pool, n):")
+    found = _run(tmp_path, {"samplers/__init__.py": "", "samplers/base.py": UNCERTAINTY_BASE,
+                            "samplers/entropy.py": stepped})
+    assert [f for f in found if f[0] == "entropy.py"] == []
