@@ -33,6 +33,8 @@ def accumulation(node: ast.AST, ctx: ModuleContext) -> tuple[ast.expr | None, as
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.BinOp | ast.IfExp):
         # `ema = a * x + (1 - a) * ema`, also as the else of `x if ema is None else ...` (the first value)
         sides = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+        # a running mean, `avg = (avg * n + x) / (n + 1)`: the sum inside the division
+        sides = [s.left if isinstance(s, ast.BinOp) and isinstance(s.op, ast.Div) else s for s in sides]
         for side in sides:
             added = _averaged_into(side, node.targets[0]) if isinstance(side, ast.BinOp) \
                 and isinstance(side.op, ast.Add) else None
