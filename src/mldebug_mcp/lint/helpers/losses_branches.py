@@ -4,7 +4,9 @@
 names no single loss, yet whichever runs applies its own sigmoid/softmax. The choice may be kept on an
 arguments or config object and called in another function of the module (`args.loss_fn = loss_fn` in train,
 `args.loss_fn(out, y)` in validate, with `args` handed along): the stores `<name>.<attr> = value` of the
-module, on names other than self, are read for `<name>.<attr>(...)`.
+module, on names other than self, are read for `<name>.<attr>(...)` (another file's, through `objloss:` facts).
+Also a dict of losses indexed by a key, a loss parameter whose callers hand such a choice, and the other side:
+an activation applied on the branch a class-count test picks (`if self.num_classes > 1: log_softmax`).
 """
 
 from __future__ import annotations

@@ -101,7 +101,11 @@ class ActivationIntoLogitLoss(Rule):
     an output Softmax with a CrossEntropyLoss, the log of softmax probabilities (or of a mixture
     of them, `torch.log(F.softmax(z, 1) @ T)`) handed to a cross-entropy, and a library layer built
     with a softmax/sigmoid output activation (`GraphConv(h, c, activation=partial(F.softmax, dim=1))`,
-    `smp.Unet(..., activation="sigmoid")`) in the model whose output the loss takes.
+    `smp.Unet(..., activation="sigmoid")`) in the model whose output the loss takes. The loss may be chosen
+    among logit losses by branches, a dict or the callers, or kept on an arguments object (`args.loss_fn`,
+    also by another file); the activation may be applied on the branch a class-count test picks
+    (`if self.num_classes > 1: F.log_softmax(...)`), or kept on self by another method (then also reported
+    at the loss argument, where the logits could go).
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be
