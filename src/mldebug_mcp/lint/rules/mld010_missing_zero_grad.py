@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_zero_grad
+from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, calls_in_order, is_backward, is_zero_grad
 from ..helpers.optim_branches import (
     unzeroed_branch,
     unzeroed_manual_step,
@@ -138,7 +138,10 @@ class MissingZeroGrad(Rule):
             return
         # the step may be skipped, or backward runs in an inner loop: zeroing belongs before the backward
         anchor = top_statement(backward_via, node.body, ctx) or backward
-        while isinstance(anchor, ast.With | ast.AsyncWith | ast.Try):  # the statement inside the block
+        # the statement inside the block; inside an `if` too when only its body backwards (`if train:`): the
+        # zero_grad goes right before the statement that backwards there
+        while isinstance(anchor, ast.With | ast.AsyncWith | ast.Try) or isinstance(anchor, ast.If) and not any(
+                is_backward(c) for c in calls_in_order(anchor.orelse)):
             inner = top_statement(backward_via, anchor.body, ctx)
             if inner is None:
                 break
