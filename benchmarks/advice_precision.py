@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     answers = args.answers or Path(data["answers_dir"])
     split: dict[str, list[str]] = data["split"]
     labels = {(f["run"], f["anti_pattern"], _norm(f["sentence"])): f for f in data["flags"]}
-    truths = [(f["run"], f["anti_pattern"]) for f in data["flags"] if f["label"] == "TRUE"]
+    truths = [(f["run"], f["anti_pattern"]) for f in data["flags"] if str(f["label"]).upper() == "TRUE"]
     truths += [(m["run"], m["anti_pattern"]) for m in data.get("misses") or []]
     names = ["dev", "held_out"] if args.split == "all" else [args.split]
     ids = [item.id for item in load_antipatterns()]
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             text = (answers / run / "ANSWER.md").read_text(encoding="utf-8")
             for hit in sentence_hits(text):
                 entry = labels.get((run, hit.id, _norm(hit.sentence)))
-                label = entry["label"] if entry else "UNLABELLED"
+                label = str(entry["label"]).upper() if entry else "UNLABELLED"
                 flags[(run, hit.id)].append(label)
                 line = text.count("\n", 0, hit.start) + 1
                 listing.append(f"  [{label}] {run} {hit.id} L{line}: {_norm(hit.sentence)[:200]}")

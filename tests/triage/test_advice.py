@@ -8,6 +8,7 @@ from mldebug_mcp.triage.advice import (
     check_advice,
     load_antipatterns,
     parse_antipatterns,
+    sentence_hits,
 )
 
 FIRES: dict[str, list[str]] = {
@@ -418,3 +419,95 @@ def test_a_warmup_added_after_resuming_is_a_schedule_used_as_a_fix(text, fires):
     """A/B task t14: the user proposed a warmup after resume to hide a checkpoint that restores nothing, and the guard let
     it through in four after-runs' checks."""
     assert ("scheduler-as-fix" in {f.id for f in check_advice(text).findings}) is fires
+
+
+# Reading rules from the hand-labelled A/B answers (benchmarks/advice_cases/agent_answers.yaml, issue 23): a move
+# named in a sentence is advice only where the sentence puts it forward. Each rule has quiet and firing sentences of
+# our own (not copied from the answers).
+READING_QUIET: dict[str, list[str]] = {
+    "account": [  # what an attempt did, said with the move as subject or in a noun phrase
+        "Halving the batch size made the curve noisier but did not change the plateau.",
+        "A deeper encoder reached 0.71, barely above the shallow one.",
+        "The run with the lower learning rate ended at the same loss.",
+        "Switching the optimiser changed nothing in your logs.",
+        "Raising the lr to 0.4 helped a little.",
+    ],
+    "code named in passing": [
+        "`trainer.py` builds a `CosineAnnealingLR` with T_max in epochs.",
+        "The validation loss fell faster (0.35 with the wider network) because it memorised the noise.",
+    ],
+    "question": ["Should you add LayerNorm after each block?", "## Do you need a bigger model?"],
+    "condition": [
+        "If you ever need per-step decay, express the milestones in steps.",
+        "Before reaching for a larger model, check the labels.",
+    ],
+    "optional extra": [
+        "If the last bit of noise bothers you, decay the learning rate over the final epochs.",
+        "Suggestion, not part of the fix: use a cosine schedule for the last epochs.",
+        "## Ideas (optional, not part of the fix)\n\n- Decay the learning rate over the last epochs.",
+        ("If you want steadier validation numbers, either of these is fine:\n\n"
+         "- decay the learning rate over the last epochs;\n- average the last checkpoints."),
+    ],
+    "rejecting heading": ["## What not to do\n\n- Lower the learning rate.\n- Add gradient clipping."],
+    "negation": [
+        "The pipeline doesn't need a bigger network.",
+        "There is no need to normalise the inputs again.",
+        "None of the fixed runs required a lower learning rate.",
+        "It reaches 0.93 without gradient clipping.",
+        "It needs no extra clipping, warm-up or new optimiser.",
+        "Gradient clipping would\nnot have helped here.",
+        "You can now delete the clipping hack and the reduced learning rate.",
+    ],
+    "not a move": [
+        "```python\nfor epoch in range(epochs):\n    train_one_epoch(model, loader)\n    lr_scheduler.step()\n```",
+        "Seed 7 fixes the shuffling order and the dropout masks.",
+        "On seed 3 the fixed model reaches 0.91.",
+        "Across five seeds the gap is 0.2 points. On seed 2 the new head wins by 1 point.",
+        "Train loss with a bigger model fell to 0.2.",
+        "Re-estimate the BatchNorm statistics with one pass under `torch.no_grad()`.",
+        "I halved the learning rate to check the mechanism, and the loss still climbed.",
+    ],
+}
+
+READING_FIRES: list[tuple[str, str]] = [
+    ("tune-before-correct", "When it diverges lower the learning rate."),
+    ("scheduler-as-fix", "If the loss plateaus, add a cosine schedule."),
+    ("tune-before-correct", "If you want it to train at all, lower the learning rate."),
+    ("normalise-unchecked", "Add LayerNorm after each block."),
+    ("tune-before-correct", "## Next steps\n\n- Lower the learning rate.\n- Rerun."),
+    ("scheduler-as-fix", "To get it training, do this:\n\n- decay the learning rate over the run;\n- rerun."),
+    ("bigger-model-first", "The pipeline needs a bigger network."),
+    ("bigger-model-first", "Train a bigger model on the full data."),
+    ("tune-before-correct", "Remove the try/except and lower the learning rate."),
+    ("scheduler-as-fix", "```python\nsched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100)\n```"),
+    ("one-seed-victory", "Seed 0 fixed the NaN, so the patch works."),
+    ("one-seed-victory", "On seed 2 the new head wins by 1 point, so keep it."),
+    ("tune-before-correct", "I lowered the learning rate and now it trains fine."),
+    ("clip-without-logging", "Clipping the gradients at 1.0 should stop the NaNs."),
+    ("clip-without-logging", "Gradient clipping is the way to go here."),
+    ("swap-optimizer", "Switching to RMSprop usually stabilises this."),
+    ("bigger-model-first", "My suggestion: a bigger model."),
+    ("swap-optimizer", "Options: a smaller lr, gradient clipping or a different optimiser."),
+    ("tune-before-correct", "One option is to lower the learning rate."),
+    ("tune-before-correct", "You'll want to lower the learning rate."),
+    ("swap-optimizer", "I recommend switching to SGD."),
+    ("scheduler-as-fix", "Adding a scheduler should help."),
+]
+
+
+@pytest.mark.parametrize("text", [t for texts in READING_QUIET.values() for t in texts])
+def test_a_move_the_sentence_does_not_put_forward_is_not_flagged(text):
+    assert check_advice(text).findings == []
+
+
+@pytest.mark.parametrize(("pattern_id", "text"), READING_FIRES)
+def test_a_move_put_forward_is_flagged(pattern_id, text):
+    assert pattern_id in _ids(text)
+
+
+def test_sentence_hits_lists_every_sentence_a_flag_rests_on():
+    text = "Lower the learning rate.\nA lower learning rate did nothing for you.\nAlso halve the batch size."
+    hits = [(h.id, h.sentence) for h in sentence_hits(text)]
+    assert hits == [("tune-before-correct", "Lower the learning rate."),
+                    ("tune-before-correct", "Also halve the batch size.")]
+    assert check_advice(text).findings[0].further_occurrences == 1

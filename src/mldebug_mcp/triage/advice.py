@@ -2,7 +2,8 @@
 
 Rules over text, no language model. data/antipatterns.yaml gives each move its regular expressions
 (`patterns`) and the context that shows it is done right (`unless`). Prose is matched per sentence, and a
-match in a negated clause ("don't lower the LR") is dropped; code is matched per line (a block header
+match in a negated clause ("don't lower the LR") is dropped, as is one the sentence only names rather than
+puts forward ("a wider model helped a little"; advice_text.proposes); code is matched per line (a block header
 sees its whole statement), and `unless` is read over the enclosing block."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -50,6 +52,9 @@ FRAGMENTS: dict[str, str] = {
                 r"|\bbefore (?:you |we |i )?(?:touch|tun|chang|lower|adjust|reach|add|switch|swap)\w*"
                 r"|\b(?:it|the (?:model|network|net))\s+(?:already |now )?(?:overfits|memori[sz]es|fits)\s+(?:a|one|the)"
                 r"\s+(?:single |small |tiny )?batch)",
+    # "fixes it" / "fixed the NaN" as a result, not "the fix", "the fixed model" or "seed 0 fixes one draw of the weights"
+    "fixedit": r"(?:fix(?:es|ed)\s+(?:it|this|that|them|everything|the\s+(?:\w+\s+)?(?:problem|issue|bug|nans?|divergence|loss"
+               r"|crash\w*|instabilit\w*|spikes?|collapse|plateau)))",
     "later": r"\b(?:later(?: on)?|at the (?:very )?end|afterwards|as a (?:final|last) step|eventually"
              r"|(?:tun\w*|touch\w*|adjust\w*|do) (?:\w+ ){0,3}last)\b",
     "describes": r"(?:\b(?:we|they|the (?:paper|authors|original(?: \w+)?|reference(?: \w+)?|baseline|config"
@@ -91,6 +96,11 @@ class AntiPattern(BaseModel):
     evidence: tuple[str, ...] = Field(min_length=1)
     patterns: tuple[re.Pattern[str], ...] = Field(min_length=1)
     unless: tuple[re.Pattern[str], ...] = ()
+    # move: prose reports a match only where the sentence puts the move forward (advice_text.proposes); claim:
+    # the anti-pattern is a statement ("it worked on seed 0", "I changed the lr, the batch size and ..."), read as is
+    reads: Literal["move", "claim"] = "move"
+    # where `unless` is read for prose: the sentence, or its whole paragraph (list item)
+    unless_reads: Literal["sentence", "paragraph"] = "sentence"
 
     @field_validator("patterns", "unless", mode="before")
     @classmethod
@@ -185,10 +195,13 @@ def _first_hit(item: AntiPattern, unit: Unit) -> _Hit | None:
         for match in unit.matches(pattern):
             if unit.negated(match.start(), match.end()):
                 continue
+            if item.reads == "move" and not unit.proposed(match.start(), match.end()):
+                continue
             if best is None or match.start() < best.start - unit.start:
                 best = _Hit(unit.start + match.start(), unit.start + match.end(), unit)
             break
-    if best is not None and any(rule.search(unit.scope) for rule in item.unless):
+    scope = unit.paragraph if item.unless_reads == "paragraph" and unit.paragraph else unit.scope
+    if best is not None and any(rule.search(scope) for rule in item.unless):
         return None
     return best
 
