@@ -340,3 +340,10 @@ def test_a_helper_with_two_callers_keeps_the_finding():
         return run_eval(net, loader)
     """
     assert 12 in _lines(two, "evaluation.py")  # evaluate_split() still reports its own run at line 7
+
+
+def test_a_checkpoint_loader_handed_the_model_counts_as_loading():
+    helper = FUNCTION.replace('classifier.load_state_dict(torch.load(weights)["model"])',
+                              "load_checkpoint(classifier, weights)").replace(
+        "from nets import build_classifier", "from nets import build_classifier, load_checkpoint")
+    assert _lines(helper, "classify.py") == [8]

@@ -252,8 +252,12 @@ def _sets_up(stmt: ast.stmt, key: str) -> bool:
         flat = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])]
         return any(key_of(t) == key for t in flat)  # model, transform = load(...)
     value = stmt.value
-    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP
-            and key_of(value.func.value) == key)
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Attribute) and value.func.attr in SETUP and key_of(value.func.value) == key:
+        return True
+    # `load_checkpoint(model, path)`: a loader handed the model
+    return bool(value.args) and key_of(value.args[0]) == key and LOADS.search(ident(value.func) or "") is not None
 
 
 class LastLine:

@@ -1,6 +1,6 @@
 """A model that a file loads trained weights into and runs, in a file that trains nothing and switches no
-mode anywhere (MLD020): a demo, an inference or a scoring script (`net.load_state_dict(torch.load(ckpt))`,
-then `score = self.net(image).mean()` in a method named anything). Loading trained weights says the run is
+mode anywhere (MLD020): a demo, an inference or a scoring script (`net.load_state_dict(torch.load(ckpt))` or
+`load_checkpoint(net, path)`, then `score = self.net(image).mean()` in a method named anything). Loading trained weights says the run is
 inference; nothing here ever leaves training mode, so dropout and BatchNorm's batch statistics are live.
 
 Quiet for export code (ONNX, tracing: exported graphs freeze the mode they are traced in, a separate
@@ -14,8 +14,10 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from .evaluation import model_like, tokens
 from .modes import direct_switch, key_of, position
 from .modes_evidence import file_trains, framework_managed, model_class
+from .modes_facts import callee_mode
 from .modes_indirect import runs_model
 from .modes_models import frozen, mode_free, ready_from_loader
 
@@ -26,12 +28,10 @@ EXPORT_TEXTS = ("onnx", "jit.trace", "torch.export", "coremltools", "tensorrt")
 def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str]]:
     """(the first call that runs it, key) for each model this file loads weights into and runs, in a file
     that trains nothing and switches no mode."""
-    if not ctx.has_text("load_state_dict") or any(map(ctx.has_text, EXPORT_TEXTS)):
+    if not ctx.has_text("load") or any(map(ctx.has_text, EXPORT_TEXTS)):
         return
     calls = ctx.by_type.get(ast.Call, ())
-    loaded = {key_of(c.func.value) for c in calls if isinstance(c.func, ast.Attribute)
-              and c.func.attr == "load_state_dict" and c.args and key_of(c.func.value)}
-    loaded = {k for k in loaded if not frozen(k)}
+    loaded = {k for c in calls if (k := _loads_into(c, ctx)) and not frozen(k)}
     if not loaded or _switches_anything(calls, ctx) or file_trains(ctx):
         return
     names = {k.rsplit(".", 1)[-1]: k for k in loaded}
@@ -49,6 +49,26 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
             continue  # built in eval mode (from_pretrained, a loader that switches it)
         reported.add(key)
         yield call, key
+
+
+def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """The key of the model a call loads trained weights into: `net.load_state_dict(state)`, or a loader
+    handed the model (`load_checkpoint(model, path)`, `utils.load_weights(net, ckpt)`) unless another file of
+    the run says that loader leaves it in eval mode."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name == "load_state_dict":
+        return key_of(func.value) if call.args else None
+    words = set(tokens(name))
+    if "load" not in words or not words & WEIGHT_WORDS or not call.args:
+        return None
+    model = call.args[0]
+    if not (isinstance(model, ast.Name | ast.Attribute) and model_like(model, ctx)):
+        return None
+    return key_of(model) if callee_mode(call, ctx) not in {"eval", "set"} else None
+
+
+WEIGHT_WORDS = {"checkpoint", "ckpt", "weights", "weight", "state", "params", "pretrained", "snapshot"}
 
 
 def _switches_anything(calls, ctx: ModuleContext) -> bool:
