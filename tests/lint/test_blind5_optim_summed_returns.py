@@ -76,3 +76,33 @@ def test_numbers_on_either_side_are_quiet(tmp_path):
 def test_step_whose_result_no_file_sums_is_quiet(tmp_path):
     logged = LOOP.replace("running += stepper.fit_batch(batch)", "stepper.fit_batch(batch)")
     assert _run(tmp_path, {"stepper.py": STEPPER, "loop.py": logged}) == []
+
+
+PAIR_STEP = """
+    class PairStepper:
+        def step(self, batch):
+            logits = self.model(batch["x"])
+            loss = self.crit(logits, batch["y"])
+            acc = (logits.argmax(-1) == batch["y"]).float().mean().item()
+            loss.backward()
+            self.opt.step()
+            self.opt.zero_grad()
+            return acc, loss
+"""
+
+PAIR_LOOP = """
+    def epoch(stepper, loader):
+        total_loss, total_acc = 0.0, 0.0
+        for batch in loader:
+            acc, loss = stepper.step(batch)
+            total_acc += acc
+            total_loss += loss
+        return total_loss / len(loader), total_acc / len(loader)
+"""
+
+
+def test_the_summed_element_of_a_returned_tuple(tmp_path):
+    assert ("pair_step.py", 10) in _run(tmp_path, {"pair_step.py": PAIR_STEP, "pair_loop.py": PAIR_LOOP})
+    only_acc = PAIR_LOOP.replace("            total_loss += loss\n", "")
+    # the step's number (acc) is what is summed: its return stays quiet
+    assert [f for f in _run(tmp_path, {"pair_step.py": PAIR_STEP, "pair_loop.py": only_acc}) if f[0] == "pair_step.py"] == []

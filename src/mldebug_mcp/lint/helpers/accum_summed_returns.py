@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 
-from .accum_losses import DETACHING, LIBRARIES, detached, returns_backwarded
+from .accum_losses import LIBRARIES, detached, returns_backwarded
 from .graph import latest_value
 from .loops import LOOPS
 from .optim_steps import local_callee
@@ -71,7 +71,7 @@ def summed_elsewhere(ret: ast.Return, ctx) -> tuple[ast.expr, str] | None:
         if not isinstance(value, ast.Tuple) or int(position) >= len(value.elts):
             return None
         value = value.elts[int(position)]
-    if detached(value, ctx) or isinstance(value, ast.Constant) or isinstance(value, ast.Call) \
-            and ctx.method_name(value) in DETACHING:
+    held = ctx.resolve(value) if isinstance(value, ast.Name) else value  # `acc = (...).mean().item()`
+    if any(detached(v, ctx) or isinstance(v, ast.Constant) for v in (value, held)):
         return None
     return value, where
