@@ -129,3 +129,15 @@ def test_a_search_helper_switching_to_eval_as_a_side_effect_is_reported_before_i
 def test_the_search_helper_restoring_the_mode_is_quiet():
     fixed = SEARCH.replace("            return mask\n", "            self.model.train()\n            return mask\n")
     assert _lines(fixed) == []
+
+
+def test_a_search_helper_run_before_every_update_is_reported_too():
+    every = SEARCH.replace("                if epoch >= warmup:\n                    x = x * search.generate(x, y)\n",
+                           "                x = x * search.generate(x, y)\n")
+    assert _lines(every) == [16]
+
+
+def test_an_unconditional_eval_in_the_loop_itself_stays_a_choice():
+    frozen = SEARCH.replace("                if epoch >= warmup:\n                    x = x * search.generate(x, y)\n",
+                            "                model.eval()\n")
+    assert _lines(frozen) == []

@@ -177,8 +177,10 @@ class TrainModeNotRestored(Rule):
             if model_node is None or any(j > i for j in restores) or not (
                     _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
-            # an unconditional eval() before backward trains in eval mode on purpose (frozen BN)
-            if i < backward and not _conditional(call, node, ctx):
+            # an unconditional eval() before backward trains in eval mode on purpose (frozen BN), unless a
+            # helper switches as a side effect of running the model (an attack crafting each batch)
+            unconditional = i < backward and not _conditional(call, node, ctx)
+            if unconditional and (evaluation is None or evaluation is call):
                 continue
             if not _leaves_loop(call, node, ctx):
                 model = ast.unparse(model_node)
@@ -188,6 +190,8 @@ class TrainModeNotRestored(Rule):
                 where = _where_train_goes(call, node, ctx)
                 helper = _helper_end(evaluation, call, where, node, ctx)
                 if helper is None:
+                    if unconditional:
+                        continue
                     yield Hit(where, message)
                     return
                 # each helper that leaves the model in eval mode gets its own train() (the loop may call two)
