@@ -16,7 +16,6 @@ from ..helpers.loops import LOOPS, calls_in_order, is_backward
 from ..helpers.modes import (
     branch_taken,
     constant_arguments,
-    local_targets,
     position,
     update_step,
 )
@@ -28,6 +27,7 @@ from ..helpers.modes_epochs import (
 )
 from ..helpers.modes_factories import builders_for_a_trainer, built_in_eval
 from ..helpers.modes_facts import callee_mode, handed_models
+from ..helpers.modes_hidden import function_of, helper_end, own_targets
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
 from ..rule import Hit, Rule
@@ -188,7 +188,7 @@ class TrainModeNotRestored(Rule):
                     f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
                     "again; later steps train in eval mode")
                 where = _where_train_goes(call, node, ctx)
-                helper = _helper_end(evaluation, call, where, node, ctx)
+                helper = helper_end(evaluation, call, where, node, ctx)
                 if helper is None:
                     if unconditional:
                         continue
@@ -197,7 +197,7 @@ class TrainModeNotRestored(Rule):
                 # each helper that leaves the model in eval mode gets its own train() (the loop may call two)
                 if helper.lineno not in reported:
                     reported.add(helper.lineno)
-                    yield Hit(helper, message + f"; call {model}.train() before {_function_of(evaluation, ctx)}() "
+                    yield Hit(helper, message + f"; call {model}.train() before {function_of(evaluation, ctx)}() "
                                                 "returns")
 
 
@@ -268,7 +268,7 @@ def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> 
     .eval() on a trained model."""
     if isinstance(call.func, ast.Attribute) and call.func.attr in {"train", "eval"}:
         return None  # a mode switch, even where a class of this file defines a train() method
-    for target in _own_targets(call, ctx):
+    for target in own_targets(call, ctx):
         last = None
         bound = constant_arguments(call, target, ctx)  # `self.net_mode(train=True)`: only that branch runs
         for inner in calls_in_order(target.body):
@@ -284,23 +284,6 @@ def _helper_leaving_eval(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> 
         if last is not None:
             return last
     return None
-
-
-# a call named so runs an evaluation: its caller sees the evaluation and restores train() after it
-EVALUATING = {"evaluate", "eval", "evaluation", "validate", "validation", "test", "val", "valid", "dev", "score",
-              "scores", "predict", "inference", "infer", "metric", "metrics", "benchmark", "accuracy"}
-
-
-def _own_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
-    """The functions of this file a call may run; for `trigger.generate()` where `trigger` is built from a class
-    of this file, only that class's method (two classes may both define generate())."""
-    targets = local_targets(call, ctx)
-    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-    built = ctx.constructed(receiver) if len(targets) > 1 and isinstance(receiver, ast.Name) else None
-    if built in ctx.classes:
-        mine = [t for t in targets if ctx.parent(t) is ctx.classes[built]]
-        return mine or targets
-    return targets
 
 
 def _eval_again(function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
@@ -374,36 +357,6 @@ def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.
     return call
 
 
-def _helper_end(evaluation: ast.Call | None, call: ast.Call, where: ast.AST, loop: ast.AST,
-                ctx: ModuleContext) -> ast.AST | None:
-    """The last line of the function of this file whose eval() the loop's call leaves in force where the loop
-    cannot see it: the loop calls a helper not named for evaluation, which evaluates through another one
-    (`self.logs_and_checkpoints()` -> `self.evaluate()`) or switches as a side effect (`trigger.generate()`):
-    train() goes there, before it returns. None when the eval() is the loop's own, the loop calls an
-    evaluation (`validate()`, `self.eval_model()`: train() goes right after that call), or a train() right
-    before the loop belongs at its top."""
-    if evaluation is None or evaluation is call or where is loop.body[0]:
-        return None
-    function = next((a for a in ctx.ancestors(evaluation) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)),
-                    None)
-    if function is None or any(a is function for a in ctx.ancestors(loop)):
-        return None
-    called = set(tokens(call.func.attr if isinstance(call.func, ast.Attribute) else ident(call.func) or ""))
-    if called & EVALUATING:
-        return None  # the loop calls an evaluation (`self.eval_model()`): train() right after that call
-    key = _receiver_key(evaluation)
-    if not any(_runs(c, key) or _hands(c, key) for c in calls_in_order(function.body)
-               if position(c) > position(evaluation)):
-        return None  # a mode helper (`net_mode(False)`) that runs nothing: not where train() goes
-    return LastLine(function.body[-1]) if function.body[-1].end_lineno != function.body[-1].lineno else (
-        function.body[-1])
-
-
-def _function_of(node: ast.AST, ctx: ModuleContext) -> str:
-    function = next((a for a in ctx.ancestors(node) if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef)), None)
-    return function.name if function is not None else "it"
-
-
 def _trains_just_before(loop: ast.AST, key: str, ctx: ModuleContext) -> bool:
     """`model.train()` right before the loop, or before the outer loop it opens: moved into the loop, it
     runs on every iteration."""
@@ -458,7 +411,7 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
         return False  # net.train(False): a mode switch, not a call of a train() method of this file
     if handed_models(call, ctx) and callee_mode(call, ctx) in {"train", "set"}:
         return True
-    for target in _own_targets(call, ctx):
+    for target in own_targets(call, ctx):
         bound = constant_arguments(call, target, ctx)  # `self.net_mode(train=False)` does not restore
         if any(is_train_call(c) and (not bound or branch_taken(c, target, bound, ctx))
                for c in calls_in_order(target.body)):
