@@ -71,7 +71,7 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
     """(the statement after which the weights should join the optimiser, `self.X`, where its weights are
     built) for each weighted module the class builds and keeps on self, when the class trains with an
     optimiser it was handed and builds no optimiser, adds no param group, reads no parameters of it."""
-    if not _handed_optimizer(cls, ctx) or not _trains(cls, ctx):
+    if not _trains(cls, ctx) or not _handed_optimizer(cls, ctx):  # _trains first: it reads the class body alone
         return []
     calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group" for c in calls):
