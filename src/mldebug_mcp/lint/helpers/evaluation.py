@@ -298,12 +298,16 @@ def model_class(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
 
 def is_eval_call(call: ast.Call) -> bool:
     """`x.eval()` or `x.train(False)`."""
-    if not isinstance(call.func, ast.Attribute):
+    func = call.func
+    if not isinstance(func, ast.Attribute):
         return False
-    if call.func.attr == "eval":
+    attr = func.attr
+    if attr == "eval":
         return not call.args and not call.keywords
+    if attr != "train":  # asked of every call of a file: most are neither, and need no list of arguments
+        return False
     args = call.args + [k.value for k in call.keywords if k.arg == "mode"]
-    return call.func.attr == "train" and any(isinstance(a, ast.Constant) and a.value is False for a in args)
+    return any(isinstance(a, ast.Constant) and a.value is False for a in args)
 
 
 def is_train_call(call: ast.Call) -> bool:

@@ -30,7 +30,7 @@ GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "e
 
 def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     """The evaluation function `call` runs with autograd on, or None."""
-    if not ctx.memo(("modes-nograd", "evals"), lambda: any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ()))):
+    if not has_eval_call(ctx):
         return None  # both shapes need an eval() somewhere in the file
     scope = ctx.scope_of(call)
     found = next((t for t in local_targets(call, ctx) if t is not scope and _evaluation_of(call, t, scope, ctx)),
@@ -40,6 +40,12 @@ def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and _only_called_without_grad(scope, ctx):
         return None
     return found
+
+
+def has_eval_call(ctx: ModuleContext) -> bool:
+    """Whether any call of the module is an eval() (or train(False)): one pass per module, shared by MLD022's
+    applies() and unguarded_evaluation."""
+    return ctx.memo(("modes-nograd", "evals"), lambda: any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ())))
 
 
 def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
