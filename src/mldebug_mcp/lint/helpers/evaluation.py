@@ -29,9 +29,22 @@ def tokens(name: str) -> tuple[str, ...]:
 
 
 def is_eval_loader(expr: ast.AST) -> bool:
-    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`)."""
-    words = [t for name in _names(expr) for t in tokens(name)]
-    return "train" not in words and any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
+    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`): a word of
+    its names is an evaluation word and none is `train`."""
+    evaluation = False
+    for name in _names(expr):
+        train, named = _loader_words(name)
+        if train:
+            return False
+        evaluation = evaluation or named
+    return evaluation
+
+
+@lru_cache(maxsize=65_536)  # asked of every loop of a file, and names repeat: pure, so it may outlive a file
+def _loader_words(name: str) -> tuple[bool, bool]:
+    """Whether a name has the word `train`, and whether it has an evaluation or evaluation-loader word."""
+    words = tokens(name)
+    return "train" in words, any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
 
 
 def _names(expr: ast.AST) -> list[str]:
