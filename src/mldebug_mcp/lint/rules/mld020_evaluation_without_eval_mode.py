@@ -36,7 +36,7 @@ from ..helpers.modes_evidence import (
     trains,
 )
 from ..helpers.modes_handoff import handed_to_evaluation
-from ..helpers.modes_indirect import runs_model
+from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_inherited import inherited_runs_without_eval
 from ..helpers.modes_labeller import labelling_models
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
@@ -133,8 +133,7 @@ class EvaluationWithoutEvalMode(Rule):
         hits: dict[int, Hit] = {}
         # the scopes that run a model, in one pass over the calls (a call without arguments runs none): most
         # scopes run none
-        running = {ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
-                   if (c.args or c.keywords) and runs_model(c, ctx) is not None}
+        running = running_scopes(ctx)
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
             if scope in running and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
