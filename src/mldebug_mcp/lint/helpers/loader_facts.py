@@ -64,13 +64,19 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
     """The first draw from np.random's global state in a function named for random augmentation
     (`random_flip_along_x`, `augment`), in a file that never seeds NumPy itself."""
     calls = ctx.by_type.get(ast.Call, ())
-    if any((ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
+    # a qualified name starts with an import's module or a local class or function: the calls each test looks
+    # for need one of these roots (most files import neither numpy, monai nor lhotse)
+    roots = {alias.partition(".")[0] for alias in ctx.aliases.values()} | ctx.classes.keys() | ctx.functions.keys()
+    numpy = "numpy" in roots
+    if (numpy or "torch" in roots) and any(
+            (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
         return None
-    library = next((c for c in calls if library_generator(c, ctx)), None)
-    if library is not None:
-        return library
+    if "monai" in roots or "lhotse" in roots:
+        library = next((c for c in calls if library_generator(c, ctx)), None)
+        if library is not None:
+            return library
     draws = []
-    for func in ctx.by_type.get(ast.FunctionDef, ()):
+    for func in ctx.by_type.get(ast.FunctionDef, ()) if numpy else ():  # numpy_global_draw: numpy.random.*
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
         if sampling or AUGMENTING.search(func.name.lower()):
             draws += [c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
