@@ -49,6 +49,8 @@ def has_eval_call(ctx: ModuleContext) -> bool:
 
 
 def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    if not _evaluates_with_grad(target, ctx):  # asked first: kept per function, and most run no model in a loop
+        return False  # (every test here is pure: the order does not change the answer)
     last = switches(target, ctx)
     if any(s.mode == TRAIN and s.direct for s in last) or any(
             isinstance(n, ast.Call) and ident(n.func) == "zero_grad" for n in own_nodes(target, ctx)):
@@ -58,7 +60,7 @@ def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleC
         before = [mode_before(call, k, scope, ctx) for k in passed if k]
         if not any(s is not None and s.mode == EVAL and s.key is not None for s in before):
             return False  # nor did the caller: model.eval(); run_epoch(model, valid_data)
-    return _evaluates_with_grad(target, ctx)
+    return True
 
 
 def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:
