@@ -57,8 +57,8 @@ def _builds_weights(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     if init is None or not any((ctx.qualname(b) or "").startswith("torch.nn.") for b in cls.bases):
         return False
-    for node in ast.walk(init):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+    for node in ctx.within(ast.Assign, init):  # its assignments by line, from the module's list: no walk
+        if isinstance(node.value, ast.Call) and any(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                 for t in node.targets):
             name = ctx.call_name(node.value) or ""
