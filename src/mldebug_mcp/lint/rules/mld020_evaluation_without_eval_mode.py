@@ -37,8 +37,6 @@ from ..helpers.modes_evidence import (
 )
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import runs_model
-from ..helpers.modes_inherited import inherited_runs_without_eval
-from ..helpers.modes_labeller import labelling_models
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
     bare_switch,
@@ -50,12 +48,9 @@ from ..helpers.modes_models import (
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
-from ..helpers.modes_own_predict import (
-    inference_methods_without_eval,
-    opening_past_logs,
-)
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
+from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
 
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
@@ -148,20 +143,8 @@ class EvaluationWithoutEvalMode(Rule):
                 hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and run here in "
                                                          f"training mode: nothing in this file calls {key}.eval(); "
                                                          f"call it before predicting"))
-        for call, key, function in labelling_models(ctx):
-            where = opening_past_logs(function)
-            hits.setdefault(where.lineno, Hit(where, f"{key} labels batches under no_grad in training mode: nothing "
-                                                     f"in this file calls {key}.eval(), so dropout and batch "
-                                                     f"statistics make its targets noisy; call {key}.eval() first"))
-        for where, cls, method, base, inherited in inherited_runs_without_eval(ctx):
-            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model through "
-                                                     f"{base}.{inherited}(), which never calls eval(): called after "
-                                                     f"training, it runs with dropout and batch statistics; call "
-                                                     f"the model's eval() here"))
-        for where, cls, method in inference_methods_without_eval(ctx):
-            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model in whatever mode it "
-                                                     f"was left in: called after training, it predicts with dropout "
-                                                     f"and batch statistics; call self.eval() here"))
+        for where, message in unswitched_models(ctx):
+            hits.setdefault(where.lineno, Hit(where, message))
         for load in shipped_weights_without_eval(ctx):
             hits.setdefault(load.lineno, Hit(load, "this model loads its own trained weights when built and stays in "
                                                    "training mode: every instance predicts with dropout and batch "
