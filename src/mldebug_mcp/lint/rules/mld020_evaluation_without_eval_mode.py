@@ -76,7 +76,12 @@ class EvaluationWithoutEvalMode(Rule):
     is under a phase test (`if phase == "train":`), reported at that train(). A model run through a helper of
     this file (`self._forward_pass(x)`, `run_batch(net, b)`, one of `self.q_nets`) counts as run where the
     helper is called; the methods of an nn.Module that trains or calibrates itself are driver code, checked
-    like a trainer's. The finding goes where the fix
+    like a trainer's. Also models no code of the file ever switches: one loaded with trained weights
+    (load_state_dict, load_checkpoint(model, path)) and run in a file that trains nothing (a demo); one handed
+    to a class that labels training batches with it under no_grad (pseudo-labels, distillation targets); a
+    model class's own public inference method (predict(), encode()) that runs the whole model on inputs it
+    prepares; a subclass's public method evaluating through a method it inherits from another file's class
+    that loops the model over a loader (an active-learning strategy's select()). The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
     function handed the model (past its docstring, argument checks and log lines), after the module-level
     setup of a global model. Quiet for Lightning/HF hooks,

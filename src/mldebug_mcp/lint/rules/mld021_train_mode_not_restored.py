@@ -66,7 +66,10 @@ class TrainModeNotRestored(Rule):
     trains without train(), or that a framework module of the run trains as handed (reported at the
     builder's eval()), and a training-logic class whose validation-begin hook calls eval() while only
     its epoch-begin hook calls train(). Reported where train() goes: at the top of each iteration when a train() sits right before the
-    loop, else after the periodic evaluation block (or the call).
+    loop, else after the periodic evaluation block (or the call); when the loop calls a helper not named for
+    evaluation that evaluates through another one (`self.log_and_save()` -> `self.evaluate()`) or switches as
+    a side effect of running the model (a trigger or attack search), before that function returns. A step
+    helper handed the optimizer (`strategy.optimizer_step(optimizer, model)`) counts as the update.
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
     running statistics. Nothing fails; the model just converges to something worse.
