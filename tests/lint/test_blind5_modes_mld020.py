@@ -347,3 +347,81 @@ def test_a_checkpoint_loader_handed_the_model_counts_as_loading():
                               "load_checkpoint(classifier, weights)").replace(
         "from nets import build_classifier", "from nets import build_classifier, load_checkpoint")
     assert _lines(helper, "classify.py") == [8]
+
+
+# A teacher built or loaded in a training function, giving the loop its targets under no_grad, never switched.
+DISTILL = """
+    import torch
+    import torch.nn.functional as F
+    import torchvision
+
+
+    def distill(student, loader, opt, ckpt, tau=4.0):
+        teacher = torchvision.models.resnet50(num_classes=10)
+        teacher.load_state_dict(torch.load(ckpt))
+        student.train()
+        for x, y in loader:
+            with torch.no_grad():
+                soft = F.softmax(teacher(x) / tau, dim=-1)
+            loss = F.kl_div(F.log_softmax(student(x) / tau, -1), soft, reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+
+
+def test_a_loaded_teacher_giving_distillation_targets_is_reported_after_its_load():
+    assert _lines(DISTILL, "distill.py") == [9]
+
+
+def test_the_teacher_switched_after_loading_is_quiet():
+    fixed = DISTILL.replace("        student.train()\n", "        teacher.eval()\n        student.train()\n")
+    assert _lines(fixed, "distill.py") == []
+
+
+def test_any_name_holding_loaded_weights_is_a_teacher():
+    renamed = DISTILL.replace("teacher", "big_resnet")
+    assert _lines(renamed, "distill.py") == [9]
+
+
+def test_a_built_and_moved_teacher_is_reported_after_the_move():
+    built = DISTILL.replace("        teacher = torchvision.models.resnet50(num_classes=10)\n"
+                            "        teacher.load_state_dict(torch.load(ckpt))\n",
+                            "        teacher = build_model(ckpt)\n        teacher.to(x_device)\n")
+    assert _lines("\n    from zoo import build_model, x_device" + built, "distill.py") == [10]
+
+
+def test_an_ema_teacher_is_the_methods_own_choice():
+    ema = DISTILL.replace("            opt.step()\n", "            opt.step()\n"
+                          "            for t, s in zip(teacher.parameters(), student.parameters()):\n"
+                          "                t.data.lerp_(s.data, 0.01)\n")
+    assert _lines(ema, "distill.py") == []
+
+
+def test_a_target_network_copy_is_left_alone():
+    target = DISTILL.replace("teacher", "target_net")
+    assert _lines(target, "distill.py") == []
+
+
+def test_a_global_teacher_the_script_switches_is_quiet():
+    script = """
+    import torch
+    import torch.nn.functional as F
+    from zoo import Teacher
+
+    teacher = Teacher()
+    teacher.load_state_dict(torch.load("t.pt"))
+    teacher.eval()
+
+
+    def fit(student, loader, opt):
+        for x, _ in loader:
+            with torch.no_grad():
+                soft = teacher(x).softmax(-1)
+            loss = F.kl_div(student(x).log_softmax(-1), soft, reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    assert _lines(script, "kd_script.py") == []
+    assert _lines(script.replace("    teacher.eval()\n", ""), "kd_script.py") != []

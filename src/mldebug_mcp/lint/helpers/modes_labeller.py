@@ -1,4 +1,4 @@
-"""A model handed to a class that labels training batches with it, never put in eval mode (MLD020).
+"""A model that labels training batches, never put in eval mode (MLD020).
 
 `self.m0 = model` in __init__, then `with torch.no_grad(): batch["y"] = self.m0(batch["X"])` in a collate
 function or a dataset's __getitem__: a teacher or a previous model generates the targets the trained model
@@ -9,6 +9,11 @@ The model is an attribute the class only assigns from an __init__ parameter name
 (whatever the attribute is called: m0, labeller); its output, under no_grad, is stored as a label or target.
 Quiet where the file switches that model (or any mode helper runs) or touches its parameters (an EMA teacher
 updated from the student: its mode is part of the method).
+
+Also a teacher built or loaded in a training function (`teacher.load_state_dict(...)`), run under no_grad in
+the training loop with its output kept (distillation targets), never switched in that function (a local
+name: another function's `teacher` is another model), whose parameters no optimizer gets: copies
+named as targets or averages (a DQN target network, EMA weights) are left alone.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .evaluation import ident, model_named, module_owners, tokens
-from .modes import direct_switch, key_of, position, related
+from .evaluation import ident, model_like, model_named, module_owners, tokens
+from .modes import direct_switch, key_of, position, related, switches
+from .modes_models import mode_free
 from .modes_nograd import grad_off_at
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -97,3 +103,62 @@ def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
             elif isinstance(part, ast.Name | ast.Attribute) and part is not getattr(target, "value", None):
                 words |= set(tokens(ident(part) or ""))
     return bool(LABEL_WORDS & words)
+
+
+# a copy kept in step with the trained model (DQN target network, EMA, SWA, momentum encoder): its mode is the
+# method's; a teacher is not one
+COPIES = {"ema", "target", "swa", "avg", "averaged", "old", "momentum", "shadow", "ref", "reference", "base"}
+
+
+def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AST]]:
+    """(the call, the model's key, the training function) for each teacher built or loaded in a training
+    function and run under no_grad in its loop, its output kept, never switched, never optimised."""
+    if not (ctx.has_text("no_grad") or ctx.has_text("inference_mode")) or not ctx.backward_scopes:
+        return
+    owners = module_owners(ctx)
+    reported: set[str] = set()
+    for scope in ctx.backward_scopes:
+        if not isinstance(scope, FUNCS):
+            continue
+        for node in ast.walk(scope):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (node.args or node.keywords)):
+                continue
+            key = node.func.id
+            if key in reported or key in owners or COPIES & set(tokens(key)) or not _kept(node, ctx):
+                continue
+            if not (any(isinstance(v, ast.Call) for v in ctx.values_of(node.func, node)) and (
+                    "teacher" in tokens(key) or key in _weights_loaded(ctx) or model_like(node.func, ctx))
+                    and grad_off_at(node, scope, ctx) and _in_loop(node, scope, ctx)):
+                continue
+            where = [scope] if key in ctx.bindings.get(scope, {}) else [scope, ctx.tree]  # a global: the script's
+            if any(w.key is None or related(w.key, key) for s in where for w in switches(s, ctx)) or mode_free(
+                    node.func, ctx):
+                continue  # switched somewhere, or a layer without dropout/BatchNorm (`softmax = nn.Softmax()`)
+            reported.add(key)
+            yield node, key, scope
+
+
+def _weights_loaded(ctx: ModuleContext) -> set[str]:
+    """The names `x.load_state_dict(...)` is called on: networks, whatever they are called."""
+    return ctx.memo(("modes", "weights-loaded"), lambda: {
+        c.func.value.id for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
+        and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)})
+
+
+def _kept(call: ast.Call, ctx: ModuleContext) -> bool:
+    """The output is assigned (`soft = F.softmax(teacher(x) / t, -1)`), not run for a side effect."""
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, ast.Assign | ast.AnnAssign):
+            return True
+        if isinstance(anc, ast.stmt):
+            return False
+    return False
+
+
+def _in_loop(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    for anc in ctx.ancestors(call):
+        if anc is scope:
+            return False
+        if isinstance(anc, ast.For | ast.While | ast.AsyncFor):
+            return True
+    return False

@@ -1,5 +1,5 @@
 """MLD020's findings about models no code of the file ever switches, with the message each one reads:
-a handed-in model labelling training batches (modes_labeller), a subclass evaluating through inherited
+a handed-in model labelling training batches, a teacher giving a training loop its targets (modes_labeller), a subclass evaluating through inherited
 methods of another file (modes_inherited), a model class's own inference method (modes_own_predict)."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from .modes_anchor import anchor_after_setup
 from .modes_inherited import inherited_runs_without_eval
-from .modes_labeller import labelling_models
+from .modes_labeller import labelling_models, teachers_in_training
 from .modes_own_predict import inference_methods_without_eval, opening_past_logs
 
 
@@ -19,6 +20,11 @@ def unswitched_models(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str]]:
         yield opening_past_logs(function), (
             f"{key} labels batches under no_grad in training mode: nothing in this file calls {key}.eval(), so "
             f"dropout and batch statistics make its targets noisy; call {key}.eval() first")
+    for call, key, function in teachers_in_training(ctx):
+        yield anchor_after_setup(call, key, function, ctx), (
+            f"{key} gives training targets under no_grad in training mode: nothing in this file calls "
+            f"{key}.eval(), so its dropout and batch statistics make the targets noisy; call {key}.eval() after "
+            f"setting it up")
     for where, cls, method, base, inherited in inherited_runs_without_eval(ctx):
         yield where, (f"{cls.name}.{method.name}() runs the model through {base}.{inherited}(), which never calls "
                       f"eval(): called after training, it runs with dropout and batch statistics; call the "
