@@ -387,8 +387,15 @@ def test_any_name_holding_loaded_weights_is_a_teacher():
 def test_a_built_and_moved_teacher_is_reported_after_the_move():
     built = DISTILL.replace("        teacher = torchvision.models.resnet50(num_classes=10)\n"
                             "        teacher.load_state_dict(torch.load(ckpt))\n",
-                            "        teacher = build_model(ckpt)\n        teacher.to(x_device)\n")
-    assert _lines("\n    from zoo import build_model, x_device" + built, "distill.py") == [10]
+                            "        teacher = WideResNet(depth=40, checkpoint=ckpt)\n        teacher.to(x_device)\n")
+    assert _lines("\n    from zoo import WideResNet, x_device" + built, "distill.py") == [10]
+
+
+def test_a_teacher_from_another_modules_factory_may_be_switched_there():
+    built = DISTILL.replace("        teacher = torchvision.models.resnet50(num_classes=10)\n"
+                            "        teacher.load_state_dict(torch.load(ckpt))\n",
+                            "        teacher = get_teacher_model(ckpt)\n")
+    assert _lines("\n    from zoo import get_teacher_model" + built, "distill.py") == []
 
 
 def test_an_ema_teacher_is_the_methods_own_choice():
@@ -425,3 +432,35 @@ def test_a_global_teacher_the_script_switches_is_quiet():
     """
     assert _lines(script, "kd_script.py") == []
     assert _lines(script.replace("    teacher.eval()\n", ""), "kd_script.py") != []
+
+
+TRAINER_TEACHER = """
+    import torch
+    import torch.nn.functional as F
+    from zoo import build_model
+
+
+    class DistillTrainer:
+        def __init__(self, cfg, student, optimizer):
+            self.student, self.optimizer = student, optimizer
+            self.teacher = build_model(cfg.teacher_arch)
+            self.teacher.load_state_dict(torch.load(cfg.teacher_ckpt))
+
+        def train_step(self, images):
+            with torch.no_grad():
+                guide = self.teacher(images).softmax(-1)
+            loss = F.kl_div(self.student(images).log_softmax(-1), guide, reduction="batchmean")
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+    """
+
+
+def test_a_trainers_teacher_is_reported_where_the_class_sets_it_up():
+    assert _lines(TRAINER_TEACHER, "kd_trainer.py") == [11]
+
+
+def test_a_trainers_teacher_switched_in_init_is_quiet():
+    fixed = TRAINER_TEACHER.replace("torch.load(cfg.teacher_ckpt))\n",
+                                    "torch.load(cfg.teacher_ckpt))\n            self.teacher.eval()\n")
+    assert _lines(fixed, "kd_trainer.py") == []

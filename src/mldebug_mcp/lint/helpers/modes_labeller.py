@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from .evaluation import ident, model_like, model_named, module_owners, tokens
 from .modes import direct_switch, key_of, position, related, switches
-from .modes_models import mode_free
+from .modes_facts import callee_mode
+from .modes_models import MODEL_ZOOS, mode_free
 from .modes_nograd import grad_off_at
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -121,28 +122,60 @@ def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, as
         if not isinstance(scope, FUNCS):
             continue
         for node in ast.walk(scope):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (node.args or node.keywords)):
+            if not (isinstance(node, ast.Call) and (node.args or node.keywords)):
                 continue
-            key = node.func.id
-            if key in reported or key in owners or COPIES & set(tokens(key)) or not _kept(node, ctx):
+            key = _teacher_key(node.func)
+            if key is None or key in reported or key in owners or COPIES & set(tokens(key)) or not _kept(node, ctx):
                 continue
-            if not (any(isinstance(v, ast.Call) for v in ctx.values_of(node.func, node)) and (
+            held = key.startswith("self.")  # built in the class (`self.teacher = build(cfg)`), run per step
+            if not (_built_in_train_mode(node.func, key, ctx) and (
                     "teacher" in tokens(key) or key in _weights_loaded(ctx) or model_like(node.func, ctx))
-                    and grad_off_at(node, scope, ctx) and _in_loop(node, scope, ctx)):
+                    and grad_off_at(node, scope, ctx) and (held or _in_loop(node, scope, ctx))):
                 continue
-            where = [scope] if key in ctx.bindings.get(scope, {}) else [scope, ctx.tree]  # a global: the script's
-            if any(w.key is None or related(w.key, key) for s in where for w in switches(s, ctx)) or mode_free(
-                    node.func, ctx):
+            if _switched(key, node, scope, ctx) or mode_free(node.func, ctx):
                 continue  # switched somewhere, or a layer without dropout/BatchNorm (`softmax = nn.Softmax()`)
             reported.add(key)
             yield node, key, scope
 
 
+def _built_in_train_mode(func: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """Built here in training mode: by a class, a model zoo (torchvision, timm) or a function of this file,
+    or by another module's factory when this file loads the weights (`get_teacher(cfg)` alone may switch
+    it, out of sight; one another file of the run says leaves it in eval mode does)."""
+    calls = [v for v in ctx.values_of(func, func) if isinstance(v, ast.Call)]
+    if not calls or any(callee_mode(c, ctx) == "eval" for c in calls):
+        return False
+    if key in _weights_loaded(ctx):
+        return True
+    return all((ident(c.func) or "")[:1].isupper() or (ctx.call_name(c) or "").split(".")[0] in MODEL_ZOOS
+               or (ident(c.func) or "") in ctx.functions for c in calls)
+
+
+def _teacher_key(func: ast.AST) -> str | None:
+    """`teacher` or `self.teacher`: a local or global name, or a model the object holds."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        return f"self.{func.attr}"
+    return None
+
+
+def _switched(key: str, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The function switches the model, or, for a global, the script does; for `self.x`, any method of the
+    class does (or a mode helper runs)."""
+    if key.startswith("self."):
+        cls = ctx.enclosing_class(call)
+        where = [m for m in cls.body if isinstance(m, FUNCS)] if cls is not None else [scope]
+    else:
+        where = [scope] if key in ctx.bindings.get(scope, {}) else [scope, ctx.tree]  # a global: the script's
+    return any(w.key is None or related(w.key, key) for s in where for w in switches(s, ctx))
+
+
 def _weights_loaded(ctx: ModuleContext) -> set[str]:
     """The names `x.load_state_dict(...)` is called on: networks, whatever they are called."""
     return ctx.memo(("modes", "weights-loaded"), lambda: {
-        c.func.value.id for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
-        and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)})
+        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
+        and c.func.attr == "load_state_dict"})
 
 
 def _kept(call: ast.Call, ctx: ModuleContext) -> bool:

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .modes_anchor import anchor_after_setup
+from .modes_anchor import anchor_after_setup, class_setup_end
 from .modes_inherited import inherited_runs_without_eval
 from .modes_labeller import labelling_models, teachers_in_training
 from .modes_own_predict import inference_methods_without_eval, opening_past_logs
@@ -21,7 +21,7 @@ def unswitched_models(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str]]:
             f"{key} labels batches under no_grad in training mode: nothing in this file calls {key}.eval(), so "
             f"dropout and batch statistics make its targets noisy; call {key}.eval() first")
     for call, key, function in teachers_in_training(ctx):
-        yield anchor_after_setup(call, key, function, ctx), (
+        yield class_setup_end(function, key, ctx) or anchor_after_setup(call, key, function, ctx), (
             f"{key} gives training targets under no_grad in training mode: nothing in this file calls "
             f"{key}.eval(), so its dropout and batch statistics make the targets noisy; call {key}.eval() after "
             f"setting it up")
