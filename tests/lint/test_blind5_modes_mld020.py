@@ -464,3 +464,22 @@ def test_a_trainers_teacher_switched_in_init_is_quiet():
     fixed = TRAINER_TEACHER.replace("torch.load(cfg.teacher_ckpt))\n",
                                     "torch.load(cfg.teacher_ckpt))\n            self.teacher.eval()\n")
     assert _lines(fixed, "kd_trainer.py") == []
+
+
+def test_helpers_of_a_utilities_file_handed_different_models_are_quiet():
+    utils = """
+    import torch
+
+
+    def load_pretrained(model, path):
+        model.load_state_dict(torch.load(path), strict=False)
+
+
+    def multi_scale(images, model):
+        feats = None
+        for scale in (1.0, 0.5):
+            out = model(torch.nn.functional.interpolate(images, scale_factor=scale))
+            feats = out if feats is None else feats + out
+        return feats
+    """
+    assert _lines(utils, "utils.py") == []

@@ -31,17 +31,18 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
     if not ctx.has_text("load") or any(map(ctx.has_text, EXPORT_TEXTS)):
         return
     calls = ctx.by_type.get(ast.Call, ())
-    loaded = {k for c in calls if (k := _loads_into(c, ctx)) and not frozen(k)}
-    if not loaded or _switches_anything(calls, ctx) or file_trains(ctx):
+    loads = [(k, c) for c in calls if (k := _loads_into(c, ctx)) and not frozen(k)]
+    if not loads or _switches_anything(calls, ctx) or file_trains(ctx):
         return
-    names = {k.rsplit(".", 1)[-1]: k for k in loaded}
     reported: set[str] = set()
     for call in sorted((c for c in calls if c.args or c.keywords), key=position):
         receiver = runs_model(call, ctx)
         key = key_of(receiver) if receiver is not None else None
-        if key is None or key.rsplit(".", 1)[-1] not in names or key in reported:
+        if key is None or key in reported:
             continue
         scope = ctx.scope_of(call)
+        if not any(k == key and _same_model(load, call, key, scope, ctx) for k, load in loads):
+            continue  # `multi_scale(samples, model)` and `load_weights(model, path)`: two callers' models
         cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
         if framework_managed(scope, ctx) or (cls is not None and model_class(cls, ctx)):
             continue  # a framework's hook, or a model's own method: its user sets the mode
@@ -49,6 +50,17 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
             continue  # built in eval mode (from_pretrained, a loader that switches it)
         reported.add(key)
         yield call, key
+
+
+def _same_model(load: ast.Call, run: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The load and the run name one model: in one function, a global the script loads, or an attribute of one
+    class (`self.model` loaded in a method, run in another)."""
+    where = ctx.scope_of(load)
+    if where is scope:
+        return True
+    if key.startswith("self."):
+        return ctx.enclosing_class(load) is not None and ctx.enclosing_class(load) is ctx.enclosing_class(run)
+    return where is ctx.tree and key.split(".")[0] not in ctx.bindings.get(scope, {})
 
 
 def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
