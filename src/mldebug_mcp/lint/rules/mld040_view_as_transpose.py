@@ -29,7 +29,8 @@ RESHAPES = {"view", "reshape"}
 REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H"}
 BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}
 SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
-               "the axes between: it mixes positions and samples")
+               "the axes between: each 'head' then holds a run of positions with every head's features, not "
+               "one head's features at every position")
 
 CHANNELS_LAST = (".{method}() puts a conv output's channels (or a factor of them) in the last axis, but a conv "
                  "stores them on axis 1 (batch, channels, height, width): permute to channels-last before the view")

@@ -18,7 +18,7 @@ RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "t
                 "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
 # wrappers a loader is iterated through, and the call names that train or may hide training
 ITERATING = {"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "zip"}
-MAY_TRAIN = re.compile(r"backward|step|train|update|fit|learn|optim|loss|grad|epoch", re.I)
+MAY_TRAIN = re.compile(r"backward|step|train|update|fit|learn|optim|loss|grad|epoch", re.IGNORECASE)
 # the leading word of a function that only reads the loader: evaluate_loss(model, train_loader)
 READER_VERBS = {"eval", "evaluate", "evaluation", "test", "validate", "validation", "predict", "infer",
                 "inference", "extract", "encode", "embed", "measure"}
