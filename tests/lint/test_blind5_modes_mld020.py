@@ -483,3 +483,30 @@ def test_helpers_of_a_utilities_file_handed_different_models_are_quiet():
         return feats
     """
     assert _lines(utils, "utils.py") == []
+
+
+def test_a_function_named_load_state_dict_is_no_crash():
+    source = """
+    import torch
+    from tools import load_state_dict
+
+
+    def main(net, path, x):
+        load_state_dict(net, path)
+        return net(x)
+    """
+    assert _lines(source, "run.py") == []
+
+
+def test_a_copy_of_a_callers_model_is_the_callers_to_switch():
+    source = """
+    import copy
+    import torch
+
+
+    def functional_call(model, weights, data):
+        clone = copy.deepcopy(model)
+        clone.load_state_dict(weights)
+        return clone(*data)
+    """
+    assert _lines(source, "functional.py") == []

@@ -14,12 +14,12 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .evaluation import model_like, tokens
+from .evaluation import ident, model_like, tokens
 from .modes import direct_switch, key_of, position
 from .modes_evidence import file_trains, framework_managed, model_class
 from .modes_facts import callee_mode
 from .modes_indirect import runs_model
-from .modes_models import frozen, mode_free, ready_from_loader
+from .modes_models import frozen, handed_in, mode_free, ready_from_loader
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 EXPORT_TEXTS = ("onnx", "jit.trace", "torch.export", "coremltools", "tensorrt")
@@ -46,10 +46,19 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
         cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
         if framework_managed(scope, ctx) or (cls is not None and model_class(cls, ctx)):
             continue  # a framework's hook, or a model's own method: its user sets the mode
-        if mode_free(receiver, ctx) or ready_from_loader(receiver, ctx):
-            continue  # built in eval mode (from_pretrained, a loader that switches it)
+        if mode_free(receiver, ctx) or ready_from_loader(receiver, ctx) or not _built_here(receiver, scope, ctx):
+            continue  # built in eval mode (from_pretrained, a loader that switches it), or a caller's model
         reported.add(key)
         yield call, key
+
+
+def _built_here(receiver: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """Built in this file (`net = Net()`, `self.model = Baseline()`): not a caller's model, nor a copy of one
+    (`copy.deepcopy(model)` of a parameter keeps the mode the caller gave it)."""
+    if handed_in(receiver, scope, ctx):
+        return False
+    calls = [v for v in ctx.values_of(receiver, receiver) if isinstance(v, ast.Call)]
+    return bool(calls) and not all("copy" in (ident(c.func) or "").lower() for c in calls)
 
 
 def _same_model(load: ast.Call, run: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
@@ -70,7 +79,7 @@ def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     if name == "load_state_dict":
-        return key_of(func.value) if call.args else None
+        return key_of(func.value) if call.args and isinstance(func, ast.Attribute) else None
     words = set(tokens(name))
     if "load" not in words or not words & WEIGHT_WORDS or not call.args:
         return None
