@@ -16,6 +16,8 @@ NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'trai
 # fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
 RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "torch.rand_like", "torch.randn_like",
                 "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
+# torchtext's datasets are iterable datapipes (Multi30k(split="train")): a DataLoader cannot shuffle them
+STREAMED = ("torchtext.datasets.",)
 # wrappers a loader is iterated through, and the call names that train or may hide training
 ITERATING = {"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "zip"}
 MAY_TRAIN = re.compile(r"backward|step|train|update|fit|learn|optim|loss|grad|epoch", re.IGNORECASE)
@@ -124,7 +126,7 @@ def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
     if any(_from_random_split_attr(p, ctx) for p in parts if isinstance(p, ast.Attribute)):
         return True
     value = ctx.resolve(dataset)
-    if _random_draws(value, ctx):
+    if _random_draws(value, ctx) or (ctx.call_name(value) or "").startswith(STREAMED):
         return True
     if ctx.method_name(value) == "shuffle":  # ds.shuffle(seed=0): a deliberate (one-off) order
         return True
