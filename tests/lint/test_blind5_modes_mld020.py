@@ -510,3 +510,16 @@ def test_a_copy_of_a_callers_model_is_the_callers_to_switch():
         return clone(*data)
     """
     assert _lines(source, "functional.py") == []
+
+
+def test_other_ways_of_switching_keep_the_families_quiet():
+    by_train_false = CLASSIFIER.replace("            batch = torch.stack", "            self.train(False)\n"
+                                                                         "            batch = torch.stack")
+    assert _lines(by_train_false, "leaf.py") == []
+    by_context = COLLATE.replace("            with torch.no_grad():\n",
+                                 "            with torch.no_grad(), eval_mode(self.m0):\n")
+    assert _lines("\n    from utils import eval_mode" + by_context, "task.py") == []
+    by_decorator = CLASSIFIER.replace("        @torch.no_grad()\n", "        @torch.no_grad()\n        @eval_mode\n")
+    assert _lines(by_decorator, "leaf.py") == []
+    script = SCRIPT.replace("    image = torch", "    net.train(False)\n    image = torch")
+    assert _lines(script, "infer_mask.py") == []
