@@ -523,3 +523,30 @@ def test_other_ways_of_switching_keep_the_families_quiet():
     assert _lines(by_decorator, "leaf.py") == []
     script = SCRIPT.replace("    image = torch", "    net.train(False)\n    image = torch")
     assert _lines(script, "infer_mask.py") == []
+
+
+def test_an_inference_wrapper_handed_a_model_is_not_a_labeller():
+    wrapper = """
+    import torch
+
+
+    class Wrapper:
+        def __init__(self, model, device):
+            self.model, self.device = model, device
+
+        def __call__(self, x):
+            with torch.no_grad():
+                y = self.model(x.to(self.device))
+            return y.argmax(-1)
+
+        def run_targets(self, x):
+            with torch.no_grad():
+                targets = self.model(x.to(self.device)).argmax(-1)
+            return targets
+    """
+    assert _lines(wrapper, "wrapper.py") == []
+
+
+def test_labels_stored_into_the_objects_collection_are_a_labeller():
+    store = COLLATE.replace('collated["y"] = self.m0(collated["X"])', 'self.pseudo_targets[idx] = self.m0(collated["X"])')
+    assert _lines(store.replace("def collate_fn(self, batch):", "def collate_fn(self, batch, idx=0):"), "task.py") == [12]

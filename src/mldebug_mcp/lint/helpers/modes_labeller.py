@@ -84,8 +84,9 @@ def _handed_model(attr: ast.Attribute, ctx: ModuleContext) -> set[str]:
 
 
 def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
-    """The output (maybe rounded, argmax'ed) is assigned to a label or target: `batch["y"] = ...`,
-    `pseudo_labels = ...`, `self.targets[i] = ...`."""
+    """The output (maybe rounded, argmax'ed) is stored as a batch's label or target (`batch["y"] = ...`,
+    `self.targets[i] = ...`), or assigned to a name for labels that the function returns with its inputs
+    (`return image, soft_targets`): a data pipeline's targets, not an inference helper's answer."""
     node = call
     for anc in ctx.ancestors(call):
         if isinstance(anc, ast.Assign | ast.AnnAssign):
@@ -95,15 +96,30 @@ def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
             return False
     else:
         return False
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    words = set()
-    for target in targets:
-        for part in ast.walk(target):
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                words |= set(tokens(part.value)) | {part.value.lower()}
-            elif isinstance(part, ast.Name | ast.Attribute) and part is not getattr(target, "value", None):
-                words |= set(tokens(ident(part) or ""))
-    return bool(LABEL_WORDS & words)
+    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+        if isinstance(target, ast.Subscript | ast.Attribute):  # stored into a batch or a collection
+            if LABEL_WORDS & {w for part in ast.walk(target) for w in _words(part)}:
+                return True
+        elif isinstance(target, ast.Name) and (LABEL_WORDS - {"y"}) & set(tokens(target.id)) and _returned_with_inputs(
+                target.id, call, ctx):
+            return True
+    return False
+
+
+def _words(part: ast.AST) -> set[str]:
+    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+        return set(tokens(part.value)) | {part.value.lower()}
+    if isinstance(part, ast.Name | ast.Attribute):
+        return set(tokens(ident(part) or ""))
+    return set()
+
+
+def _returned_with_inputs(name: str, call: ast.Call, ctx: ModuleContext) -> bool:
+    """`return image, soft_targets`: the function returns the labels in a tuple with other values."""
+    function = next((a for a in ctx.ancestors(call) if isinstance(a, FUNCS)), None)
+    return function is not None and any(
+        isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple) and len(n.value.elts) > 1 and any(
+            isinstance(e, ast.Name) and e.id == name for e in n.value.elts) for n in ast.walk(function))
 
 
 # a copy kept in step with the trained model (DQN target network, EMA, SWA, momentum encoder): its mode is the
