@@ -550,3 +550,24 @@ def test_an_inference_wrapper_handed_a_model_is_not_a_labeller():
 def test_labels_stored_into_the_objects_collection_are_a_labeller():
     store = COLLATE.replace('collated["y"] = self.m0(collated["X"])', 'self.pseudo_targets[idx] = self.m0(collated["X"])')
     assert _lines(store.replace("def collate_fn(self, batch):", "def collate_fn(self, batch, idx=0):"), "task.py") == [12]
+
+
+def test_a_frozen_backbone_in_a_linear_probe_is_reported():
+    probe = """
+    import torch
+    import torch.nn.functional as F
+    import torchvision
+
+
+    def linear_probe(head, loader, opt, ckpt):
+        backbone = torchvision.models.resnet50()
+        backbone.load_state_dict(torch.load(ckpt))
+        for x, y in loader:
+            with torch.no_grad():
+                feats = backbone(x)
+            loss = F.cross_entropy(head(feats), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    assert _lines(probe, "probe.py") == [9]

@@ -22,8 +22,9 @@ def unswitched_models(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str]]:
             f"dropout and batch statistics make its targets noisy; call {key}.eval() first")
     for call, key, function in teachers_in_training(ctx):
         yield class_setup_end(function, key, ctx) or anchor_after_setup(call, key, function, ctx), (
-            f"{key} gives training targets under no_grad in training mode: nothing in this file calls "
-            f"{key}.eval(), so its dropout and batch statistics make the targets noisy; call {key}.eval() after "
+            f"{key} is not trained here but runs under no_grad in the training step in training mode (a teacher, a "
+            f"frozen feature extractor): nothing calls {key}.eval(), so dropout and batch statistics change what "
+            f"it gives the loss and training batches overwrite its BatchNorm averages; call {key}.eval() after "
             f"setting it up")
     for where, cls, method, base, inherited in inherited_runs_without_eval(ctx):
         yield where, (f"{cls.name}.{method.name}() runs the model through {base}.{inherited}(), which never calls "
