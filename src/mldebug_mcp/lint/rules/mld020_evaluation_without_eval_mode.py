@@ -79,6 +79,7 @@ class EvaluationWithoutEvalMode(Rule):
     like a trainer's. Also models no code of the file ever switches: one loaded with trained weights
     (load_state_dict, load_checkpoint(model, path)) and run in a file that trains nothing (a demo); one handed
     to a class that labels training batches with it under no_grad (pseudo-labels, distillation targets); a
+    teacher or frozen feature extractor built or loaded by training code and run under no_grad in its step; a
     model class's own public inference method (predict(), encode()) that runs the whole model on inputs it
     prepares; a subclass's public method evaluating through a method it inherits from another file's class
     that loops the model over a loader (an active-learning strategy's select()). The finding goes where the fix
