@@ -46,3 +46,15 @@ def test_the_persons_guess_at_the_cause_is_not_matched_against_the_catalogue():
     assert "overfitting" not in told and "exploding" not in told
     assert "Val accuracy 0.985" in told and "from the start" in told
     assert "overfitting" in Description.read(report).prose  # kept for everything else that reads the prose
+
+
+def test_a_guess_names_no_keyword_either():
+    """Left out of the matched prose, a guess must not come back through the keyword score, which reads the whole
+    text: triage cited "it mentions exploding" for "It looks like exploding gradients to me" (A/B task t08)."""
+    steady = "Training is unstable: the step loss jumps from 1.2 to 3e6 and back, and the hold-out error swings."
+    guessed = triage(steady + " It looks like exploding gradients to me.", limit=10)
+    why = {h.cause: h.why for h in guessed.hypotheses}
+    assert "exploding" not in why.get("exploding-gradients", "")
+    assert Description.read(steady + " It looks like exploding gradients to me.").guesses
+    stated = triage(steady + " The gradients are exploding: the norm grows to 1e4.", limit=10)
+    assert "exploding" in {h.cause: h.why for h in stated.hypotheses}["exploding-gradients"]

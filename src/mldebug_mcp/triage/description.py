@@ -25,6 +25,7 @@ class Description:
     told: str               # the prose without the tried fixes: what the catalogue is matched against
     tried: tuple[str, ...]  # the sentences about fixes already tried
     code: tuple[str, ...]   # parseable Python snippets found in it (possibly none), for the linter
+    guesses: tuple[str, ...] = ()  # the sentences in which the person guesses the cause: not evidence either
 
     @classmethod
     def read(cls, given: str) -> Description:
@@ -35,17 +36,19 @@ class Description:
             text = gloss(given)
         prose = prose_of(text)
         told, tried = split_tried(prose)
-        told = _without_guesses(told)
-        return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)))
+        told, guesses = _without_guesses(told)
+        return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)),
+                   tuple(guesses))
 
 
 _GUESS = re.compile(r"\b(?:i (?:think|guess|suspect|believe|assume)|my (?:guess|theory|suspicion)|(?:it |this )?(?:looks|seems|sounds) like [^.?!]{0,60}\bto me"
                     r"|i'?m (?:pretty |fairly )?sure (?:it'?s|that))\b", re.I)
 
 
-def _without_guesses(told: str) -> str:
+def _without_guesses(told: str) -> tuple[str, list[str]]:
     """The prose without the sentences in which the person guesses the cause ("I think the model is overfitting"):
     matched against the catalogue, such a sentence ranks their theory first, which is what triage should test,
     not echo. Observations are read from `reported`, where the guess is ignored clause by clause instead."""
     parts = re.split(r"(?<=[.!?])\s+|\n", told)
-    return "\n".join(p for p in parts if not _GUESS.search(p))
+    guesses = [p for p in parts if _GUESS.search(p)]
+    return "\n".join(p for p in parts if not _GUESS.search(p)), guesses

@@ -226,7 +226,8 @@ class CauseIndex:
         entries = self._entries(dict.fromkeys(words))
         query = _norm(_weigh({t: e[0] for t, e in entries.items()}, Counter(words)))
         lowered, told_lower = text.lower(), told.lower()
-        for sentence in tried:  # what was already tried is not evidence for the cause it targets
+        # what was already tried is not evidence for the cause it targets, nor is the person's own guess at it
+        for sentence in (*tried, *description.guesses):
             lowered = lowered.replace(sentence.lower(), " ")
         likelihoods = self._likelihoods([t for t in words if t in entries], entries)
         case_fits = self.case_fits(query)
