@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .code_snippets import extract_code, prose_of
+from .code_snippets import extract_code, pasted_of, prose_of
 from .text import split_tried
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")  # the glossary's script: only a text with some needs the glossary (and YAML)
@@ -26,6 +26,7 @@ class Description:
     tried: tuple[str, ...]  # the sentences about fixes already tried
     code: tuple[str, ...]   # parseable Python snippets found in it (possibly none), for the linter
     guesses: tuple[str, ...] = ()  # the sentences in which the person guesses the cause: not evidence either
+    pasted: str = ""        # the code and log lines left out of the prose, as pasted
 
     @classmethod
     def read(cls, given: str) -> Description:
@@ -38,7 +39,7 @@ class Description:
         told, tried = split_tried(prose)
         told, guesses = _without_guesses(told)
         return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)),
-                   tuple(guesses))
+                   tuple(guesses), pasted_of(text))
 
 
 _GUESS = re.compile(r"\b(?:i (?:think|guess|suspect|believe|assume)|my (?:guess|theory|suspicion)|(?:it |this )?(?:looks|seems|sounds) like [^.?!]{0,60}\bto me"
