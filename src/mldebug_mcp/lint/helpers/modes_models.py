@@ -3,7 +3,10 @@
 The mode does not matter, or is someone else's business, when the call passes it (`training=False`), the
 model is kept frozen on purpose (a teacher, an EMA or target copy), it is `self` inside a model, it holds
 no dropout or BatchNorm, it comes from_pretrained (in eval mode), or a project's loader in another file
-built it from the weights (the loader sets the mode, out of sight).
+built it from the weights (the loader sets the mode, out of sight). No dropout or BatchNorm: a class of the
+file built only of layers whose output eval() does not change (Linear, Conv, Embedding, LayerNorm, GroupNorm,
+an InstanceNorm without running statistics, an LSTM/GRU/RNN of one layer whatever its dropout=, which acts
+only between stacked layers), holding no module handed in and naming no dropout, batch norm or self.training.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .evaluation import (
 from .modes import SETUP, key_of, local_targets
 from .modes_facts import callee_mode
 
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # methods that run a model's forward
 FORWARDS = {"forward", "generate", "encode_image", "encode_text", "get_image_features", "get_text_features"}
 MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
@@ -37,8 +41,20 @@ MODEL_ZOOS = {"torch", "torchvision", "timm", "torchaudio", "torchtext", "segmen
 WEIGHTS = re.compile(r"weight|ckpt|checkpoint|pretrained|model_path|state_dict|resume")
 # nn layers whose output does not depend on train/eval mode
 MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|GELU|SiLU|ELU|Tanh|Sigmoid|Softmax"
-                       r"|LogSoftmax|Softplus|Mish|Embedding|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
-                       r"|ModuleDict|Identity|LayerNorm|RMSNorm|Upsample|Parameter)$")
+                       r"|LogSoftmax|Softplus|Mish|Embedding\w*|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
+                       r"|ModuleDict|Identity|LayerNorm|RMSNorm|GroupNorm|LocalResponseNorm|Upsample\w*|PixelShuffle"
+                       r"|Parameter|PReLU|Hardtanh|Hardswish|ReLU6|Softsign|Tanhshrink|Threshold|LSTMCell|GRUCell"
+                       r"|RNNCell)$")
+CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+# recurrent layers: dropout= acts only between stacked layers, so one layer (the default) has none in either mode
+RECURRENT = re.compile(r"torch\.nn\.(LSTM|GRU|RNN)$")
+# InstanceNorm follows the mode only when it keeps running statistics (track_running_stats=True)
+INSTANCE_NORM = re.compile(r"torch\.nn\.(InstanceNorm\w*|LazyInstanceNorm\w*)$")
+# names in a class that tell it follows the mode (dropout, BatchNorm, self.training), unless they are the
+# mode-free layers it builds or weight initialisation (`nn.init.normal_`) and tensor norms (`x.norm()`)
+MODE_WORDS = re.compile(r"(?i)drop|norm|training")
+MODE_FREE_WORDS = re.compile(r"(?i)^(normal\w*|layer_?norm|rms_?norm|group_?norm|local_?response_?norm|"
+                             r"weight_norm|spectral_norm|clip_grad_norm_?)$")
 
 
 def frozen(key: str) -> bool:
@@ -230,19 +246,140 @@ def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
 def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
     name = ctx.call_name(value)
     if name in ctx.classes and depth < 3:
-        cls = ctx.classes[name]
-        if any(re.search(r"(?i)drop|norm|training", ident(n) or "") for n in ast.walk(cls)):
+        return class_mode_free(ctx.classes[name], ctx, depth)
+    return free_layer(value, name)
+
+
+def free_layer(value: ast.Call, name: str | None) -> bool:
+    """A torch layer whose output does not depend on the mode: Linear, Conv, Embedding, LayerNorm, an
+    LSTM/GRU of one layer whatever its dropout=, an InstanceNorm without running statistics, and containers
+    of such layers."""
+    if not name:
+        return False
+    if RECURRENT.match(name):
+        return _one_layer_or_no_dropout(value)
+    if INSTANCE_NORM.match(name):
+        tracks = next((k.value for k in value.keywords if k.arg == "track_running_stats"), None)
+        return tracks is None or _off(tracks)
+    if not MODE_FREE.match(name):
+        return False
+    if name not in CONTAINERS:
+        return True  # nn.Parameter(torch.randn(d)): what it is built from is no layer
+    return all(isinstance(a, ast.Call) and _free_layer_call(a) for a in value.args if isinstance(a, ast.Call))
+
+
+def _free_layer_call(call: ast.Call) -> bool:
+    return free_layer(call, _torch_nn_name(call))
+
+
+def _torch_nn_name(call: ast.Call) -> str | None:
+    """`nn.Linear(...)` / `torch.nn.Linear(...)` -> 'torch.nn.Linear' (inside a container, without the context)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and (
+            isinstance(func.value, ast.Name) and func.value.id == "nn" or isinstance(func.value, ast.Attribute)
+            and func.value.attr == "nn" and isinstance(func.value.value, ast.Name) and func.value.value.id == "torch"):
+        return f"torch.nn.{func.attr}"
+    return None
+
+
+def _one_layer_or_no_dropout(call: ast.Call) -> bool:
+    """nn.LSTM(in, hidden, num_layers, bias, batch_first, dropout, ...): PyTorch applies dropout= to the
+    outputs of each layer except the last, so with one layer (or no dropout) train and eval compute the same."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    dropout = keywords.get("dropout", call.args[5] if len(call.args) > 5 else None)
+    if dropout is None or (isinstance(dropout, ast.Constant) and dropout.value in (0, 0.0)):
+        return True
+    layers = keywords.get("num_layers", call.args[2] if len(call.args) > 2 else None)
+    return layers is None or (isinstance(layers, ast.Constant) and layers.value == 1)
+
+
+MODULE_BASES = {"Module", "nn.Module", "torch.nn.Module", "object"}
+
+
+def class_mode_free(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
+    """A model class of this file built only of layers whose output does not depend on the mode (Linear,
+    Conv, Embedding, LayerNorm, a one-layer LSTM whatever its dropout=, classes of this file built so), that
+    never reads self.training nor names dropout or a batch norm: eval() changes nothing it computes."""
+    def compute() -> bool:
+        if depth >= 3 or not all(ast.unparse(b) in MODULE_BASES or (
+                isinstance(b, ast.Name) and b.id in ctx.classes and ctx.classes[b.id] is not cls
+                and class_mode_free(ctx.classes[b.id], ctx, depth + 1)) for b in cls.bases):
+            return False  # another file's base class may hold dropout or BatchNorm
+        if _runs_handed_module(cls):
+            return False  # `self.encoder = encoder` from the caller, then self.encoder(x): any layers
+        free_calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and free_layer(n, ctx.call_name(n))]
+        inside = {id(m) for c in free_calls for m in ast.walk(c)}
+        free_attrs = _attrs_assigned_only(cls, free_calls)
+        for node in ast.walk(cls):
+            if id(node) in inside:
+                continue
+            word = ident(node) or ""
+            if not MODE_WORDS.search(word) or MODE_FREE_WORDS.match(word):
+                continue
+            if isinstance(node, ast.Attribute) and (word in free_attrs or word == "norm" and not (
+                    isinstance(node.value, ast.Name) and node.value.id == "self")):
+                continue  # self.norm = nn.LayerNorm(d); x.norm(dim=-1) of a tensor
             return False
         # the layers it builds: classes, and whatever a builder function returns into an attribute
         # (`self.backbone = torchvision.models.resnet50()` holds BatchNorm whatever its lower-case name)
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and (ident(n.func) or "")[:1].isupper()] + [
+        raised = {id(n.exc) for n in ast.walk(cls) if isinstance(n, ast.Raise)}  # ValueError(...): no layer
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and id(n) not in inside and (
+            ident(n.func) or "")[:1].isupper() and id(n) not in raised and not _no_layer(n, ctx)] + [
             n.value for n in ast.walk(cls) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper()]
+                for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper() and id(n.value) not in inside
+            and not _own_method(n.value, cls)]
         return all(_free_build(b, ctx, depth + 1) for b in built)
-    if not (name and MODE_FREE.match(name)):
-        return False
-    return all(_free_build(a, ctx, depth + 1) for a in value.args if isinstance(a, ast.Call))
+    return ctx.memo(("modes", "class-mode-free", id(cls), depth), compute)
+
+
+def _runs_handed_module(cls: ast.ClassDef) -> bool:
+    """A method calls `self.x(...)` where x is assigned a parameter of a method (a module handed in)."""
+    handed = set()
+    for method in cls.body:
+        if not isinstance(method, FUNCS):
+            continue
+        params = {a.arg for a in [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]}
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params:
+                handed |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)
+                           and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    return bool(handed) and any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
+            n.func.attr in handed and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"
+            or n.func.attr == "forward" and isinstance(n.func.value, ast.Attribute) and n.func.value.attr in handed)
+        for n in ast.walk(cls))
+
+
+def _own_method(call: ast.Call, cls: ast.ClassDef) -> bool:
+    """`self._make_layer(...)`: a method of the class, whose body the walk of the class already read."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and any(
+        isinstance(m, FUNCS) and m.name == func.attr for m in cls.body)
+
+
+NO_LAYER_ROOTS = {"numpy", "math", "collections", "typing", "dataclasses", "functools", "itertools", "pathlib",
+                  "logging", "warnings", "re", "os", "sys"}
+
+
+def _no_layer(call: ast.Call, ctx: ModuleContext) -> bool:
+    """A tensor or a plain value (`torch.FloatTensor(x)`, `Variable(t)`, `np.Array`, `OrderedDict()`): torch's
+    names outside torch.nn (and torch.hub) build no layer."""
+    name = ctx.call_name(call) or ""
+    root = name.split(".")[0]
+    return root in NO_LAYER_ROOTS or root == "torch" and not name.startswith(("torch.nn.", "torch.hub."))
+
+
+def _attrs_assigned_only(cls: ast.ClassDef, free_calls: list[ast.Call]) -> set[str]:
+    """Attribute names of self that the class assigns only mode-free layers (`self.norm = nn.LayerNorm(d)`)."""
+    free = {id(c) for c in free_calls}
+    assigned: dict[str, bool] = {}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    assigned[t.attr] = assigned.get(t.attr, True) and id(node.value) in free
+    return {name for name, only in assigned.items() if only}
 
 
 def handed_in(receiver: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:

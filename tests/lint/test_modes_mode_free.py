@@ -1,0 +1,133 @@
+"""MLD020: a model built only of layers whose output does not depend on the train/eval mode needs no eval().
+
+The claim for recurrent layers (PyTorch applies an LSTM's dropout= to the outputs of every layer but the
+last, so a one-layer LSTM has no dropout in either mode) is checked by running it on CPU: a PyTorch that
+behaves otherwise fails here before the rule stays quiet on a real bug.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+from mldebug_mcp.lint.engine import lint_source
+
+torch = pytest.importorskip("torch")
+
+
+def _lines(source: str, path: str = "encoder.py") -> list[int]:
+    return sorted(f.line for f in lint_source(textwrap.dedent(source), path) if f.code == "MLD020")
+
+
+def _encode_top(source: str) -> list[int]:
+    """Where self.eval() goes: the first line of encode()."""
+    return [n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1) if "embeddings = []" in line]
+
+
+def _train_and_eval(module, x):
+    module.train()
+    torch.manual_seed(1)
+    trained = module(x)[0]
+    module.eval()
+    return trained, module(x)[0]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_one_recurrent_layer_computes_the_same_in_both_modes_whatever_its_dropout(kind):
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch warns that dropout= does nothing with one layer
+        layer = getattr(torch.nn, kind)(4, 8, 1, bidirectional=True, dropout=0.9)
+    trained, evaluated = _train_and_eval(layer, torch.randn(5, 3, 4))
+    assert torch.equal(trained, evaluated)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_two_recurrent_layers_drop_between_them_in_training_mode(kind):
+    torch.manual_seed(0)
+    layer = getattr(torch.nn, kind)(4, 8, 2, dropout=0.9)
+    trained, evaluated = _train_and_eval(layer, torch.randn(5, 3, 4))
+    assert not torch.allclose(trained, evaluated)
+
+
+def test_instance_norm_without_running_statistics_computes_the_same_in_both_modes():
+    norm = torch.nn.InstanceNorm2d(3)
+    x = torch.randn(2, 3, 5, 5)
+    norm.train()
+    trained = norm(x)
+    norm.eval()
+    assert torch.equal(trained, norm(x))
+
+
+ENCODER = """
+    import torch
+    from torch import nn
+
+
+    class Encoder(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.bsize = config["bsize"]
+            self.dpout = config["dpout_model"]
+            self.lstm = nn.LSTM(config["dim"], config["hidden"], 1, bidirectional=True, dropout=self.dpout)
+
+        def forward(self, batch):
+            return self.lstm(batch)[0].max(0)[0]
+
+        def get_batch(self, rows):
+            return torch.FloatTensor(rows)
+
+        def encode(self, rows):
+            embeddings = []
+            for start in range(0, len(rows), self.bsize):
+                batch = self.get_batch(rows[start:start + self.bsize])
+                with torch.no_grad():
+                    embeddings.append(self.forward(batch).numpy())
+            return embeddings
+"""
+
+
+def test_a_one_layer_lstm_with_dropout_needs_no_eval():
+    assert _lines(ENCODER) == []
+
+
+@pytest.mark.parametrize("change", [
+    ('1, bidirectional=True, dropout=self.dpout)', '2, bidirectional=True, dropout=self.dpout)'),
+    ('1, bidirectional=True, dropout=self.dpout)', 'config["layers"], dropout=self.dpout)'),
+    ('1, bidirectional=True, dropout=self.dpout)', 'num_layers=3, dropout=0.1)'),
+    ('self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n            self.drop = nn.Dropout(0.1)'),
+    ('self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n            self.bn = nn.BatchNorm1d(8)'),
+    ('self.bsize = config["bsize"]',
+     'self.bsize = config["bsize"]\n            self.norm = nn.InstanceNorm1d(8, track_running_stats=True)'),
+    ('self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n            self.head = Head()'),
+])
+def test_a_layer_that_follows_the_mode_still_counts(change):
+    source = ENCODER.replace(*change)
+    if "Head()" in source:
+        source += "\n\n    class Head(nn.Module):\n        def __init__(self):\n            super().__init__()\n" \
+                  "            self.bn = nn.BatchNorm1d(8)\n"
+    assert _lines(source) == _encode_top(source)
+
+
+def test_layer_norm_instance_norm_and_weight_init_are_mode_free():
+    source = ENCODER.replace('self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n'
+                             '            self.norm = nn.LayerNorm(8)\n'
+                             '            self.inorm = nn.InstanceNorm1d(8)\n'
+                             '            self.proj = nn.Linear(8, 8)\n'
+                             '            nn.init.normal_(self.proj.weight)')
+    assert _lines(source) == []
+
+
+def test_a_base_class_from_another_file_may_hold_dropout():
+    source = ENCODER.replace("class Encoder(nn.Module):", "class Encoder(BaseModel):").replace(
+        "from torch import nn", "from torch import nn\n    from .base import BaseModel")
+    assert _lines(source) == _encode_top(source)
+
+
+def test_a_module_handed_in_may_hold_dropout():
+    source = ENCODER.replace('def __init__(self, config):', 'def __init__(self, config, head):').replace(
+        'self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n            self.head = head').replace(
+        'return self.lstm(batch)[0].max(0)[0]', 'return self.head(self.lstm(batch)[0].max(0)[0])')
+    assert _lines(source) == _encode_top(source)
