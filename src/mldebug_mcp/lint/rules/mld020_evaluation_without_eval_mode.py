@@ -37,6 +37,7 @@ from ..helpers.modes_evidence import (
 )
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import runs_model
+from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
     bare_switch,
@@ -87,8 +88,10 @@ class EvaluationWithoutEvalMode(Rule):
     function handed the model (past its docstring, argument checks and log lines), after the module-level
     setup of a global model. Quiet for Lightning/HF hooks,
     a model's own methods, unit tests, export code, frozen copies (teacher, EMA, target), models without
-    dropout/BatchNorm, from_pretrained models, wrapper classes built from weights, models handed in by a
-    caller to inference helpers, and Monte Carlo dropout. The finding is where the fix goes.
+    dropout/BatchNorm (a one-layer LSTM's dropout= is none), from_pretrained models, wrapper classes built
+    from weights, models handed in by a caller to inference helpers, a library class handed its model that
+    scores the inputs of each call (an OOD detector's predict(x): the caller owns the mode), and Monte Carlo
+    dropout. The finding is where the fix goes.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
@@ -178,7 +181,7 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         key = key_of(receiver) if receiver is not None else None
         if key is None or key in reported or mode_given(call, receiver, key, ctx):
             continue
-        if untrained_here(receiver, key, scope, ctx):
+        if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):

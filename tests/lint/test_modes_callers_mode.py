@@ -1,0 +1,80 @@
+"""MLD020: the mode is someone else's to set.
+
+A library class handed its model by the caller and scoring the inputs of each call (an out-of-distribution
+detector: `MaxLogit(model).predict(x)`) leaves the mode to its caller; a method that switches the mode
+itself (`Trainer.generate()` calls `self.GAN.eval()`, in another file of the run) needs no eval() from the
+code that calls it."""
+
+import textwrap
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths, lint_source
+
+
+def _lines(source: str, path: str = "detector.py") -> list[int]:
+    found = lint_source(textwrap.dedent(source), path, LintSettings(select=("MLD020",)))
+    return [f.line for f in found if f.code == "MLD020"]
+
+
+def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
+    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
+
+
+DETECTOR = """
+    import torch
+    from torch.nn import Module
+
+
+    class Energy:
+        def __init__(self, model: Module, t: float = 1.0):
+            self.model = model
+            self.t = t
+
+        def predict(self, x):
+            if self.model is None:
+                raise ValueError("no model")
+            return self.score(self.model(x), t=self.t)
+
+        @staticmethod
+        def score(logits, t=1.0):
+            return -t * torch.logsumexp(logits / t, dim=1)
+"""
+
+
+def test_a_detector_scoring_its_inputs_with_the_callers_model_is_quiet():
+    assert _lines(DETECTOR) == []
+
+
+def test_a_detector_that_trains_the_model_itself_is_reported():
+    training = DETECTOR + """
+        def fit(self, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                torch.nn.functional.cross_entropy(self.model(x), y).backward()
+                optimizer.step()
+    """
+    assert _lines(training) == [14]
+
+
+def test_a_detector_that_puts_the_model_in_training_mode_is_reported():
+    switching = DETECTOR + """
+        def enable_dropout(self):
+            self.model.train()
+    """
+    assert _lines(switching) == [14]
+
+
+def test_a_class_that_builds_its_own_model_is_not_the_callers():
+    built = DETECTOR.replace("self.model = model", "self.model = torch.load(model)")
+    assert _lines(built) == [8]
+
+
+def test_a_pass_over_a_loader_is_an_evaluation_the_class_runs():
+    looping = DETECTOR.replace("""            return self.score(self.model(x), t=self.t)""",
+                               """            return [self.score(self.model(b), t=self.t) for b in x]""")
+    assert _lines(looping) == [14]
+
