@@ -78,3 +78,39 @@ def test_a_pass_over_a_loader_is_an_evaluation_the_class_runs():
                                """            return [self.score(self.model(b), t=self.t) for b in x]""")
     assert _lines(looping) == [14]
 
+
+TRAINER = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, name, image_size):
+            self.GAN = build_gan(image_size)
+            self.name = name
+
+        @torch.no_grad()
+        def generate(self, num, tiles):
+            self.GAN.eval()
+            return self.GAN.G(torch.randn(tiles, 256))
+"""
+
+CLI = """
+    import torch
+    from gan.trainer import Trainer
+
+
+    def main(name, load_from=-1, tiles=8):
+        model = Trainer(name, 256)
+        model.load(load_from)
+        images = model.generate(name, tiles)
+        return images
+"""
+
+
+def test_a_method_of_another_file_that_switches_the_mode_itself_needs_no_eval_from_its_caller(tmp_path):
+    assert _run(tmp_path, {"cli.py": CLI, "gan/trainer.py": TRAINER}) == []
+
+
+def test_a_method_of_another_file_that_never_switches_leaves_the_caller_reported(tmp_path):
+    plain = TRAINER.replace("            self.GAN.eval()\n", "")
+    assert _run(tmp_path, {"cli.py": CLI, "gan/trainer.py": plain}) == [("cli.py", 8)]

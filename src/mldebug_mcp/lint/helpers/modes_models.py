@@ -7,6 +7,8 @@ built it from the weights (the loader sets the mode, out of sight). No dropout o
 file built only of layers whose output eval() does not change (Linear, Conv, Embedding, LayerNorm, GroupNorm,
 an InstanceNorm without running statistics, an LSTM/GRU/RNN of one layer whatever its dropout=, which acts
 only between stacked layers), holding no module handed in and naming no dropout, batch norm or self.training.
+A method that switches the mode itself (`trainer.generate()` calling `self.GAN.eval()`, in this file or
+another of the run) leaves nothing to its caller.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .evaluation import (
     tokens,
 )
 from .modes import SETUP, key_of, local_targets
-from .modes_facts import callee_mode
+from .modes_facts import RUNS, callee_mode, method_mode
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # methods that run a model's forward
@@ -136,7 +138,25 @@ def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) 
         # is the model's own argument (which branch to take), and dropout/BatchNorm still follow eval()
     if frozen(key):
         return True
-    return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx)
+    return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx) or switches_itself(call, receiver, ctx)
+
+
+def switches_itself(call: ast.Call, receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """`trainer.generate(name, n)` on an object built from a class of this file or of another file of the run
+    whose method switches the mode of a model it holds (`self.GAN.eval()` inside generate()): the callee
+    sets the mode, not its caller."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr == "forward":
+        return False
+    value = ctx.resolve(receiver)
+    for _ in range(4):  # Trainer(cfg).to(device)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP):
+            break
+        value = _moved_from(value, ctx)
+    if not isinstance(value, ast.Call):
+        return False
+    mode = method_mode(value, func.attr, ctx)
+    return mode is not None and mode != RUNS
 
 
 def _eval_switched(call: ast.Call, key: str, ctx: ModuleContext) -> bool:
