@@ -8,7 +8,8 @@ file built only of layers whose output eval() does not change (Linear, Conv, Emb
 an InstanceNorm without running statistics, an LSTM/GRU/RNN of one layer whatever its dropout=, which acts
 only between stacked layers), holding no module handed in and naming no dropout, batch norm or self.training.
 A method that switches the mode itself (`trainer.generate()` calling `self.GAN.eval()`, in this file or
-another of the run) leaves nothing to its caller.
+another of the run) leaves nothing to its caller. A model unpacked from this file's loader that returns it
+from_pretrained in a tuple, or from a parameter (the caller's), is in eval mode or the caller's.
 """
 
 from __future__ import annotations
@@ -138,7 +139,50 @@ def mode_given(call: ast.Call, receiver: ast.AST, key: str, ctx: ModuleContext) 
         # is the model's own argument (which branch to take), and dropout/BatchNorm still follow eval()
     if frozen(key):
         return True
-    return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx) or switches_itself(call, receiver, ctx)
+    return mode_free(receiver, ctx) or ready_from_loader(receiver, ctx) or switches_itself(
+        call, receiver, ctx) or unpacked_ready(receiver, ctx)
+
+
+def unpacked_ready(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """`text_model, vis_model = prepare_clip(name)`, where this file's function returns a tuple whose element
+    at that place comes from_pretrained (in eval mode), or `text_model, vis_model = clip_sets`, a parameter
+    (the caller's models): so on every assignment of the name in its scope."""
+    if not isinstance(receiver, ast.Name) or ctx.values_of(receiver, receiver):
+        return False  # a name bound otherwise is followed by mode_free
+    scope = ctx.scope_of(receiver)
+    args = getattr(scope, "args", None)
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]} if args is not None else set()
+    found = False
+    for node in ctx.in_scope(scope, (ast.Assign,)):
+        for target in node.targets:
+            if not isinstance(target, ast.Tuple | ast.List):
+                continue
+            place = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == receiver.id),
+                         None)
+            if place is None:
+                continue
+            value = node.value
+            if not (isinstance(value, ast.Name) and value.id in params or _returns_pretrained(value, place, ctx)):
+                return False
+            found = True
+    return found
+
+
+def _returns_pretrained(value: ast.AST, place: int, ctx: ModuleContext) -> bool:
+    """A call of this file's function whose every return is a tuple with a from_pretrained model at `place`."""
+    func = ctx.functions.get(value.func.id) if isinstance(value, ast.Call) and isinstance(
+        value.func, ast.Name) else None
+    if not isinstance(func, FUNCS):
+        return False
+    returns = [n for n in ast.walk(func) if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Tuple) and len(r.value.elts) > place and _pretrained(r.value.elts[place], ctx)
+        for r in returns)
+
+
+def _pretrained(expr: ast.AST, ctx: ModuleContext) -> bool:
+    value = ctx.resolve(expr)
+    return isinstance(value, ast.Call) and ctx.method_name(value) == "from_pretrained"
 
 
 def switches_itself(call: ast.Call, receiver: ast.AST, ctx: ModuleContext) -> bool:
