@@ -30,6 +30,7 @@ from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_hidden import function_of, helper_end, own_targets
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
+from ..helpers.modes_outside import calls_by_ident
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
@@ -56,7 +57,9 @@ class TrainModeNotRestored(Rule):
     or of another file of the run: `utils.validate(model, val_loader)`) counts as the eval(), and one that
     leaves the model in training mode (`train_one_epoch()` of another file) as the train(). Also flags an eval() repeated after the evaluation where train() was meant
     (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
-    current training step (called every n steps) that returns with the model still in eval mode, and a
+    current training step (called every n steps) that returns with the model still in eval mode (unless each
+    of its callers in this file restores training mode in the loop around the call: `for epoch: train(...)`
+    whose train() calls model.train()), and a
     model put in eval mode and evaluated before a training loop (a probe, a baseline score) that then trains
     it without train(). An epoch loop whose training step is a helper of this file (`self.train_epoch()`,
     that sets no mode itself) and whose evaluation is an object built with the model whose method leaves it in
@@ -334,11 +337,39 @@ def _periodic_evaluation_left_in_eval(function: ast.AST, ctx: ModuleContext) -> 
                 last[key] = call
         elif mode_helper(call):
             return
+    if last and _callers_restore(function, ctx):
+        return
     for key, call in last.items():
         if is_eval_call(call) and _trained_model(call.func.value, ctx):
             yield Hit(function.body[-1], f"{function.name}() takes the training step and leaves {key} in eval "
                                          f"mode: the training after it runs without dropout and with frozen "
                                          f"BatchNorm; call {key}.train() before returning")
+
+
+def _callers_restore(function: ast.AST, ctx: ModuleContext) -> bool:
+    """Every call of `function` in this file (at least one) is followed by a restore of training mode before
+    the next training: in the loop around it (`for epoch: train(...)` whose train() calls model.train() at
+    its top, run again after validate()), or after it in its scope when no loop encloses it."""
+    calls = [c for c in calls_by_ident(ctx).get(function.name, ()) if ctx.scope_of(c) is not function
+             and isinstance(c.func, ast.Name | ast.Attribute)]
+    if not calls:
+        return False
+    for call in calls:
+        scope = ctx.scope_of(call)
+        loop = None
+        for a in ctx.ancestors(call):
+            if a is scope:
+                break
+            if isinstance(a, LOOPS):
+                loop = a  # the innermost loop around the call, inside the caller
+                break
+        body = loop.body if loop is not None else getattr(scope, "body", [])
+        around = [c for c in calls_in_order(body) if c is not call]
+        if loop is None:
+            around = [c for c in around if position(c) > position(call)]
+        if not any(_restores_train(c, ctx) for c in around):
+            return False
+    return True
 
 
 def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.AST:
