@@ -114,3 +114,19 @@ def test_a_method_of_another_file_that_switches_the_mode_itself_needs_no_eval_fr
 def test_a_method_of_another_file_that_never_switches_leaves_the_caller_reported(tmp_path):
     plain = TRAINER.replace("            self.GAN.eval()\n", "")
     assert _run(tmp_path, {"cli.py": CLI, "gan/trainer.py": plain}) == [("cli.py", 8)]
+
+
+def test_a_trainer_of_another_project_in_the_same_run_does_not_meet_a_builder(tmp_path):
+    """MLD021's builder-meets-trainer family across a folder of several projects: a Lightning module that
+    trains what it is handed (torchsurv) says nothing about another project's loader returning eval mode."""
+    from .test_blind4_modes import BUILDER, MODULE
+
+    def run(files):
+        for name, body in files.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(textwrap.dedent(body))
+        report = lint_paths([tmp_path], LintSettings(select=("MLD021",)))
+        return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD021")
+
+    assert run({"vqvae/builder.py": BUILDER, "survival/lit.py": MODULE}) == []
+    assert run({"survival/builder.py": BUILDER}) == [("builder.py", 10)]  # beside the trainer: still met

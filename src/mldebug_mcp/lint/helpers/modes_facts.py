@@ -21,6 +21,7 @@ from .evaluation import (
     plainly_no_model,
     relative_names,
 )
+from .loader_facts import asked_scopes, scoped
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
@@ -68,7 +69,7 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             found.setdefault(f"{MODE_FACT}{module}.{cls_name}.{method_name}", RUNS)
         trainer = handed_model_trainer(ctx)
         if trainer is not None:
-            found[TRAINS_HANDED] = trainer
+            found.update(trains_handed_keys(ctx, trainer))
         return found
     if not ctx.has_text("def "):
         return {}
@@ -163,7 +164,7 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     module = _module_name(ctx.path)
     methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
                for m in cls.body if isinstance(m, FUNCS)}
-    trainer = {TRAINS_HANDED} if ctx.has_text("training_step") else set()
+    trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
     return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer)
 
 
@@ -171,7 +172,25 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
 # (`self.model = model` in __init__, run in training_step) and never switches a mode: the model trains in the
 # mode it was handed in (recent Lightning keeps each submodule's mode), so a builder that returns it in eval
 # mode (helpers/modes_factories.py) leaves it training in eval mode
+# is told for the file's own project only: under its module path and every folder above it (loader_facts.scoped),
+# asked under the asking file's folder and the places its imports may name, so that a run over a folder of
+# several projects does not blame one project's builders on another project's trainer
 TRAINS_HANDED = f"{MODE_FACT}~trains-handed"
+
+
+def trains_handed_keys(ctx: ModuleContext, trainer: str) -> dict[str, str]:
+    return {f"{TRAINS_HANDED}{key}": value for key, value in scoped("", trainer, ctx).items()}
+
+
+def trainer_in_scope(ctx: ModuleContext) -> str | None:
+    """The framework module of this file's project that trains a model it is handed, as TRAINS_HANDED says."""
+    if ctx.project is None:
+        return None
+    for scope in asked_scopes(ctx):
+        found = ctx.project.kind_returned_by(f"{TRAINS_HANDED}@@{scope}")
+        if found:
+            return found
+    return None
 
 
 def handed_model_trainer(ctx: ModuleContext) -> str | None:
