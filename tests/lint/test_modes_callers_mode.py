@@ -130,3 +130,42 @@ def test_a_trainer_of_another_project_in_the_same_run_does_not_meet_a_builder(tm
 
     assert run({"vqvae/builder.py": BUILDER, "survival/lit.py": MODULE}) == []
     assert run({"survival/builder.py": BUILDER}) == [("builder.py", 10)]  # beside the trainer: still met
+
+
+SCRIPT = """
+    import torch
+    from models import Fusion
+
+
+    def predict(model, audio, device):
+        output = model(audio.to(device))
+        return output.detach().cpu().numpy()
+
+
+    def predict_row(model, rows, i, device):
+        return predict(model, torch.from_numpy(rows[i]), device)
+
+
+    if __name__ == "__main__":
+        device = torch.device("cuda")
+        model = Fusion().to(device)
+        model.load_state_dict(torch.load("last_full.pth")["model_state_dict"])
+        rows = torch.load("rows.pt")
+        for i in range(3):
+            predict_row(model, rows, i, device)
+"""
+
+
+def test_a_script_model_loaded_at_module_level_and_handed_down_to_the_function_that_runs_it():
+    """Speech-Separation predict.py: the __main__ block loads the trained model and hands it through
+    _predict_row() and generate_audio() to predict(); nothing in the file calls eval()."""
+    assert _lines(SCRIPT, "predict.py") == [18]  # at the load, where eval() goes
+
+
+def test_the_handed_down_script_model_switched_or_untrained_is_quiet():
+    assert _lines(SCRIPT.replace("    output = model(", "    model.eval()\n    output = model("), "predict.py") == []
+    assert _lines(SCRIPT.replace('        model.load_state_dict(torch.load("last_full.pth")["model_state_dict"])\n',
+                                 ""), "predict.py") == []
+    other = SCRIPT.replace("            predict_row(model, rows, i, device)",
+                           "            predict_row(model, rows, i, device)\n            predict_row(other, rows, i, device)")
+    assert _lines(other, "predict.py") == []  # two callers' models: neither is known to be the loaded one

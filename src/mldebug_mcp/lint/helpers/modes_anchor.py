@@ -72,6 +72,13 @@ def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | Non
     return _end_of(setup[-1]) if setup else None
 
 
+def global_setup_end(key: str, ctx: ModuleContext) -> ast.AST | None:
+    """The end of the last module-level statement that sets up the global model `key` (under
+    `if __name__ == "__main__":` too)."""
+    setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
+    return _end_of(setup[-1]) if setup else None
+
+
 def _loader_builder(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
     """A helper handed the model by the only caller of this file that runs it, up to three calls up
     (`get_all_embeddings(dataset, model)` builds the evaluation loader, `compute_all(loader, model)` loops,

@@ -78,7 +78,8 @@ class EvaluationWithoutEvalMode(Rule):
     this file (`self._forward_pass(x)`, `run_batch(net, b)`, one of `self.q_nets`) counts as run where the
     helper is called; the methods of an nn.Module that trains or calibrates itself are driver code, checked
     like a trainer's. Also models no code of the file ever switches: one loaded with trained weights
-    (load_state_dict, load_checkpoint(model, path)) and run in a file that trains nothing (a demo); one handed
+    (load_state_dict, load_checkpoint(model, path)) and run in a file that trains nothing (a demo; also a
+    script's global loaded at module level and handed down to this file's function that runs it); one handed
     to a class that labels training batches with it under no_grad (pseudo-labels, distillation targets); a
     teacher or frozen feature extractor built or loaded by training code and run under no_grad in its step; a
     model class's own public inference method (predict(), encode()) that runs the whole model on inputs it
@@ -147,9 +148,10 @@ class EvaluationWithoutEvalMode(Rule):
         for hit in loaded:
             hits.setdefault(hit.node.lineno, hit)
         if not loaded and not hits:
-            for call, key in loaded_and_run_in_train_mode(ctx):
-                where = anchor_after_setup(call, key, ctx.scope_of(call), ctx)
-                hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and run here in "
+            for call, key, where in loaded_and_run_in_train_mode(ctx):
+                run = "handed to this file's functions and run" if where is not None else "run here"
+                where = where or anchor_after_setup(call, key, ctx.scope_of(call), ctx)
+                hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and {run} in "
                                                          f"training mode: nothing in this file calls {key}.eval(); "
                                                          f"call it before predicting"))
         for where, message in unswitched_models(ctx):
