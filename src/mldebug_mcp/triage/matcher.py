@@ -269,7 +269,8 @@ def aside_words(description: Description, known: set[str]) -> list[str]:
     pipeline is in play (a tried learning-rate change, `shuffle=False` in the loader, a BatchNorm layer in a
     traceback); once each, a long paste cannot outweigh the prose. Added to the matched words, forum a/b/c
     top-3/10 went from 58.0/81.5% to 58.8/84.0%, the case base's 5-fold CV from 70.6/86.7% to 70.8/87.1% and read
-    leave-one-file-out from 66.0/82.8% to 66.3/83.3% (benchmarks/triage_retrieval.py; top-1 unchanged or up).
+    leave-one-file-out from 66.0/82.8% to 66.3/83.3% (benchmarks/triage_retrieval.py --by-file; top-1 33.6 -> 35.3%
+    on the forum, 47.2% in the CV both times, 41.6 -> 41.3% by file).
     The person's guesses at the cause stay out (description.py): adding them changed nothing."""
     aside = tokens("\n".join((*description.tried, description.pasted)))
     return [t for t in dict.fromkeys(aside) if t not in known and not t.startswith("_")]
