@@ -12,7 +12,8 @@ import warnings
 
 import pytest
 
-from mldebug_mcp.lint.engine import lint_source
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths, lint_source
 
 torch = pytest.importorskip("torch")
 
@@ -131,3 +132,80 @@ def test_a_module_handed_in_may_hold_dropout():
         'self.bsize = config["bsize"]', 'self.bsize = config["bsize"]\n            self.head = head').replace(
         'return self.lstm(batch)[0].max(0)[0]', 'return self.head(self.lstm(batch)[0].max(0)[0])')
     assert _lines(source) == _encode_top(source)
+
+
+LAYERS = """
+    import torch.nn as nn
+
+
+    class Glimpse(nn.Module):
+        def __init__(self, d, h):
+            super().__init__()
+            self.fc = nn.Linear(d, h)
+
+        def forward(self, x):
+            return self.fc(x).relu()
+
+
+    class Core(nn.Module):
+        def __init__(self, h):
+            super().__init__()
+            self.rnn = nn.GRU(h, h, dropout=0.2)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+"""
+
+MODEL = """
+    import torch.nn as nn
+    import layers
+
+
+    class Attention(nn.Module):
+        def __init__(self, d, h, classes):
+            super().__init__()
+            self.sensor = layers.Glimpse(d, h)
+            self.core = layers.Core(h)
+            self.head = nn.Linear(h, classes)
+
+        def forward(self, x):
+            return self.head(self.core(self.sensor(x)))
+"""
+
+TRAINER = """
+    import torch
+    from model import Attention
+
+
+    class Trainer:
+        def __init__(self, loader):
+            self.model = Attention(8, 16, 10)
+            self.valid_loader = loader
+
+        @torch.no_grad()
+        def validate(self):
+            correct = 0
+            for x, y in self.valid_loader:
+                correct += (self.model(x).argmax(1) == y).sum().item()
+            return correct
+"""
+
+
+def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    for name, body in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(body))
+    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
+    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
+
+
+def test_a_model_of_another_file_built_of_other_files_mode_free_layers_needs_no_eval(tmp_path):
+    assert _run(tmp_path, {"layers.py": LAYERS, "model.py": MODEL, "trainer.py": TRAINER}) == []
+
+
+def test_a_mode_dependent_layer_two_files_away_still_counts(tmp_path):
+    stacked = LAYERS.replace("nn.GRU(h, h, dropout=0.2)", "nn.GRU(h, h, num_layers=2, dropout=0.2)")
+    assert _run(tmp_path, {"layers.py": stacked, "model.py": MODEL, "trainer.py": TRAINER}) == [("trainer.py", 13)]
+
+
+def test_a_model_class_of_a_file_outside_the_run_still_counts(tmp_path):
+    assert _run(tmp_path, {"model.py": MODEL, "trainer.py": TRAINER}) == [("trainer.py", 13)]

@@ -70,6 +70,7 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         trainer = handed_model_trainer(ctx)
         if trainer is not None:
             found.update(trains_handed_keys(ctx, trainer))
+        found.update(_free_classes(ctx, module))
         return found
     if not ctx.has_text("def "):
         return {}
@@ -165,7 +166,30 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
                for m in cls.body if isinstance(m, FUNCS)}
     trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
-    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer)
+    free = {f"{FREE_FACT}{module}.{name}" for name in _model_classes(ctx)}
+    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free)
+
+
+FREE_FACT = f"{MODE_FACT}~free:"  # modes_models.FREE_FACT
+
+
+def _model_classes(ctx: ModuleContext) -> list[str]:
+    """The top-level classes of the file with a base named like a module (nn.Module, Module)."""
+    return [name for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
+            and any("Module" in ast.unparse(b) for b in cls.bases)]
+
+
+def _free_classes(ctx: ModuleContext, module: str) -> dict[str, str]:
+    """`mode:~free:<module>.<Class>` -> 'free' (or 'needs:' the other files' classes it builds) for each model
+    class built only of layers whose output does not depend on the mode."""
+    from .modes_models import class_needs  # it imports this module
+
+    found = {}
+    for name in _model_classes(ctx):
+        needs = class_needs(ctx.classes[name], ctx)
+        if needs is not None:
+            found[f"{FREE_FACT}{module}.{name}"] = "needs:" + ",".join(sorted(needs)) if needs else "free"
+    return found
 
 
 # `mode:~trains-handed` -> 'LitModel in pl_module.py': a framework module of the run trains a model it is handed

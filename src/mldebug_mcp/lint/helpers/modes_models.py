@@ -56,7 +56,7 @@ INSTANCE_NORM = re.compile(r"torch\.nn\.(InstanceNorm\w*|LazyInstanceNorm\w*)$")
 # names in a class that tell it follows the mode (dropout, BatchNorm, self.training), unless they are the
 # mode-free layers it builds or weight initialisation (`nn.init.normal_`) and tensor norms (`x.norm()`)
 MODE_WORDS = re.compile(r"(?i)drop|norm|training")
-MODE_FREE_WORDS = re.compile(r"(?i)^(normal\w*|layer_?norm|rms_?norm|group_?norm|local_?response_?norm|"
+MODE_FREE_WORDS = re.compile(r"(?i)^((de|un|re)?normal\w*|layer_?norm|rms_?norm|group_?norm|local_?response_?norm|"
                              r"weight_norm|spectral_norm|clip_grad_norm_?)$")
 
 
@@ -307,11 +307,56 @@ def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
     return _free_build(value, ctx, 0)
 
 
-def _free_build(value: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+def _free_build(value: ast.AST, ctx: ModuleContext, depth: int, needs: set[str] | None = None) -> bool:
+    """What the call builds computes the same in both modes. A class of another file of the run counts as the
+    project fact FREE_FACT says; while that fact is computed (`needs` given), such classes are collected."""
     name = ctx.call_name(value)
     if name in ctx.classes and depth < 3:
-        return class_mode_free(ctx.classes[name], ctx, depth)
-    return free_layer(value, name)
+        return _class_free(ctx.classes[name], ctx, depth, needs)
+    if free_layer(value, name):
+        return True
+    other = _other_files_class(value, name, ctx)
+    if other is None:
+        return False
+    if needs is not None:
+        needs.add(other)
+        return True
+    return external_free(other, ctx, 3)
+
+
+# `mode:~free:<module>.<Class>` -> 'free' for a model class built only of mode-free layers, or 'needs:<m.C>,...'
+# when that holds once the classes of other files it builds are mode-free too
+FREE_FACT = "mode:~free:"
+NOT_PROJECT = {"torch", "torchvision", "torchaudio", "torchtext", "timm", "transformers", "numpy", "scipy",
+               "sklearn", "segmentation_models_pytorch", "diffusers", "builtins"}
+
+
+def _other_files_class(value: ast.AST, name: str | None, ctx: ModuleContext) -> str | None:
+    """'model.RecurrentAttention' for `RecurrentAttention(...)` imported from the project's model.py."""
+    from .modes_facts import relative_import  # modes_facts imports this module
+    qualname = name or (relative_import(value.func, ctx) if isinstance(value, ast.Call) else None) or ""
+    parts = qualname.lstrip(".").split(".")
+    if len(parts) < 2 or parts[0] in NOT_PROJECT or parts[0] in NO_LAYER_ROOTS or not parts[-1][:1].isupper():
+        return None
+    return f"{parts[-2]}.{parts[-1]}"
+
+
+def external_free(other: str, ctx: ModuleContext, depth: int) -> bool:
+    """Another file of the run says its class `other` is built only of mode-free layers."""
+    told = ctx.project.kind_returned_by(f"{FREE_FACT}{other}") if ctx.project is not None else None
+    if told == "free":
+        return True
+    return bool(told) and told.startswith("needs:") and depth > 0 and all(
+        external_free(n, ctx, depth - 1) for n in told[6:].split(","))
+
+
+def class_needs(cls: ast.ClassDef, ctx: ModuleContext) -> frozenset[str] | None:
+    """None when the class holds a mode-dependent layer; else the classes of other files it builds (empty:
+    mode-free whatever they are)."""
+    def compute():
+        needs: set[str] = set()
+        return frozenset(needs) if _class_free(cls, ctx, 0, needs) else None
+    return ctx.memo(("modes", "class-needs", id(cls)), compute)
 
 
 def free_layer(value: ast.Call, name: str | None) -> bool:
@@ -362,39 +407,42 @@ MODULE_BASES = {"Module", "nn.Module", "torch.nn.Module", "object"}
 
 def class_mode_free(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
     """A model class of this file built only of layers whose output does not depend on the mode (Linear,
-    Conv, Embedding, LayerNorm, a one-layer LSTM whatever its dropout=, classes of this file built so), that
-    never reads self.training nor names dropout or a batch norm: eval() changes nothing it computes."""
-    def compute() -> bool:
-        if depth >= 3 or not all(ast.unparse(b) in MODULE_BASES or (
-                isinstance(b, ast.Name) and b.id in ctx.classes and ctx.classes[b.id] is not cls
-                and class_mode_free(ctx.classes[b.id], ctx, depth + 1)) for b in cls.bases):
-            return False  # another file's base class may hold dropout or BatchNorm
-        if _runs_handed_module(cls):
-            return False  # `self.encoder = encoder` from the caller, then self.encoder(x): any layers
-        free_calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and free_layer(n, ctx.call_name(n))]
-        inside = {id(m) for c in free_calls for m in ast.walk(c)}
-        free_attrs = _attrs_assigned_only(cls, free_calls)
-        for node in ast.walk(cls):
-            if id(node) in inside:
-                continue
-            word = ident(node) or ""
-            if not MODE_WORDS.search(word) or MODE_FREE_WORDS.match(word):
-                continue
-            if isinstance(node, ast.Attribute) and (word in free_attrs or word == "norm" and not (
-                    isinstance(node.value, ast.Name) and node.value.id == "self")):
-                continue  # self.norm = nn.LayerNorm(d); x.norm(dim=-1) of a tensor
-            return False
-        # the layers it builds: classes, and whatever a builder function returns into an attribute
-        # (`self.backbone = torchvision.models.resnet50()` holds BatchNorm whatever its lower-case name)
-        raised = {id(n.exc) for n in ast.walk(cls) if isinstance(n, ast.Raise)}  # ValueError(...): no layer
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and id(n) not in inside and (
-            ident(n.func) or "")[:1].isupper() and id(n) not in raised and not _no_layer(n, ctx)] + [
-            n.value for n in ast.walk(cls) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
-                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
-                for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper() and id(n.value) not in inside
-            and not _own_method(n.value, cls)]
-        return all(_free_build(b, ctx, depth + 1) for b in built)
-    return ctx.memo(("modes", "class-mode-free", id(cls), depth), compute)
+    Conv, Embedding, LayerNorm, a one-layer LSTM whatever its dropout=, classes of this file or of another
+    file of the run built so), that never reads self.training nor names dropout or a batch norm: eval()
+    changes nothing it computes."""
+    return ctx.memo(("modes", "class-mode-free", id(cls), depth), lambda: _class_free(cls, ctx, depth, None))
+
+
+def _class_free(cls: ast.ClassDef, ctx: ModuleContext, depth: int, needs: set[str] | None) -> bool:
+    if depth >= 3 or not all(ast.unparse(b) in MODULE_BASES or (
+            isinstance(b, ast.Name) and b.id in ctx.classes and ctx.classes[b.id] is not cls
+            and _class_free(ctx.classes[b.id], ctx, depth + 1, needs)) for b in cls.bases):
+        return False  # another file's base class may hold dropout or BatchNorm
+    if _runs_handed_module(cls):
+        return False  # `self.encoder = encoder` from the caller, then self.encoder(x): any layers
+    free_calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and free_layer(n, ctx.call_name(n))]
+    inside = {id(m) for c in free_calls for m in ast.walk(c)}
+    free_attrs = _attrs_assigned_only(cls, free_calls)
+    for node in ast.walk(cls):
+        if id(node) in inside:
+            continue
+        word = ident(node) or ""
+        if not MODE_WORDS.search(word) or MODE_FREE_WORDS.match(word):
+            continue
+        if isinstance(node, ast.Attribute) and (word in free_attrs or word == "norm" and not (
+                isinstance(node.value, ast.Name) and node.value.id == "self")):
+            continue  # self.norm = nn.LayerNorm(d); x.norm(dim=-1) of a tensor
+        return False
+    # the layers it builds: classes, and whatever a builder function returns into an attribute
+    # (`self.backbone = torchvision.models.resnet50()` holds BatchNorm whatever its lower-case name)
+    raised = {id(n.exc) for n in ast.walk(cls) if isinstance(n, ast.Raise)}  # ValueError(...): no layer
+    built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and id(n) not in inside and (
+        ident(n.func) or "")[:1].isupper() and id(n) not in raised and not _no_layer(n, ctx)] + [
+        n.value for n in ast.walk(cls) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+            for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper() and id(n.value) not in inside
+        and not _own_method(n.value, cls)]
+    return all(_free_build(b, ctx, depth + 1, needs) for b in built)
 
 
 def _runs_handed_module(cls: ast.ClassDef) -> bool:
