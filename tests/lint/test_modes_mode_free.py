@@ -193,6 +193,7 @@ TRAINER = """
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
     for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(body))
     report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
     return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
@@ -209,3 +210,17 @@ def test_a_mode_dependent_layer_two_files_away_still_counts(tmp_path):
 
 def test_a_model_class_of_a_file_outside_the_run_still_counts(tmp_path):
     assert _run(tmp_path, {"model.py": MODEL, "trainer.py": TRAINER}) == [("trainer.py", 13)]
+
+
+def test_each_project_of_a_run_has_its_own_model_py(tmp_path):
+    """pytorch/examples: many small projects, each with a model.py defining a Net; one is mode-free
+    (super_resolution: Conv, ReLU, PixelShuffle), another holds dropout."""
+    free = "import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+           "        self.conv = nn.Conv2d(1, 4, 3)\n        self.shuffle = nn.PixelShuffle(2)\n"
+    dropping = free.replace("        self.shuffle = nn.PixelShuffle(2)", "        self.drop = nn.Dropout(0.5)")
+    script = TRAINER.replace("from model import Attention", "from model import Net").replace(
+        "Attention(8, 16, 10)", "Net()")
+    _run(tmp_path, {"super_resolution/model.py": free, "super_resolution/main.py": script,
+                    "zzz_mnist/model.py": dropping, "zzz_mnist/main.py": script})
+    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
+    assert [(f.path.rsplit("/", 2)[-2], f.line) for f in report.findings] == [("zzz_mnist", 13)]

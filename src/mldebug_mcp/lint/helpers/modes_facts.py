@@ -166,11 +166,25 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
                for m in cls.body if isinstance(m, FUNCS)}
     trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
-    free = {f"{FREE_FACT}{module}.{name}" for name in _model_classes(ctx)}
+    free = {key for name in _model_classes(ctx) for key in free_keys(ctx, f"{module}.{name}", "")}
     return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free)
 
 
-FREE_FACT = f"{MODE_FACT}~free:"  # modes_models.FREE_FACT
+def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:
+    """The free-class fact of `qualname` told for this file's own project only (a run over a repository of
+    many small projects, each with its model.py defining a Net, must not mix them up)."""
+    return {f"{MODE_FACT}{key}": value for key in scoped(f"~free:{qualname}", value, ctx)}
+
+
+def free_told(ctx: ModuleContext, qualname: str) -> str | None:
+    """What a file of this file's project tells about the model class `qualname` (`model.Net`)."""
+    if ctx.project is None:
+        return None
+    for scope in asked_scopes(ctx):
+        found = ctx.project.kind_returned_by(f"{MODE_FACT}@~free:{qualname}@{scope}")
+        if found:
+            return found
+    return None
 
 
 def _model_classes(ctx: ModuleContext) -> list[str]:
@@ -180,15 +194,15 @@ def _model_classes(ctx: ModuleContext) -> list[str]:
 
 
 def _free_classes(ctx: ModuleContext, module: str) -> dict[str, str]:
-    """`mode:~free:<module>.<Class>` -> 'free' (or 'needs:' the other files' classes it builds) for each model
-    class built only of layers whose output does not depend on the mode."""
+    """`mode:@~free:<module>.<Class>@<scope>` -> 'free' (or 'needs:' the other files' classes it builds) for
+    each model class built only of layers whose output does not depend on the mode."""
     from .modes_models import class_needs  # it imports this module
 
     found = {}
     for name in _model_classes(ctx):
         needs = class_needs(ctx.classes[name], ctx)
         if needs is not None:
-            found[f"{FREE_FACT}{module}.{name}"] = "needs:" + ",".join(sorted(needs)) if needs else "free"
+            found.update(free_keys(ctx, f"{module}.{name}", "needs:" + ",".join(sorted(needs)) if needs else "free"))
     return found
 
 

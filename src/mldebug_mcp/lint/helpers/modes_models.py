@@ -309,7 +309,7 @@ def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
 
 def _free_build(value: ast.AST, ctx: ModuleContext, depth: int, needs: set[str] | None = None) -> bool:
     """What the call builds computes the same in both modes. A class of another file of the run counts as the
-    project fact FREE_FACT says; while that fact is computed (`needs` given), such classes are collected."""
+    project fact (modes_facts.free_keys) says; while that fact is computed (`needs` given), such classes are collected."""
     name = ctx.call_name(value)
     if name in ctx.classes and depth < 3:
         return _class_free(ctx.classes[name], ctx, depth, needs)
@@ -324,9 +324,9 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int, needs: set[str] 
     return external_free(other, ctx, 3)
 
 
-# `mode:~free:<module>.<Class>` -> 'free' for a model class built only of mode-free layers, or 'needs:<m.C>,...'
-# when that holds once the classes of other files it builds are mode-free too
-FREE_FACT = "mode:~free:"
+# `mode:@~free:<module>.<Class>@<scope>` -> 'free' for a model class built only of mode-free layers, or
+# 'needs:<m.C>,...' when that holds once the classes of other files it builds are mode-free too; told for the
+# telling file's project only (modes_facts.free_keys)
 NOT_PROJECT = {"torch", "torchvision", "torchaudio", "torchtext", "timm", "transformers", "numpy", "scipy",
                "sklearn", "segmentation_models_pytorch", "diffusers", "builtins"}
 
@@ -343,7 +343,8 @@ def _other_files_class(value: ast.AST, name: str | None, ctx: ModuleContext) -> 
 
 def external_free(other: str, ctx: ModuleContext, depth: int) -> bool:
     """Another file of the run says its class `other` is built only of mode-free layers."""
-    told = ctx.project.kind_returned_by(f"{FREE_FACT}{other}") if ctx.project is not None else None
+    from .modes_facts import free_told  # modes_facts imports this module
+    told = free_told(ctx, other)
     if told == "free":
         return True
     return bool(told) and told.startswith("needs:") and depth > 0 and all(
