@@ -224,3 +224,35 @@ def test_each_project_of_a_run_has_its_own_model_py(tmp_path):
                     "zzz_mnist/model.py": dropping, "zzz_mnist/main.py": script})
     report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
     assert [(f.path.rsplit("/", 2)[-2], f.line) for f in report.findings] == [("zzz_mnist", 13)]
+
+
+SMOKE = """
+    import torch
+    from models import Decoder, Encoder
+
+    # check the shapes with small models, never trained nor loaded
+    encoder_test = Encoder(100, 8, 2)
+    decoder_test = Decoder(8, 100, 2)
+    encoder_test.cuda()
+    decoder_test.cuda()
+
+    outputs, hidden = encoder_test(torch.zeros(5, 3).long(), [5, 5, 5], None)
+    decoder_input = torch.zeros(1, 3).long()
+    for t in range(5):
+        decoder_output, hidden = decoder_test(decoder_input, hidden, outputs)
+        decoder_input = decoder_output.argmax(-1)
+    print(decoder_output.size())
+"""
+
+
+def test_a_scripts_shape_check_of_an_untrained_global_is_no_evaluation():
+    """practical-pytorch's seq2seq tutorial: encoder_test/decoder_test only check the shapes."""
+    assert _lines(SMOKE, "seq2seq.py") == []
+
+
+def test_a_global_that_is_loaded_or_handed_on_is_not_a_shape_check():
+    loaded = SMOKE.replace("    decoder_test.cuda()\n",
+                           "    decoder_test.cuda()\n    decoder_test.load_state_dict(torch.load('d.pt'))\n")
+    assert _lines(loaded, "seq2seq.py") != []
+    handed = SMOKE.replace("    print(decoder_output.size())", "    print(decoder_output.size())\n    fit(decoder_test)")
+    assert _lines(handed, "seq2seq.py") != []

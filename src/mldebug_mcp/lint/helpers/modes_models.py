@@ -226,7 +226,9 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
     """A model built in this very scope from a class, given no weights and not trained here: a smoke test
     of shapes (`enc = EncoderRNN(10, 10); print(enc(x).size())`), whose numbers mean nothing either way."""
     root = key.split(".")[0]
-    if isinstance(scope, ast.Module) or not ctx.bindings.get(scope, {}).get(root):
+    if isinstance(scope, ast.Module):
+        return _module_smoke_test(receiver, root, ctx)
+    if not ctx.bindings.get(scope, {}).get(root):
         return False
     value = ctx.resolve(receiver)
     if not isinstance(value, ast.Call) or ctx.scope_of(value) is not scope:
@@ -245,6 +247,30 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
             return False  # load_checkpoint(model, path)
         if isinstance(func, ast.Attribute) and func.attr == "backward":
             return False
+    return True
+
+
+def _module_smoke_test(receiver: ast.AST, root: str, ctx: ModuleContext) -> bool:
+    """A script's global built from a class at module level and only ever run, moved or read there
+    (`decoder_test = Decoder(...)`, `decoder_test.cuda()`, `decoder_test(x)`, `decoder_test.hidden_size`):
+    no weights, no optimiser, no function of the file is handed it, so its outputs are a check of shapes."""
+    if not isinstance(receiver, ast.Name) or receiver.id != root:
+        return False
+    value = ctx.resolve(receiver)
+    if not (isinstance(value, ast.Call) and ctx.scope_of(value) is ctx.tree and (
+            ident(value.func) or "")[:1].isupper()):
+        return False
+    for name in ctx.by_type.get(ast.Name, ()):
+        if name.id != root or isinstance(name.ctx, ast.Store) and ctx.scope_of(name) is ctx.tree:
+            continue
+        parent = ctx.parent(name)
+        if isinstance(parent, ast.Call) and parent.func is name:
+            continue  # run
+        if isinstance(parent, ast.Attribute) and parent.value is name and not (
+                parent.attr in {"parameters", "named_parameters", "state_dict", "train", "eval", "apply"}
+                or "load" in parent.attr):
+            continue  # moved (.cuda()) or read (.hidden_size)
+        return False  # handed on, loaded, optimised, switched, or bound elsewhere
     return True
 
 
