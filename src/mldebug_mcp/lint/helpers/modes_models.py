@@ -260,6 +260,10 @@ def _module_smoke_test(receiver: ast.AST, root: str, ctx: ModuleContext) -> bool
     if not (isinstance(value, ast.Call) and ctx.scope_of(value) is ctx.tree and (
             ident(value.func) or "")[:1].isupper()):
         return False
+    arguments = [*value.args, *(k.value for k in value.keywords)]
+    if any(k.arg and WEIGHTS.search(k.arg) and not _off(k.value) for k in value.keywords) or any(
+            isinstance(a, ast.Name | ast.Attribute) and model_like(a, ctx) for a in arguments):
+        return False  # given weights (pretrained=...), or a wrapper of another model (MCD(model))
     for name in ctx.by_type.get(ast.Name, ()):
         if name.id != root or isinstance(name.ctx, ast.Store) and ctx.scope_of(name) is ctx.tree:
             continue
