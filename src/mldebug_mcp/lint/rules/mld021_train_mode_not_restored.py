@@ -183,6 +183,9 @@ class TrainModeNotRestored(Rule):
             if model_node is None or any(j > i for j in restores) or not (
                     _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
+            if evaluation is not None and evaluation is not call and _evaluation_copy(
+                    _argument_for(call, model_node, ctx), calls[:backward], ctx):
+                continue  # evaluate(eval_model, ...) of a copy loaded from the trained model's state_dict()
             # an unconditional eval() before backward trains in eval mode on purpose (frozen BN), unless a
             # helper switches as a side effect of running the model (an attack crafting each batch)
             unconditional = i < backward and not _conditional(call, node, ctx)
@@ -254,6 +257,40 @@ def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleCont
         top = next(a for a in [probe, *ctx.ancestors(probe)] if ctx.parent(a) is scope or a is scope)
         return key, LastLine(top)
     return None
+
+
+def _argument_for(call: ast.Call, model: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """What `call` hands a helper of this file as its parameter `model` (`evaluate(eval_model, ...)`)."""
+    if not isinstance(model, ast.Name):
+        return None
+    for target in own_targets(call, ctx):
+        params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
+        if params[:1] == ["self"] and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        if model.id in params and params.index(model.id) < len(call.args):
+            return call.args[params.index(model.id)]
+        found = next((k.value for k in call.keywords if k.arg == model.id), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _evaluation_copy(model: ast.AST | None, step_calls: list[ast.Call], ctx: ModuleContext) -> bool:
+    """A model built from a class for the evaluation and loaded from another model's state_dict()
+    (`eval_model = Yolov4(...)`; `eval_model.load_state_dict(model.state_dict())`), not run in the training
+    step: switching it leaves the trained model alone."""
+    if not isinstance(model, ast.Name):
+        return False
+    values = ctx.values_of(model, model)
+    if not values or not all(isinstance(v, ast.Call) and (ident(v.func) or "")[:1].isupper() for v in values):
+        return False
+    scope = ctx.scope_of(model)
+    loads = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+             and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)
+             and c.func.value.id == model.id and c.args]
+    copied = any(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "state_dict"
+                 and ast.unparse(a.func.value) != model.id for c in loads for a in ast.walk(c.args[0]))
+    return copied and not _runs_in_step(model, step_calls, ctx)
 
 
 def _runs_in_step(model: ast.AST, step_calls: list[ast.Call], ctx: ModuleContext) -> bool:
