@@ -4,10 +4,9 @@ The loss class lives in another file: a base trainer handed its optimiser gets t
 subclass of another file defines, or a training script builds an imported weighted loss next to an
 optimiser over the model. Quiet when the weights are added, or when the loss has none."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 BASE = """
     import torch
@@ -78,11 +77,7 @@ SCRIPT = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    (tmp_path / "pkg").mkdir(exist_ok=True)
-    for name, body in files.items():
-        (tmp_path / "pkg" / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD015",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD015")
+    return project_findings(tmp_path / "pkg", files, "MLD015")
 
 
 def test_base_trainer_handed_its_optimizer_builds_a_weighted_loss_of_a_subclass(tmp_path):

@@ -15,6 +15,8 @@ import pytest
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_paths, lint_source
 
+from .families import project_findings
+
 torch = pytest.importorskip("torch")
 
 
@@ -192,11 +194,7 @@ TRAINER = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
-    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
+    return project_findings(tmp_path, files, "MLD020")
 
 
 def test_a_model_of_another_file_built_of_other_files_mode_free_layers_needs_no_eval(tmp_path):
