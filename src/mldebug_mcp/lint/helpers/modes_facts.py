@@ -178,10 +178,16 @@ def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:
 
 def free_told(ctx: ModuleContext, qualname: str) -> str | None:
     """What a file of this file's project tells about the model class `qualname` (`model.Net`)."""
+    return _told_in_scope(ctx, f"{MODE_FACT}@~free:{qualname}@")
+
+
+def _told_in_scope(ctx: ModuleContext, prefix: str) -> str | None:
+    """The first value a file of this file's project tells under `prefix` + one of the scopes this file may ask
+    (its folder and the places its imports may name: loader_facts.asked_scopes)."""
     if ctx.project is None:
         return None
     for scope in asked_scopes(ctx):
-        found = ctx.project.kind_returned_by(f"{MODE_FACT}@~free:{qualname}@{scope}")
+        found = ctx.project.kind_returned_by(f"{prefix}{scope}")
         if found:
             return found
     return None
@@ -222,13 +228,7 @@ def trains_handed_keys(ctx: ModuleContext, trainer: str) -> dict[str, str]:
 
 def trainer_in_scope(ctx: ModuleContext) -> str | None:
     """The framework module of this file's project that trains a model it is handed, as TRAINS_HANDED says."""
-    if ctx.project is None:
-        return None
-    for scope in asked_scopes(ctx):
-        found = ctx.project.kind_returned_by(f"{TRAINS_HANDED}@@{scope}")
-        if found:
-            return found
-    return None
+    return _told_in_scope(ctx, f"{TRAINS_HANDED}@@")
 
 
 def handed_model_trainer(ctx: ModuleContext) -> str | None:
