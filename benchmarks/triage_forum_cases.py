@@ -20,6 +20,8 @@ Splits:
   setting was chosen on it, and only its aggregate is read. This is the test.
 - `fresh`: collected_e.yaml, collected and labelled blind in the same way on 2026-11-25, after that day's
   catalogue changes; aggregate only.
+- `blind_f`: collected_f.yaml, 45 GitHub threads collected 2026-11-27 by three helpers who never saw the
+  catalogue or triage's output, labelled by a fourth who never saw triage's output; scored once.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
   (triage_tune.py).
@@ -48,11 +50,11 @@ from mldebug_mcp.services.triage import triage
 
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
-HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh"}
+HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collected_f.yaml": "blind_f"}
 READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
            # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
            "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
-SPLITS = ("dev", "earlier", "heldout", "fresh")
+SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f")
 FOLDS = 5
 TOP = (1, 3, 5, 10)
 

@@ -6,8 +6,12 @@ the cause catalogue (`include_catalogue`), and an expert reading the catalogue a
 readers are helpers who see neutral ids only (case-NNN for threads, K-NNN for causes), because the real
 cause ids often name the cause, and who never see a label, a confirmed cause or the thread.
 
-    python benchmarks/triage_readers.py packets OUT PRIVATE   # write the packets to OUT, the id map to PRIVATE
-    python benchmarks/triage_readers.py score PRIVATE ANSWERS  # answers -> triage_cases/readers/*.yaml
+    python benchmarks/triage_readers.py packets OUT PRIVATE [--sets f]  # the packets to OUT, the id map to PRIVATE
+    python benchmarks/triage_readers.py score PRIVATE ANSWERS           # answers -> triage_cases/readers/*.yaml
+
+`--sets` picks the held-out sets (default: all). Scoring adds the answers of the packets' sets to what
+readers/*.yaml already holds for the other sets, so a set collected later (f, 2026-11-27) is read by fresh
+helpers without re-reading d and e.
 
 Packets (OUT): `catalogue.md` (every cause, neutral ids), `expert_<set>.md` (each case's description),
 `agent_<set>.md` (each description with triage's compact output, top ten, no quotes, neutral ids; the
@@ -34,7 +38,7 @@ from mldebug_mcp.services.triage import catalogue_index, triage
 from mldebug_mcp.triage.catalogue import load_catalogue
 
 CASES = Path(__file__).parent / "triage_cases"
-SETS = {"d": "collected_d.yaml", "e": "collected_e.yaml"}
+SETS = {"d": "collected_d.yaml", "e": "collected_e.yaml", "f": "collected_f.yaml"}
 READERS = ("agent", "expert")
 SEED = 20261127
 AGENT_LIMIT = 10
@@ -57,13 +61,13 @@ def load_set(name: str) -> list[dict]:
     return yaml.safe_load((CASES / SETS[name]).read_text(encoding="utf-8"))
 
 
-def write_packets(out: Path, private: Path) -> None:
+def write_packets(out: Path, private: Path, sets: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     private.mkdir(parents=True, exist_ok=True)
     causes = neutral_cause_ids(list(load_catalogue().causes))
     (out / "catalogue.md").write_text(neutralise(catalogue_index(), causes), encoding="utf-8")
     case_ids: dict[str, dict[str, str]] = {}
-    for name in SETS:
+    for name in sets:
         cases = load_set(name)
         random.Random(f"{SEED}-{name}").shuffle(cases)
         case_ids[name] = {f"case-{n:03d}": case["id"] for n, case in enumerate(cases, 1)}
@@ -88,9 +92,11 @@ def score(private: Path, answers: Path) -> None:
     target = CASES / "readers"
     target.mkdir(exist_ok=True)
     for reader in READERS:
-        ranked: dict[str, list[str]] = {}
+        existing = target / f"{reader}.yaml"
+        ranked: dict[str, list[str]] = yaml.safe_load(existing.read_text(encoding="utf-8")) if existing.exists() else {}
+        ranked = ranked or {}
         unknown = 0
-        for name in SETS:
+        for name in mapping["cases"]:
             path = answers / f"{reader}_{name}.yaml"
             if not path.exists():
                 print(f"{reader}: no answers for set {name} ({path})", file=sys.stderr)
@@ -101,7 +107,8 @@ def score(private: Path, answers: Path) -> None:
                 unknown += sum(1 for p in picks if p not in real)
         header = (f"# {reader} reader, issue 19's readers' benchmark: five causes per held-out case, most likely first,\n"
                   f"# chosen by an LLM helper under neutral ids from {'the catalogue alone' if reader == 'expert' else 'triage top ten plus the catalogue'}\n"
-                  f"# (catalogue of {mapping['catalogue_size']} causes at commit {mapping['commit']}; made by benchmarks/triage_readers.py).\n")
+                  "# (made by benchmarks/triage_readers.py; sets d and e: catalogue of 121 causes at 75f105c;\n"
+                  f"# last added: set(s) {', '.join(mapping['cases'])}, catalogue of {mapping['catalogue_size']} causes at {mapping['commit']}).\n")
         (target / f"{reader}.yaml").write_text(header + yaml.safe_dump(ranked, sort_keys=True), encoding="utf-8")
         print(f"{reader}: {len(ranked)} cases written, {unknown} unknown ids dropped")
 
@@ -112,12 +119,13 @@ def main() -> None:
     make = sub.add_parser("packets")
     make.add_argument("out", type=Path)
     make.add_argument("private", type=Path)
+    make.add_argument("--sets", nargs="+", choices=list(SETS), default=list(SETS))
     scoring = sub.add_parser("score")
     scoring.add_argument("private", type=Path)
     scoring.add_argument("answers", type=Path)
     args = parser.parse_args()
     if args.command == "packets":
-        write_packets(args.out, args.private)
+        write_packets(args.out, args.private, args.sets)
     else:
         score(args.private, args.answers)
 

@@ -7,6 +7,9 @@
 Only a, b and c are read: the held-out sets (collected_d/e, labels_d/e, readers/) are never opened here.
 
     python benchmarks/triage_retrieval.py             # the four rates
+    python benchmarks/triage_retrieval.py --by-file   # also the case base read leave-one-file-out: each file of
+                                                      # cases (a batch written together) against an index
+                                                      # without that file, the nearest to unseen wording here
     python benchmarks/triage_retrieval.py --misses    # each forum case outside the top ten (dev split only):
                                                       # the confirmed cause's rank and what outranked it
 """
@@ -42,6 +45,23 @@ def case_base() -> list[dict]:
             for case in load_catalogue().cases]
 
 
+def by_file() -> list[int | None]:
+    """The rank of each case-base case against an index without the whole file it comes from."""
+    from mldebug_mcp.triage import catalogue as bundled
+    from mldebug_mcp.triage.matcher import CauseIndex
+
+    catalogue = load_catalogue()
+    found = []
+    for name in bundled._data_files("cases"):
+        cases = bundled.parse_cases({name: bundled._read(name)})
+        urls = {case.url for case in cases}
+        index = CauseIndex(catalogue.model_copy(update={"cases": tuple(c for c in catalogue.cases if c.url not in urls)}))
+        for case in cases:
+            ranked = [h.cause for h in triage(case.symptom, limit=10, index=index, detail="compact").hypotheses]
+            found.append(rank_in(ranked, [case.cause]))
+    return found
+
+
 def ranks(cases: list[dict], deep: bool = False) -> list[int | None]:
     found = []
     for case in cases:
@@ -65,6 +85,7 @@ def rates(found: list[int | None]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--misses", action="store_true", help="list the dev forum cases outside the top ten")
+    parser.add_argument("--by-file", action="store_true", help="also the case base read leave-one-file-out")
     parser.add_argument("--no-cases", action="store_true", help="skip the case-base cross-validation")
     args = parser.parse_args()
     forum = forum_cases()
@@ -72,6 +93,9 @@ def main() -> None:
     print(f"forum a/b/c ({len(forum)}): {rates(found)}")
     if not args.no_cases:
         print(f"case base CV ({len(case_base())}): {rates(ranks(case_base()))}")
+    if args.by_file:
+        found_by_file = by_file()
+        print(f"case base by file ({len(found_by_file)}): {rates(found_by_file)}")
     if args.misses:
         for case, rank in zip(forum, found):
             if case["dev"] and (rank is None or rank > 3) and case["causes"]:

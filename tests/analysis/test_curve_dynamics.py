@@ -131,3 +131,11 @@ def test_val_too_good_fires_when_validation_sits_below_training(seed):
 def test_val_too_good_is_quiet_when_only_early_evaluations_are_below():
     val = [(s, 0.8 * healthy_shape(s) if s < 200 else 1.05 * healthy_shape(s)) for s in range(0, 1000, 50)]
     assert observations(healthy(), val=val) == ["slow_healthy"]
+
+
+def test_explodes_says_its_minimum_is_the_smoothed_one():
+    """Beside the raw minimum of the header, an unqualified 'minimum' that differs from it read as a misreading
+    (A/B task t18, ten logged points): the finding names the smoothed level."""
+    raw = [(250 * (i + 1), v) for i, v in enumerate([0.1266, 0.08, 0.0482, 0.09, 0.07, 0.0754, 0.08, 0.17, 0.25, 0.3108])]
+    summary = finding(analyze_curve(log_of(loss=raw)), "explodes").summary
+    assert summary.startswith("the smoothed training loss reached its lowest level")

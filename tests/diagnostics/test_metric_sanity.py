@@ -274,3 +274,39 @@ def test_without_a_metric_the_check_is_skipped():
 def test_a_malformed_metric_is_refused_with_both_forms_named(bad):
     with pytest.raises(SpecError, match=r"metric\(logits, targets\).*\(metric, perfect_value\)"):
         as_spec(b.classifier(metric=bad))
+
+
+# --- a task with no target format: no perfect prediction is built, the memorised batch still tells --------------
+
+def _tagger_spec(metric):
+    """A token tagger padded with -100 (the loss ignores it), as a 'custom' task: metric_sanity builds no
+    predictions from the targets, so only the short run that memorises the batch can judge the metric."""
+    torch.manual_seed(0)
+    tokens = torch.randint(1, 20, (8, 12))
+    targets = tokens % 5  # a tag each token determines: a batch the model can memorise
+    targets[:, 8:] = -100  # padding
+    model = nn.Sequential(nn.Embedding(20, 16), nn.Linear(16, 5))
+    return dict(model=model, batch=(tokens, targets), task="custom", seq_dim=1, ignore_index=-100,
+                loss_fn=lambda logits, t: F.cross_entropy(logits.flatten(0, 1), t.flatten(), ignore_index=-100),
+                optimizer=lambda p: torch.optim.Adam(p, lr=3e-2), metric=metric)
+
+
+def masked_accuracy(ignore):
+    def metric(logits, t):
+        keep = t != ignore
+        return ((logits.argmax(-1) == t) & keep).sum().float() / keep.sum().clamp_min(1)
+    return metric
+
+
+def test_a_metric_masking_the_wrong_pad_value_warns_on_the_memorised_batch():
+    """The A/B benchmark's t02 bug: accuracy masks pad id 0 while padding is -100, so a model that memorised the
+    batch still reads far below 1; the pass used to say 'scores perfect predictions as perfect', never tried."""
+    result = verdict(_tagger_spec(masked_accuracy(0)))
+    assert result["status"] == "warn", result["summary"]
+    assert "memorised" in result["summary"] and "ignore" in result["summary"]
+
+
+def test_the_right_mask_passes_and_the_pass_says_no_perfect_prediction_was_built():
+    result = verdict(_tagger_spec(masked_accuracy(-100)))
+    assert result["status"] == "pass", result["summary"]
+    assert "no perfect predictions were built" in result["summary"]

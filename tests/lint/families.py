@@ -19,3 +19,16 @@ def found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[st
         (tmp_path / name).write_text(HEADER + textwrap.dedent(text))
     result = lint_paths([tmp_path], jobs=jobs)
     return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
+
+
+def project_findings(folder: Path, files: dict[str, str], code: str) -> list[tuple[str, int]]:
+    """Write `files` (name -> source, dedented; a name may hold folders) under `folder`, lint it with only `code`
+    selected, and return the (file name, line) of its findings, sorted."""
+    from mldebug_mcp.lint.config import LintSettings
+
+    for name, body in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body))
+    report = lint_paths([folder], LintSettings(select=(code,)))
+    return sorted((Path(f.path).name, f.line) for f in report.findings if f.code == code)

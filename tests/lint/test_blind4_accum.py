@@ -2,10 +2,9 @@
 collector a step is handed, where another file defines the collector class whose __setitem__ keeps every
 value. Quiet with the loss turned into a number, and when no class of the run keeps values set by key."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 COLLECTOR = """
     from collections import defaultdict
@@ -31,10 +30,7 @@ WORKER = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD032",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD032")
+    return project_findings(tmp_path, files, "MLD032")
 
 
 def test_live_loss_stored_in_a_collector_of_another_file(tmp_path):

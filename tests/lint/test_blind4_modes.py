@@ -2,17 +2,13 @@
 met by a framework module that trains a model it is handed without switching a mode, and by a training loop
 of another file that trains the built model without train(). Each with fixed twins, which stay quiet."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD021",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD021")
+    return project_findings(tmp_path, files, "MLD021")
 
 
 BUILDER = """

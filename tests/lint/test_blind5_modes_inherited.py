@@ -2,19 +2,13 @@
 inherits from another file's class, which loops the held model over a loader's batches without switching a
 mode (active-learning strategies' select()/query() over the base's embedding helpers). Fixed twins stay quiet."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020")
+    return project_findings(tmp_path, files, "MLD020")
 
 
 BASE = """

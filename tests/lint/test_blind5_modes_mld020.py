@@ -347,3 +347,227 @@ def test_a_checkpoint_loader_handed_the_model_counts_as_loading():
                               "load_checkpoint(classifier, weights)").replace(
         "from nets import build_classifier", "from nets import build_classifier, load_checkpoint")
     assert _lines(helper, "classify.py") == [8]
+
+
+# A teacher built or loaded in a training function, giving the loop its targets under no_grad, never switched.
+DISTILL = """
+    import torch
+    import torch.nn.functional as F
+    import torchvision
+
+
+    def distill(student, loader, opt, ckpt, tau=4.0):
+        teacher = torchvision.models.resnet50(num_classes=10)
+        teacher.load_state_dict(torch.load(ckpt))
+        student.train()
+        for x, y in loader:
+            with torch.no_grad():
+                soft = F.softmax(teacher(x) / tau, dim=-1)
+            loss = F.kl_div(F.log_softmax(student(x) / tau, -1), soft, reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+
+
+def test_a_loaded_teacher_giving_distillation_targets_is_reported_after_its_load():
+    assert _lines(DISTILL, "distill.py") == [9]
+
+
+def test_the_teacher_switched_after_loading_is_quiet():
+    fixed = DISTILL.replace("        student.train()\n", "        teacher.eval()\n        student.train()\n")
+    assert _lines(fixed, "distill.py") == []
+
+
+def test_any_name_holding_loaded_weights_is_a_teacher():
+    renamed = DISTILL.replace("teacher", "big_resnet")
+    assert _lines(renamed, "distill.py") == [9]
+
+
+def test_a_built_and_moved_teacher_is_reported_after_the_move():
+    built = DISTILL.replace("        teacher = torchvision.models.resnet50(num_classes=10)\n"
+                            "        teacher.load_state_dict(torch.load(ckpt))\n",
+                            "        teacher = WideResNet(depth=40, checkpoint=ckpt)\n        teacher.to(x_device)\n")
+    assert _lines("\n    from zoo import WideResNet, x_device" + built, "distill.py") == [10]
+
+
+def test_a_teacher_from_another_modules_factory_may_be_switched_there():
+    built = DISTILL.replace("        teacher = torchvision.models.resnet50(num_classes=10)\n"
+                            "        teacher.load_state_dict(torch.load(ckpt))\n",
+                            "        teacher = get_teacher_model(ckpt)\n")
+    assert _lines("\n    from zoo import get_teacher_model" + built, "distill.py") == []
+
+
+def test_an_ema_teacher_is_the_methods_own_choice():
+    ema = DISTILL.replace("            opt.step()\n", "            opt.step()\n"
+                          "            for t, s in zip(teacher.parameters(), student.parameters()):\n"
+                          "                t.data.lerp_(s.data, 0.01)\n")
+    assert _lines(ema, "distill.py") == []
+
+
+def test_a_target_network_copy_is_left_alone():
+    target = DISTILL.replace("teacher", "target_net")
+    assert _lines(target, "distill.py") == []
+
+
+def test_a_global_teacher_the_script_switches_is_quiet():
+    script = """
+    import torch
+    import torch.nn.functional as F
+    from zoo import Teacher
+
+    teacher = Teacher()
+    teacher.load_state_dict(torch.load("t.pt"))
+    teacher.eval()
+
+
+    def fit(student, loader, opt):
+        for x, _ in loader:
+            with torch.no_grad():
+                soft = teacher(x).softmax(-1)
+            loss = F.kl_div(student(x).log_softmax(-1), soft, reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    assert _lines(script, "kd_script.py") == []
+    assert _lines(script.replace("    teacher.eval()\n", ""), "kd_script.py") != []
+
+
+TRAINER_TEACHER = """
+    import torch
+    import torch.nn.functional as F
+    from zoo import build_model
+
+
+    class DistillTrainer:
+        def __init__(self, cfg, student, optimizer):
+            self.student, self.optimizer = student, optimizer
+            self.teacher = build_model(cfg.teacher_arch)
+            self.teacher.load_state_dict(torch.load(cfg.teacher_ckpt))
+
+        def train_step(self, images):
+            with torch.no_grad():
+                guide = self.teacher(images).softmax(-1)
+            loss = F.kl_div(self.student(images).log_softmax(-1), guide, reduction="batchmean")
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+    """
+
+
+def test_a_trainers_teacher_is_reported_where_the_class_sets_it_up():
+    assert _lines(TRAINER_TEACHER, "kd_trainer.py") == [11]
+
+
+def test_a_trainers_teacher_switched_in_init_is_quiet():
+    fixed = TRAINER_TEACHER.replace("torch.load(cfg.teacher_ckpt))\n",
+                                    "torch.load(cfg.teacher_ckpt))\n            self.teacher.eval()\n")
+    assert _lines(fixed, "kd_trainer.py") == []
+
+
+def test_helpers_of_a_utilities_file_handed_different_models_are_quiet():
+    utils = """
+    import torch
+
+
+    def load_pretrained(model, path):
+        model.load_state_dict(torch.load(path), strict=False)
+
+
+    def multi_scale(images, model):
+        feats = None
+        for scale in (1.0, 0.5):
+            out = model(torch.nn.functional.interpolate(images, scale_factor=scale))
+            feats = out if feats is None else feats + out
+        return feats
+    """
+    assert _lines(utils, "utils.py") == []
+
+
+def test_a_function_named_load_state_dict_is_no_crash():
+    source = """
+    import torch
+    from tools import load_state_dict
+
+
+    def main(net, path, x):
+        load_state_dict(net, path)
+        return net(x)
+    """
+    assert _lines(source, "run.py") == []
+
+
+def test_a_copy_of_a_callers_model_is_the_callers_to_switch():
+    source = """
+    import copy
+    import torch
+
+
+    def functional_call(model, weights, data):
+        clone = copy.deepcopy(model)
+        clone.load_state_dict(weights)
+        return clone(*data)
+    """
+    assert _lines(source, "functional.py") == []
+
+
+def test_other_ways_of_switching_keep_the_families_quiet():
+    by_train_false = CLASSIFIER.replace("            batch = torch.stack", "            self.train(False)\n"
+                                                                         "            batch = torch.stack")
+    assert _lines(by_train_false, "leaf.py") == []
+    by_context = COLLATE.replace("            with torch.no_grad():\n",
+                                 "            with torch.no_grad(), eval_mode(self.m0):\n")
+    assert _lines("\n    from utils import eval_mode" + by_context, "task.py") == []
+    by_decorator = CLASSIFIER.replace("        @torch.no_grad()\n", "        @torch.no_grad()\n        @eval_mode\n")
+    assert _lines(by_decorator, "leaf.py") == []
+    script = SCRIPT.replace("    image = torch", "    net.train(False)\n    image = torch")
+    assert _lines(script, "infer_mask.py") == []
+
+
+def test_an_inference_wrapper_handed_a_model_is_not_a_labeller():
+    wrapper = """
+    import torch
+
+
+    class Wrapper:
+        def __init__(self, model, device):
+            self.model, self.device = model, device
+
+        def __call__(self, x):
+            with torch.no_grad():
+                y = self.model(x.to(self.device))
+            return y.argmax(-1)
+
+        def run_targets(self, x):
+            with torch.no_grad():
+                targets = self.model(x.to(self.device)).argmax(-1)
+            return targets
+    """
+    assert _lines(wrapper, "wrapper.py") == []
+
+
+def test_labels_stored_into_the_objects_collection_are_a_labeller():
+    store = COLLATE.replace('collated["y"] = self.m0(collated["X"])', 'self.pseudo_targets[idx] = self.m0(collated["X"])')
+    assert _lines(store.replace("def collate_fn(self, batch):", "def collate_fn(self, batch, idx=0):"), "task.py") == [12]
+
+
+def test_a_frozen_backbone_in_a_linear_probe_is_reported():
+    probe = """
+    import torch
+    import torch.nn.functional as F
+    import torchvision
+
+
+    def linear_probe(head, loader, opt, ckpt):
+        backbone = torchvision.models.resnet50()
+        backbone.load_state_dict(torch.load(ckpt))
+        for x, y in loader:
+            with torch.no_grad():
+                feats = backbone(x)
+            loss = F.cross_entropy(head(feats), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """
+    assert _lines(probe, "probe.py") == [9]

@@ -4,8 +4,7 @@ workers and no worker_init_fn. The finding lands on that loader, where the worke
 
 import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+from .families import project_findings
 
 DATASET = """
     import numpy as np
@@ -43,11 +42,7 @@ TRAINER = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    (tmp_path / "tiles").mkdir(exist_ok=True)
-    for name, body in files.items():
-        (tmp_path / "tiles" / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD053",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD053")
+    return project_findings(tmp_path / "tiles", files, "MLD053")
 
 
 def test_project_loader_without_worker_seed_for_a_dataset_drawing_in_a_helper(tmp_path):

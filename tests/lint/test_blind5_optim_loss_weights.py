@@ -4,10 +4,9 @@ The loss class lives in another file: a base trainer handed its optimiser gets t
 subclass of another file defines, or a training script builds an imported weighted loss next to an
 optimiser over the model. Quiet when the weights are added, or when the loss has none."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 BASE = """
     import torch
@@ -78,11 +77,7 @@ SCRIPT = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    (tmp_path / "pkg").mkdir(exist_ok=True)
-    for name, body in files.items():
-        (tmp_path / "pkg" / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD015",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD015")
+    return project_findings(tmp_path / "pkg", files, "MLD015")
 
 
 def test_base_trainer_handed_its_optimizer_builds_a_weighted_loss_of_a_subclass(tmp_path):
@@ -106,3 +101,49 @@ def test_weights_added_or_no_weights_is_quiet(tmp_path):
     grouped = SCRIPT.replace("torch.optim.Adam(model.parameters(), lr=1e-4)",
                              "torch.optim.Adam([*model.parameters(), *criterion.parameters()], lr=1e-4)")
     assert _run(tmp_path, {"task.py": plain, "base.py": added, "script.py": grouped}) == []
+
+
+MODEL = """
+    import torch
+    from torch import nn
+
+    from pkg.blocks import build_backbone, Head
+
+
+    class Tracker(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.backbone = build_backbone(cfg)
+            self.neck = nn.Conv2d(512, 256, 1)
+            self.head = Head(cfg)
+            self.fuse = nn.ConvTranspose2d(768, 256, 1)
+
+        def forward(self, z, x):
+            feats = torch.cat([self.neck(self.backbone(z)), self.neck(self.backbone(x))], 1)
+            return self.head(self.fuse(feats))
+"""
+
+OPTIM = """
+    import torch
+
+
+    def build_optimizer(model, lr):
+        groups = [{"params": model.backbone.parameters(), "lr": lr * 0.1}]
+        groups += [{"params": model.neck.parameters(), "lr": lr}]
+        groups += [{"params": model.head.parameters(), "lr": lr}]
+        return torch.optim.SGD(groups, momentum=0.9)
+"""
+
+
+def test_handed_model_whose_class_another_file_defines_leaves_a_part_out(tmp_path):
+    assert ("optim.py", 9) in _run(tmp_path, {"model.py": MODEL, "optim.py": OPTIM})
+
+
+def test_every_part_grouped_or_the_part_frozen_is_quiet(tmp_path):
+    grouped = OPTIM.replace('groups += [{"params": model.head.parameters(), "lr": lr}]',
+                            'groups += [{"params": model.head.parameters(), "lr": lr}]\n'
+                            '        groups += [{"params": model.fuse.parameters(), "lr": lr}]')
+    assert _run(tmp_path, {"model.py": MODEL, "optim.py": grouped}) == []
+    frozen = MODEL.replace("self.fuse = nn.ConvTranspose2d(768, 256, 1)",
+                           "self.fuse = nn.ConvTranspose2d(768, 256, 1)\n            self.fuse.requires_grad_(False)")
+    assert _run(tmp_path, {"model.py": frozen, "optim.py": OPTIM}) == []

@@ -2,10 +2,9 @@
 backward, and a loop of another file adds the returned value to a running total. The finding lands on the
 step's return, where the fix goes, as well as on the sum; quiet when either side turns the loss into a number."""
 
-import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
+
+from .families import project_findings
 
 RANKER = """
     class Ranker:
@@ -51,10 +50,7 @@ LOOP = """
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD032",)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD032")
+    return project_findings(tmp_path, files, "MLD032")
 
 
 def test_step_state_on_self_returned_and_summed_by_a_script(tmp_path):

@@ -164,3 +164,77 @@ def test_library_augmentations_built_next_to_the_loader(tmp_path):
     assert _codes(tmp_path, "MLD053") == [("datamodule.py", 5)]
     (tmp_path / "datamodule.py").write_text(module.replace("{extra}", ", worker_init_fn=worker_init_fn"))
     assert _codes(tmp_path, "MLD053") == []
+
+
+def test_facts_reach_only_the_files_of_their_own_project(tmp_path):
+    """Issue 17: a folder holding several projects; one project's draws, DistributedSampler and set_epoch are
+    not told to the loaders and epoch loops of another."""
+    (tmp_path / "proj_a").mkdir()
+    (tmp_path / "proj_b").mkdir()
+    (tmp_path / "proj_a" / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)"))
+    (tmp_path / "proj_a" / "data.py").write_text(LOADERS)
+    (tmp_path / "proj_b" / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n"
+        "from torchvision.datasets import CIFAR10\n"
+        "from utils import make_set\n"
+        "def main(args):\n"
+        "    train_loader = DataLoader(make_set(args), batch_size=8, shuffle=True, num_workers=4)\n"
+        "    return train_loader\n")
+    (tmp_path / "proj_b" / "loop.py").write_text(EPOCHS)
+    assert _codes(tmp_path, "MLD053") == []
+    assert _codes(tmp_path, "MLD054") == []
+    # the same files inside one project still tell each other
+    (tmp_path / "proj_b" / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)"))
+    (tmp_path / "proj_b" / "data.py").write_text(LOADERS)
+    assert _codes(tmp_path, "MLD053") == [("train.py", 5)]
+    assert _codes(tmp_path, "MLD054") == [("loop.py", 3)]
+
+
+def test_a_package_imported_from_a_script_folder_tells_its_draws(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "pkg" / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)"))
+    (tmp_path / "scripts" / "train.py").write_text(TRAIN.replace("{extra}", "").replace(
+        "from datasets import Patches", "from pkg.datasets import Patches"))
+    assert _codes(tmp_path, "MLD053") == [("train.py", 4)]
+
+
+def test_loaders_of_other_dataset_classes_are_quiet(tmp_path):
+    """The draw is in Patches' sampling: a loader over torchvision's CIFAR10 (or a split of another class of the
+    project) never runs it; one over a split of Patches, or a dataset this file cannot name, may."""
+    (tmp_path / "datasets.py").write_text(DATASET.replace("{draw}", "np.random.randint(0, 16)")
+                                          + "class Plain(Dataset):\n    def __getitem__(self, i):\n        return i\n")
+    train = (
+        "from torch.utils.data import DataLoader, random_split\n"
+        "from torchvision.datasets import CIFAR10\n"
+        "from datasets import Patches, Plain\n"
+        "def main(args, volumes, make):\n"
+        "    extra, _ = random_split({other}, [10, 20])\n"
+        "    train_loader = DataLoader(CIFAR10('data') + extra, batch_size=8, shuffle=True, num_workers=4)\n"
+        "    return train_loader\n")
+    (tmp_path / "train.py").write_text(train.replace("{other}", "Plain()"))
+    assert _codes(tmp_path, "MLD053") == []
+    (tmp_path / "train.py").write_text(train.replace("{other}", "Patches(volumes)"))
+    assert _codes(tmp_path, "MLD053") == [("train.py", 6)]
+    (tmp_path / "train.py").write_text(train.replace("{other}", "make(args)"))
+    assert _codes(tmp_path, "MLD053") == [("train.py", 6)]
+
+
+def test_a_batch_sampler_draws_in_the_main_process(tmp_path):
+    """np.random.permutation in a (batch) sampler's __iter__ runs in the main process: workers get indices."""
+    (tmp_path / "data.py").write_text(
+        "import numpy as np\n"
+        "from torch.utils.data.sampler import Sampler\n"
+        "def iterate_once(indices):\n"
+        "    return np.random.permutation(indices)\n"
+        "class TwoStreamBatchSampler(Sampler):\n"
+        "    def __iter__(self):\n"
+        "        return iter(iterate_once(self.primary))\n")
+    (tmp_path / "main.py").write_text(
+        "import torch\n"
+        "from data import TwoStreamBatchSampler\n"
+        "def main(dataset, args):\n"
+        "    sampler = TwoStreamBatchSampler()\n"
+        "    train_loader = torch.utils.data.DataLoader(dataset, batch_sampler=sampler, num_workers=args.workers)\n"
+        "    return train_loader\n")
+    assert _codes(tmp_path, "MLD053") == []

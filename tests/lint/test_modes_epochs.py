@@ -6,7 +6,9 @@ validate(). Each with fixed twins: the helper sets the mode itself, or the evalu
 import textwrap
 
 from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths, lint_source
+from mldebug_mcp.lint.engine import lint_source
+
+from .families import project_findings
 
 
 def _lines(source: str) -> list[int]:
@@ -15,11 +17,7 @@ def _lines(source: str) -> list[int]:
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD021",)))
-    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD021"]
+    return project_findings(tmp_path, files, "MLD021")
 
 
 SAME_FILE = """

@@ -7,6 +7,8 @@ import textwrap
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_paths, lint_source
 
+from .families import project_findings
+
 
 def _lines(source: str, path: str, code: str = "MLD020") -> list[int]:
     found = lint_source(textwrap.dedent(source), path, LintSettings(select=(code,)))
@@ -14,11 +16,7 @@ def _lines(source: str, path: str, code: str = "MLD020") -> list[int]:
 
 
 def _run(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, body in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(body))
-    report = lint_paths([tmp_path], LintSettings(select=("MLD020",)))
-    return [(f.path.rsplit("/", 1)[-1], f.line) for f in report.findings if f.code == "MLD020"]
+    return project_findings(tmp_path, files, "MLD020")
 
 
 # an encoder taken out of a loaded bundle, moved to the GPU and run over text batches under no_grad: it is

@@ -139,3 +139,51 @@ def test_mld012_when_gradients_survive_a_deeper_model_fails_loudly():
 def test_mld012_text_states_what_happens():
     rule = TEXT["MLD012"]
     assert "nothing trains" in rule.why and "previous batch" in rule.why
+
+
+def _cross_entropy_and_gradient(transform):
+    torch.manual_seed(0)
+    logits = torch.randn(16, 5, requires_grad=True)
+    target = torch.randint(0, 5, (16,))
+    loss = torch.nn.functional.cross_entropy(transform(logits), target)
+    (gradient,) = torch.autograd.grad(loss, logits)
+    return loss.item(), gradient
+
+
+def test_mld001_log_softmax_into_cross_entropy_changes_no_number():
+    """MLD001 reports log_softmax -> cross_entropy as hygiene (info): log_softmax is idempotent, so the loss and
+    its gradient are those of the logits."""
+    plain_loss, plain_gradient = _cross_entropy_and_gradient(lambda z: z)
+    loss, gradient = _cross_entropy_and_gradient(lambda z: torch.log_softmax(z, 1))
+    assert loss == pytest.approx(plain_loss, abs=1e-6)
+    assert torch.allclose(gradient, plain_gradient, atol=1e-6)
+
+
+def test_mld001_log_of_softmax_is_the_same_loss_until_a_probability_underflows():
+    """MLD001 reports log(softmax) -> cross_entropy as a hazard (warning), not as a wrong loss: equal while every
+    probability is representable, inf once the target's probability underflows to 0."""
+    plain_loss, plain_gradient = _cross_entropy_and_gradient(lambda z: z)
+    loss, gradient = _cross_entropy_and_gradient(lambda z: torch.log(torch.softmax(z, 1)))
+    assert loss == pytest.approx(plain_loss, abs=1e-6)
+    assert torch.allclose(gradient, plain_gradient, atol=1e-6)
+    saturated, target = torch.tensor([[0.0, 200.0]]), torch.tensor([0])
+    assert torch.nn.functional.cross_entropy(saturated, target).item() == pytest.approx(200.0)
+    assert torch.isinf(torch.nn.functional.cross_entropy(torch.log(torch.softmax(saturated, 1)), target))
+
+
+def test_mld001_messages_state_what_happens():
+    from mldebug_mcp.lint.rules.mld001_activation_into_logit_loss import LOG_SOFTMAX_MESSAGE, LOGGED_MESSAGE, MILDER
+
+    assert "unchanged" in LOG_SOFTMAX_MESSAGE and MILDER[LOG_SOFTMAX_MESSAGE] == "info"
+    assert "underflows" in LOGGED_MESSAGE and "inf" in LOGGED_MESSAGE and MILDER[LOGGED_MESSAGE] == "warning"
+
+
+def test_mld001_log_of_a_mixture_of_probabilities_is_its_nll_until_one_underflows():
+    """A forward-corrected loss (softmax(z) @ T, T row-stochastic) handed to cross_entropy as a log: the mixture
+    sums to one, so cross_entropy's own log_softmax changes nothing and the loss is nll_loss of the log."""
+    torch.manual_seed(0)
+    logits, target = torch.randn(16, 4), torch.randint(0, 4, (16,))
+    transition = torch.softmax(torch.randn(4, 4), 1)
+    mixed = torch.log(torch.softmax(logits, 1) @ transition)
+    assert torch.nn.functional.cross_entropy(mixed, target).item() == pytest.approx(
+        torch.nn.functional.nll_loss(mixed, target).item(), abs=1e-6)

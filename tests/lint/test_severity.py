@@ -86,3 +86,22 @@ def test_a_bad_severity_is_a_usage_error(tmp_path, value):
 def test_the_levels_are_ordered_most_severe_first():
     assert SEVERITIES == ("error", "warning", "info")
     assert LintSettings(severity="error").shows("error") and not LintSettings(severity="error").shows("warning")
+
+
+# log_softmax into a cross-entropy changes no number (tests/lint/test_rule_claims.py runs it): MLD001 reports it as
+# hygiene; log(softmax(z)) is the same loss until a probability underflows, a hazard (warning); softmax, an error.
+MILD = ("import torch.nn.functional as F\n"
+        "def hygiene(z, y):\n    return F.cross_entropy(F.log_softmax(z, 1), y)\n"
+        "def hazard(z, y):\n    p = F.softmax(z, 1)\n    return F.cross_entropy(p.log(), y)\n"
+        "def wrong(z, y):\n    return F.cross_entropy(F.softmax(z, 1), y)\n")
+
+
+def test_a_hit_milder_than_its_rule_carries_its_own_severity_and_the_threshold_hides_it(tmp_path):
+    found = {(f.line, f.severity) for f in lint(source=MILD).findings if f.code == "MLD001"}
+    assert {severity for _, severity in found} == {"info", "warning", "error"}
+    assert (3, "info") in found and (8, "error") in found
+    loud = lint(source=MILD, severity="warning").findings
+    assert {f.severity for f in loud if f.code == "MLD001"} == {"warning", "error"}
+    path = tmp_path / "train.py"
+    path.write_text(MILD, encoding="utf-8")
+    assert {f.severity for f in lint(paths=[str(path)], severity="error").findings} == {"error"}

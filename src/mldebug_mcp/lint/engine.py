@@ -195,6 +195,12 @@ def check_module(ctx: ModuleContext, rules: list[Rule]) -> list[Finding]:
     return sorted(found.values(), key=lambda f: (f.line, f.col, f.code))
 
 
+def _shown(findings: list[Finding], settings: LintSettings) -> list[Finding]:
+    """The findings at or above the severity threshold: a rule passes the threshold as a whole (active_rules), but
+    one of its hits may be milder than the rule."""
+    return findings if settings.severity == "info" else [f for f in findings if settings.shows(f.severity)]
+
+
 def _has_any_text(ctx: ModuleContext, rule: Rule) -> bool:
     """ctx.has_text for any of the rule's requires_text, inlined: asked for every rule of every file. Each
     distinct text is looked for once per file (the answers are shared with has_text)."""
@@ -262,7 +268,7 @@ def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:
     finding = Finding(
         code=rule.code, name=rule.name, path=shown(ctx.path), line=line, col=getattr(node, "col_offset", 0) + 1,
         end_line=getattr(node, "end_lineno", line) or line, end_col=(getattr(node, "end_col_offset", 0) or 0) + 1,
-        severity=rule.severity, message=hit.message or rule.message, why=rule.why, fix=rule.fix,
+        severity=hit.severity or rule.severity, message=hit.message or rule.message, why=rule.why, fix=rule.fix,
         evidence=rule.evidence,
     )
     found.setdefault((finding.code, finding.line, finding.col), finding)
@@ -285,8 +291,9 @@ def lint_source(source: str, path: str = "<source>", settings: LintSettings | No
         if problem is not None:
             return [problem]
         ctx.project = ProjectIndex(local=LocalFacts(ctx))
+        settings = settings or LintSettings()
         try:
-            return check_module(ctx, active_rules(settings or LintSettings()))
+            return _shown(check_module(ctx, active_rules(settings)), settings)
         finally:
             ctx.project = None  # the facts refer to the module: no cycle left to the collector
     except (RecursionError, MemoryError) as exc:
@@ -354,7 +361,7 @@ def _check_file(path: Path, settings: LintSettings, roots: Roots, index: Project
     local = LocalFacts(ctx)
     ctx.project = ProjectIndex(returns=index.returns if index else {}, local=local)
     try:
-        findings = in_cells(check_module(ctx, active_rules(settings)), notebook)
+        findings = in_cells(_shown(check_module(ctx, active_rules(settings)), settings), notebook)
     finally:
         # the facts refer to the module: the cycle would keep every tree of the run alive (no collector runs)
         project, ctx.project = ctx.project, None

@@ -47,9 +47,11 @@ class LocalFacts:
         from .helpers.accum_meters import meter_facts
         from .helpers.loader_sites import epoch_setters
         from .helpers.losses import fed_facts
+        from .helpers.optim_sched_order import scheduler_facts
 
         self.ctx = ctx
-        self.known: dict[str, str] = {**fed_facts(ctx), **epoch_setters(ctx), **meter_facts(ctx)}
+        self.known: dict[str, str] = {**fed_facts(ctx), **epoch_setters(ctx), **meter_facts(ctx),
+                                      **scheduler_facts(ctx)}
         # no key of one family is a key of another, so the order the families are merged in does not matter
         self._pending: dict[Family, frozenset[str]] = {family: family.tokens(ctx) for family in lazy_families()}
 

@@ -18,12 +18,13 @@ __all__ = ["SEVERITIES", "Hit", "Rule"]
 
 
 class Hit:
-    """What a rule found: the node, and a message when it is not the rule's default one."""
+    """What a rule found: the node, a message when it is not the rule's default one, and a severity when this
+    shape of the bug is milder than the rule's (MLD001: log_softmax into a cross-entropy leaves the loss as it is)."""
 
-    __slots__ = ("node", "message")
+    __slots__ = ("node", "message", "severity")
 
-    def __init__(self, node: ast.AST, message: str | None = None) -> None:
-        self.node, self.message = node, message
+    def __init__(self, node: ast.AST, message: str | None = None, severity: str | None = None) -> None:
+        self.node, self.message, self.severity = node, message, severity
 
 
 class Rule:

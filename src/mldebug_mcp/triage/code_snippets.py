@@ -41,6 +41,17 @@ def prose_of(text: str) -> str:
     return "\n".join(kept)
 
 
+def pasted_of(text: str) -> str:
+    """What prose_of leaves out: the fenced blocks (an unclosed one to the end) and the code-looking and log lines."""
+    blocks = _FENCE.findall(text)
+    without_fences = _FENCE.sub("\n", text)
+    if without_fences.count("```") % 2:
+        without_fences, tail = without_fences.split("```", 1)
+        blocks.append(tail)
+    lines = [line for line in without_fences.splitlines() if _CODE_LINE.match(line) or _LOG_LINE.match(line)]
+    return "\n".join([*blocks, *lines])
+
+
 def _code_runs(text: str) -> list[str]:
     runs, current = [], []
     for line in text.splitlines():

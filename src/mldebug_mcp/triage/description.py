@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .code_snippets import extract_code, prose_of
+from .code_snippets import extract_code, pasted_of, prose_of
 from .text import split_tried
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")  # the glossary's script: only a text with some needs the glossary (and YAML)
@@ -25,6 +25,8 @@ class Description:
     told: str               # the prose without the tried fixes: what the catalogue is matched against
     tried: tuple[str, ...]  # the sentences about fixes already tried
     code: tuple[str, ...]   # parseable Python snippets found in it (possibly none), for the linter
+    guesses: tuple[str, ...] = ()  # the sentences in which the person guesses the cause: not evidence either
+    pasted: str = ""        # the code and log lines left out of the prose, as pasted
 
     @classmethod
     def read(cls, given: str) -> Description:
@@ -35,17 +37,19 @@ class Description:
             text = gloss(given)
         prose = prose_of(text)
         told, tried = split_tried(prose)
-        told = _without_guesses(told)
-        return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)))
+        told, guesses = _without_guesses(told)
+        return cls(given, text, split_tried(text)[0], prose, told, tuple(tried), tuple(extract_code(given)),
+                   tuple(guesses), pasted_of(text))
 
 
 _GUESS = re.compile(r"\b(?:i (?:think|guess|suspect|believe|assume)|my (?:guess|theory|suspicion)|(?:it |this )?(?:looks|seems|sounds) like [^.?!]{0,60}\bto me"
                     r"|i'?m (?:pretty |fairly )?sure (?:it'?s|that))\b", re.I)
 
 
-def _without_guesses(told: str) -> str:
+def _without_guesses(told: str) -> tuple[str, list[str]]:
     """The prose without the sentences in which the person guesses the cause ("I think the model is overfitting"):
     matched against the catalogue, such a sentence ranks their theory first, which is what triage should test,
     not echo. Observations are read from `reported`, where the guess is ignored clause by clause instead."""
     parts = re.split(r"(?<=[.!?])\s+|\n", told)
-    return "\n".join(p for p in parts if not _GUESS.search(p))
+    guesses = [p for p in parts if _GUESS.search(p)]
+    return "\n".join(p for p in parts if not _GUESS.search(p)), guesses

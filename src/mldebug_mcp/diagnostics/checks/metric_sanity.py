@@ -15,7 +15,7 @@ import math
 import os
 from typing import Any
 
-from .base import FAIL, Check, rounded
+from .base import FAIL, WARN, Check, rounded
 from .metric_inputs import Probes, build
 from .one_batch import LEARNS_FRACTION, learning_run, lr_text, short_steps
 from .result import user_traceback
@@ -27,6 +27,12 @@ _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 TOLERANCE = 1e-5  # our threshold, relative to max(1, |perfect|): a metric's epsilon terms stay under it
 PERFECT_DEFAULTS = (1.0, 100.0)  # a fraction or a percentage, when the spec does not say
+# After a run that memorised the batch (the loss fell this share of the way to its floor) a metric that reads the
+# predictions right is near a best value: 1 or 100 for a score, 0 for an error, or the declared one. Our thresholds,
+# loose on purpose: BatchNorm's running statistics and dropout make eval outputs of a memorised batch imperfect.
+MEMORISED = 0.99
+BEST_VALUES = (0.0, 1.0, 100.0)
+FAR_FROM_BEST = 0.25  # of max(1, |best|): 0.48 for an accuracy is far from 1 and from 0; 0.9 is not
 # What usually moves a metric off its perfect value, by task: the sentence a failure ends with.
 SUSPECTS = {
     "classification": "an argmax over the wrong axis (or none), logits averaged over the batch, predictions "
@@ -55,17 +61,18 @@ def run(s: Session) -> Any:
         return _result(problems, measured, expected)
     measured["on_model_outputs"] = rounded(own)
     probes = build(s)
-    if isinstance(probes, str):
+    built = not isinstance(probes, str)
+    if not built:
         measured["constructed_predictions"] = f"skipped: {probes}"
         perfect = declared
     else:
         measured["constructed_predictions"] = probes.how
         perfect = _constructed(fn, probes, declared, s.spec.task, measured, problems)
     moved_test = _training(s, fn, perfect, measured, problems) if not problems else False
-    if not problems and isinstance(probes, str) and not moved_test:
+    if not problems and not built and not moved_test:
         return CHECK.result("skipped", f"nothing to test the metric on: {probes}, and the loss did not fall on "
                             "one batch (see overfit_one_batch)", measured=measured)
-    return _result(problems, measured, expected)
+    return _result(problems, measured, expected, built)
 
 
 def _constructed(fn: Any, p: Probes, declared: float | None, task: str, measured: dict, problems: list) -> float | None:
@@ -133,7 +140,20 @@ def _training(s: Session, fn: Any, perfect: float | None, measured: dict, proble
         problems.append((FAIL, (f"does not move while the loss falls: {before:.6g} before and {after:.6g} after "
                                 f"{steps} steps at {lr_text(s, learner.factor)} on this batch, while the loss fell "
                                 f"from {losses[0]:.4g} to {losses[-1]:.4g}")))
+    elif covered >= MEMORISED and _far_from_best(after, perfect):
+        best = f"{perfect:g}" if perfect is not None else "1, 100 or 0"
+        problems.append((WARN, (f"reads {after:.4g} on a batch the model memorised (the loss fell from {losses[0]:.4g} "
+                                f"to {losses[-1]:.4g} in {steps} steps), far from its best value ({best}): a metric "
+                                "that counts the predictions right is near its best there; look for positions masked "
+                                "with the wrong ignore value, padding counted, or a mean over the wrong axis (if its "
+                                "best value is another, give metric=(fn, best_value))")))
     return True
+
+
+def _far_from_best(value: float, perfect: float | None) -> bool:
+    """Whether a metric read on a memorised batch is far from every value its best could be."""
+    bests = (perfect,) if perfect is not None else BEST_VALUES
+    return all(abs(value - best) > FAR_FROM_BEST * max(1.0, abs(best)) for best in bests)
 
 
 def _outputs(s: Session, model: Any = None) -> Any:
@@ -177,9 +197,14 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE * max(1.0, abs(b))
 
 
-def _result(problems: list, measured: dict, expected: dict) -> Any:
+def _result(problems: list, measured: dict, expected: dict, built: bool = True) -> Any:
+    # A pass says only what was tried: with no predictions built from the targets (task 'custom', soft labels),
+    # the perfect value was never scored.
+    healthy = ("the metric scores perfect predictions as perfect, wrong ones lower, and moves as the loss falls"
+               if built else "the metric moves as the loss falls; no perfect predictions were built to score (see "
+               "constructed_predictions)")
     return CHECK.verdict(
-        problems, "the metric scores perfect predictions as perfect, wrong ones lower, and moves as the loss falls",
+        problems, healthy,
         measured=measured, expected=expected,
         meaning="A metric with a bug reports a model as stuck (or as good) whatever it learns: the loss falls and the "
                 "number that decides the run does not follow.",

@@ -301,28 +301,30 @@ def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
 def _live_roots(expr: ast.AST, ctx) -> set[str]:
     """The names a returned value carries the graph of: `loss`, `losses.total`, `loss * world_size`, `loss.mean()`
     (not `loss.item()`, `loss.data[0]` and the like)."""
-    if detached(expr, ctx):
-        return set()
-    if isinstance(expr, ast.BinOp):
-        return _live_roots(expr.left, ctx) | _live_roots(expr.right, ctx)
-    if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
-        return _live_roots(expr.func.value, ctx)
-    return {_root(expr)} - {None}
+    return {root for leaf in _live_leaves(expr, ctx) if (root := _root(leaf)) is not None}
 
 
 def _live_self_attrs(expr: ast.AST, ctx) -> set[str]:
     """The attributes of self a returned value carries the graph of: `self.loss`, `self.loss * 2`."""
+    found = set()
+    for leaf in _live_leaves(expr, ctx):
+        while isinstance(leaf, ast.Subscript):
+            leaf = leaf.value
+        if isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name) and leaf.value.id == "self":
+            found.add(leaf.attr)
+    return found
+
+
+def _live_leaves(expr: ast.AST, ctx) -> list[ast.AST]:
+    """The operands a returned value carries the graph of: through arithmetic and graph-keeping methods
+    (`loss.mean()`), stopping at anything detached (`loss.item()`, `loss.detach()`)."""
     if detached(expr, ctx):
-        return set()
+        return []
     if isinstance(expr, ast.BinOp):
-        return _live_self_attrs(expr.left, ctx) | _live_self_attrs(expr.right, ctx)
+        return _live_leaves(expr.left, ctx) + _live_leaves(expr.right, ctx)
     if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
-        return _live_self_attrs(expr.func.value, ctx)
-    while isinstance(expr, ast.Subscript):
-        expr = expr.value
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return {expr.attr}
-    return set()
+        return _live_leaves(expr.func.value, ctx)
+    return [expr]
 
 
 def _root(expr: ast.AST) -> str | None:

@@ -33,13 +33,15 @@ def meter_facts(ctx) -> dict[str, str]:
     from .accum_losses import step_facts
     from .accum_summed_returns import summed_returns
 
+    from .optim_children_facts import part_facts
     from .optim_loss_weights import weighted_facts
 
     found = step_facts(ctx)
     found.update(summed_returns(ctx))
-    # not a meter fact: which classes hold weights (MLD015); told here, with this file's other cheap facts,
+    # not meter facts: which classes hold weights, which parts a model class builds (MLD015); told here, with this file's other cheap facts,
     # until project_facts gives the optimiser facts a family of their own
     found.update(weighted_facts(ctx))
+    found.update(part_facts(ctx))
     for name, cls in ctx.classes.items():
         for func in cls.body:
             if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) and func.name in UPDATES | {SETITEM}:

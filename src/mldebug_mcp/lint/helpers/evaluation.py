@@ -281,7 +281,8 @@ def _key(expr: ast.AST) -> str | None:
 
 
 def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:
-    """A nested def called by name, or a method of the enclosing class called on self."""
+    """A nested def called by name, or a method of the enclosing class called on self, or of another class of
+    the file that no class of the file assigns as an attribute (a mixin's `self.input_model(m)`)."""
     if isinstance(func, ast.Name):
         names = ctx.memo(("evaluation", "defs"), lambda: {
             f.name for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for f in ctx.by_type.get(kind, ())
@@ -293,7 +294,12 @@ def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:
             return False
         methods = ctx.memo(("evaluation", "methods", id(cls)), lambda: {
             n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)})
-        return func.attr in methods
+        if func.attr in methods:
+            return True
+        every = ctx.memo(("evaluation", "methods-of-every-class"), lambda: {
+            n.name for c in ctx.by_type.get(ast.ClassDef, ()) for n in c.body
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)})
+        return func.attr in every and not any(func.attr in attrs for attrs in ctx.class_attrs.values())
     return False
 
 

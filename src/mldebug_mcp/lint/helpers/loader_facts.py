@@ -6,6 +6,7 @@ augmentation functions a dataset of another file calls), or from a library trans
 import ast
 import os
 import re
+import sys
 
 from ..context import ModuleContext
 from .loader_owned_rng import NUMPY_GLOBAL_DRAWS, owned_generator_draw
@@ -21,12 +22,87 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
     if ctx.has_text("set_epoch") and (
             any("set_epoch" in n.attr and not _in_named_helper(n, ctx) for n in ctx.by_type.get(ast.Attribute, ()))
             or any(n.value == "set_epoch" for n in ctx.by_type.get(ast.Constant, ()))):
-        found[SETS_EPOCH] = os.path.basename(ctx.path)
+        found.update(scoped(SETS_EPOCH, os.path.basename(ctx.path), ctx))
     if ctx.has_text("random") or ctx.has_text("Rand") or ctx.has_text("lhotse") or ctx.has_text("rng"):
-        draw = _augmenting_numpy_draw(ctx)
-        if draw is not None:
-            found[NUMPY_DRAWS] = f"{os.path.basename(ctx.path)}:{draw.lineno}"
+        draws = _augmenting_numpy_draws(ctx)
+        if draws:
+            first = min(draws, key=lambda d: (d[1].lineno, d[1].col_offset))[1]
+            where = f"{os.path.basename(ctx.path)}:{first.lineno}"
+            classes = {cls for cls, _ in draws}
+            if None in classes:  # drawn outside a dataset's sampling: whatever dataset is handed the transform
+                found.update(scoped(NUMPY_DRAWS, where, ctx))
+            for cls in sorted(classes - {None}):  # drawn by these dataset classes: their loaders
+                at = min(d.lineno for c, d in draws if c == cls)
+                found.update(scoped(f"{NUMPY_DRAWS}:{cls}", f"{os.path.basename(ctx.path)}:{at}", ctx))
+            found.update(scoped(f"{NUMPY_DRAWS}:*", where, ctx))  # any draw: for a loader whose dataset is unknown
     return found
+
+
+# Scoping (issue 17): a file's facts reach the files of its own project only, not every file of a run over a
+# folder that holds several projects. A fact is told under the file's module path and each folder above it;
+# a file asks under its own folder (every file below it) and under the places its imports may name (a
+# top-level package or module `m` beside any folder above it, or under its `src/`; a relative import's
+# package). Keys start with '@' so that no lazy family takes them for one of its names.
+# names that are never a module of the project being linted
+LIBRARIES = frozenset(sys.stdlib_module_names) | {
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "sklearn", "pandas", "PIL", "cv2",
+    "matplotlib", "tqdm", "transformers", "datasets", "accelerate", "lightning", "pytorch_lightning", "timm",
+    "yaml", "h5py", "tensorboardX", "wandb", "einops", "apex", "deepspeed", "skimage", "seaborn", "requests",
+    "__future__"}
+ANCESTORS = 5  # folders above a file where a package it imports may lie (scripts/exp/train.py: repo/pkg)
+
+
+def scoped(name: str, value: str, ctx: ModuleContext) -> dict[str, str]:
+    """The fact `name` told for the file's own module and every folder above it."""
+    full = os.path.abspath(ctx.path)
+    scopes = [os.path.splitext(full)[0]]
+    folder = os.path.dirname(full)
+    while True:
+        scopes.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return {f"@{name}@{scope}": value for scope in scopes}
+
+
+def asked_scopes(ctx: ModuleContext) -> tuple[str, ...]:
+    """Where a fact this file may need is told: its own folder, then the packages and modules it imports."""
+    return ctx.memo(("loader-facts", "scopes"), lambda: _asked_scopes(ctx))
+
+
+def _asked_scopes(ctx: ModuleContext) -> tuple[str, ...]:
+    folder = os.path.dirname(os.path.abspath(ctx.path))
+    found = [folder]
+    above = [folder]
+    while len(above) <= ANCESTORS and os.path.dirname(above[-1]) != above[-1]:
+        above.append(os.path.dirname(above[-1]))
+    names = []
+    for node in ctx.by_type.get(ast.Import, ()):
+        names += [alias.name.split(".")[0] for alias in node.names]
+    for node in ctx.by_type.get(ast.ImportFrom, ()):
+        if node.level:  # from ..data import x: that package (or module) of this file's project
+            base = above[min(node.level - 1, len(above) - 1)]
+            found.append(os.path.join(base, *node.module.split(".")) if node.module else base)
+        elif node.module:
+            names.append(node.module.split(".")[0])
+    names = sorted(set(names) - LIBRARIES)
+    for base in above:
+        for name in names:
+            found += [os.path.join(base, name), os.path.join(base, "src", name)]
+    return tuple(dict.fromkeys(found))
+
+
+def told_in_scope(ctx: ModuleContext, name: str) -> str | None:
+    """The value of the scoped fact `name` that a file of this file's project tells (this file's own first)."""
+    project = ctx.project
+    if project is None:
+        return None
+    for scope in asked_scopes(ctx):
+        found = project.kind_returned_by(f"@{name}@{scope}")
+        if found:
+            return found
+    return None
 
 
 # a function a framework calls at an event (`before_epoch`, `on_train_epoch_start`, `epoch_hook`)
@@ -60,9 +136,12 @@ def numpy_global_draw(call: ast.Call, ctx: ModuleContext) -> bool:
     return name.startswith("numpy.random.") and name.rsplit(".", 1)[1] in NUMPY_GLOBAL_DRAWS
 
 
-def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
-    """The first draw from np.random's global state in a function named for random augmentation
-    (`random_flip_along_x`, `augment`), in a file that never seeds NumPy itself."""
+def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Call]]:
+    """(dataset class or None, draw): the draws from np.random's global state in a Dataset's sampling methods
+    or a function named for random augmentation (`random_flip_along_x`, `augment`), in a file that never seeds
+    NumPy itself; a library transform or an object owning a generator. The class is named when the draw runs in
+    that dataset's own sampling (its loaders are the ones it reaches), None when any dataset handed the
+    transform may run it."""
     calls = ctx.by_type.get(ast.Call, ())
     # a qualified name starts with an import's module or a local class or function: the calls each test looks
     # for need one of these roots (most files import neither numpy, monai nor lhotse)
@@ -70,21 +149,48 @@ def _augmenting_numpy_draw(ctx: ModuleContext) -> ast.Call | None:
     numpy = "numpy" in roots
     if (numpy or "torch" in roots) and any(
             (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
-        return None
+        return []
     if "monai" in roots or "lhotse" in roots:
         library = next((c for c in calls if library_generator(c, ctx)), None)
         if library is not None:
-            return library
+            return [(None, library)]
     draws = []
     for func in ctx.by_type.get(ast.FunctionDef, ()) if numpy else ():  # numpy_global_draw: numpy.random.*
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
         if sampling or AUGMENTING.search(func.name.lower()):
-            draws += [c for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+            owner = _dataset_of(func, ctx)
+            draws += [(owner, c) for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
         if sampling:  # `sample_to_patches(sample, offset_augment=True)`: a module function the sampling runs
-            draws += helper_draws(func, ctx)
+            draws += [(_dataset_of(func, ctx), c) for c in helper_draws(func, ctx)]
     owned = owned_generator_draw(ctx)  # a transform's or dataset's own generator, copied into every worker
-    draws += [owned] if owned is not None else []
-    return min(draws, key=lambda c: (c.lineno, c.col_offset), default=None)
+    if owned is not None:
+        draws.append((_dataset_of(owned, ctx), owned))
+    return _with_subclasses(draws, ctx)
+
+
+def _dataset_of(node: ast.AST, ctx: ModuleContext) -> str | None:
+    """The Dataset class of this file whose method holds `node`, if any."""
+    cls = ctx.enclosing(node, (ast.ClassDef,))
+    if cls is None or not _dataset_class(cls, ctx):
+        return None
+    return cls.name
+
+
+def _with_subclasses(draws: list, ctx: ModuleContext) -> list:
+    """The draws of a dataset class, told also for its subclasses in this file (they inherit the sampling)."""
+    owners = {cls for cls, _ in draws if cls is not None}
+    for _ in range(3):
+        more = {cls.name for cls in ctx.by_type.get(ast.ClassDef, ()) if cls.name not in owners
+                and any(isinstance(b, ast.Name) and b.id in owners for b in cls.bases)}
+        if not more:
+            break
+        first = {o: next(d for c, d in draws if c == o) for o in owners}
+        for cls in ctx.by_type.get(ast.ClassDef, ()):
+            base = next((b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in owners), None)
+            if cls.name in more and base is not None:
+                draws.append((cls.name, first[base]))
+        owners |= more
+    return draws
 
 
 def helper_draws(method: ast.FunctionDef, ctx: ModuleContext, depth: int = 2) -> list[ast.Call]:
@@ -108,7 +214,14 @@ def helper_draws(method: ast.FunctionDef, ctx: ModuleContext, depth: int = 2) ->
 def _in_dataset(func: ast.FunctionDef, ctx: ModuleContext) -> bool:
     """A method of a class that derives from torch's Dataset (or a class of this file named as a dataset)."""
     cls = ctx.parent(func)
-    if not isinstance(cls, ast.ClassDef):
-        return False
-    return any((ctx.qualname(b) or "").startswith("torch.utils.data") or "Dataset" in (ctx.qualname(b) or "")
-               for b in cls.bases)
+    return isinstance(cls, ast.ClassDef) and _dataset_class(cls, ctx)
+
+
+# torch.utils.data classes whose methods run in the main process: a (batch) sampler's __iter__ draws the order
+# of indices there, once per epoch, and the workers only receive the indices
+MAIN_PROCESS = re.compile(r"Sampler$|DataLoader$")
+
+
+def _dataset_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    names = [ctx.qualname(b) or "" for b in cls.bases]
+    return any((n.startswith("torch.utils.data") and not MAIN_PROCESS.search(n)) or "Dataset" in n for n in names)

@@ -8,7 +8,7 @@ import ast
 import os
 
 from ..context import ModuleContext
-from .loader_facts import loader_facts
+from .loader_facts import loader_facts, scoped
 
 # calls that iterate the loader they are given (or wrap it for a loop)
 ITERATORS = frozenset({"enumerate", "iter", "zip", "tqdm", "trange", "cycle"})
@@ -285,7 +285,7 @@ def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
             name = ctx.call_name(call) or ""
             shuffle = next((k.value for k in call.keywords if k.arg == "shuffle"), None)
             if name.endswith("DistributedSampler") and not (isinstance(shuffle, ast.Constant) and not shuffle.value):
-                found[SHARDED] = f"{os.path.basename(ctx.path)}:{call.lineno}"
+                found.update(scoped(SHARDED, f"{os.path.basename(ctx.path)}:{call.lineno}", ctx))
                 break
     if not ctx.has_text("set_epoch"):
         return found

@@ -1,7 +1,8 @@
 """Two hidden ways probabilities reach a loss that normalises its input itself (MLD001):
 
 - `torch.log(p)` of probabilities, or of a mixture of them (`softmax(z) @ T`, a forward-corrected loss), handed
-  to a cross-entropy, which takes log_softmax again: the log is taken twice;
+  to a cross-entropy, which takes log_softmax again: harmless on log-probabilities (they sum to one) until a
+  probability underflows to 0 and the loss turns inf, a hazard that log_softmax or nll_loss avoids;
 - a layer built with a softmax/sigmoid output activation (`GraphConv(h, c, activation=F.softmax)`, also
   `partial(F.softmax, dim=1)`, `nn.Softmax(1)`, a lambda, or the string 'softmax') in the model whose output the
   loss takes. Such keyword activations are how graph and segmentation libraries build their last layer."""

@@ -51,12 +51,30 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
     return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or top
 
 
+def class_setup_end(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
+    """For `self.teacher`, the end of the last statement that sets it up in a method of the class that does
+    not train (`self.teacher = build(cfg)` then `self.teacher.load_state_dict(...)` in __init__)."""
+    cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
+    if cls is None:
+        return None
+    setup = [n for m in cls.body if isinstance(m, FUNCS) and m is not scope and not scope_trains(m, ctx)
+             for n in _statements(m, ctx) if _sets_up(n, key)]
+    return _end_of(setup[-1]) if setup else None
+
+
 def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
     """A function using a model the script builds at module level (`inception = InceptionV3().cuda()`
     under `if __name__ == "__main__":`): model.eval() goes right after that setup."""
     root = key.split(".")[0]
     if isinstance(scope, ast.Module) or root == "self" or root in ctx.bindings.get(scope, {}) or _trained(key, ctx):
         return None  # a global the file trains: eval() belongs in the evaluating function
+    setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
+    return _end_of(setup[-1]) if setup else None
+
+
+def global_setup_end(key: str, ctx: ModuleContext) -> ast.AST | None:
+    """The end of the last module-level statement that sets up the global model `key` (under
+    `if __name__ == "__main__":` too)."""
     setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
     return _end_of(setup[-1]) if setup else None
 

@@ -11,7 +11,7 @@ import re
 from ..context import ModuleContext
 from .evaluation import SETUP_CALLS, strip_calls
 from .modes import EVAL, key_of, local_targets, position, switches
-from .modes_facts import TRAINS_HANDED, callee_mode
+from .modes_facts import callee_mode, trainer_in_scope
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INFERENCE_NAMES = re.compile(r"infer|predict|eval|deploy|export|serv|test|demo")
@@ -93,7 +93,7 @@ def builders_for_a_trainer(ctx: ModuleContext) -> list[tuple[ast.AST, ast.AST, s
     if ctx.project is None or not ctx.has_text("eval"):
         return []
     # asked first: most runs have no such trainer, and finding the builders walks every function of the file
-    trainer = ctx.project.kind_returned_by(TRAINS_HANDED)
+    trainer = trainer_in_scope(ctx)
     if not trainer:
         return []
     found: dict[int, tuple[ast.AST, ast.AST]] = {}

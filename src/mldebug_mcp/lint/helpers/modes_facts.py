@@ -21,6 +21,7 @@ from .evaluation import (
     plainly_no_model,
     relative_names,
 )
+from .loader_facts import asked_scopes, scoped
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
@@ -68,7 +69,8 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             found.setdefault(f"{MODE_FACT}{module}.{cls_name}.{method_name}", RUNS)
         trainer = handed_model_trainer(ctx)
         if trainer is not None:
-            found[TRAINS_HANDED] = trainer
+            found.update(trains_handed_keys(ctx, trainer))
+        found.update(_free_classes(ctx, module))
         return found
     if not ctx.has_text("def "):
         return {}
@@ -163,15 +165,70 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     module = _module_name(ctx.path)
     methods = {f"{MODE_FACT}{module}.{name}.{m.name}" for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
                for m in cls.body if isinstance(m, FUNCS)}
-    trainer = {TRAINS_HANDED} if ctx.has_text("training_step") else set()
-    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer)
+    trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
+    free = {key for name in _model_classes(ctx) for key in free_keys(ctx, f"{module}.{name}", "")}
+    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free)
+
+
+def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:
+    """The free-class fact of `qualname` told for this file's own project only (a run over a repository of
+    many small projects, each with its model.py defining a Net, must not mix them up)."""
+    return {f"{MODE_FACT}{key}": value for key in scoped(f"~free:{qualname}", value, ctx)}
+
+
+def free_told(ctx: ModuleContext, qualname: str) -> str | None:
+    """What a file of this file's project tells about the model class `qualname` (`model.Net`)."""
+    return _told_in_scope(ctx, f"{MODE_FACT}@~free:{qualname}@")
+
+
+def _told_in_scope(ctx: ModuleContext, prefix: str) -> str | None:
+    """The first value a file of this file's project tells under `prefix` + one of the scopes this file may ask
+    (its folder and the places its imports may name: loader_facts.asked_scopes)."""
+    if ctx.project is None:
+        return None
+    for scope in asked_scopes(ctx):
+        found = ctx.project.kind_returned_by(f"{prefix}{scope}")
+        if found:
+            return found
+    return None
+
+
+def _model_classes(ctx: ModuleContext) -> list[str]:
+    """The top-level classes of the file with a base named like a module (nn.Module, Module)."""
+    return [name for name, cls in ctx.classes.items() if ctx.parent(cls) is ctx.tree
+            and any("Module" in ast.unparse(b) for b in cls.bases)]
+
+
+def _free_classes(ctx: ModuleContext, module: str) -> dict[str, str]:
+    """`mode:@~free:<module>.<Class>@<scope>` -> 'free' (or 'needs:' the other files' classes it builds) for
+    each model class built only of layers whose output does not depend on the mode."""
+    from .modes_models import class_needs  # it imports this module
+
+    found = {}
+    for name in _model_classes(ctx):
+        needs = class_needs(ctx.classes[name], ctx)
+        if needs is not None:
+            found.update(free_keys(ctx, f"{module}.{name}", "needs:" + ",".join(sorted(needs)) if needs else "free"))
+    return found
 
 
 # `mode:~trains-handed` -> 'LitModel in pl_module.py': a framework module of the run trains a model it is handed
 # (`self.model = model` in __init__, run in training_step) and never switches a mode: the model trains in the
 # mode it was handed in (recent Lightning keeps each submodule's mode), so a builder that returns it in eval
 # mode (helpers/modes_factories.py) leaves it training in eval mode
+# is told for the file's own project only: under its module path and every folder above it (loader_facts.scoped),
+# asked under the asking file's folder and the places its imports may name, so that a run over a folder of
+# several projects does not blame one project's builders on another project's trainer
 TRAINS_HANDED = f"{MODE_FACT}~trains-handed"
+
+
+def trains_handed_keys(ctx: ModuleContext, trainer: str) -> dict[str, str]:
+    return {f"{TRAINS_HANDED}{key}": value for key, value in scoped("", trainer, ctx).items()}
+
+
+def trainer_in_scope(ctx: ModuleContext) -> str | None:
+    """The framework module of this file's project that trains a model it is handed, as TRAINS_HANDED says."""
+    return _told_in_scope(ctx, f"{TRAINS_HANDED}@@")
 
 
 def handed_model_trainer(ctx: ModuleContext) -> str | None:

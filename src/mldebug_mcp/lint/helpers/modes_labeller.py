@@ -1,4 +1,4 @@
-"""A model handed to a class that labels training batches with it, never put in eval mode (MLD020).
+"""A model that labels training batches, never put in eval mode (MLD020).
 
 `self.m0 = model` in __init__, then `with torch.no_grad(): batch["y"] = self.m0(batch["X"])` in a collate
 function or a dataset's __getitem__: a teacher or a previous model generates the targets the trained model
@@ -9,6 +9,11 @@ The model is an attribute the class only assigns from an __init__ parameter name
 (whatever the attribute is called: m0, labeller); its output, under no_grad, is stored as a label or target.
 Quiet where the file switches that model (or any mode helper runs) or touches its parameters (an EMA teacher
 updated from the student: its mode is part of the method).
+
+Also a teacher built or loaded in a training function (`teacher.load_state_dict(...)`), run under no_grad in
+the training loop with its output kept (distillation targets), never switched in that function (a local
+name: another function's `teacher` is another model), whose parameters no optimizer gets: copies
+named as targets or averages (a DQN target network, EMA weights) are left alone.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .evaluation import ident, model_named, module_owners, tokens
-from .modes import direct_switch, key_of, position, related
+from .evaluation import ident, model_like, model_named, module_owners, tokens
+from .modes import direct_switch, key_of, position, related, switches
+from .modes_facts import callee_mode
+from .modes_models import MODEL_ZOOS, mode_free
 from .modes_nograd import grad_off_at
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -77,8 +84,9 @@ def _handed_model(attr: ast.Attribute, ctx: ModuleContext) -> set[str]:
 
 
 def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
-    """The output (maybe rounded, argmax'ed) is assigned to a label or target: `batch["y"] = ...`,
-    `pseudo_labels = ...`, `self.targets[i] = ...`."""
+    """The output (maybe rounded, argmax'ed) is stored as a batch's label or target (`batch["y"] = ...`,
+    `self.targets[i] = ...`), or assigned to a name for labels that the function returns with its inputs
+    (`return image, soft_targets`): a data pipeline's targets, not an inference helper's answer."""
     node = call
     for anc in ctx.ancestors(call):
         if isinstance(anc, ast.Assign | ast.AnnAssign):
@@ -88,12 +96,118 @@ def _stored_as_label(call: ast.Call, ctx: ModuleContext) -> bool:
             return False
     else:
         return False
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    words = set()
-    for target in targets:
-        for part in ast.walk(target):
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                words |= set(tokens(part.value)) | {part.value.lower()}
-            elif isinstance(part, ast.Name | ast.Attribute) and part is not getattr(target, "value", None):
-                words |= set(tokens(ident(part) or ""))
-    return bool(LABEL_WORDS & words)
+    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+        if isinstance(target, ast.Subscript | ast.Attribute):  # stored into a batch or a collection
+            if LABEL_WORDS & {w for part in ast.walk(target) for w in _words(part)}:
+                return True
+        elif isinstance(target, ast.Name) and (LABEL_WORDS - {"y"}) & set(tokens(target.id)) and _returned_with_inputs(
+                target.id, call, ctx):
+            return True
+    return False
+
+
+def _words(part: ast.AST) -> set[str]:
+    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+        return set(tokens(part.value)) | {part.value.lower()}
+    if isinstance(part, ast.Name | ast.Attribute):
+        return set(tokens(ident(part) or ""))
+    return set()
+
+
+def _returned_with_inputs(name: str, call: ast.Call, ctx: ModuleContext) -> bool:
+    """`return image, soft_targets`: the function returns the labels in a tuple with other values."""
+    function = next((a for a in ctx.ancestors(call) if isinstance(a, FUNCS)), None)
+    return function is not None and any(
+        isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple) and len(n.value.elts) > 1 and any(
+            isinstance(e, ast.Name) and e.id == name for e in n.value.elts) for n in ast.walk(function))
+
+
+# a copy kept in step with the trained model (DQN target network, EMA, SWA, momentum encoder): its mode is the
+# method's; a teacher is not one
+COPIES = {"ema", "target", "swa", "avg", "averaged", "old", "momentum", "shadow", "ref", "reference", "base"}
+
+
+def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AST]]:
+    """(the call, the model's key, the training function) for each teacher built or loaded in a training
+    function and run under no_grad in its loop, its output kept, never switched, never optimised."""
+    if not (ctx.has_text("no_grad") or ctx.has_text("inference_mode")) or not ctx.backward_scopes:
+        return
+    owners = module_owners(ctx)
+    reported: set[str] = set()
+    for scope in ctx.backward_scopes:
+        if not isinstance(scope, FUNCS):
+            continue
+        for node in ast.walk(scope):
+            if not (isinstance(node, ast.Call) and (node.args or node.keywords)):
+                continue
+            key = _teacher_key(node.func)
+            if key is None or key in reported or key in owners or COPIES & set(tokens(key)) or not _kept(node, ctx):
+                continue
+            held = key.startswith("self.")  # built in the class (`self.teacher = build(cfg)`), run per step
+            if not (_built_in_train_mode(node.func, key, ctx) and (
+                    "teacher" in tokens(key) or key in _weights_loaded(ctx) or model_like(node.func, ctx))
+                    and grad_off_at(node, scope, ctx) and (held or _in_loop(node, scope, ctx))):
+                continue
+            if _switched(key, node, scope, ctx) or mode_free(node.func, ctx):
+                continue  # switched somewhere, or a layer without dropout/BatchNorm (`softmax = nn.Softmax()`)
+            reported.add(key)
+            yield node, key, scope
+
+
+def _built_in_train_mode(func: ast.AST, key: str, ctx: ModuleContext) -> bool:
+    """Built here in training mode: by a class, a model zoo (torchvision, timm) or a function of this file,
+    or by another module's factory when this file loads the weights (`get_teacher(cfg)` alone may switch
+    it, out of sight; one another file of the run says leaves it in eval mode does)."""
+    calls = [v for v in ctx.values_of(func, func) if isinstance(v, ast.Call)]
+    if not calls or any(callee_mode(c, ctx) == "eval" for c in calls):
+        return False
+    if key in _weights_loaded(ctx):
+        return True
+    return all((ident(c.func) or "")[:1].isupper() or (ctx.call_name(c) or "").split(".")[0] in MODEL_ZOOS
+               or (ident(c.func) or "") in ctx.functions for c in calls)
+
+
+def _teacher_key(func: ast.AST) -> str | None:
+    """`teacher` or `self.teacher`: a local or global name, or a model the object holds."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        return f"self.{func.attr}"
+    return None
+
+
+def _switched(key: str, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The function switches the model, or, for a global, the script does; for `self.x`, any method of the
+    class does (or a mode helper runs)."""
+    if key.startswith("self."):
+        cls = ctx.enclosing_class(call)
+        where = [m for m in cls.body if isinstance(m, FUNCS)] if cls is not None else [scope]
+    else:
+        where = [scope] if key in ctx.bindings.get(scope, {}) else [scope, ctx.tree]  # a global: the script's
+    return any(w.key is None or related(w.key, key) for s in where for w in switches(s, ctx))
+
+
+def _weights_loaded(ctx: ModuleContext) -> set[str]:
+    """The names `x.load_state_dict(...)` is called on: networks, whatever they are called."""
+    return ctx.memo(("modes", "weights-loaded"), lambda: {
+        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
+        and c.func.attr == "load_state_dict"})
+
+
+def _kept(call: ast.Call, ctx: ModuleContext) -> bool:
+    """The output is assigned (`soft = F.softmax(teacher(x) / t, -1)`), not run for a side effect."""
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, ast.Assign | ast.AnnAssign):
+            return True
+        if isinstance(anc, ast.stmt):
+            return False
+    return False
+
+
+def _in_loop(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    for anc in ctx.ancestors(call):
+        if anc is scope:
+            return False
+        if isinstance(anc, ast.For | ast.While | ast.AsyncFor):
+            return True
+    return False

@@ -20,6 +20,7 @@ from ..context import ModuleContext
 from .evaluation import ident, tokens
 from .modes import direct_switch
 from .modes_evidence import drives_itself, mc_dropout
+from .modes_models import class_mode_free
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INFERENCE_VERBS = {"predict", "inference", "infer", "encode", "embed", "transcribe", "classify", "detect",
@@ -41,6 +42,8 @@ def inference_methods_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
         if _switches(cls) or _reads_training(cls):
             continue  # the class handles its mode somewhere: the author knows
+        if class_mode_free(cls, ctx):
+            continue  # built only of layers eval() does not change (a one-layer LSTM, Linear, LayerNorm)
         called = _called_on_self(cls)
         if any("Lightning" in (ident(b) or "") for b in cls.bases):
             continue  # Lightning's predict_step(): the trainer sets the mode

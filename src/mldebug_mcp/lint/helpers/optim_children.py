@@ -13,13 +13,15 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .optim_children_facts import told_parts
 from .optim_params import covered, dotted, is_optimizer_name, params_argument
 from .optim_steps import FUNCTIONS
 from .optim_untrained import has_parameters, strip_moves
 
 
-def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, int]]:
-    """(path, line of its construction) of each weighted part of the model the optimiser's groups leave out."""
+def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, str]]:
+    """(path, where it is built: 'line N' or 'file:N') of each weighted part of the model the optimiser's groups
+    leave out."""
     sources = _gathered(params_argument(optimizer), optimizer, ctx)
     if not sources or len(sources) < 2:
         return []
@@ -33,16 +35,22 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, i
     if len(listed) < 2:
         return []
     cls = _model_class(root, listed, optimizer, ctx)
-    if cls is None:
-        return []
     held = _held_nearby(ctx.scope_of(optimizer), ctx)
     found = []
+    if cls is None:  # a model handed in whose class another file of the run defines
+        told = told_parts(listed, ctx) if root != "self" and ctx.enclosing(optimizer, FUNCTIONS) is not None else None
+        for name, where in told or ():
+            path = f"{root}.{name}"
+            if name not in listed and path not in held and name not in {h.rsplit(".", 1)[-1] for h in held} \
+                    and not _freezes_here(path, optimizer, ctx):
+                found.append((path, where))
+        return found
     for name, line in _weighted_parts(cls, ctx):
         path = f"{root}.{name}"
         if name in listed or path in held or name in {h.rsplit(".", 1)[-1] for h in held} \
                 or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or not _runs(cls, name):
             continue
-        found.append((path, line))
+        found.append((path, f"line {line}"))
     return found
 
 

@@ -95,17 +95,28 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
 def _handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     """`self.optimizer = optimizer` with `optimizer` a parameter of the method (built by the caller), and the
     class steps or zeroes it (`opt` alone often names the options)."""
-    kept = set()
-    for func in cls.body:
-        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        params = {a.arg for a in func.args.args + func.args.kwonlyargs}
-        for node in ast.walk(func):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params \
-                    and words(node.value.id) & OPTIMIZER_WORDS:
-                kept |= {dotted(t) for t in node.targets if isinstance(t, ast.Attribute) and dotted(t.value) == "self"}
-    return bool(kept) and any(isinstance(n, ast.Call) and ctx.method_name(n) in {"step", "zero_grad"}
-                              and dotted(n.func.value) in kept for n in ast.walk(cls))
+    kept = _handed_attributes(ctx).get(cls)
+    return bool(kept) and any(ctx.method_name(n) in {"step", "zero_grad"} and isinstance(n.func, ast.Attribute)
+                              and dotted(n.func.value) in kept for n in ctx.within(ast.Call, cls))
+
+
+def _handed_attributes(ctx: ModuleContext) -> dict[ast.ClassDef, set[str]]:
+    """For each class, the self attributes a method sets to its own parameter named as an optimiser (one pass
+    over the module's assignments)."""
+    def collect() -> dict[ast.ClassDef, set[str]]:
+        found: dict[ast.ClassDef, set[str]] = {}
+        for node in ctx.by_type.get(ast.Assign, ()):
+            if not isinstance(node.value, ast.Name) or not words(node.value.id) & OPTIMIZER_WORDS:
+                continue
+            targets = {dotted(t) for t in node.targets if isinstance(t, ast.Attribute) and dotted(t.value) == "self"}
+            func = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) if targets else None
+            if func is None or node.value.id not in {a.arg for a in func.args.args + func.args.kwonlyargs}:
+                continue
+            cls = ctx.enclosing_class(func)
+            if cls is not None:
+                found.setdefault(cls, set()).update(targets)
+        return found
+    return ctx.memo(("optim_loss_weights.handed",), collect)
 
 
 def _trains(cls: ast.ClassDef, ctx: ModuleContext) -> bool:

@@ -89,3 +89,36 @@ def counts_ahead(call: ast.Call, ctx: ModuleContext) -> bool:
             start = loop.iter.args[0]
             return isinstance(start, ast.Constant) and isinstance(start.value, int) and start.value >= 1
     return False
+
+
+SCHEDULER_CLASS = "sched-class"  # project fact (scoped): a class of this file with a step() and no library base
+
+
+def scheduler_facts(ctx: ModuleContext) -> dict[str, str]:
+    """`sched-class:<Name>` = 'own' for each top-level class of this file that defines step() and derives from
+    no class but `object` (or such a class of this file): a project's own scheduler (vq-vae-2's CycleScheduler
+    sets the lr for the coming optimizer.step()), which torch's order rule is not about. A class with any other
+    base (torch's LRScheduler, a library's) is not told."""
+    if not ctx.has_text("step") or not ctx.classes:
+        return {}
+    from .loader_facts import (
+        scoped,  # the scoping of project facts (one project of a multi-project folder)
+    )
+
+    found: dict[str, str] = {}
+    for name, cls in ctx.classes.items():
+        if ctx.parent(cls) is ctx.tree and any(isinstance(m, FUNCTIONS) and m.name == "step" for m in cls.body) \
+                and own_class(cls, ctx):
+            found.update(scoped(f"{SCHEDULER_CLASS}:{name}", "own", ctx))
+    return found
+
+
+def own_class(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 3) -> bool:
+    """No base but `object`, or classes of this file that have none either."""
+    for base in cls.bases:
+        name = ctx.qualname(base) or ""
+        local = ctx.classes.get(name)
+        if name == "object" or (local is not None and local is not cls and depth and own_class(local, ctx, depth - 1)):
+            continue
+        return False
+    return True

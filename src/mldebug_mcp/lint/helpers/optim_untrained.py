@@ -146,9 +146,15 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
                 continue  # `vae.lm_head = model.lm_head`: a piece set on it, its own parameters stay
             if parent.attr in {"eval", "requires_grad_"} or not (isinstance(call, ast.Call) and call.func is parent):
                 return False  # frozen, evaluated, or an attribute read: not sure it should train
+            if parent.attr in FITS:
+                return False  # `detector.fit(loader)`: fitted by its own method (statistics, its own optimiser)
             continue  # crf.decode(...), criterion.cuda(): its parameters stay where they are
         return False  # handed to a wrapper or a helper, stored, returned: its parameters may reach an optimiser
     return called
+
+
+# an estimator's own fitting (an OOD detector's class means and covariances, a scikit-learn-style API)
+FITS = {"fit", "fit_features", "fit_transform", "fit_predict", "partial_fit"}
 
 
 def _rewrapped(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -> bool:

@@ -62,8 +62,13 @@ KEYWORD_MESSAGE = "{activation} output passed as logits= to {loss}, which expect
 LOG_SOFTMAX_MESSAGE = ("{activation} output passed to {loss}, which applies log_softmax itself: the loss is "
                        "unchanged (log_softmax is idempotent) but the step is redundant and the outputs are not "
                        "logits; return the raw logits, or pair log_softmax with NLLLoss")
-LOGGED_MESSAGE = ("log of softmax probabilities passed to {loss}, which applies log_softmax itself: the log is "
-                  "taken twice; hand the loss the logits, or the log-probabilities to nll_loss")
+LOGGED_MESSAGE = ("log of softmax probabilities passed to {loss}, which applies log_softmax itself: on "
+                  "log-probabilities that changes nothing until a probability underflows to 0, then the loss is inf "
+                  "and the step NaN; hand the loss the logits, or log_softmax's output to nll_loss")
+# Neither of the two above changes a number the loss returns (log_softmax is idempotent, and log(softmax) is
+# log_softmax while no probability underflows; tests/lint/test_rule_claims.py runs both): the first is hygiene,
+# the second a numerical hazard, so their findings are milder than the rule's silent wrong results.
+MILDER = {LOG_SOFTMAX_MESSAGE: "info", LOGGED_MESSAGE: "warning"}
 LAYER_MESSAGE = "{activation} output activation of {model}'s layer, whose output goes to {loss}, which expects raw logits"
 RELU_MESSAGE = "ReLU output passed to {loss}: the logits are clipped at zero, so no class can be pushed below 0"
 # the rule runs in files with a loss (the loss side) or an activation (a model another file's loss takes)
@@ -78,15 +83,27 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _text(message: str, kind: str, loss: str, of: str = "") -> str:
-    """The rule's message for an activation (`of`: whose output it is), or the ReLU one. Log-probabilities into
-    a cross-entropy are told apart: log_softmax is idempotent, so the loss is unchanged, but the step is
-    redundant and the model's outputs are not the logits the code says (maintainers fix it all the same)."""
+def _template(message: str, kind: str, loss: str) -> str:
+    """The message for an activation: the rule's, or the one for log-probabilities into a cross-entropy, told apart
+    because log_softmax is idempotent: the loss is unchanged, but the step is redundant and the model's outputs
+    are not the logits the code says (maintainers fix it all the same)."""
     if kind == LOG_SOFTMAX and message == ActivationIntoLogitLoss.message and "ross" in loss \
             and "binary" not in loss.lower():
-        message = LOG_SOFTMAX_MESSAGE
+        return LOG_SOFTMAX_MESSAGE
+    return message
+
+
+def _text(message: str, kind: str, loss: str, of: str = "") -> str:
+    """The rule's message for an activation (`of`: whose output it is), or the ReLU one."""
+    message = _template(message, kind, loss)
     text = RELU_MESSAGE.format(loss=loss) if kind == RELU else message.format(activation=kind, loss=loss)
     return text.replace(" output passed", f" output{of} passed", 1)
+
+
+def _activation_hit(node: ast.AST, message: str, kind: str, loss: str, of: str = "") -> Hit:
+    """A finding with _text's message, as mild as its template is (MILDER)."""
+    severity = None if kind == RELU else MILDER.get(_template(message, kind, loss))
+    return Hit(node, _text(message, kind, loss, of), severity)
 
 
 class ActivationIntoLogitLoss(Rule):
@@ -159,17 +176,17 @@ class ActivationIntoLogitLoss(Rule):
                 if found.origins:  # the fix goes where the activation is applied
                     for origin in found.origins:
                         at = f" (line {node.lineno})" if origin.lineno != node.lineno else ""
-                        yield Hit(origin, _text(self.message, found.kind, loss + at))
+                        yield _activation_hit(origin, self.message, found.kind, loss + at)
                     kept = kept_by_other_method(node, where, found, ctx)
                     if kept:  # or here, where the loss could take the logits instead
-                        yield Hit(where, _text(self.message, found.kind, loss, kept))
+                        yield _activation_hit(where, self.message, found.kind, loss, kept)
                     predicted = inference_forward_call(where, found, ctx)
                     if predicted is not None:  # or where the step asks forward, meant for inference
                         call = "self.forward(...)" if isinstance(predicted.func, ast.Attribute) else "self(...)"
                         yield Hit(predicted, PREDICTION_MESSAGE.format(
                             call=call, kind=found.kind, line=found.origins[0].lineno, loss=f"{loss} (line {node.lineno})"))
                 else:  # an activation in another file's model: reported here at the loss, there at the activation
-                    yield Hit(where, _text(self.message, found.kind, loss, f" of {found.via} (another file)"))
+                    yield _activation_hit(where, self.message, found.kind, loss, f" of {found.via} (another file)")
 
     def _hidden(self, call: ast.Call, arg: ast.expr, loss: str, ctx: ModuleContext) -> Iterator[Hit]:
         """Probabilities the kinds do not show: logged before a cross-entropy (`torch.log(softmax(z) @ T)`), or
@@ -177,7 +194,7 @@ class ActivationIntoLogitLoss(Rule):
         at = f" (line {call.lineno})"
         if "ross" in loss and "inary" not in loss:
             for log in logged_probabilities(arg, ctx):
-                yield Hit(log, LOGGED_MESSAGE.format(loss=loss + (at if log.lineno != call.lineno else "")))
+                yield Hit(log, LOGGED_MESSAGE.format(loss=loss + (at if log.lineno != call.lineno else "")), MILDER[LOGGED_MESSAGE])
         model, layers = model_activations(arg, ctx)
         for kind, value in layers:
             if _paired(kind, loss):
@@ -207,7 +224,7 @@ class ActivationIntoLogitLoss(Rule):
             return
         lines = sorted({o.lineno for o in found.origins if o.lineno != node.lineno})
         of = f" (line {', '.join(map(str, lines))})" if lines else ""
-        yield Hit(node, _text(self.message, found.kind, _short(name), of))
+        yield _activation_hit(node, self.message, found.kind, _short(name), of)
 
     def _as_logits(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
         """Probabilities handed as `logits=` (`ce_loss(logits=probs, labels=y)`, `Categorical(logits=probs)`): the
@@ -220,10 +237,10 @@ class ActivationIntoLogitLoss(Rule):
             if found.kind not in PROBABILITIES:
                 continue
             if not found.origins:
-                yield Hit(where, _text(KEYWORD_MESSAGE, found.kind, name, f" of {found.via} (another file)"))
+                yield _activation_hit(where, KEYWORD_MESSAGE, found.kind, name, f" of {found.via} (another file)")
             for origin in found.origins:
                 at = f" (line {call.lineno})" if origin.lineno != call.lineno else ""
-                yield Hit(origin, _text(KEYWORD_MESSAGE, found.kind, name + at))
+                yield _activation_hit(origin, KEYWORD_MESSAGE, found.kind, name + at)
 
     def _element_fed(self, name: str, ctx: ModuleContext) -> Iterator[Hit]:
         """`Net/0` (`Net/logits`) whose activation another file's logit loss takes (`pred, aux = net(x)`;
@@ -311,4 +328,4 @@ def _taken(project, name: str) -> str | None:
 def _at_origins(found: Traced | None, message: str, loss: str, of: str) -> Iterator[Hit]:
     """A finding at each origin of a model's activation `found` (none when it is None), naming the loss."""
     for origin in found.origins if found is not None else ():
-        yield Hit(origin, _text(message, found.kind, loss, of))
+        yield _activation_hit(origin, message, found.kind, loss, of)

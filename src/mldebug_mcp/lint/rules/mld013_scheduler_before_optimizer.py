@@ -2,8 +2,14 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.loader_facts import told_in_scope
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
-from ..helpers.optim_sched_order import counts_ahead, in_start_hook, steps_out_of_sight
+from ..helpers.optim_sched_order import (
+    SCHEDULER_CLASS,
+    counts_ahead,
+    in_start_hook,
+    steps_out_of_sight,
+)
 from ..helpers.optim_steps import call_sites
 from ..rule import Hit, Rule
 
@@ -123,14 +129,43 @@ def _in_start_handler(stmt: ast.stmt, ctx: ModuleContext) -> bool:
 
 
 def _is_lr_scheduler(receiver: ast.AST, ctx: ModuleContext) -> bool:
-    built = ctx.constructed(receiver) or ""
-    if "diffusers" in built or built.endswith("ReduceLROnPlateau"):
-        return False  # diffusion noise schedulers; plateau schedulers step on a metric
-    cls = ctx.classes.get(built.rsplit(".", 1)[-1]) if built else None
+    built = _built_as(receiver, ctx)
+    return not built or any(_lr_scheduler_class(b, ctx) for b in built)
+
+
+def _built_as(receiver: ast.AST, ctx: ModuleContext) -> list[str]:
+    """The classes the scheduler is built from: here, or, for a parameter (`def train(..., scheduler)`), at each
+    call of that function in this file (`train(..., CycleScheduler(...))`, a name holding one)."""
+    built = ctx.constructed(receiver)
+    if built or not isinstance(receiver, ast.Name):
+        return [built] if built else []
+    function = ctx.enclosing(receiver, (ast.FunctionDef, ast.AsyncFunctionDef))
+    params = [a.arg for a in function.args.posonlyargs + function.args.args] if function is not None else []
+    if receiver.id not in params or ctx.values_of(receiver):
+        return []
+    index = params.index(receiver.id) - (1 if params[:1] in (["self"], ["cls"]) else 0)
+    found = []
+    for site in call_sites(function, ctx):
+        given = next((k.value for k in site.keywords if k.arg == receiver.id),
+                     site.args[index] if 0 <= index < len(site.args) else None)
+        name = ctx.constructed(given) if given is not None else None
+        if name is None:
+            return []  # some call hands a scheduler built elsewhere: unknown
+        found.append(name)
+    return found
+
+
+def _lr_scheduler_class(built: str, ctx: ModuleContext) -> bool:
+    if "diffusers" in built and ".optimization." not in built or built.endswith("ReduceLROnPlateau"):
+        return False  # diffusion noise schedulers (get_scheduler of diffusers.optimization is torch's LambdaLR);
+        # plateau schedulers step on a metric
+    short = built.rsplit(".", 1)[-1]
+    cls = ctx.classes.get(short)
     if cls is not None:  # a local class: only an LR scheduler subclass counts (not a KL annealer)
         return any("LRScheduler" in (ctx.qualname(b) or "") or "lr_scheduler" in (ctx.qualname(b) or "")
                    for b in cls.bases)
-    return True
+    # a project's own scheduler class of another file (no base: it sets the lr for the coming optimiser step)
+    return built.startswith("torch.") or told_in_scope(ctx, f"{SCHEDULER_CLASS}:{short}") != "own"
 
 
 def _block_of(parent: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:

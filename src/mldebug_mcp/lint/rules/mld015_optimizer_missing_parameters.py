@@ -75,7 +75,7 @@ class OptimizerMissingParameters(Rule):
     LEFT_OUT = ("{path}'s parameters are gathered for training on line {line}, but this optimizer (like every "
                 "optimizer here) does not hold them: they never train")
 
-    PART = ("this optimizer is built from the model's parts one by one but leaves out {path} (built on line "
+    PART = ("this optimizer is built from the model's parts one by one but leaves out {path} (built at "
             "{line} and run in forward): its parameters never train; add a group for it")
 
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "

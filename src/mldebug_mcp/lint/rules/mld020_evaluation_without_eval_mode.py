@@ -37,8 +37,7 @@ from ..helpers.modes_evidence import (
 )
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import running_scopes, runs_model
-from ..helpers.modes_inherited import inherited_runs_without_eval
-from ..helpers.modes_labeller import labelling_models
+from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
     bare_switch,
@@ -50,12 +49,9 @@ from ..helpers.modes_models import (
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
-from ..helpers.modes_own_predict import (
-    inference_methods_without_eval,
-    opening_past_logs,
-)
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
+from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
 
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
@@ -81,13 +77,22 @@ class EvaluationWithoutEvalMode(Rule):
     is under a phase test (`if phase == "train":`), reported at that train(). A model run through a helper of
     this file (`self._forward_pass(x)`, `run_batch(net, b)`, one of `self.q_nets`) counts as run where the
     helper is called; the methods of an nn.Module that trains or calibrates itself are driver code, checked
-    like a trainer's. The finding goes where the fix
+    like a trainer's. Also models no code of the file ever switches: one loaded with trained weights
+    (load_state_dict, load_checkpoint(model, path)) and run in a file that trains nothing (a demo; also a
+    script's global loaded at module level and handed down to this file's function that runs it); one handed
+    to a class that labels training batches with it under no_grad (pseudo-labels, distillation targets); a
+    teacher or frozen feature extractor built or loaded by training code and run under no_grad in its step; a
+    model class's own public inference method (predict(), encode()) that runs the whole model on inputs it
+    prepares; a subclass's public method evaluating through a method it inherits from another file's class
+    that loops the model over a loader (an active-learning strategy's select()). The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
     function handed the model (past its docstring, argument checks and log lines), after the module-level
     setup of a global model. Quiet for Lightning/HF hooks,
     a model's own methods, unit tests, export code, frozen copies (teacher, EMA, target), models without
-    dropout/BatchNorm, from_pretrained models, wrapper classes built from weights, models handed in by a
-    caller to inference helpers, and Monte Carlo dropout. The finding is where the fix goes.
+    dropout/BatchNorm (a one-layer LSTM's dropout= is none), from_pretrained models, wrapper classes built
+    from weights, models handed in by a caller to inference helpers, a library class handed its model that
+    scores the inputs of each call (an OOD detector's predict(x): the caller owns the mode), and Monte Carlo
+    dropout. The finding is where the fix goes.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
@@ -142,25 +147,14 @@ class EvaluationWithoutEvalMode(Rule):
         for hit in loaded:
             hits.setdefault(hit.node.lineno, hit)
         if not loaded and not hits:
-            for call, key in loaded_and_run_in_train_mode(ctx):
-                where = anchor_after_setup(call, key, ctx.scope_of(call), ctx)
-                hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and run here in "
+            for call, key, where in loaded_and_run_in_train_mode(ctx):
+                run = "handed to this file's functions and run" if where is not None else "run here"
+                where = where or anchor_after_setup(call, key, ctx.scope_of(call), ctx)
+                hits.setdefault(where.lineno, Hit(where, f"{key} is loaded with trained weights and {run} in "
                                                          f"training mode: nothing in this file calls {key}.eval(); "
                                                          f"call it before predicting"))
-        for call, key, function in labelling_models(ctx):
-            where = opening_past_logs(function)
-            hits.setdefault(where.lineno, Hit(where, f"{key} labels batches under no_grad in training mode: nothing "
-                                                     f"in this file calls {key}.eval(), so dropout and batch "
-                                                     f"statistics make its targets noisy; call {key}.eval() first"))
-        for where, cls, method, base, inherited in inherited_runs_without_eval(ctx):
-            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model through "
-                                                     f"{base}.{inherited}(), which never calls eval(): called after "
-                                                     f"training, it runs with dropout and batch statistics; call "
-                                                     f"the model's eval() here"))
-        for where, cls, method in inference_methods_without_eval(ctx):
-            hits.setdefault(where.lineno, Hit(where, f"{cls.name}.{method.name}() runs the model in whatever mode it "
-                                                     f"was left in: called after training, it predicts with dropout "
-                                                     f"and batch statistics; call self.eval() here"))
+        for where, message in unswitched_models(ctx):
+            hits.setdefault(where.lineno, Hit(where, message))
         for load in shipped_weights_without_eval(ctx):
             hits.setdefault(load.lineno, Hit(load, "this model loads its own trained weights when built and stays in "
                                                    "training mode: every instance predicts with dropout and batch "
@@ -188,7 +182,7 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         key = key_of(receiver) if receiver is not None else None
         if key is None or key in reported or mode_given(call, receiver, key, ctx):
             continue
-        if untrained_here(receiver, key, scope, ctx):
+        if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):

@@ -30,6 +30,7 @@ from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_hidden import function_of, helper_end, own_targets
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
+from ..helpers.modes_outside import calls_by_ident
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")
@@ -56,7 +57,9 @@ class TrainModeNotRestored(Rule):
     or of another file of the run: `utils.validate(model, val_loader)`) counts as the eval(), and one that
     leaves the model in training mode (`train_one_epoch()` of another file) as the train(). Also flags an eval() repeated after the evaluation where train() was meant
     (`if eval_: net.eval()` before and after), and an evaluation function handed the model and the
-    current training step (called every n steps) that returns with the model still in eval mode, and a
+    current training step (called every n steps) that returns with the model still in eval mode (unless each
+    of its callers in this file restores training mode in the loop around the call: `for epoch: train(...)`
+    whose train() calls model.train()), and a
     model put in eval mode and evaluated before a training loop (a probe, a baseline score) that then trains
     it without train(). An epoch loop whose training step is a helper of this file (`self.train_epoch()`,
     that sets no mode itself) and whose evaluation is an object built with the model whose method leaves it in
@@ -66,7 +69,10 @@ class TrainModeNotRestored(Rule):
     trains without train(), or that a framework module of the run trains as handed (reported at the
     builder's eval()), and a training-logic class whose validation-begin hook calls eval() while only
     its epoch-begin hook calls train(). Reported where train() goes: at the top of each iteration when a train() sits right before the
-    loop, else after the periodic evaluation block (or the call).
+    loop, else after the periodic evaluation block (or the call); when the loop calls a helper not named for
+    evaluation that evaluates through another one (`self.log_and_save()` -> `self.evaluate()`) or switches as
+    a side effect of running the model (a trigger or attack search), before that function returns. A step
+    helper handed the optimizer (`strategy.optimizer_step(optimizer, model)`) counts as the update.
 
     Why is this bad: every later step trains with dropout off and BatchNorm frozen on its
     running statistics. Nothing fails; the model just converges to something worse.
@@ -177,6 +183,9 @@ class TrainModeNotRestored(Rule):
             if model_node is None or any(j > i for j in restores) or not (
                     _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
+            if evaluation is not None and evaluation is not call and _evaluation_copy(
+                    _argument_for(call, model_node, ctx), calls[:backward], ctx):
+                continue  # evaluate(eval_model, ...) of a copy loaded from the trained model's state_dict()
             # an unconditional eval() before backward trains in eval mode on purpose (frozen BN), unless a
             # helper switches as a side effect of running the model (an attack crafting each batch)
             unconditional = i < backward and not _conditional(call, node, ctx)
@@ -248,6 +257,40 @@ def _evaluated_before(loop: ast.AST, loop_calls: list[ast.Call], ctx: ModuleCont
         top = next(a for a in [probe, *ctx.ancestors(probe)] if ctx.parent(a) is scope or a is scope)
         return key, LastLine(top)
     return None
+
+
+def _argument_for(call: ast.Call, model: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """What `call` hands a helper of this file as its parameter `model` (`evaluate(eval_model, ...)`)."""
+    if not isinstance(model, ast.Name):
+        return None
+    for target in own_targets(call, ctx):
+        params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
+        if params[:1] == ["self"] and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        if model.id in params and params.index(model.id) < len(call.args):
+            return call.args[params.index(model.id)]
+        found = next((k.value for k in call.keywords if k.arg == model.id), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _evaluation_copy(model: ast.AST | None, step_calls: list[ast.Call], ctx: ModuleContext) -> bool:
+    """A model built from a class for the evaluation and loaded from another model's state_dict()
+    (`eval_model = Yolov4(...)`; `eval_model.load_state_dict(model.state_dict())`), not run in the training
+    step: switching it leaves the trained model alone."""
+    if not isinstance(model, ast.Name):
+        return False
+    values = ctx.values_of(model, model)
+    if not values or not all(isinstance(v, ast.Call) and (ident(v.func) or "")[:1].isupper() for v in values):
+        return False
+    scope = ctx.scope_of(model)
+    loads = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+             and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)
+             and c.func.value.id == model.id and c.args]
+    copied = any(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "state_dict"
+                 and ast.unparse(a.func.value) != model.id for c in loads for a in ast.walk(c.args[0]))
+    return copied and not _runs_in_step(model, step_calls, ctx)
 
 
 def _runs_in_step(model: ast.AST, step_calls: list[ast.Call], ctx: ModuleContext) -> bool:
@@ -331,11 +374,39 @@ def _periodic_evaluation_left_in_eval(function: ast.AST, ctx: ModuleContext) -> 
                 last[key] = call
         elif mode_helper(call):
             return
+    if last and _callers_restore(function, ctx):
+        return
     for key, call in last.items():
         if is_eval_call(call) and _trained_model(call.func.value, ctx):
             yield Hit(function.body[-1], f"{function.name}() takes the training step and leaves {key} in eval "
                                          f"mode: the training after it runs without dropout and with frozen "
                                          f"BatchNorm; call {key}.train() before returning")
+
+
+def _callers_restore(function: ast.AST, ctx: ModuleContext) -> bool:
+    """Every call of `function` in this file (at least one) is followed by a restore of training mode before
+    the next training: in the loop around it (`for epoch: train(...)` whose train() calls model.train() at
+    its top, run again after validate()), or after it in its scope when no loop encloses it."""
+    calls = [c for c in calls_by_ident(ctx).get(function.name, ()) if ctx.scope_of(c) is not function
+             and isinstance(c.func, ast.Name | ast.Attribute)]
+    if not calls:
+        return False
+    for call in calls:
+        scope = ctx.scope_of(call)
+        loop = None
+        for a in ctx.ancestors(call):
+            if a is scope:
+                break
+            if isinstance(a, LOOPS):
+                loop = a  # the innermost loop around the call, inside the caller
+                break
+        body = loop.body if loop is not None else getattr(scope, "body", [])
+        around = [c for c in calls_in_order(body) if c is not call]
+        if loop is None:
+            around = [c for c in around if position(c) > position(call)]
+        if not any(_restores_train(c, ctx) for c in around):
+            return False
+    return True
 
 
 def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.AST:

@@ -60,7 +60,9 @@ class AccumulatedLossKeepsGraph(Rule):
     (`return loss, sample_size, {"loss": loss, ...}`), which callers sum into running meters; a
     loss stored under a key in a statistics collector whose `__setitem__` keeps every value
     (`stat_col["loss"] = loss`), and a step's log dict holding the live loss kept on self for the
-    epoch's end (`log, out = self.step(x, y)`; `self.training_step_outputs.append(log)`).
+    epoch's end (`log, out = self.step(x, y)`; `self.training_step_outputs.append(log)`); a moving
+    average or running mean of the loss (`ema = a * loss + (1 - a) * ema`); and a training step's return
+    of its live loss when a loop of another file adds the result to a running total.
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from

@@ -29,7 +29,8 @@ RESHAPES = {"view", "reshape"}
 REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H"}
 BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}
 SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
-               "the axes between: it mixes positions and samples")
+               "the axes between: each 'head' then holds a run of positions with every head's features, not "
+               "one head's features at every position")
 
 CHANNELS_LAST = (".{method}() puts a conv output's channels (or a factor of them) in the last axis, but a conv "
                  "stores them on axis 1 (batch, channels, height, width): permute to channels-last before the view")
@@ -200,6 +201,8 @@ def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx:
     an axis, but only literal 1s follow it while the input's axis 3 follows axis 2, so the -1 before it takes
     c * w and the kept axis is made of other elements. Returns the stranded size."""
     source = ast.dump(tensor)
+    if _exact_by_count(sizes, source, call, ctx):
+        return None
     rank = None
     for position, size in enumerate(sizes):
         axes = _named_axes(size, source, call, ctx)
@@ -215,6 +218,21 @@ def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx:
         if 0 < axis < rank - 1:  # the input has axes after this one; the view has no place for them
             return size
     return None
+
+
+def _exact_by_count(sizes: list[ast.expr], source: str, call: ast.Call, ctx: ModuleContext) -> bool:
+    """`s.view(s.size(0), s.size(1))` on a conv output pooled to (b, c, 1, 1): no -1, and every size is one of
+    the input's own axes, in order, or a literal 1. The element count then forces the axes left out to be 1:
+    the view only drops unit axes, and were they not 1 it would raise instead of mixing elements."""
+    last = -1
+    for size in sizes:
+        if isinstance(size, ast.Constant) and size.value == 1:
+            continue
+        axes = _named_axes(size, source, call, ctx)
+        if axes is None or len(axes) != 1 or next(iter(axes)) <= last:
+            return False
+        last = next(iter(axes))
+    return True
 
 
 def _named_axes(size: ast.expr, source: str, call: ast.Call, ctx: ModuleContext) -> set[int] | None:

@@ -73,14 +73,22 @@ class SqueezeWithoutDimOnLossPath(Rule):
             return
         if not is_loss_call(node, ctx):
             return
-        for arg in list(node.args) + [k.value for k in node.keywords if k.arg]:
-            squeeze = _squeezed(arg, ctx)
-            if squeeze is None and isinstance(arg, ast.Name):
-                # one assignment back: pred = out.squeeze(); loss(pred, y)
-                values = ctx.values_of(arg, at=node)
-                squeeze = _squeezed(values[0], ctx) if values else None
+        args = list(node.args) + [k.value for k in node.keywords if k.arg]
+        squeezes = [_squeezed_arg(arg, node, ctx) for arg in args]
+        if len(args) >= 2 and squeezes[0] is not None and squeezes[1] is not None:
+            return  # loss(pred.squeeze(), target.squeeze()): a batch of one loses its axis from both alike
+        for squeeze in squeezes:
             if squeeze is not None:
                 yield Hit(squeeze)
+
+
+def _squeezed_arg(arg: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.Call | None:
+    squeeze = _squeezed(arg, ctx)
+    if squeeze is None and isinstance(arg, ast.Name):
+        # one assignment back: pred = out.squeeze(); loss(pred, y)
+        values = ctx.values_of(arg, at=call)
+        squeeze = _squeezed(values[0], ctx) if values else None
+    return squeeze
 
 
 def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
@@ -102,10 +110,22 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
         holder = ctx.parent(holder)
     if is_loss_class(cls):
         # kept in a name and computed with further: `out += x.squeeze()` keeps the buffer's shape instead
-        return IN_LOSS if isinstance(holder, ast.Assign) else None
+        return IN_LOSS if isinstance(holder, ast.Assign) and not _squeezed_alike(squeeze, forward, ctx) else None
     if isinstance(holder, ast.AugAssign) and not isinstance(holder.value, ast.List):
         return None
-    return IN_FORWARD if reaches_return(squeeze, forward, ctx) else None
+    return IN_FORWARD if reaches_return(squeeze, forward, ctx) and not _squeezed_alike(squeeze, forward, ctx) else None
+
+
+def _squeezed_alike(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
+    """`p = pred[:, j].squeeze()`, `t = target[:, j].squeeze()`, `self.mse(p, t)`: a loss call in this forward
+    takes the squeezed value with a second dim-less squeeze as its pair, so a batch of one drops the axis
+    from both and they still match."""
+    for call in ast.walk(forward):
+        if isinstance(call, ast.Call) and len(call.args) >= 2 and is_loss_call(call, ctx):
+            pair = [_squeezed_arg(arg, call, ctx) for arg in call.args[:2]]
+            if None not in pair and squeeze in pair:
+                return True
+    return False
 
 
 def _rows_of_parameter(tensor: ast.AST, ctx: ModuleContext) -> bool:

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
+from ..helpers.loops import is_any_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
 ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
@@ -12,6 +13,17 @@ RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.rand
                  "sklearn.model_selection.train_test_split"}
 DEV_SPLIT = re.compile(r"(?:^|[^a-z])dev(?:$|[^a-z]|set|data|loader)")  # dev_loader, devset: the development split
 NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'train' by accident
+# fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
+RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "torch.rand_like", "torch.randn_like",
+                "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
+# torchtext's datasets are iterable datapipes (Multi30k(split="train")): a DataLoader cannot shuffle them
+STREAMED = ("torchtext.datasets.",)
+# wrappers a loader is iterated through, and the call names that train or may hide training
+ITERATING = {"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "zip"}
+MAY_TRAIN = re.compile(r"backward|step|train|update|fit|learn|optim|loss|grad|epoch", re.IGNORECASE)
+# the leading word of a function that only reads the loader: evaluate_loss(model, train_loader)
+READER_VERBS = {"eval", "evaluate", "evaluation", "test", "validate", "validation", "predict", "infer",
+                "inference", "extract", "encode", "embed", "measure"}
 
 
 def _on(expr: ast.AST | None) -> bool:
@@ -68,7 +80,7 @@ class TrainLoaderWithoutShuffle(Rule):
         if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) or any(
                 NOT_TRAINING.search(n) or DEV_SPLIT.search(n) for n in names):
             return
-        if _iterable_or_preshuffled(dataset, ctx):
+        if _iterable_or_preshuffled(dataset, ctx) or _never_trained_on(node, ctx):
             return
         if "shuffle" in keywords or len(node.args) > 2:
             yield Hit(node, "training DataLoader with shuffle=False iterates in the same fixed order every epoch"
@@ -111,7 +123,11 @@ def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
     parts = [dataset] + (dataset.args if isinstance(dataset, ast.Call) else [])
     if any(_from_random_split(p, ctx) for p in parts if isinstance(p, ast.Name)):
         return True
+    if any(_from_random_split_attr(p, ctx) for p in parts if isinstance(p, ast.Attribute)):
+        return True
     value = ctx.resolve(dataset)
+    if _random_draws(value, ctx) or (ctx.call_name(value) or "").startswith(STREAMED):
+        return True
     if ctx.method_name(value) == "shuffle":  # ds.shuffle(seed=0): a deliberate (one-off) order
         return True
     return _subclasses_iterable(ctx.call_name(value), ctx, depth=3)
@@ -136,3 +152,72 @@ def _from_random_split(name: ast.Name, ctx: ModuleContext) -> bool:
         if any(isinstance(t, ast.Name) and t.id == name.id for t in targets):
             return True
     return False
+
+
+def _from_random_split_attr(attr: ast.Attribute, ctx: ModuleContext) -> bool:
+    """`self.train_ds, self.val_ds = random_split(...)` in another method of the class (a LightningDataModule's
+    setup): already randomly ordered, as for a local name."""
+    cls = ctx.enclosing_class(attr)
+    if cls is None or not (isinstance(attr.value, ast.Name) and attr.value.id == "self"):
+        return False
+    for assign in (n for n in ast.walk(cls) if isinstance(n, ast.Assign)):
+        call = assign.value
+        if ctx.call_name(call) not in RANDOM_SPLITS or any(
+                k.arg == "shuffle" and getattr(k.value, "value", None) is not True for k in call.keywords):
+            continue
+        targets = [e for t in assign.targets if isinstance(t, ast.Tuple | ast.List) for e in t.elts]
+        if any(isinstance(t, ast.Attribute) and t.attr == attr.attr and isinstance(t.value, ast.Name)
+               and t.value.id == "self" for t in targets):
+            return True
+    return False
+
+
+def _random_draws(value: ast.AST, ctx: ModuleContext) -> bool:
+    """TensorDataset(noise, labels) with `noise = torch.rand(n, 3, 32, 32)`: samples drawn i.i.d. at random
+    (a noise set for out-of-distribution tests, a synthetic smoke test) have no order to shuffle away."""
+    if not (isinstance(value, ast.Call) and value.args):
+        return False
+    inputs = ctx.resolve(value.args[0]) if isinstance(value.args[0], ast.Name) else value.args[0]
+    return any(isinstance(n, ast.Call) and ctx.call_name(n) in RANDOM_DRAWS for n in ast.walk(inputs))
+
+
+def _never_trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
+    """Every use of the loader is in sight and none trains: `for batch in loader` whose body neither backwards
+    nor steps nor calls anything named for training, or an argument to a function whose name leads with a
+    reading verb (`evaluate_loss(model, train_loader)`). Feature caches, distance tables and loss measurements
+    read a training split in a fixed order on purpose. A loader returned, stored or passed on elsewhere may train."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        uses = [n for n in ast.walk(ctx.scope_of(call))
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    elif isinstance(parent, ast.For | ast.comprehension) and parent.iter is call:
+        uses = [call]
+    else:
+        return False
+    return bool(uses) and all(_only_read(use, ctx) for use in uses)
+
+
+def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
+    node, parent = use, ctx.parent(use)
+    while isinstance(parent, ast.Call) and node in parent.args and (ctx.call_name(parent) or _callee(parent)) in ITERATING:
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Call) and _callee(parent) == "len" and ctx.call_name(parent) is None:
+        return True
+    if isinstance(parent, ast.For) and parent.iter is node:
+        return not any(isinstance(n, ast.Call) and _may_train(n, ctx) for s in parent.body for n in ast.walk(s))
+    if isinstance(parent, ast.comprehension) and parent.iter is node:
+        return True
+    if isinstance(parent, ast.keyword):  # f(loader=train_loader)
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Call) and (node in parent.args or node in parent.keywords):
+        return _callee(parent).lower().split("_")[0] in READER_VERBS
+    return False
+
+
+def _callee(call: ast.Call) -> str:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+
+
+def _may_train(call: ast.Call, ctx: ModuleContext) -> bool:
+    return is_any_backward(call) or is_optimizer_step(call, ctx) or bool(MAY_TRAIN.search(_callee(call)))

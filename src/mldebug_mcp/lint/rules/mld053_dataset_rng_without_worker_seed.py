@@ -4,7 +4,12 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
-from ..helpers.loader_facts import NUMPY_DRAWS, helper_draws, library_generator
+from ..helpers.loader_facts import (
+    NUMPY_DRAWS,
+    helper_draws,
+    library_generator,
+    told_in_scope,
+)
 from ..helpers.loader_owned_rng import (
     NUMPY_GLOBAL_DRAWS,
     PER_SAMPLE,
@@ -108,28 +113,83 @@ class DatasetRngWithoutWorkerSeed(Rule):
 
 
 def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
-    """A training DataLoader of this file with workers and no worker_init_fn, in a run where another file draws
-    augmentation randomness that workers duplicate (a Dataset's or augmentation function's np.random draws, a
-    library transform owning a generator: project fact numpy-rng-data). Flagged at the DataLoader, where the
+    """A training DataLoader of this file with workers and no worker_init_fn, in a run where another file of this
+    project draws augmentation randomness that workers duplicate (a Dataset's or augmentation function's
+    np.random draws, a library transform owning a generator: project facts numpy-rng-data, scoped to the files
+    of one project). Draws of a dataset class count for loaders built on that class (or on a dataset this file
+    cannot name); torchvision's CIFAR10 runs no other class's sampling. Flagged at the DataLoader, where the
     worker_init_fn goes."""
-    project = ctx.project
-    drawn = project.kind_returned_by(NUMPY_DRAWS) if project is not None else None
+    if ctx.project is None:
+        return
     here = next((c for c in ctx.by_type.get(ast.Call, ()) if library_generator(c, ctx)), None)
     owned = owned_generator_draw(ctx)
     if here is None and owned is not None and not _is_dataset(ctx.enclosing(owned, (ast.ClassDef,)), ctx, depth=3):
         here = owned  # a transform of this file drawing from its own generator (datasets are checked as classes)
-    if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
-        drawn = f"{os.path.basename(ctx.path)}:{here.lineno}"
-    elif not drawn or drawn.split(":")[0] == os.path.basename(ctx.path):
-        return  # none, or this file's own draws (its Dataset classes are checked where they are)
-    for call in _unseeded_loaders(ctx):
-        names = [name_of(call.args[0] if call.args else next(
-            (k.value for k in call.keywords if k.arg == "dataset"), None))]
+    loaders = list(_unseeded_loaders(ctx))
+    if not loaders:
+        return
+    mine = os.path.basename(ctx.path)
+    for call in loaders:
+        dataset = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+        names = [name_of(dataset)]
         parent = ctx.parent(call)
         names += [name_of(t) for t in parent.targets] if isinstance(parent, ast.Assign) else []
-        if not any(NOT_TRAINING.search(n.lower()) for n in names):
-            yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
-                            "(num_workers > 0, no worker_init_fn)")
+        if any(NOT_TRAINING.search(n.lower()) for n in names):
+            continue
+        if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
+            drawn = f"{mine}:{here.lineno}"
+        else:
+            drawn = told_in_scope(ctx, NUMPY_DRAWS)  # a transform or augmentation function: any dataset
+            if not drawn:
+                classes = dataset_classes(dataset, ctx)
+                drawn = told_in_scope(ctx, f"{NUMPY_DRAWS}:*") if classes is None else next(
+                    (d for c in classes if (d := told_in_scope(ctx, f"{NUMPY_DRAWS}:{c}"))), None)
+            if not drawn or drawn.split(":")[0] == mine:
+                continue  # none, or this file's own draws (its Dataset classes are checked where they are)
+        yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
+                        "(num_workers > 0, no worker_init_fn)")
+
+
+def _unpacked_from(name: ast.AST, ctx: ModuleContext) -> list[ast.expr]:
+    """`train, _ = random_split(tiny, sizes)`: the value a name is unpacked from, in its scope."""
+    if not isinstance(name, ast.Name):
+        return []
+    scope = ctx.scope_of(name)
+    return [a.value for a in ctx.by_type.get(ast.Assign, ()) if ctx.scope_of(a) is scope and any(
+        isinstance(t, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == name.id for e in t.elts)
+        for t in a.targets)]
+
+
+# calls that hand on the dataset they are given (a split, a subset, a concatenation)
+PASSING_ON = {"random_split", "Subset", "ConcatDataset", "ChainDataset", "list", "tuple"}
+
+
+def dataset_classes(expr: ast.AST | None, ctx: ModuleContext, depth: int = 4) -> set[str] | None:
+    """The classes a loader's dataset is built from (`CIFAR10(...) + Textures(...)`, `random_split(tiny, ...)`,
+    a name holding one); None when some part is not a class built here (a parameter, a factory's result)."""
+    if expr is None or depth < 0:
+        return None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = dataset_classes(expr.left, ctx, depth - 1), dataset_classes(expr.right, ctx, depth - 1)
+        return None if left is None or right is None else left | right
+    if isinstance(expr, ast.List | ast.Tuple):
+        parts = [dataset_classes(e, ctx, depth - 1) for e in expr.elts]
+        return None if not parts or None in parts else set().union(*parts)
+    if isinstance(expr, ast.Subscript):
+        return dataset_classes(expr.value, ctx, depth - 1)  # random_split(...)[0]
+    if isinstance(expr, ast.Name | ast.Attribute):
+        values = ctx.values_of(expr, at=expr) or _unpacked_from(expr, ctx)
+        if not values:
+            return None
+        parts = [dataset_classes(v, ctx, depth - 1) for v in values]
+        return None if None in parts else set().union(*parts)
+    if isinstance(expr, ast.Call):
+        short = name_of(expr.func).rsplit(".", 1)[-1]
+        if short in PASSING_ON:
+            return dataset_classes(expr.args[0], ctx, depth - 1) if expr.args else None
+        if short[:1].isupper() and short not in ("DataLoader",):
+            return {short}
+    return None
 
 
 def _is_dataset(cls: ast.ClassDef, ctx: ModuleContext, depth: int) -> bool:

@@ -5,7 +5,7 @@ from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.graph import callee
 from ..helpers.loader_cycles import endless_passes
-from ..helpers.loader_facts import SETS_EPOCH
+from ..helpers.loader_facts import SETS_EPOCH, told_in_scope
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
     ITERATORS,
@@ -98,18 +98,20 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         if not samplers and ctx.project is not None:
             # an endless cycler of a loader handed in, in a run where another file shards one with a sampler
             for loop in endless_passes(ctx):
-                built = ctx.project.kind_returned_by(SHARDED)
+                built = told_in_scope(ctx, SHARDED)
                 if built and (loop.lineno, loop.col_offset) not in reported:
                     reported.add((loop.lineno, loop.col_offset))
                     yield Hit(loop, self.message + f" (a DistributedSampler is built at {built})")
-        elsewhere = ctx.project is not None and ctx.project.kind_returned_by(SETS_EPOCH)
+        elsewhere = told_in_scope(ctx, SETS_EPOCH)
         if not elsewhere and (any(map(ctx.has_text, DDP_TEXT)) or not samplers and (
                 ctx.has_text("DistributedSampler") or _sharded_elsewhere(ctx))):
             # DDP training, a file that knows of distributed samplers, or a run where another file shards a
             # loader with one, over a train loader built elsewhere; quiet when any file calls set_epoch
             for loop in epoch_loops(ctx):
-                where = _iterates_unseen_train_loader(loop, ctx) if (loop.lineno, loop.col_offset) not in reported \
-                    else None
+                # one finding per missing call: an epoch loop already flagged for a sampler of this file is not
+                # flagged again for the loader it runs (`for _ in trange(epochs): ... for batch in tqdm(loader)`)
+                flagged = any(loop.lineno <= line <= (loop.end_lineno or loop.lineno) for line, _ in reported)
+                where = _iterates_unseen_train_loader(loop, ctx) if not flagged else None
                 if where is not None:
                     reported.add((loop.lineno, loop.col_offset))
                     yield Hit(where, self.message.replace("DistributedSampler", "the train loader's sampler"))
@@ -131,9 +133,7 @@ def _sets_epoch(ctx: ModuleContext) -> bool:
 
 def _sharded_elsewhere(ctx: ModuleContext) -> bool:
     """Another file of the run builds a DistributedSampler that may shuffle, and no file calls set_epoch."""
-    project = ctx.project
-    return project is not None and bool(project.kind_returned_by(SHARDED)) \
-        and not project.kind_returned_by(SETS_EPOCH)
+    return bool(told_in_scope(ctx, SHARDED)) and not told_in_scope(ctx, SETS_EPOCH)
 
 
 def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:

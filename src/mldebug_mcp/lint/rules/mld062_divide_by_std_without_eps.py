@@ -11,6 +11,8 @@ VARIANCES = {"torch.var"}
 DIVISIONS = {"torch.div", "torch.divide", "torch.true_divide"}
 DIVIDE_METHODS = {"div", "div_", "divide", "true_divide", "true_divide_"}
 PASS_THROUGH = {"detach", "expand_as", "expand", "unsqueeze", "view", "reshape", "to", "float"}
+# libraries whose loaders hand back a table (a DataFrame): df["age"].std() is one named column of it
+TABLE_LIBRARIES = ("pandas.", "polars.", "lifelines.", "seaborn.", "statsmodels.", "sklearn.datasets.")
 
 
 class DivideByStdWithoutEps(Rule):
@@ -76,7 +78,8 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
     if not isinstance(expr, ast.Call):
         return None  # `s + eps`, a constant, or an unknown name
     name, method = ctx.call_name(expr), ctx.method_name(expr)
-    if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)):
+    if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)
+                           and not _table_column(expr.func.value, ctx)):
         return "norm" if "norm" in (name or method) else "std"
     if name == "torch.sqrt" and expr.args:
         inner = expr.args[0]
@@ -95,6 +98,26 @@ def _tensor_method(call: ast.Call) -> bool:
     if isinstance(call.func.value, ast.Name) and call.func.value.id == "self":
         return False
     return not call.args or isinstance(call.args[0], ast.Constant) or call.func.attr != "norm"
+
+
+def _table_column(expr: ast.expr, ctx: ModuleContext) -> bool:
+    """`lung["age"].std()` where `lung = load_lung().dropna()` or `pd.read_csv(...)`: one column, named by the
+    author, of a table a dataframe library loaded. A chosen feature of a fixed dataset, not a batch or a
+    vector that may come out constant (a dict of tensors, `batch["adv"]`, is not a table and still counts)."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant)
+            and isinstance(expr.slice.value, str)):
+        return False
+    table = ctx.resolve(expr.value)
+    for _ in range(4):  # through .dropna(), .copy(), .reset_index(), ...
+        if not isinstance(table, ast.Call):
+            return False
+        name = ctx.call_name(table)
+        if name is not None:
+            return name.startswith(TABLE_LIBRARIES)
+        if not isinstance(table.func, ast.Attribute):
+            return False
+        table = ctx.resolve(table.func.value)
+    return False
 
 
 def _is_variance(expr: ast.expr, ctx: ModuleContext) -> bool:

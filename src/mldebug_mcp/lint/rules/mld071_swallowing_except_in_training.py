@@ -57,8 +57,9 @@ class SwallowingExceptInTraining(Rule):
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not any(_is_training_call(c, ctx) for c in calls_in_order(node.body)):
             return
+        ends_run = not _inside_loop(node, ctx)
         for handler in node.handlers:
-            if _broad(handler.type) and not _handled(handler, ctx):
+            if _broad(handler.type) and not _handled(handler, ctx) and not (ends_run and _prints_traceback(handler, ctx)):
                 yield Hit(handler)
 
 
@@ -78,6 +79,30 @@ def _broad(expr: ast.AST | None) -> bool:
     if isinstance(expr, ast.Tuple):
         return any(_broad(e) for e in expr.elts)
     return isinstance(expr, ast.Name) and expr.id in BROAD
+
+
+TRACEBACK_CALLS = {"traceback.print_exc", "traceback.print_exception", "traceback.format_exc",
+                   "traceback.format_exception"}
+
+
+def _inside_loop(node: ast.AST, ctx: ModuleContext) -> bool:
+    """Whether the try sits in a loop of its function: a failure there is skipped and the loop goes on."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.For | ast.AsyncFor | ast.While):
+            return True
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+    return False
+
+
+def _prints_traceback(handler: ast.ExceptHandler, ctx: ModuleContext) -> bool:
+    """`traceback.print_exc()` or `logger.exception(...)` in a handler around the whole run (no loop goes on
+    after it): the run ends, with the full traceback on screen, rather than skipping the failure."""
+    for node in ast.walk(handler):
+        if isinstance(node, ast.Call) and (ctx.call_name(node) in TRACEBACK_CALLS
+                                           or ctx.method_name(node) == "exception"):
+            return True
+    return False
 
 
 def _handled(handler: ast.ExceptHandler, ctx: ModuleContext) -> bool:
