@@ -405,6 +405,7 @@ def _record(ctx: ModuleContext, node: ast.AST, node_type: type, around: tuple) -
     """What build_context keeps of one node of a _SPECIAL type; the (scope, class, function) of its children."""
     scope, cls, func = around
     if node_type is ast.Call:
+        ctx._scopes[node] = scope  # what scope_of answers (its first def or lambda above, else the module), known here
         callee = node.func
         if type(callee) is ast.Attribute and callee.attr == "backward":
             _mark_training(ctx, node)

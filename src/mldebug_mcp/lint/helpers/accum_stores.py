@@ -119,5 +119,5 @@ def key_varies(target: ast.Subscript, ctx: ModuleContext) -> bool:
 
 def _advanced(loop: ast.AST, ctx: ModuleContext) -> set[str]:
     """The names a loop advances (`step += 1`), once per loop: every store in it asks."""
-    return ctx.memo(("mld032", "advanced", id(loop)), lambda: {
-        n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)})
+    return ctx.memo(("mld032", "advanced", id(loop)), lambda: {  # its `+=` by line from the module's list: no walk
+        n.target.id for n in ctx.within(ast.AugAssign, loop) if isinstance(n.target, ast.Name)})

@@ -29,9 +29,22 @@ def tokens(name: str) -> tuple[str, ...]:
 
 
 def is_eval_loader(expr: ast.AST) -> bool:
-    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`)."""
-    words = [t for name in _names(expr) for t in tokens(name)]
-    return "train" not in words and any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
+    """A loop iterable naming a validation/test/dev loader (`val_loader`, `testloader`, `self.val_dl`): a word of
+    its names is an evaluation word and none is `train`."""
+    evaluation = False
+    for name in _names(expr):
+        train, named = _loader_words(name)
+        if train:
+            return False
+        evaluation = evaluation or named
+    return evaluation
+
+
+@lru_cache(maxsize=65_536)  # asked of every loop of a file, and names repeat: pure, so it may outlive a file
+def _loader_words(name: str) -> tuple[bool, bool]:
+    """Whether a name has the word `train`, and whether it has an evaluation or evaluation-loader word."""
+    words = tokens(name)
+    return "train" in words, any(w in EVAL_WORDS or LOADER_WORD.fullmatch(w) for w in words)
 
 
 def _names(expr: ast.AST) -> list[str]:
@@ -304,12 +317,16 @@ def model_class(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 0) -> bool:
 
 def is_eval_call(call: ast.Call) -> bool:
     """`x.eval()` or `x.train(False)`."""
-    if not isinstance(call.func, ast.Attribute):
+    func = call.func
+    if not isinstance(func, ast.Attribute):
         return False
-    if call.func.attr == "eval":
+    attr = func.attr
+    if attr == "eval":
         return not call.args and not call.keywords
+    if attr != "train":  # asked of every call of a file: most are neither, and need no list of arguments
+        return False
     args = call.args + [k.value for k in call.keywords if k.arg == "mode"]
-    return call.func.attr == "train" and any(isinstance(a, ast.Constant) and a.value is False for a in args)
+    return any(isinstance(a, ast.Constant) and a.value is False for a in args)
 
 
 def is_train_call(call: ast.Call) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from ..context import ModuleContext
 
@@ -20,7 +21,15 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def words(name: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+    return set(_words(name))  # a new set: callers may change theirs
+
+
+@lru_cache(maxsize=65_536)  # asked of every callee name of a file (MLD035's applies), and names repeat: pure
+def _words(name: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in WORD.findall(name))
+
+
+WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _spelled(expr: ast.AST) -> str:

@@ -143,13 +143,19 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
     that dataset's own sampling (its loaders are the ones it reaches), None when any dataset handed the
     transform may run it."""
     calls = ctx.by_type.get(ast.Call, ())
-    if any((ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
+    # a qualified name starts with an import's module or a local class or function: the calls each test looks
+    # for need one of these roots (most files import neither numpy, monai nor lhotse)
+    roots = {alias.partition(".")[0] for alias in ctx.aliases.values()} | ctx.classes.keys() | ctx.functions.keys()
+    numpy = "numpy" in roots
+    if (numpy or "torch" in roots) and any(
+            (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
         return []
-    library = next((c for c in calls if library_generator(c, ctx)), None)
-    if library is not None:
-        return [(None, library)]
+    if "monai" in roots or "lhotse" in roots:
+        library = next((c for c in calls if library_generator(c, ctx)), None)
+        if library is not None:
+            return [(None, library)]
     draws = []
-    for func in ctx.by_type.get(ast.FunctionDef, ()):
+    for func in ctx.by_type.get(ast.FunctionDef, ()) if numpy else ():  # numpy_global_draw: numpy.random.*
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
         if sampling or AUGMENTING.search(func.name.lower()):
             owner = _dataset_of(func, ctx)

@@ -122,8 +122,8 @@ def class_activation_layers(cls: ast.ClassDef, ctx: ModuleContext) -> list[tuple
     def compute() -> list[tuple[str, ast.expr]]:
         found = []
         for owner in _with_bases(cls, ctx):
-            for node in ast.walk(owner):
-                if isinstance(node, ast.Call) and node.keywords and not (ctx.call_name(node) or "").startswith("torch."):
+            for node in ctx.within(ast.Call, owner):  # its calls by line, from the module's list: no walk
+                if node.keywords and not (ctx.call_name(node) or "").startswith("torch."):
                     given = activation_keyword(node, ctx)
                     if given is not None:
                         found.append(given)

@@ -25,10 +25,33 @@ def runs_model(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     receiver = forward_receiver(call, ctx)
     if receiver is not None or not (call.args or call.keywords) or type(ctx.parents.get(call)) is ast.Expr:
         return receiver
-    func = call.func
     helpers = _helpers(ctx)
-    if not helpers:
-        return None
+    return _through_helper(call, helpers, ctx) if helpers else None
+
+
+def running_scopes(ctx: ModuleContext) -> set[ast.AST]:
+    """The scopes of the calls that run a model (runs_model is not None), in one pass over the calls: runs_model
+    asked of each call, without a call and a memo lookup of the helpers per call."""
+    found: set[ast.AST] = set()
+    parents, expr, helpers = ctx.parents, ast.Expr, None
+    for call in ctx.by_type.get(ast.Call, ()):
+        if not (call.args or call.keywords):
+            continue  # runs_model answers None: no forward receiver, and no helper is run without arguments
+        receiver = forward_receiver(call, ctx)
+        if receiver is None:
+            if type(parents.get(call)) is expr:
+                continue
+            if helpers is None:
+                helpers = _helpers(ctx)
+            if not helpers or _through_helper(call, helpers, ctx) is None:
+                continue
+        found.add(ctx.scope_of(call))
+    return found
+
+
+def _through_helper(call: ast.Call, helpers: dict, ctx: ModuleContext) -> ast.AST | None:
+    """The model a helper of this file runs for `call` (runs_model's second half)."""
+    func = call.func
     if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
         cls = ctx.enclosing_class(call)
         found = helpers.get((id(cls), func.attr)) if cls is not None else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ..context import ModuleContext
 from .evaluation import ident, model_like, tokens
@@ -122,8 +123,7 @@ def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     if name == "load_state_dict":
         return key_of(func.value) if call.args and isinstance(func, ast.Attribute) else None
-    words = set(tokens(name))
-    if "load" not in words or not words & WEIGHT_WORDS or not call.args:
+    if not call.args or not _weight_loader(name):  # asked of every call of the file: by name, kept
         return None
     model = call.args[0]
     if not (isinstance(model, ast.Name | ast.Attribute) and model_like(model, ctx)):
@@ -132,6 +132,13 @@ def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
 
 
 WEIGHT_WORDS = {"checkpoint", "ckpt", "weights", "weight", "state", "params", "pretrained", "snapshot"}
+
+
+@lru_cache(maxsize=65_536)  # names repeat across calls and files; the answer is pure, so it may outlive a file
+def _weight_loader(name: str) -> bool:
+    """A name with the word load and a word for weights (`load_checkpoint`, `load_weights`)."""
+    words = set(tokens(name))
+    return "load" in words and bool(words & WEIGHT_WORDS)
 
 
 def _switches_anything(calls, ctx: ModuleContext) -> bool:

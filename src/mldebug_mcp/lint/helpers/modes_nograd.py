@@ -30,7 +30,7 @@ GRAD = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "e
 
 def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     """The evaluation function `call` runs with autograd on, or None."""
-    if not ctx.memo(("modes-nograd", "evals"), lambda: any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ()))):
+    if not has_eval_call(ctx):
         return None  # both shapes need an eval() somewhere in the file
     scope = ctx.scope_of(call)
     found = next((t for t in local_targets(call, ctx) if t is not scope and _evaluation_of(call, t, scope, ctx)),
@@ -42,7 +42,15 @@ def unguarded_evaluation(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     return found
 
 
+def has_eval_call(ctx: ModuleContext) -> bool:
+    """Whether any call of the module is an eval() (or train(False)): one pass per module, shared by MLD022's
+    applies() and unguarded_evaluation."""
+    return ctx.memo(("modes-nograd", "evals"), lambda: any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ())))
+
+
 def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    if not _evaluates_with_grad(target, ctx):  # asked first: kept per function, and most run no model in a loop
+        return False  # (every test here is pure: the order does not change the answer)
     last = switches(target, ctx)
     if any(s.mode == TRAIN and s.direct for s in last) or any(
             isinstance(n, ast.Call) and ident(n.func) == "zero_grad" for n in own_nodes(target, ctx)):
@@ -52,7 +60,7 @@ def _evaluation_of(call: ast.Call, target: ast.AST, scope: ast.AST, ctx: ModuleC
         before = [mode_before(call, k, scope, ctx) for k in passed if k]
         if not any(s is not None and s.mode == EVAL and s.key is not None for s in before):
             return False  # nor did the caller: model.eval(); run_epoch(model, valid_data)
-    return _evaluates_with_grad(target, ctx)
+    return True
 
 
 def _evaluates_with_grad(func: ast.AST, ctx: ModuleContext) -> bool:

@@ -31,9 +31,12 @@ MODEL_BASE = re.compile(r"Module$|Model$|^Module|PreTrained")
 
 def inference_methods_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST, ast.ClassDef, ast.AST]]:
     """(where self.eval() goes, class, method) for each such method."""
-    if not (ctx.has_text("self(") or ctx.has_text("self.forward(")):
+    # the cheap test first, by names: only a public method named for inference is reported (most classes have none)
+    classes = [cls for cls in ctx.classes.values()
+               if any(isinstance(m, FUNCS) and _inference_named(m.name) for m in cls.body)]
+    if not classes or not (ctx.has_text("self(") or ctx.has_text("self.forward(")):
         return  # no method runs its own model
-    for cls in ctx.classes.values():
+    for cls in classes:
         if not any(MODEL_BASE.search(ident(b) or "") for b in cls.bases) or drives_itself(cls, ctx):
             continue
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
@@ -53,6 +56,10 @@ def inference_methods_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST
             if _runs_self(method) or any(_runs_self(methods[h]) for h in _self_calls(method) if h in methods
                                          and h.startswith("_")):
                 yield opening_past_logs(method), cls, method
+
+
+def _inference_named(name: str) -> bool:
+    return not name.startswith("_") and not name.endswith("step") and bool(INFERENCE_VERBS & set(tokens(name)))
 
 
 def _switches(cls: ast.ClassDef) -> bool:

@@ -20,9 +20,10 @@ def listed_twice(ctx: ModuleContext) -> list[tuple[ast.Call, str, list[str]]]:
     names differ from X's by one or two letters)."""
     seen: dict[tuple[ast.stmt, str], ast.Call] = {}
     found = []
-    for call in sorted(ctx.by_type.get(ast.Call, ()), key=lambda c: (c.lineno, c.col_offset)):
-        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "parameters") or call.args:
-            continue
+    # the `X.parameters()` calls, then in source order (filtered before the sort: the same order, far fewer)
+    listed = [c for c in ctx.by_type.get(ast.Call, ())
+              if isinstance(c.func, ast.Attribute) and c.func.attr == "parameters" and not c.args]
+    for call in sorted(listed, key=lambda c: (c.lineno, c.col_offset)):
         path = dotted(call.func.value)
         statement = None
         for ancestor in ctx.ancestors(call):

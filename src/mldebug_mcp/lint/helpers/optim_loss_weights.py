@@ -57,8 +57,8 @@ def _builds_weights(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     if init is None or not any((ctx.qualname(b) or "").startswith("torch.nn.") for b in cls.bases):
         return False
-    for node in ast.walk(init):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+    for node in ctx.within(ast.Assign, init):  # its assignments by line, from the module's list: no walk
+        if isinstance(node.value, ast.Call) and any(
                 isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                 for t in node.targets):
             name = ctx.call_name(node.value) or ""
@@ -71,7 +71,7 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
     """(the statement after which the weights should join the optimiser, `self.X`, where its weights are
     built) for each weighted module the class builds and keeps on self, when the class trains with an
     optimiser it was handed and builds no optimiser, adds no param group, reads no parameters of it."""
-    if not _handed_optimizer(cls, ctx) or not _trains(cls, ctx):
+    if not _trains(cls, ctx) or not _handed_optimizer(cls, ctx):  # _trains first: it reads the class body alone
         return []
     calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group" for c in calls):

@@ -226,6 +226,8 @@ def training_blocks(ctx: ModuleContext) -> set[ast.AST]:
     blocks whose iteration is worth expanding (a cheap filter by the helpers' names, computed once)."""
     def collect() -> set[ast.AST]:
         reaching = {f.name for f in ctx.backward_scopes if isinstance(f, FUNCTIONS)}
+        if not reaching:  # no function backwards, so no call reaches one: the blocks that backward themselves
+            return set(ctx.backward_scopes)
         functions = [f for kind in FUNCTIONS for f in ctx.by_type.get(kind, ())]
 
         def reaches(call: ast.Call) -> bool:

@@ -36,7 +36,7 @@ from ..helpers.modes_evidence import (
     trains,
 )
 from ..helpers.modes_handoff import handed_to_evaluation
-from ..helpers.modes_indirect import runs_model
+from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
@@ -138,8 +138,7 @@ class EvaluationWithoutEvalMode(Rule):
         hits: dict[int, Hit] = {}
         # the scopes that run a model, in one pass over the calls (a call without arguments runs none): most
         # scopes run none
-        running = {ctx.scope_of(c) for c in ctx.by_type.get(ast.Call, ())
-                   if (c.args or c.keywords) and runs_model(c, ctx) is not None}
+        running = running_scopes(ctx)
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
             if scope in running and not framework_managed(scope, ctx):
                 for hit in _scope_hits(scope, ctx):

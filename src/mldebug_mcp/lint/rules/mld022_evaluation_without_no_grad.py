@@ -15,7 +15,7 @@ from ..helpers.evaluation import (
     uses_torch,
 )
 from ..helpers.loops import is_backward, is_optimizer_step
-from ..helpers.modes_nograd import unguarded_evaluation
+from ..helpers.modes_nograd import has_eval_call, unguarded_evaluation
 from ..rule import Hit, Rule
 
 STORE = {"append", "extend", "insert", "appendleft", "put", "setdefault"}
@@ -109,7 +109,7 @@ def _evaluation_code(ctx: ModuleContext) -> bool:
     or a loop or comprehension over evaluation data (for _in_val_loop). Most library files have neither,
     and then no model call needs to be looked at."""
     def compute() -> bool:
-        if any(is_eval_call(c) for c in ctx.by_type.get(ast.Call, ())):
+        if has_eval_call(ctx):
             return True
         loops = (n.iter for kind in (ast.For, ast.AsyncFor) for n in ctx.by_type.get(kind, ()))
         comprehensions = (g.iter for kind in COMPREHENSIONS for n in ctx.by_type.get(kind, ()) for g in n.generators)

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_step_condition import first_value, step_guard
+from ..helpers.accum_step_condition import first_value, modulo_test, step_guard
 from ..helpers.accum_stray_step import stray_step
 from ..rule import Hit, Rule
 
@@ -51,6 +51,10 @@ class AccumulationStepCondition(Rule):
              "optimizer steps on every pass with partial gradients and the accumulation never happens; remove it")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
+        remainder = modulo_test(node.test)
+        if remainder is None or isinstance(remainder.divisor, ast.Constant) and remainder.divisor.value in (0, 1):
+            return
         guard = step_guard(node, ctx)
         if guard is None:
             stray = stray_step(node, ctx)
