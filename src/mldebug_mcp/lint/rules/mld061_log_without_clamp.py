@@ -7,6 +7,7 @@ from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
 from ..helpers.probs_methods import class_probabilities_logged
+from ..helpers.probs_policy import sampled_network_probabilities
 from ..helpers.tensors_flow import (
     computes_loss,
     from_prediction,
@@ -78,7 +79,7 @@ class LogWithoutClamp(Rule):
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
             or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx) \
-            or _branch_probability(argument, ctx)
+            or _branch_probability(argument, ctx) or _sampled_probability(argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -173,6 +174,13 @@ def _branch_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
         return None  # the callers agree on a kind: judged elsewhere
     return f"a {kinds[0].kind} output on one branch (line {kinds[0].origins[0].lineno})" if kinds[0].origins \
         else f"a {kinds[0].kind} output on one branch"
+
+
+def _sampled_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """A network's output the function also samples a categorical distribution from (a softmax actor)."""
+    if _guarded(argument, ctx) or not sampled_network_probabilities(argument, ctx):
+        return None
+    return "a network's output sampled from as probabilities"
 
 
 def _weighting_confidence(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
