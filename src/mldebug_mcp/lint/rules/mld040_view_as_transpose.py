@@ -101,7 +101,7 @@ class ViewAsTranspose(Rule):
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
         if inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
-                or _inverted_named_dims(node, tensor, sizes, ctx):
+                or _inverted_named_dims(node, tensor, sizes, ctx) or _rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
@@ -142,8 +142,10 @@ class ViewAsTranspose(Rule):
         if not candidates:
             return None
         line, shape = max(candidates, key=lambda c: c[0])
-        # the tensor reassigned in between (x = x.transpose(1, 2)) may already have the new shape
-        if any(line < getattr(v, "lineno", 0) < call.lineno for v in values):
+        # the tensor reassigned in between (x = x.transpose(1, 2)) may already have the new shape,
+        # unless the new value is elementwise on the old one (x = x.float() / 255)
+        name = tensor.id if isinstance(tensor, ast.Name) else None
+        if any(line < getattr(v, "lineno", 0) < call.lineno and not _keeps_shape(v, name) for v in values):
             return None
         return shape
 
@@ -152,6 +154,50 @@ class ViewAsTranspose(Rule):
             found = ((a, shape_unpack(a)) for a in ctx.by_type.get(ast.Assign, ()))
             self._ctx, self._unpacks = ctx, [(a, *u) for a, u in found if u]
         return self._unpacks
+
+
+def _rows_behind_inner_axis(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
+    """`n_layers = states.shape[1]`, `n_seq = len(starts)`, then `states[batch][starts].reshape(n_layers, n_seq, -1)`:
+    rows picked by an index array come first (len(starts) of them) and keep the stored axes after them, so
+    listing a stored axis before the row count regroups memory instead of swapping the two axes."""
+    index = tensor.slice if isinstance(tensor, ast.Subscript) else None
+    if not isinstance(index, ast.Name | ast.Attribute):
+        return False
+    base = tensor
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    source, rows, scope = ast.dump(base), ast.dump(index), ctx.scope_of(call)
+    axes = []
+    for size in sizes:
+        value = size
+        if isinstance(size, ast.Name):
+            values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
+            value = values[0] if values and ctx.scope_of(values[0]) is scope else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
+                and len(value.args) == 1 and ast.dump(value.args[0]) == rows:
+            axes.append(0)  # the number of rows the index picks
+            continue
+        found = axes_of(value, source) if value is not None else None
+        axes.append(next(iter(found)) if found and len(found) == 1 else None)
+    if 0 not in axes:
+        return False
+    first = axes.index(0)
+    return any(a is not None and a >= 1 for a in axes[:first])
+
+
+def _keeps_shape(value: ast.expr, name: str | None) -> bool:
+    """`x.float() / 255.0`, `x.to(device)`, `x * scale + shift`: the value is `name` with the same shape."""
+    if name is None:
+        return False
+    if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult):
+        sides = (value.left, value.right)
+        own = [s for s in sides if _keeps_shape(s, name)]
+        return len(own) >= 1 and all(s in own or isinstance(s, ast.Constant | ast.Attribute) or
+                                     isinstance(s, ast.Name) and s.id != name for s in sides)
+    if isinstance(value, ast.UnaryOp):
+        return _keeps_shape(value.operand, name)
+    value = strip_calls(value, SAME_LAYOUT_METHODS)
+    return isinstance(value, ast.Name) and value.id == name
 
 
 def _built_shape(value: ast.expr, ctx: ModuleContext) -> list[ast.expr] | None:

@@ -23,7 +23,27 @@ def is_loss_call(call: ast.Call, ctx: ModuleContext) -> bool:
         short = name.rsplit(".", 1)[-1]
         return short.endswith("_loss") or short in LOSS_FUNCTIONS
     built = ctx.constructed(call.func) or ""
+    if not built and _self_attribute(call.func):
+        # `self.loss = None` in a base class, `self.loss = nn.CrossEntropyLoss()` in the subclass that fills it in
+        built = next((name for v in _values_in_subclasses(call.func, ctx) if isinstance(v, ast.Call)
+                      and (name := ctx.call_name(v) or "").endswith("Loss")), "")
     return built.startswith("torch.nn.") and built.endswith("Loss")
+
+
+def _values_in_subclasses(attribute: ast.Attribute, ctx: ModuleContext) -> list[ast.expr]:
+    """What `self.attr` holds in the enclosing class and in the module's classes derived from it."""
+    cls = ctx.enclosing_class(attribute)
+    if cls is None:
+        return []
+    values = list(ctx.values_of(attribute))
+    for sub in ctx.by_type.get(ast.ClassDef, ()):
+        if any(isinstance(b, ast.Name) and b.id == cls.name for b in sub.bases):
+            values += ctx.class_attrs.get(sub.name, {}).get(attribute.attr, [])
+    return values
+
+
+def _self_attribute(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 class SqueezeWithoutDimOnLossPath(Rule):
@@ -88,7 +108,32 @@ def _squeezed_arg(arg: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.Call
         # one assignment back: pred = out.squeeze(); loss(pred, y)
         values = ctx.values_of(arg, at=call)
         squeeze = _squeezed(values[0], ctx) if values else None
+        arg = values[0] if values and squeeze is None else arg
+    if squeeze is None and isinstance(arg, ast.Subscript):
+        squeeze = _squeezed_under_key(arg, ctx)
     return squeeze
+
+
+def _squeezed_under_key(read: ast.Subscript, ctx: ModuleContext) -> ast.Call | None:
+    """`batch["label"]` read for the loss where another method of the module stored `batch["label"] =
+    batch["label"].squeeze()` (a Lightning batch hook, a collate step): the loss gets the squeezed labels."""
+    key = read.slice
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    stores = _KEYED_SQUEEZES.get(id(ctx))
+    if stores is None or stores[0] is not ctx:
+        found: dict[str, ast.Call] = {}
+        for assign in ctx.by_type.get(ast.Assign, ()):
+            target = assign.targets[-1]
+            if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                    and isinstance(target.slice.value, str) and (squeeze := _squeezed(assign.value, ctx)) is not None:
+                found.setdefault(target.slice.value, squeeze)
+        _KEYED_SQUEEZES.clear()  # one module at a time
+        stores = _KEYED_SQUEEZES[id(ctx)] = (ctx, found)
+    return stores[1].get(key.value)
+
+
+_KEYED_SQUEEZES: dict[int, tuple[ModuleContext, dict[str, ast.Call]]] = {}
 
 
 def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
