@@ -23,14 +23,46 @@ def returns_number(name: ast.Name, ctx, depth: int = 6) -> bool:
     """`name` is bound (directly or by unpacking) to a call of a local function whose returned value at that
     place is a number."""
     value = latest_value(name, ctx)
-    if not isinstance(value, ast.Call) or local_callee(value, ctx) is None:
+    if not isinstance(value, ast.Call):
         return False
+    if local_callee(value, ctx) is None:
+        return _wrapped_step_returns_number(name, value, ctx, depth)
     return _call_returns_number(value, _position(name, value, ctx), ctx, depth)
+
+
+def _wrapped_step_returns_number(name: ast.Name, call: ast.Call, ctx, depth: int) -> bool:
+    """`(loss, lr), elapsed = timed(train_step)`: a wrapper (a timer, a retry loop) runs a local step function
+    handed to it and gives back its result beside its own; `name` sits in the nested tuple of that result."""
+    step = call.args[0] if call.args else None
+    stmt = ctx.parent(call)
+    if not isinstance(step, ast.Name) or not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 \
+            or not isinstance(stmt.targets[0], ast.Tuple):
+        return False
+    inner = next((e for e in stmt.targets[0].elts if isinstance(e, ast.Tuple | ast.List)
+                  and any(isinstance(n, ast.Name) and n.id == name.id for n in e.elts)), None)
+    if inner is None:
+        return False
+    position = next(i for i, n in enumerate(inner.elts) if isinstance(n, ast.Name) and n.id == name.id)
+    func = ctx.functions.get(step.id) or _nested_def(step, ctx)
+    return func is not None and _returns_number(func, position, ctx, depth)
+
+
+def _nested_def(name: ast.Name, ctx) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A function defined inside the function (or loop body) that reads `name`."""
+    outer = ctx.enclosing(name, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if outer is None:
+        return None
+    return next((n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                 and n is not outer and n.name == name.id), None)
 
 
 def _call_returns_number(call: ast.Call, position: int | None, ctx, depth: int) -> bool:
     func = local_callee(call, ctx)
-    if func is None or depth <= 0:
+    return func is not None and _returns_number(func, position, ctx, depth)
+
+
+def _returns_number(func: ast.AST, position: int | None, ctx, depth: int) -> bool:
+    if depth <= 0:
         return False
     returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
     if position is not None:

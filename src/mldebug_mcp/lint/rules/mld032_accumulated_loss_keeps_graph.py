@@ -128,7 +128,7 @@ class AccumulatedLossKeepsGraph(Rule):
             return  # outside a loop only state kept on self outlives one call of a training step
         training = any(trains(each, ctx) for each in loops) or (func is not None and trains(func, ctx))
         key = ast.unparse(_base(acc))
-        entries_live = loop is not None and _entries_backwarded(acc, loop, ctx)
+        entries_live = loop is not None and _entries_backwarded(acc, loop, ctx, appended=ctx.method_name(node) == "append")
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple) \
                 and not isinstance(node.value, ast.Tuple) and not entries_live:
             return  # which element of a call's result is kept is unknown, unless its entries are backwarded
@@ -220,9 +220,10 @@ def _kept_state(acc: ast.expr, func: ast.AST | None, node: ast.AST, ctx: ModuleC
     return root.id in params and root.id != "self" and in_place and not ctx.values_of(root, at=node)
 
 
-def _entries_backwarded(acc: ast.expr, loop: ast.AST, ctx: ModuleContext) -> bool:
-    """`losses[i - 1].backward()` in the loop that stores into `losses[i]`: the entries carry graphs."""
-    if not isinstance(acc, ast.Subscript):
+def _entries_backwarded(acc: ast.expr, loop: ast.AST, ctx: ModuleContext, appended: bool = False) -> bool:
+    """`losses[i - 1].backward()` in the loop that stores into `losses[i]`, or `history[-1].backward()` in the
+    loop that appends to `history` (a loss history also read for a stopping test): the entries carry graphs."""
+    if not isinstance(acc, ast.Subscript) and not (appended and isinstance(acc, ast.Name | ast.Attribute)):
         return False
     key = ast.unparse(_base(acc))
     calls = module_index(ctx)["backward"].get(ctx.scope_of(loop), ())
