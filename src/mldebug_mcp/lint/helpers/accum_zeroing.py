@@ -168,6 +168,19 @@ def _helper_calls(call: ast.Call, ctx: ModuleContext) -> Iterator[ast.Call]:
 MICRO_WORDS = ("chunk", "split", "micro", "accum")
 
 
+def _steps_next(loop: ast.AST, ctx: ModuleContext) -> bool:
+    """An optimiser step among the statements that follow the loop in its own block (`if batch is not None:
+    for j in range(0, n, micro): ... loss.backward()` then `opt.step()` in the same if-body)."""
+    parent = ctx.parent(loop)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and loop in block:
+            after = block[block.index(loop) + 1:]
+            return any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and is_optimizer_step(s.value, ctx)
+                       for s in after)
+    return False
+
+
 def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     """The count of an inner loop over the micro-batches of one step (`for xb in x.chunk(k)`,
     `for micro in range(accum_steps)`): it backwards on every pass, never steps, and the optimiser steps
@@ -185,7 +198,7 @@ def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     if outer is None:
         return None
     if not any(is_optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
-               for c in calls_in_order(outer.body)):
+               for c in calls_in_order(outer.body)) and not _steps_next(loop, ctx):
         return None
     counted = [a for c in ast.walk(loop.iter) if isinstance(c, ast.Call) for a in c.args]
     return counted[-1] if counted else loop.iter
