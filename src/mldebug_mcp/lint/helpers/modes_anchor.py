@@ -36,7 +36,7 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
         # unless the class loads it to predict, or the script builds it at module level
         return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _loader_builder(
-            scope, key, ctx) or _past_bookkeeping(_opening(scope), call, scope, ctx)
+            scope, key, ctx) or _past_bookkeeping(_opening(scope), call, key, scope, ctx)
     if loops:
         return _wrapper(loops[-1], ctx)
     return top
@@ -190,10 +190,11 @@ def _opening(function: ast.AST) -> ast.stmt:
     return body[0]
 
 
-def _past_bookkeeping(opening: ast.stmt, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+def _past_bookkeeping(opening: ast.stmt, call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
     """The `with torch.no_grad():` block that holds the evaluation, when only bookkeeping comes before it in
-    the function (`size = len(loader.dataset)`, `total, correct = 0, 0`, `probs = []`) and it is more than one
-    statement down: eval() goes above the block, next to the evaluation it is for."""
+    the function (`size = len(loader.dataset)`, `total, correct = 0, 0`, `probs = []`, meters, values computed
+    without the model) and it is more than one statement down: eval() goes above the block, next to the
+    evaluation it is for."""
     block = _no_grad_block(call, scope, ctx)
     if block is None or ctx.parent(block) is not scope:
         return opening
@@ -201,15 +202,21 @@ def _past_bookkeeping(opening: ast.stmt, call: ast.Call, scope: ast.AST, ctx: Mo
     start, end = body.index(opening) if opening in body else 0, body.index(block)
     if end - start < 2:  # the block opens the function, or follows one counter: the opening says it
         return opening
-    return block if all(_bookkeeping(stmt) for stmt in body[start:end]) else opening
+    root = key.split(".")[0] if key.split(".")[0] != "self" else key
+    return block if all(_bookkeeping(stmt, root) for stmt in body[start:end]) else opening
 
 
-def _bookkeeping(stmt: ast.stmt) -> bool:
-    """A counter, an empty container or a size set up before the loop."""
+def _bookkeeping(stmt: ast.stmt, model: str) -> bool:
+    """A counter, an empty container, a size, a meter or a flag set up before the loop: nothing that reads
+    the model."""
     if not isinstance(stmt, ast.Assign):
         return False
     values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-    return all(map(_initial_value, values))
+    if all(map(_initial_value, values)):
+        return True
+    return isinstance(stmt.value, ast.Call) and not any(
+        isinstance(n, ast.Name | ast.Attribute) and ast.unparse(n) == model for n in ast.walk(stmt.value)) and not any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for n in ast.walk(stmt.value))
 
 
 def _initial_value(value: ast.expr) -> bool:

@@ -35,6 +35,7 @@ from ..helpers.modes_evidence import (
     scope_trains,
     trains,
 )
+from ..helpers.modes_generation import generates_for_user
 from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
@@ -201,7 +202,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         elif any(s.mode == EVAL and (s.direct or related(s.key, key))
                  for s in switches(scope, ctx) if position(s.node) < position(call)):
             continue  # another name may hold the same model
-        elif set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)):
+        elif set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)
+                                                  or generates_for_user(call, key, scope, ctx)):
             continue
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
