@@ -148,7 +148,8 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
     roots = {alias.partition(".")[0] for alias in ctx.aliases.values()} | ctx.classes.keys() | ctx.functions.keys()
     numpy = "numpy" in roots
     if (numpy or "torch" in roots) and any(
-            (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls):
+            (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls) \
+            and _seeds_workers(calls, ctx):
         return []
     if "monai" in roots or "lhotse" in roots:
         library = next((c for c in calls if library_generator(c, ctx)), None)
@@ -161,11 +162,36 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
             owner = _dataset_of(func, ctx)
             draws += [(owner, c) for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
         if sampling:  # `sample_to_patches(sample, offset_augment=True)`: a module function the sampling runs
-            draws += [(_dataset_of(func, ctx), c) for c in helper_draws(func, ctx)]
+            draws += [(_dataset_of(func, ctx), c) for c in helper_draws(func, ctx) + _method_draws(func, ctx)]
     owned = owned_generator_draw(ctx)  # a transform's or dataset's own generator, copied into every worker
     if owned is not None:
         draws.append((_dataset_of(owned, ctx), owned))
     return _with_subclasses(draws, ctx)
+
+
+def _seeds_workers(calls, ctx: ModuleContext) -> bool:
+    """The file reseeds NumPy (np.random.seed) or reads a worker's seed (`get_worker_info().seed`); asking
+    get_worker_info() only for the worker's id (to log or shard) reseeds nothing."""
+    return any(ctx.call_name(c) == "numpy.random.seed" for c in calls) or any(
+        n.attr == "seed" for n in ctx.by_type.get(ast.Attribute, ()))
+
+
+def _method_draws(method: ast.FunctionDef, ctx: ModuleContext, depth: int = 2) -> list[ast.Call]:
+    """np.random draws of the methods of the same class a sampling method calls (`self._iter_single(i)`, and
+    those they call): they run in the worker as the sampling method does."""
+    cls = ctx.parent(method)
+    if not isinstance(cls, ast.ClassDef):
+        return []
+    methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+    found, seen, todo = [], {method.name}, [method]
+    for _ in range(depth):
+        called = [methods[c.func.attr] for f in todo for c in ast.walk(f) if isinstance(c, ast.Call)
+                  and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+                  and c.func.value.id == "self" and c.func.attr in methods and c.func.attr not in seen]
+        seen |= {f.name for f in called}
+        found += [c for f in called for c in ast.walk(f) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
+        todo = called
+    return found
 
 
 def _dataset_of(node: ast.AST, ctx: ModuleContext) -> str | None:

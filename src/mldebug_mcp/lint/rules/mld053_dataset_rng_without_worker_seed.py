@@ -15,6 +15,7 @@ from ..helpers.loader_owned_rng import (
     PER_SAMPLE,
     owned_generator_draw,
 )
+from ..helpers.loader_worker_wrappers import unseeded_worker_wrapper
 from ..rule import Hit, Rule
 
 DATASETS = {f"torch.utils.data.{m}{c}" for m in ("", "dataset.") for c in ("Dataset", "IterableDataset")}
@@ -84,6 +85,11 @@ class DatasetRngWithoutWorkerSeed(Rule):
             yield from _drawn_in_another_file(ctx)
             return
         if not _is_dataset(node, ctx, depth=3):
+            return
+        wrapper = unseeded_worker_wrapper(node, ctx)
+        if wrapper is not None:
+            yield Hit(wrapper[0], f"this wrapper runs in each DataLoader worker but does not reseed NumPy: the "
+                                  f"wrapped data's np.random draws ({wrapper[1]}) repeat across workers")
             return
         methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
         calls = [c for n in SAMPLING_METHODS & set(methods) for c in ast.walk(methods[n]) if isinstance(c, ast.Call)]
