@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_trainer import unscaled_trainer_loss
+from ..helpers.accum_unit_divisor import unit_divided_micro_loss
 from ..helpers.accum_zeroing import accumulation_test, micro_batch_loop
 from ..helpers.loops import (
     LOOPS,
@@ -55,6 +56,8 @@ class AccumulationWithoutScaling(Rule):
 
     MICRO = ("each micro-batch of this loop back-propagates its loss undivided and the optimizer steps after the "
              "loop: the step gets the sum over the micro-batches")
+    UNIT = ("each micro-batch loss is divided by {divisor}, which this file sets to 1, and the optimizer steps "
+            "after the micro-batch loop: the step gets the sum over the micro-batches; divide by their number")
     TRAINER_LOSS = ("compute_loss() takes num_items_in_batch but ignores it and never divides by the accumulation "
                     "steps: the Trainer back-propagates this loss as is, summed over gradient_accumulation_steps")
 
@@ -63,6 +66,10 @@ class AccumulationWithoutScaling(Rule):
             returned = unscaled_trainer_loss(node, ctx)
             if returned is not None:
                 yield Hit(returned, self.TRAINER_LOSS)
+                return
+            unit = unit_divided_micro_loss(node, ctx)
+            if unit is not None:
+                yield Hit(unit, self.UNIT.format(divisor=ast.unparse(unit.right)))
                 return
         # below, `node` is one micro-batch: a loop's pass, or a per-batch function counting its own steps
         if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
