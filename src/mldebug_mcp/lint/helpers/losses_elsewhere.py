@@ -183,9 +183,26 @@ def handed_over(project, name: str) -> str | None:
         where = project.fed_to(slot)
         fed = resolve_slot_loss(where, name, project) if where and where.startswith(SLOT_LOSS) else \
             fed_loss(project, slot)
+        if fed is None:
+            fed = _relayed(project, slot)
         if fed is not None:
             return fed
     return None
+
+
+def _relayed(project, slot: str) -> str | None:
+    """`@Combined#1`: the model went to argument 1 of a wrapper whose output is what that argument returns
+    (its file tells `arg:1:...`), and a logit loss takes the wrapper's output: it takes this model's."""
+    from .kinds.traced import symbolic
+    from .losses_chosen import fed_loss
+
+    wrapper, _, position = slot[1:].partition("#") if slot.startswith("@") else ("", "", "")
+    if not wrapper or not position.isdigit():
+        return None
+    relay = symbolic(project.kind_returned_by(wrapper) or "")
+    if relay is None or relay[0] != int(position) or relay[2] is not None:
+        return None
+    return fed_loss(project, wrapper)
 
 
 def resolved_fed(fed: str | None, owner: ast.ClassDef, ctx) -> str | None:

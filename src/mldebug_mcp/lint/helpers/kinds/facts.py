@@ -53,8 +53,8 @@ _OWNER = re.compile(r"\w+")
 
 
 def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
-    if not any(map(ctx.has_text, hints)):  # nothing here can return a known kind
-        return {}
+    if not any(map(ctx.has_text, hints)):  # nothing here can return a known kind, but a wrapper may relay one
+        return _relays(ctx) if ctx.has_text("__init__") and ctx.has_text("forward") else {}
     walk = Walk(ctx, FACTS)
     found: dict[str, str] = {}
     owners = [(name, func, func) for name, func in ctx.functions.items()]
@@ -79,6 +79,19 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             kind = _ask(walk, owner, index)
             if kind is not None:
                 found[f"{name}/{index}"] = kind.kind
+    return found
+
+
+def _relays(ctx) -> dict[str, str]:
+    """A wrapper model whose forward returns what a module handed to its constructor returns
+    (`CombinedModel(encoder, head)` returning `self.head(...)`): told as `arg:...`, so the file that builds it
+    can ask the module's own file."""
+    walk, found = Walk(ctx, FACTS), {}
+    for name, cls in ctx.classes.items():
+        if _forward(cls) is not None:
+            kind = _ask(walk, cls, None)
+            if kind is not None and kind.kind.startswith("arg:"):
+                found[name] = kind.kind
     return found
 
 

@@ -77,12 +77,22 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
         if not instance and (method != on_self
                              or method and not inherits(cls, ctx.enclosing_class(call), ctx)):
             continue
-        if not method and func.name not in ctx.functions:
-            continue
+        if not method and func.name not in ctx.functions and not _called_inside(call, ctx.parents.get(func), ctx):
+            continue  # a nested function counts only where its enclosing function calls it
         value = _argument(call, position, arg)
         if value is not None:
             passed.append(value)
     return passed
+
+
+def _called_inside(call: ast.AST, outer: ast.AST | None, ctx) -> bool:
+    """`call` lies in the body of the function `outer` (a local helper, `def criterion(logits, y)` in main())."""
+    if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    node = ctx.parents.get(call)
+    while node is not None and node is not outer:
+        node = ctx.parents.get(node)
+    return node is outer
 
 
 def inherits(cls: ast.ClassDef | None, other: ast.ClassDef | None, ctx, depth: int = 4) -> bool:
