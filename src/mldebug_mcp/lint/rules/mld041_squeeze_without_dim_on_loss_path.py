@@ -120,20 +120,18 @@ def _squeezed_under_key(read: ast.Subscript, ctx: ModuleContext) -> ast.Call | N
     key = read.slice
     if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
         return None
-    stores = _KEYED_SQUEEZES.get(id(ctx))
-    if stores is None or stores[0] is not ctx:
-        found: dict[str, ast.Call] = {}
-        for assign in ctx.by_type.get(ast.Assign, ()):
-            target = assign.targets[-1]
-            if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
-                    and isinstance(target.slice.value, str) and (squeeze := _squeezed(assign.value, ctx)) is not None:
-                found.setdefault(target.slice.value, squeeze)
-        _KEYED_SQUEEZES.clear()  # one module at a time
-        stores = _KEYED_SQUEEZES[id(ctx)] = (ctx, found)
-    return stores[1].get(key.value)
+    return ctx.memo(("mld041", "keyed-squeezes"), lambda: _keyed_squeezes(ctx)).get(key.value)
 
 
-_KEYED_SQUEEZES: dict[int, tuple[ModuleContext, dict[str, ast.Call]]] = {}
+def _keyed_squeezes(ctx: ModuleContext) -> dict[str, ast.Call]:
+    """The first dim-less squeeze stored under each string key of the module (`batch["y"] = batch["y"].squeeze()`)."""
+    found: dict[str, ast.Call] = {}
+    for assign in ctx.by_type.get(ast.Assign, ()):
+        target = assign.targets[-1]
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str) and (squeeze := _squeezed(assign.value, ctx)) is not None:
+            found.setdefault(target.slice.value, squeeze)
+    return found
 
 
 def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
