@@ -169,10 +169,7 @@ def _rows_behind_inner_axis(call: ast.Call, tensor: ast.expr, sizes: list[ast.ex
     source, rows, scope = ast.dump(base), ast.dump(index), ctx.scope_of(call)
     axes = []
     for size in sizes:
-        value = size
-        if isinstance(size, ast.Name):
-            values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
-            value = values[0] if values and ctx.scope_of(values[0]) is scope else None
+        value = _size_value(size, call, scope, ctx)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
                 and len(value.args) == 1 and ast.dump(value.args[0]) == rows:
             axes.append(0)  # the number of rows the index picks
@@ -349,10 +346,8 @@ def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr]
     reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
     groups = []
     for size in sizes:
-        value = size
+        value = _size_value(size, call, scope, ctx)
         if isinstance(size, ast.Name):
-            values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
-            value = values[0] if values and ctx.scope_of(values[0]) is scope else None
             if value is None or any(value.lineno < line < call.lineno for line in reassigned):
                 groups.append(None)  # unknown, or read before the tensor was rebound
                 continue
@@ -361,3 +356,12 @@ def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr]
     return len(known) >= 2 and any(
         (a >= 0) == (b >= 0) and a > b for i, first in enumerate(known) for later in known[i + 1:]
         for a in first for b in later)
+
+
+def _size_value(size: ast.expr, call: ast.Call, scope, ctx: ModuleContext) -> ast.AST | None:
+    """What a size names: itself, or for a name its first value bound before `call` in the same scope (None when
+    it comes from elsewhere)."""
+    if not isinstance(size, ast.Name):
+        return size
+    values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
+    return values[0] if values and ctx.scope_of(values[0]) is scope else None
