@@ -93,8 +93,9 @@ def score(private: Path, answers: Path) -> None:
     target.mkdir(exist_ok=True)
     for reader in READERS:
         existing = target / f"{reader}.yaml"
-        ranked: dict[str, list[str]] = yaml.safe_load(existing.read_text(encoding="utf-8")) if existing.exists() else {}
-        ranked = ranked or {}
+        # the answers already there for other sets are kept (an empty file loads as None)
+        ranked: dict[str, list[str]] = (yaml.safe_load(existing.read_text(encoding="utf-8")) if existing.exists()
+                                        else None) or {}
         unknown = 0
         for name in mapping["cases"]:
             path = answers / f"{reader}_{name}.yaml"
