@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from .families import project_findings
 
 RUN = (
     "import torch.nn as nn\n"
@@ -28,10 +28,7 @@ VALIDATE = (
 
 
 def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    report = lint_paths([tmp_path])
-    return sorted((Path(f.path).name, f.line) for f in report.findings if f.code == "MLD001")
+    return project_findings(tmp_path, files, "MLD001")
 
 
 def test_loss_stored_on_arguments_by_another_file(tmp_path):
