@@ -2,8 +2,6 @@
 collector a step is handed, where another file defines the collector class whose __setitem__ keeps every
 value. Quiet with the loss turned into a number, and when no class of the run keeps values set by key."""
 
-
-
 from .families import project_findings
 
 COLLECTOR = """

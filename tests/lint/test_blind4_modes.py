@@ -2,8 +2,6 @@
 met by a framework module that trains a model it is handed without switching a mode, and by a training loop
 of another file that trains the built model without train(). Each with fixed twins, which stay quiet."""
 
-
-
 from .families import project_findings
 
 
