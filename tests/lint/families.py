@@ -32,3 +32,12 @@ def project_findings(folder: Path, files: dict[str, str], code: str) -> list[tup
         path.write_text(textwrap.dedent(body))
     report = lint_paths([folder], LintSettings(select=(code,)))
     return sorted((Path(f.path).name, f.line) for f in report.findings if f.code == code)
+
+
+def both_ways(folder: Path, code: str) -> list[tuple[str, int]]:
+    """Lint `folder` with one job and with two, assert both give the same `code` findings, and return their
+    (file name, line) in report order."""
+    found = [[(Path(f.path).name, f.line) for f in lint_paths([folder], jobs=jobs).findings if f.code == code]
+             for jobs in (1, 2)]
+    assert found[0] == found[1]
+    return found[0]

@@ -4,7 +4,7 @@ from np.random in a method its __iter__ calls; flagged where the reseed goes. Th
 
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from .families import both_ways
 
 EPISODES = (
     "import numpy as np\n"
@@ -64,12 +64,7 @@ TRAIN = (
 
 
 def _mld053(tmp_path: Path) -> list[tuple[str, int]]:
-    lines = []
-    for jobs in (1, 2):
-        result = lint_paths([tmp_path], jobs=jobs)
-        lines.append(sorted((Path(f.path).name, f.line) for f in result.findings if f.code == "MLD053"))
-    assert lines[0] == lines[1]
-    return lines[0]
+    return sorted(both_ways(tmp_path, "MLD053"))
 
 
 def test_worker_tagging_wrapper_without_reseed(tmp_path):

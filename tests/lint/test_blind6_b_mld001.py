@@ -6,7 +6,7 @@ argument's output, and a classifier returning raw scores, stay quiet there."""
 
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from .families import both_ways
 
 HEAD = (
     "import torch.nn as nn\n"
@@ -61,12 +61,7 @@ LOCAL_HELPER = (
 
 
 def _mld001(tmp_path: Path, name: str) -> list[int]:
-    found = []
-    for jobs in (1, 2):
-        result = lint_paths([tmp_path], jobs=jobs)
-        found.append(sorted(f.line for f in result.findings if f.code == "MLD001" and Path(f.path).name == name))
-    assert found[0] == found[1]
-    return found[0]
+    return sorted(line for file, line in both_ways(tmp_path, "MLD001") if file == name)
 
 
 def _write(tmp_path: Path, pair: str, train: str, head: str = HEAD) -> None:

@@ -4,7 +4,7 @@ another file with workers and no worker_init_fn (MLD053); the fixed variants sta
 
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from .families import both_ways
 
 LOADERS = (
     "import torch\n"
@@ -25,12 +25,7 @@ EPOCHS = (
 
 
 def _codes(tmp_path: Path, code: str) -> list[tuple[str, int]]:
-    lines = []
-    for jobs in (1, 2):
-        result = lint_paths([tmp_path], jobs=jobs)
-        lines.append([(Path(f.path).name, f.line) for f in result.findings if f.code == code])
-    assert lines[0] == lines[1]
-    return lines[0]
+    return both_ways(tmp_path, code)
 
 
 def test_sampler_of_another_file_without_set_epoch(tmp_path):

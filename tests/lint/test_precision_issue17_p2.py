@@ -3,7 +3,7 @@ step-order rule (MLD013); torch's schedulers and their subclasses keep it."""
 
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from .families import both_ways
 
 SCHEDULERS = (
     "from torch.optim import lr_scheduler\n"
@@ -33,12 +33,7 @@ TRAIN = (
 
 
 def _lines(tmp_path: Path, code: str) -> list[tuple[str, int]]:
-    found = []
-    for jobs in (1, 2):
-        result = lint_paths([tmp_path], jobs=jobs)
-        found.append([(Path(f.path).name, f.line) for f in result.findings if f.code == code])
-    assert found[0] == found[1]
-    return found[0]
+    return both_ways(tmp_path, code)
 
 
 def test_own_scheduler_class_of_another_file_is_quiet(tmp_path):
