@@ -24,8 +24,6 @@ def summed_returns(ctx) -> dict[str, str]:
     """What this file tells the run: the functions of other files whose result (an element of it) a loop here
     adds to a running total without turning it into a number."""
     found: dict[str, str] = {}
-    if not ctx.by_type.get(ast.AugAssign):  # no `x += ...` (nor any augmented assignment): nothing sums here
-        return found  # (the index answers without a search of the source for "+=")
     for node in ctx.by_type.get(ast.AugAssign, ()):
         if not isinstance(node.op, ast.Add) or ctx.enclosing(node, LOOPS) is None or detached(node.value, ctx):
             continue
