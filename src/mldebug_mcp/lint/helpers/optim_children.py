@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .optim_children_facts import told_parts
+from .optim_children_facts import called_parts, freezes_in, told_parts
 from .optim_params import covered, dotted, is_optimizer_name, params_argument
 from .optim_steps import FUNCTIONS
 from .optim_untrained import has_parameters, strip_moves
@@ -48,7 +48,7 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, s
     for name, line in _weighted_parts(cls, ctx):
         path = f"{root}.{name}"
         if name in listed or path in held or name in {h.rsplit(".", 1)[-1] for h in held} \
-                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or not _runs(cls, name):
+                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or name not in called_parts(cls):
             continue
         found.append((path, f"line {line}"))
     return found
@@ -111,32 +111,14 @@ def _weighted_parts(cls: ast.ClassDef, ctx: ModuleContext, all_parts: bool = Fal
     return found
 
 
-def _runs(cls: ast.ClassDef, name: str) -> bool:
-    """The part is called (or its method is) in a method other than __init__."""
-    for method in cls.body:
-        if isinstance(method, FUNCTIONS) and method.name != "__init__":
-            for node in ast.walk(method):
-                called = (dotted(node.func) or "") if isinstance(node, ast.Call) else ""
-                if called == f"self.{name}" or called.startswith(f"self.{name}."):
-                    return True
-    return False
-
-
 def _freezes_here(path: str, optimizer: ast.Call, ctx: ModuleContext) -> bool:
     """The function building the optimiser freezes the part (or puts it in eval mode)."""
     function = ctx.enclosing(optimizer, FUNCTIONS)
-    return function is not None and _freezes_in(function, path, ctx)
+    return function is not None and freezes_in(function, path, ctx)
 
 
 def _class_freezes(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
-    return _freezes_in(cls, f"self.{name}", ctx)
-
-
-def _freezes_in(node: ast.AST, path: str, ctx: ModuleContext) -> bool:
-    """The source of `node` (unparsed once per node) sets `path`'s requires_grad, puts it in eval mode, or
-    loops over its parameters."""
-    text = ctx.memo(("optim_children.text", node), lambda: ast.unparse(node))
-    return any(w in text for w in (f"{path}.requires_grad", f"{path}.eval(", f"{path}.parameters():"))
+    return freezes_in(cls, f"self.{name}", ctx)
 
 
 def _held_nearby(scope: ast.AST, ctx: ModuleContext) -> set[str]:

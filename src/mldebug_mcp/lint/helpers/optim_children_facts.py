@@ -34,17 +34,17 @@ def part_facts(ctx: ModuleContext) -> dict[str, str]:
                  and isinstance(n.value, ast.Call)]
         if len({attr for attr, _ in parts}) < 2:
             continue
-        called = _called_parts(cls)
+        called = called_parts(cls)
         weighted = [f"{attr}:{node.lineno}" for attr, node in parts if attr in called
                     and isinstance(strip_moves(node.value), ast.Call) and has_parameters(strip_moves(node.value), ctx)
-                    and not _frozen(cls, attr, ctx)]
+                    and not freezes_in(cls, f"self.{attr}", ctx)]
         told = f"{name}@{base}|{','.join(sorted({a for a, _ in parts}))}|{','.join(weighted)}"
         for attr, _ in parts:
             found.setdefault(f"{PART}{attr}", told)
     return found
 
 
-def _called_parts(cls: ast.ClassDef) -> set[str]:
+def called_parts(cls: ast.ClassDef) -> set[str]:
     """The attributes of self called (or whose method is called) in a method other than __init__."""
     called = set()
     for method in cls.body:
@@ -57,9 +57,10 @@ def _called_parts(cls: ast.ClassDef) -> set[str]:
     return called
 
 
-def _frozen(cls: ast.ClassDef, attr: str, ctx: ModuleContext) -> bool:
-    text = ctx.memo(("optim_children.text", cls), lambda: ast.unparse(cls))
-    path = f"self.{attr}"
+def freezes_in(node: ast.AST, path: str, ctx: ModuleContext) -> bool:
+    """The source of `node` (unparsed once per node) sets `path`'s requires_grad, puts it in eval mode, or
+    loops over its parameters."""
+    text = ctx.memo(("optim_children.text", node), lambda: ast.unparse(node))
     return any(w in text for w in (f"{path}.requires_grad", f"{path}.eval(", f"{path}.parameters():"))
 
 
