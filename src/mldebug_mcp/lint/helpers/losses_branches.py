@@ -139,9 +139,7 @@ def by_class_count(found: Traced | None, ctx) -> bool:
 def _class_branch(node: ast.AST, ctx) -> bool:
     for anc in ctx.ancestors(node):
         if isinstance(anc, ast.If | ast.IfExp):
-            names = [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(anc.test)
-                     if isinstance(n, ast.Name | ast.Attribute)]
-            return any(CLASS_COUNT.search(name) for name in names)
+            return _reads_class_count(anc.test)
         if isinstance(anc, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             return False
     return False
@@ -150,7 +148,11 @@ def _class_branch(node: ast.AST, ctx) -> bool:
 def branches_on_class_count(cls: ast.ClassDef) -> bool:
     """The class's forward holds an `if` on a class count (asked before the project is: a cheap text-free test)."""
     forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
-    return forward is not None and any(
-        isinstance(n, ast.If | ast.IfExp) and any(CLASS_COUNT.search(t.id if isinstance(t, ast.Name) else t.attr)
-                                                   for t in ast.walk(n.test) if isinstance(t, ast.Name | ast.Attribute))
-        for n in ast.walk(forward))
+    return forward is not None and any(isinstance(n, ast.If | ast.IfExp) and _reads_class_count(n.test)
+                                       for n in ast.walk(forward))
+
+
+def _reads_class_count(test: ast.expr) -> bool:
+    """A name or attribute in the test of an `if` names a class count (`self.num_classes > 1`)."""
+    return any(CLASS_COUNT.search(n.id if isinstance(n, ast.Name) else n.attr)
+               for n in ast.walk(test) if isinstance(n, ast.Name | ast.Attribute))
