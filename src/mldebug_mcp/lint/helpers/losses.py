@@ -113,7 +113,7 @@ LOGIT_TEXTS = ("cross_entropy", "CrossEntropyLoss", "BCEWithLogits", "binary_cro
                "multilabel_soft_margin", "MultiLabelSoftMargin")
 
 
-TORCH_MODULES = ("torch.nn.modules.loss.", "torch.nn.modules.")
+TORCH_MODULES = "torch.nn.modules."
 
 
 class LossSource:
@@ -221,11 +221,11 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
         # or handed to this class or function by another file; asked here, not kept: known once the index is
         chosen = chosen_loss(call, ctx) or handed_by_caller(call, ctx) \
             or branch_logit_loss(call, ctx, loss_source, EXPECT_LOGITS)
-        return LossSource(chosen, call, False) if chosen in LOGIT_FUNCTIONS or chosen in LOGIT_LOSSES else None
-    if source.name not in LOGIT_FUNCTIONS and source.name not in LOGIT_LOSSES:
+        return LossSource(chosen, call, False) if chosen in EXPECT_LOGITS else None
+    if source.name not in EXPECT_LOGITS:
         # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)
         wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx) or built_loss(source.node, source.name, ctx)
-        logit = wrapped in LOGIT_FUNCTIONS or wrapped in LOGIT_LOSSES or wrapped_logit_loss(
+        logit = wrapped in EXPECT_LOGITS or wrapped_logit_loss(
             (wrapped or "").rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
