@@ -100,6 +100,11 @@ def _text(message: str, kind: str, loss: str, of: str = "") -> str:
     return text.replace(" output passed", f" output{of} passed", 1)
 
 
+def _branched(arg: ast.expr, loss: str, ctx: ModuleContext) -> list[tuple[ast.expr, Traced]]:
+    """The activation a class-count branch applies to the loss input, asked only when the kinds find none."""
+    return [(where, found) for where, found in class_count_kinds(arg, ctx) if _paired(found.kind, loss)]
+
+
 def _activation_hit(node: ast.AST, message: str, kind: str, loss: str, of: str = "") -> Hit:
     """A finding with _text's message, as mild as its template is (MILDER)."""
     severity = None if kind == RELU else MILDER.get(_template(message, kind, loss))
@@ -169,8 +174,7 @@ class ActivationIntoLogitLoss(Rule):
             return
         for arg in loss_inputs(node):
             yield from self._hidden(node, arg, loss, ctx)
-            branched = [(w, f) for w, f in class_count_kinds(arg, ctx) if _paired(f.kind, loss)]
-            for where, found in input_kinds(arg, ctx) or branched:
+            for where, found in input_kinds(arg, ctx) or _branched(arg, loss, ctx):
                 if found.kind not in ACTIVATIONS and found.kind != RELU:
                     continue
                 if found.origins:  # the fix goes where the activation is applied
