@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
+from ..helpers.graph import callee
 from ..helpers.loops import is_any_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
@@ -200,9 +201,9 @@ def _never_trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
 
 def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
     node, parent = use, ctx.parent(use)
-    while isinstance(parent, ast.Call) and node in parent.args and (ctx.call_name(parent) or _callee(parent)) in ITERATING:
+    while isinstance(parent, ast.Call) and node in parent.args and (ctx.call_name(parent) or callee(parent.func)) in ITERATING:
         node, parent = parent, ctx.parent(parent)
-    if isinstance(parent, ast.Call) and _callee(parent) == "len" and ctx.call_name(parent) is None:
+    if isinstance(parent, ast.Call) and callee(parent.func) == "len" and ctx.call_name(parent) is None:
         return True
     if isinstance(parent, ast.For) and parent.iter is node:
         return not any(isinstance(n, ast.Call) and _may_train(n, ctx) for s in parent.body for n in ast.walk(s))
@@ -211,13 +212,9 @@ def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
     if isinstance(parent, ast.keyword):  # f(loader=train_loader)
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.Call) and (node in parent.args or node in parent.keywords):
-        return _callee(parent).lower().split("_")[0] in READER_VERBS
+        return callee(parent.func).lower().split("_")[0] in READER_VERBS
     return False
 
 
-def _callee(call: ast.Call) -> str:
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-
-
 def _may_train(call: ast.Call, ctx: ModuleContext) -> bool:
-    return is_any_backward(call) or is_optimizer_step(call, ctx) or bool(MAY_TRAIN.search(_callee(call)))
+    return is_any_backward(call) or is_optimizer_step(call, ctx) or bool(MAY_TRAIN.search(callee(call.func)))
