@@ -95,8 +95,8 @@ _IMPERATIVE = (r"(?:add|use|try|set|switch|swap|change|lower|reduce|decrease|dro
                r"|surround|catch|skip|ignore|suppress|call|apply|append|insert|stick|tack|detach|run|do|compute|decay"
                r"|introduce|plug|attach|enable|make|give|stack|throw|widen|deepen|grow|expand|normali[sz]e|standardi[sz]e"
                r"|whiten|rescale|cast|convert|coerce|clip|replace|move|go|fall|revert|pick|choose|consider|train|keep"
-               r"|include|start|give|let['’]s|let|shrink|trade|migrate|fiddle|mess|guard|protect|enclose|swallow"
-               r"|trap|bring|write|install|retrain|rerun|re-?tune|fix|set up|check|switch over)")
+               r"|include|start|let['’]s|let|shrink|trade|migrate|fiddle|mess|guard|protect|enclose|swallow"
+               r"|trap|write|install|retrain|rerun|re-?tune|fix|check)")
 _LEAD_IN = re.compile(r"^(?:[\s\-*+>#|_`\"'“(]|\d+[.)])*(?:(?:also|then|and|or|so|just|simply|first|next|now|instead"
                       r"|finally|additionally|optionally|alternatively|please|maybe|perhaps|ideally|otherwise)\b[\s,]*)*",
                       re.IGNORECASE)
