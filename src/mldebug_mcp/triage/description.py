@@ -49,7 +49,11 @@ _GUESS = re.compile(r"\b(?:i (?:think|guess|suspect|believe|assume)|my (?:guess|
 def _without_guesses(told: str) -> tuple[str, list[str]]:
     """The prose without the sentences in which the person guesses the cause ("I think the model is overfitting"):
     matched against the catalogue, such a sentence ranks their theory first, which is what triage should test,
-    not echo. Observations are read from `reported`, where the guess is ignored clause by clause instead."""
+    not echo. Observations are read from `reported`, where the guess is ignored clause by clause instead.
+    Returns that prose and the guessing sentences (Description.guesses)."""
     parts = re.split(r"(?<=[.!?])\s+|\n", told)
-    guesses = [p for p in parts if _GUESS.search(p)]
-    return "\n".join(p for p in parts if not _GUESS.search(p)), guesses
+    kept: list[str] = []
+    guesses: list[str] = []
+    for part in parts:
+        (guesses if _GUESS.search(part) else kept).append(part)
+    return "\n".join(kept), guesses
