@@ -34,22 +34,29 @@ def extract_code(text: str) -> list[str]:
 
 def prose_of(text: str) -> str:
     """The text without fenced blocks and code-looking lines: what the person wrote in words."""
-    without_fences = _FENCE.sub("\n", text)
-    # Unclosed fences (a truncated post) are cut at the fence, since what follows is code.
-    without_fences = without_fences.split("```", 1)[0] if without_fences.count("```") % 2 else without_fences
-    kept = [line for line in without_fences.splitlines() if not _CODE_LINE.match(line) and not _LOG_LINE.match(line)]
-    return "\n".join(kept)
+    without_fences, _ = _unfenced(text)
+    return "\n".join(line for line in without_fences.splitlines() if not _pasted_line(line))
 
 
 def pasted_of(text: str) -> str:
     """What prose_of leaves out: the fenced blocks (an unclosed one to the end) and the code-looking and log lines."""
+    without_fences, blocks = _unfenced(text)
+    return "\n".join([*blocks, *(line for line in without_fences.splitlines() if _pasted_line(line))])
+
+
+def _unfenced(text: str) -> tuple[str, list[str]]:
+    """The text outside fenced blocks, and the blocks' contents. An unclosed fence (a truncated post) is cut at
+    the fence, since what follows is code: that tail is the last block."""
     blocks = _FENCE.findall(text)
     without_fences = _FENCE.sub("\n", text)
     if without_fences.count("```") % 2:
         without_fences, tail = without_fences.split("```", 1)
         blocks.append(tail)
-    lines = [line for line in without_fences.splitlines() if _CODE_LINE.match(line) or _LOG_LINE.match(line)]
-    return "\n".join([*blocks, *lines])
+    return without_fences, blocks
+
+
+def _pasted_line(line: str) -> bool:
+    return bool(_CODE_LINE.match(line) or _LOG_LINE.match(line))
 
 
 def _code_runs(text: str) -> list[str]:
