@@ -87,7 +87,7 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
                 function = ctx.enclosing(assign, (ast.FunctionDef, ast.AsyncFunctionDef))
                 later = [r for r in reads if ctx.enclosing(r, (ast.FunctionDef, ast.AsyncFunctionDef)) is function
                          and r.lineno > assign.lineno]
-                anchor = _statement(later[-1], ctx) if later else assign
+                anchor = ctx.enclosing(later[-1], (ast.stmt,)) if later else assign  # the read's statement
                 found.append((anchor, path, where))
     return found
 
@@ -167,6 +167,3 @@ def _only_run(reads: list[ast.Attribute], ctx: ModuleContext) -> bool:
         return False
     return True
 
-
-def _statement(node: ast.AST, ctx: ModuleContext) -> ast.stmt:
-    return next(a for a in [node, *ctx.ancestors(node)] if isinstance(a, ast.stmt))
