@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .evaluation import is_eval_call, mode_helper, own_nodes, scope_calls
+from .evaluation import ident, is_eval_call, mode_helper, own_nodes, scope_calls
 from .loops import is_optimizer_step
 
 EVAL, TRAIN, SET = "eval", "train", "set"
@@ -290,18 +290,15 @@ def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
 
 def _steps_an_optimizer(call: ast.Call) -> bool:
     """A call named for a step (`optimizer_step`, `step`) whose arguments hold an optimizer by name."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if "step" not in name.lower() or "sched" in name.lower() or not call.args:
+    name = (ident(call.func) or "").lower()
+    if "step" not in name or "sched" in name or not call.args:
         return False
     return any(_optimizer_named(a) for a in call.args)
 
 
 def _optimizer_named(arg: ast.expr) -> bool:
-    name = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else ""
-    lowered = name.lower()
-    return lowered in {"opt", "optim", "optimizer", "optimiser"} or lowered.endswith(("_opt", "_optim")) or (
-        "optimizer" in lowered or "optimiser" in lowered)
+    name = (ident(arg) or "").lower()
+    return name in {"opt", "optim"} or name.endswith(("_opt", "_optim")) or "optimizer" in name or "optimiser" in name
 
 
 def binding_values(name: ast.Name, ctx: ModuleContext) -> list[ast.expr]:
