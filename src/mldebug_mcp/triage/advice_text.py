@@ -167,15 +167,14 @@ def proposes(sentence: str, start: int, end: int, context: str = "") -> bool:
     sentence = sentence.replace("\n", " ")
     if sentence.rstrip(" *_`").endswith("?"):
         return False
-    if _DIAGNOSIS.search(sentence, start, end) and not _in_antecedent(sentence, start):
+    in_antecedent = _in_antecedent(sentence, start)
+    if _DIAGNOSIS.search(sentence, start, end) and not in_antecedent:
         return True
+    if _OPTIONAL.search(sentence[:start]) or _OPTIONAL.search(context) or in_antecedent:
+        return False
     firm = max((b.end() for b in _FIRM_BREAK.finditer(sentence, 0, start)), default=0)
     wide = sentence[firm:start]
-    if _OPTIONAL.search(sentence[:start]) or _OPTIONAL.search(context):
-        return False
     clause = _clause_prefix(sentence, start)
-    if _in_antecedent(sentence, start):
-        return False
     if _ANTECEDENT.search(sentence, 0, start - len(clause)) and _consequence(sentence, start, clause):
         return True  # "if it still fails switch to SGD": the move is what the condition leads to
     head = clause
