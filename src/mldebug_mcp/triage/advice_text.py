@@ -3,9 +3,10 @@ put forward ("lower the lr") from one only named ("a lower lr did nothing").
 
 Prose is cut into sentences (a table cell counts as one), code (fenced, or lines that look like Python)
 into lines, where a block header carries its whole statement. Each unit carries the context its
-`unless` rules read: the sentence, or the enclosing code block; a sentence also carries its section heading and
-the lead line of the list it is an item of ("If you want it smoother, any of these would help:"). Offsets always point into the input, so
-a match can be quoted and located exactly."""
+`unless` rules read: the sentence (or, for `unless_reads: paragraph`, its paragraph), or the enclosing code
+block; a sentence also carries its section heading and the lead line of the list it is an item of ("If you want
+it smoother, any of these would help:"). Offsets always point into the input, so a match can be quoted and
+located exactly."""
 
 from __future__ import annotations
 
