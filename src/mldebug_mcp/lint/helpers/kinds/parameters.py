@@ -87,12 +87,7 @@ def call_sites(name: ast.AST, ctx, reassigned: bool = False) -> list[ast.expr]:
 
 def _called_inside(call: ast.AST, outer: ast.AST | None, ctx) -> bool:
     """`call` lies in the body of the function `outer` (a local helper, `def criterion(logits, y)` in main())."""
-    if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
-        return False
-    node = ctx.parents.get(call)
-    while node is not None and node is not outer:
-        node = ctx.parents.get(node)
-    return node is outer
+    return isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef) and any(a is outer for a in ctx.ancestors(call))
 
 
 def inherits(cls: ast.ClassDef | None, other: ast.ClassDef | None, ctx, depth: int = 4) -> bool:
