@@ -9,8 +9,7 @@ import ast
 from ..context import ModuleContext
 from .accum_zeroing import MICRO_WORDS
 from .loops import calls_in_order, is_backward, is_optimizer_step
-
-FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+from .optim_steps import FUNCTIONS
 
 
 def unit_divided_micro_loss(func: ast.AST, ctx: ModuleContext) -> ast.BinOp | None:
@@ -21,7 +20,7 @@ def unit_divided_micro_loss(func: ast.AST, ctx: ModuleContext) -> ast.BinOp | No
     cls = ctx.parent(func)
     if not isinstance(cls, ast.ClassDef):
         return None
-    methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
+    methods = {m.name: m for m in cls.body if isinstance(m, FUNCTIONS)}
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
         if not any(w in ast.unparse(loop.iter).lower() for w in MICRO_WORDS):
             continue

@@ -64,8 +64,9 @@ def _shared_optimizer(side: list[ast.Call], other: list[ast.Call], ctx: ModuleCo
     """The optimiser a step on the clearing side names that a step on the other side names too."""
     other_names = set()
     for call in other:
-        if is_optimizer_step(call, ctx) and stepped_optimizer(call) is not None:
-            other_names |= keys(stepped_optimizer(call), ctx)
+        optimizer = stepped_optimizer(call) if is_optimizer_step(call, ctx) else None
+        if optimizer is not None:
+            other_names |= keys(optimizer, ctx)
     for call in side:
         optimizer = stepped_optimizer(call) if is_optimizer_step(call, ctx) else None
         if optimizer is not None and keys(optimizer, ctx) & other_names:
