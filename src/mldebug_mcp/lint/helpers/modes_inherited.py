@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from .modes import direct_switch
 from .modes_facts import MODE_FACT, RUNS, output_named, relative_import
-from .modes_own_predict import opening_past_logs
+from .modes_own_predict import opening_past_logs, self_calls
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -34,7 +34,7 @@ def inherited_runs_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST, a
     for cls in classes.values():
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
         # the cheap tests first: a public method calling an inherited one named for model outputs
-        calls = {name: _self_calls(m) for name, m in methods.items()}
+        calls = {name: self_calls(m) for name, m in methods.items()}
         asked = {name: sorted(c for c in found if c not in methods and output_named(c))
                  for name, found in calls.items() if not name.startswith("_")}
         if not any(asked.values()):
@@ -60,8 +60,3 @@ def _base_name(base: ast.AST, ctx: ModuleContext) -> str | None:
     qualname = ctx.qualname(base) or relative_import(base, ctx) or ""
     parts = qualname.lstrip(".").split(".")
     return ".".join(parts[-2:]) if len(parts) >= 2 and parts[0] not in {"torch", "builtins"} else None
-
-
-def _self_calls(function: ast.AST) -> set[str]:
-    return {n.func.attr for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-            and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}

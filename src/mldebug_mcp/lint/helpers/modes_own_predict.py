@@ -48,12 +48,11 @@ def inference_methods_without_eval(ctx: ModuleContext) -> Iterator[tuple[ast.AST
         if any("Lightning" in (ident(b) or "") for b in cls.bases):
             continue  # Lightning's predict_step(): the trainer sets the mode
         for name, method in methods.items():
-            if name.startswith("_") or name.endswith("step") or name in called or not INFERENCE_VERBS & set(
-                    tokens(name)):
+            if name in called or not _inference_named(name):
                 continue
             if _eval_decorated(method) or mc_dropout(method, ctx):
                 continue
-            if _runs_self(method) or any(_runs_self(methods[h]) for h in _self_calls(method) if h in methods
+            if _runs_self(method) or any(_runs_self(methods[h]) for h in self_calls(method) if h in methods
                                          and h.startswith("_")):
                 yield opening_past_logs(method), cls, method
 
@@ -71,10 +70,11 @@ def _reads_training(cls: ast.ClassDef) -> bool:
 
 
 def _called_on_self(cls: ast.ClassDef) -> set[str]:
-    return {n for m in cls.body if isinstance(m, FUNCS) for n in _self_calls(m)}
+    return {n for m in cls.body if isinstance(m, FUNCS) for n in self_calls(m)}
 
 
-def _self_calls(function: ast.AST) -> set[str]:
+def self_calls(function: ast.AST) -> set[str]:
+    """The names `function` calls on self (`self._predict_one(x)`: '_predict_one'); modes_inherited asks it too."""
     return {n.func.attr for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}
 
@@ -112,5 +112,4 @@ def _docstring(stmt: ast.stmt) -> bool:
 def _logs(stmt: ast.stmt) -> bool:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
-    func = stmt.value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in LOGGING
+    return ident(stmt.value.func) in LOGGING
