@@ -21,7 +21,7 @@ def reordered_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[li
     as the value its name holds); `unpacks` lists (assignment, names, dump of the tensor) for `B, T, C = x.shape`."""
     current, at = strip_calls(tensor, SAME_LAYOUT_METHODS), call
     if isinstance(current, ast.Name):
-        value = _latest(current, call, ctx)
+        value = value_before(current, call, ctx)
         if value is None or _unpacked_after(current, value, call, ctx, unpacks):
             return None
         current, at = strip_calls(value, SAME_LAYOUT_METHODS), value
@@ -39,7 +39,7 @@ def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.e
         base = _layout(expr.func.value, expr, ctx, unpacks, depth - 1)
         return _reordered(base, expr) if base is not None else None
     if isinstance(expr, ast.Name):
-        value = _latest(expr, at, ctx)
+        value = value_before(expr, at, ctx)
         names = _unpacked_after(expr, value, at, ctx, unpacks)
         if names is not None:
             return names
@@ -85,7 +85,7 @@ def _int(expr: ast.expr) -> int | None:
     return expr.value if ok else None
 
 
-def _latest(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
+def value_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     """The value `name` last held before `at`, assigned in the same function."""
     values = [v for v in ctx.values_of(name, at=at) if getattr(v, "lineno", 0) < at.lineno]
     return values[0] if values and ctx.scope_of(values[0]) is ctx.scope_of(at) else None

@@ -12,7 +12,7 @@ from ..helpers.tensors_channels import (
     features_last_size,
     short_size,
 )
-from ..helpers.tensors_layout import reordered_layout
+from ..helpers.tensors_layout import reordered_layout, value_before
 from ..helpers.tensors_shape import (
     axes_of,
     batch_axis_of,
@@ -166,10 +166,10 @@ def _rows_behind_inner_axis(call: ast.Call, tensor: ast.expr, sizes: list[ast.ex
     base = tensor
     while isinstance(base, ast.Subscript):
         base = base.value
-    source, rows, scope = ast.dump(base), ast.dump(index), ctx.scope_of(call)
+    source, rows = ast.dump(base), ast.dump(index)
     axes = []
     for size in sizes:
-        value = _size_value(size, call, scope, ctx)
+        value = _size_value(size, call, ctx)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
                 and len(value.args) == 1 and ast.dump(value.args[0]) == rows:
             axes.append(0)  # the number of rows the index picks
@@ -280,11 +280,9 @@ def _exact_by_count(sizes: list[ast.expr], source: str, call: ast.Call, ctx: Mod
 
 def _named_axes(size: ast.expr, source: str, call: ast.Call, ctx: ModuleContext) -> set[int] | None:
     """The input axes a size stands for: `x.size(2)`, or a name assigned one in this scope before the view."""
-    if isinstance(size, ast.Name):
-        values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
-        if not values or ctx.scope_of(values[0]) is not ctx.scope_of(call):
-            return None
-        size = values[0]
+    size = _size_value(size, call, ctx)
+    if size is None:
+        return None
     axes = axes_of(size, source)
     return {a for a in axes if a >= 0} if axes else None
 
@@ -342,15 +340,15 @@ def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr]
     own axes, listed out of order."""
     if not isinstance(tensor, ast.Name) or not any(isinstance(s, ast.Name) for s in sizes):
         return False
-    source, scope = ast.dump(tensor), ctx.scope_of(call)
+    source = ast.dump(tensor)
     reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
     groups = []
     for size in sizes:
-        value = _size_value(size, call, scope, ctx)
-        if isinstance(size, ast.Name):
-            if value is None or any(value.lineno < line < call.lineno for line in reassigned):
-                groups.append(None)  # unknown, or read before the tensor was rebound
-                continue
+        value = _size_value(size, call, ctx)
+        if isinstance(size, ast.Name) and (
+                value is None or any(value.lineno < line < call.lineno for line in reassigned)):
+            groups.append(None)  # unknown, or read before the tensor was rebound
+            continue
         groups.append(axes_of(value, source))
     known = [g for g in groups if g]
     return len(known) >= 2 and any(
@@ -358,10 +356,7 @@ def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr]
         for a in first for b in later)
 
 
-def _size_value(size: ast.expr, call: ast.Call, scope, ctx: ModuleContext) -> ast.AST | None:
-    """What a size names: itself, or for a name its first value bound before `call` in the same scope (None when
+def _size_value(size: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """What a size names: itself, or for a name its latest value bound before `call` in the same scope (None when
     it comes from elsewhere)."""
-    if not isinstance(size, ast.Name):
-        return size
-    values = [v for v in ctx.values_of(size, at=call) if getattr(v, "lineno", 0) < call.lineno]
-    return values[0] if values and ctx.scope_of(values[0]) is scope else None
+    return value_before(size, call, ctx) if isinstance(size, ast.Name) else size
