@@ -33,7 +33,7 @@ def sampled_network_probabilities(argument: ast.expr, ctx: ModuleContext) -> boo
             continue
         name = ctx.call_name(call) or ""
         callee = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-        if name in SAMPLERS or DISTRIBUTION_WORDS.search(callee or ""):
+        if name in SAMPLERS or DISTRIBUTION_WORDS.search(callee):
             return True
     return False
 

@@ -172,8 +172,8 @@ def _branch_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
         return None
     if root is not None and any(k is not None for _, k in handed_kinds(root, ctx)):
         return None  # the callers agree on a kind: judged elsewhere
-    return f"a {kinds[0].kind} output on one branch (line {kinds[0].origins[0].lineno})" if kinds[0].origins \
-        else f"a {kinds[0].kind} output on one branch"
+    line = f" (line {kinds[0].origins[0].lineno})" if kinds[0].origins else ""
+    return f"a {kinds[0].kind} output on one branch{line}"
 
 
 def _sampled_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
