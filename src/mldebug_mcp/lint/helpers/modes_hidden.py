@@ -50,7 +50,7 @@ def helper_end(evaluation: ast.Call | None, call: ast.Call, where: ast.AST, loop
     function = next((a for a in ctx.ancestors(evaluation) if isinstance(a, FUNCS)), None)
     if function is None or any(a is function for a in ctx.ancestors(loop)):
         return None
-    called = set(tokens(call.func.attr if isinstance(call.func, ast.Attribute) else ident(call.func) or ""))
+    called = set(tokens(ident(call.func) or ""))
     if called & EVALUATING:
         return None  # the loop calls an evaluation (`self.eval_model()`): train() right after that call
     key = _receiver_key(evaluation)

@@ -120,7 +120,7 @@ def _loads_into(call: ast.Call, ctx: ModuleContext) -> str | None:
     handed the model (`load_checkpoint(model, path)`, `utils.load_weights(net, ckpt)`) unless another file of
     the run says that loader leaves it in eval mode."""
     func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    name = ident(func) or ""
     if name == "load_state_dict":
         return key_of(func.value) if call.args and isinstance(func, ast.Attribute) else None
     if not call.args or not _weight_loader(name):  # asked of every call of the file: by name, kept
