@@ -19,6 +19,8 @@ GENERATOR_WORDS = {"g", "gen", "generator"}
 DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
+WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
 
 def words(name: str) -> set[str]:
     return set(_words(name))  # a new set: callers may change theirs
@@ -27,9 +29,6 @@ def words(name: str) -> set[str]:
 @lru_cache(maxsize=65_536)  # asked of every callee name of a file (MLD035's applies), and names repeat: pure
 def _words(name: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD.findall(name))
-
-
-WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _spelled(expr: ast.AST) -> str:
