@@ -51,8 +51,8 @@ def _on_loss_path(func: ast.AST, ctx) -> bool:
     """A loss function or method (`loss` in its name), or any method of a loss class."""
     if "loss" in func.name.lower():
         return True
-    cls = ctx.enclosing(func, (ast.ClassDef,))
-    return isinstance(cls, ast.ClassDef) and cls.name.lower().endswith(("loss", "criterion"))
+    cls = ctx.enclosing_class(func)
+    return cls is not None and cls.name.lower().endswith(("loss", "criterion"))
 
 
 def _picks_rows(name: str, func: ast.AST, ctx, depth: int) -> bool:
@@ -97,7 +97,7 @@ def _local_callee(call: ast.Call, ctx) -> ast.AST | None:
     if isinstance(func, ast.Name):
         return ctx.functions.get(func.id)
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        cls = ctx.enclosing(call, (ast.ClassDef,))
+        cls = ctx.enclosing_class(call)
         found = [n for n in cls.body if isinstance(n, FUNCTIONS) and n.name == func.attr] if cls else []
         return found[0] if found else None
     return None
