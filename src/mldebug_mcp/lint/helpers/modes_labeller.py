@@ -49,7 +49,7 @@ def labelling_models(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AS
     reported: set[str] = set()
     for call in sorted(candidates, key=position):
         func = call.func
-        key = key_of(func) if isinstance(func, ast.Attribute) and (call.args or call.keywords) else None
+        key = key_of(func)  # a candidate: `self.x(...)` with arguments
         if key is None or not key.startswith("self.") or key.count(".") != 1 or key in reported:
             continue
         cls = ctx.enclosing_class(call)
