@@ -10,6 +10,7 @@ permute to channels-last first makes that view right.
 from __future__ import annotations
 
 import ast
+from collections.abc import Container
 
 from .evaluation import strip_calls
 
@@ -35,7 +36,7 @@ def _factors(expr: ast.expr) -> set[str]:
     return {short_size(expr)}
 
 
-def _conv_built(module: ast.expr, ctx, depth: int = 2, names: frozenset | set = CONVS) -> ast.Call | None:
+def _conv_built(module: ast.expr, ctx, depth: int = 2, names: Container[str] = CONVS) -> ast.Call | None:
     """The `nn.ConvNd(...)` call (or one of other `names`) behind a module: itself, or the last layer of a
     Sequential."""
     built = _module_built(module, ctx)
@@ -100,17 +101,18 @@ def layer_name(call: ast.Call, ctx) -> str:
 def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> set[str] | None:
     """The factors of the channel count when `tensor` holds a conv module's output (through activations and
     norms that keep the layout, in the same function); None otherwise."""
-    conv = _conv_behind(tensor, at, ctx, depth)
-    if conv is None:
+    found = _conv_behind(tensor, at, ctx, depth)
+    if found is None:
         return None
+    conv = found[0]
     out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
     return _factors(out[0]) if out else None
 
 
 def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
     """3, 4 or 5 when `tensor` holds a Conv1d/2d/3d output (batch, channels, *spatial); None otherwise."""
-    conv = _conv_behind(tensor, at, ctx, 4)
-    name = (ctx.call_name(conv) or "").rsplit(".", 1)[-1] if conv is not None else ""
+    found = _conv_behind(tensor, at, ctx, 4)
+    name = (ctx.call_name(found[0]) or "").rsplit(".", 1)[-1] if found is not None else ""
     return int(name[-2]) + 2 if name in CONVS else None
 
 
@@ -118,7 +120,7 @@ def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[str, ast.exp
     """(size of the last axis as source text without `self.`, the layer's input, whether the input's axes all
     carry over) when `tensor` holds a Linear or Embedding module's output (batch, ..., features), through
     layout-keeping layers in the same function. An Embedding appends its axis; a Linear replaces the last."""
-    found = _conv_behind(tensor, at, ctx, 4, set(FEATURES_LAST), with_call=True)
+    found = _conv_behind(tensor, at, ctx, 4, FEATURES_LAST)
     if found is None:
         return None
     layer, call = found
@@ -128,10 +130,10 @@ def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[str, ast.exp
     return (short_size(size[0]), call.args[0], kind == "Embedding") if size else None
 
 
-def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozenset | set = CONVS,
-                 with_call: bool = False):
-    """The conv module's construction (or one of other `names`) whose output `tensor` holds, through
-    layout-keeping layers; `with_call`: with the call that runs it, as a pair."""
+def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int,
+                 names: Container[str] = CONVS) -> tuple[ast.Call, ast.Call] | None:
+    """(the conv module's construction (or one of other `names`) whose output `tensor` holds, through
+    layout-keeping layers; the call that runs it)."""
     current = strip_calls(tensor, SAME_LAYOUT_METHODS)
     scope = ctx.scope_of(at)
     for _ in range(depth):
@@ -144,7 +146,7 @@ def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int, names: frozense
             return None
         conv = _conv_built(current.func, ctx, 2, names)
         if conv is not None:
-            return (conv, current) if with_call else conv
+            return conv, current
         if layer_name(current, ctx) not in KEEPS_LAYOUT:
             return None
         current, at = strip_calls(current.args[0], SAME_LAYOUT_METHODS), current
