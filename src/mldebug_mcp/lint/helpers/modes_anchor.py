@@ -202,8 +202,9 @@ def _past_bookkeeping(opening: ast.stmt, call: ast.Call, key: str, scope: ast.AS
     start, end = body.index(opening) if opening in body else 0, body.index(block)
     if end - start < 2:  # the block opens the function, or follows one counter: the opening says it
         return opening
-    root = key.split(".")[0] if key.split(".")[0] != "self" else key
-    return block if all(_bookkeeping(stmt, root) for stmt in body[start:end]) else opening
+    root = key.partition(".")[0]
+    model = key if root == "self" else root  # `self.net` whole; `model` of `model.module`
+    return block if all(_bookkeeping(stmt, model) for stmt in body[start:end]) else opening
 
 
 def _bookkeeping(stmt: ast.stmt, model: str) -> bool:
