@@ -15,6 +15,7 @@ from pathlib import PurePath
 
 from ..context import ModuleContext
 from .evaluation import (
+    ident,
     model_like,
     model_named,
     own_nodes,
@@ -51,8 +52,8 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
             # the calls inside the def (nested ones too) first: only when one calls a switching function are
             # the function's own nodes looked at
             maybe = name in switching or (bool(switching) and any(
-                _called_name(n) in switching for n in ctx.within(ast.Call, func)) and any(
-                isinstance(n, ast.Call) and _called_name(n) in switching for n in own_nodes(func, ctx)))
+                ident(n.func) in switching for n in ctx.within(ast.Call, func)) and any(
+                isinstance(n, ast.Call) and ident(n.func) in switching for n in own_nodes(func, ctx)))
             switched = []
             if maybe:
                 copies = _copies(func, ctx)  # `model = deepcopy(model); model.eval()` switches the copy only
@@ -260,7 +261,7 @@ def _calls_self(step: ast.AST) -> bool:
 def _copies(func: ast.AST, ctx: ModuleContext) -> set[str]:
     """Names assigned a copy (`deepcopy(model)`, `copy.copy(net)`): switching them leaves the original alone."""
     return {t.id for n in own_nodes(func, ctx) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-            and (_called_name(n.value) or "").lower().endswith("copy") for t in n.targets if isinstance(t, ast.Name)}
+            and (ident(n.value.func) or "").lower().endswith("copy") for t in n.targets if isinstance(t, ast.Name)}
 
 
 def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:
@@ -275,7 +276,7 @@ def _hands_on(func: ast.AST, ctx: ModuleContext) -> bool:
             continue
         qualname = ctx.qualname(node.func) or ""
         if not local_targets(node, ctx) and qualname.split(".")[0] not in {"torch", "builtins"} and (
-                _called_name(node) not in BUILTINS):
+                ident(node.func) not in BUILTINS):
             return True
     return False
 
@@ -301,11 +302,6 @@ def _root(func: ast.AST) -> str | None:
 def _switch_text(func: ast.AST, ctx: ModuleContext) -> bool:
     text = "\n".join(ctx.lines[func.lineno - 1:func.end_lineno])
     return ".eval(" in text or ".train(" in text or "mode" in text or ".training" in text
-
-
-def _called_name(call: ast.Call) -> str | None:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
