@@ -147,9 +147,7 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
     # for need one of these roots (most files import neither numpy, monai nor lhotse)
     roots = {alias.partition(".")[0] for alias in ctx.aliases.values()} | ctx.classes.keys() | ctx.functions.keys()
     numpy = "numpy" in roots
-    if (numpy or "torch" in roots) and any(
-            (ctx.call_name(c) or "") in ("numpy.random.seed", "torch.utils.data.get_worker_info") for c in calls) \
-            and _seeds_workers(calls, ctx):
+    if (numpy or "torch" in roots) and _seeds_workers(calls, ctx):
         return []
     if "monai" in roots or "lhotse" in roots:
         library = next((c for c in calls if library_generator(c, ctx)), None)
@@ -172,8 +170,9 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
 def _seeds_workers(calls, ctx: ModuleContext) -> bool:
     """The file reseeds NumPy (np.random.seed) or reads a worker's seed (`get_worker_info().seed`); asking
     get_worker_info() only for the worker's id (to log or shard) reseeds nothing."""
-    return any(ctx.call_name(c) == "numpy.random.seed" for c in calls) or any(
-        n.attr == "seed" for n in ctx.by_type.get(ast.Attribute, ()))
+    names = {ctx.call_name(c) for c in calls}
+    return "numpy.random.seed" in names or ("torch.utils.data.get_worker_info" in names and any(
+        n.attr == "seed" for n in ctx.by_type.get(ast.Attribute, ())))
 
 
 def _method_draws(method: ast.FunctionDef, ctx: ModuleContext, depth: int = 2) -> list[ast.Call]:
