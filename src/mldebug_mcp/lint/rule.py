@@ -21,7 +21,7 @@ class Hit:
     """What a rule found: the node, a message when it is not the rule's default one, and a severity when this
     shape of the bug is milder than the rule's (MLD001: log_softmax into a cross-entropy leaves the loss as it is)."""
 
-    __slots__ = ("node", "message", "severity")
+    __slots__ = ("message", "node", "severity")
 
     def __init__(self, node: ast.AST, message: str | None = None, severity: str | None = None) -> None:
         self.node, self.message, self.severity = node, message, severity
