@@ -242,14 +242,15 @@ def _preamble(stmt: ast.stmt, function: ast.AST) -> bool:
         return isinstance(stmt.body[-1], ast.Raise | ast.Return) or all(
             isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
             and b.targets[0].id in params for b in stmt.body)
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):  # print(...), self.logger.info(...)
-        func = stmt.value.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in LOGGING
-    return False
+    return log_line(stmt)
 
 
 LOGGING = {"print", "info", "debug", "warning", "warn", "log"}
+
+
+def log_line(stmt: ast.stmt) -> bool:
+    """`print(...)`, `self.logger.info(...)`: a statement that only logs."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and ident(stmt.value.func) in LOGGING
 
 
 def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:

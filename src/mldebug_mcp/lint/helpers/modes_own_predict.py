@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from .evaluation import ident, tokens
 from .modes import direct_switch
+from .modes_anchor import log_line
 from .modes_evidence import drives_itself, mc_dropout
 from .modes_models import class_mode_free
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INFERENCE_VERBS = {"predict", "inference", "infer", "encode", "embed", "transcribe", "classify", "detect",
                    "recognize", "recognise", "translate", "tag", "segment"}
-LOGGING = {"print", "info", "debug", "warning", "warn", "log"}
 MODEL_BASE = re.compile(r"Module$|Model$|^Module|PreTrained")
 
 
@@ -99,17 +99,11 @@ def opening_past_logs(method: ast.AST) -> ast.stmt:
     """The first statement that does the work: past the docstring, imports, log lines and warning blocks
     (`if on_cpu: warnings.warn(...)`); an early return for empty input is already the work."""
     for stmt in method.body:
-        if not (_docstring(stmt) or isinstance(stmt, ast.Import | ast.ImportFrom) or _logs(stmt) or (
-                isinstance(stmt, ast.If) and not stmt.orelse and all(map(_logs, stmt.body)))):
+        if not (_docstring(stmt) or isinstance(stmt, ast.Import | ast.ImportFrom) or log_line(stmt) or (
+                isinstance(stmt, ast.If) and not stmt.orelse and all(map(log_line, stmt.body)))):
             return stmt
     return method.body[0]
 
 
 def _docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
-
-def _logs(stmt: ast.stmt) -> bool:
-    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
-        return False
-    return ident(stmt.value.func) in LOGGING
