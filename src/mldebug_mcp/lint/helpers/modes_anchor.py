@@ -68,8 +68,7 @@ def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | Non
     root = key.split(".")[0]
     if isinstance(scope, ast.Module) or root == "self" or root in ctx.bindings.get(scope, {}) or _trained(key, ctx):
         return None  # a global the file trains: eval() belongs in the evaluating function
-    setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
-    return _end_of(setup[-1]) if setup else None
+    return global_setup_end(key, ctx)
 
 
 def global_setup_end(key: str, ctx: ModuleContext) -> ast.AST | None:
