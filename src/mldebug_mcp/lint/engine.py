@@ -17,7 +17,6 @@ import fnmatch
 import functools
 import gc
 import os
-import re
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..models.lint import Finding, LintReport
 from ..safe_read import UnreadableFile, read_bounded
 from .config import SKIP_DIRS, LintSettings
 from .context import ModuleContext, among_words, build_context
+from .noqa import suppressed
 from .notebook import (
     MAX_NOTEBOOK_BYTES,
     NotANotebook,
@@ -37,7 +37,6 @@ from .project_facts import LocalFacts, ProjectIndex, RunFacts
 from .registry import RULES
 from .rule import Rule
 
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 UNREADABLE = "MLD000"
 # Parsing and indexing take about 150 bytes of memory per byte of source; 2 MiB keeps one file under
 # about 300 MB. Hand-written Python files are far smaller: only generated code comes near.
@@ -263,7 +262,7 @@ def _looks_at(wanted, names: set[str]) -> bool:
 def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:
     node = hit.node
     line = getattr(node, "lineno", 1)
-    if _suppressed(ctx.lines, line, getattr(node, "end_lineno", line), rule.code):
+    if suppressed(ctx.lines, line, getattr(node, "end_lineno", line), rule.code):
         return
     finding = Finding(
         code=rule.code, name=rule.name, path=shown(ctx.path), line=line, col=getattr(node, "col_offset", 0) + 1,
@@ -272,16 +271,6 @@ def _add(found: dict, rule: Rule, hit, ctx: ModuleContext) -> None:
         evidence=rule.evidence,
     )
     found.setdefault((finding.code, finding.line, finding.col), finding)
-
-
-def _suppressed(lines: list[str], first: int, last: int, code: str) -> bool:
-    # A noqa comment on the first or last line of the flagged node counts (multi-line calls).
-    for number in {first, last}:
-        if 0 < number <= len(lines):
-            m = NOQA.search(lines[number - 1])
-            if m and (m.group("codes") is None or code in {c.strip().upper() for c in m.group("codes").split(",")}):
-                return True
-    return False
 
 
 def lint_source(source: str, path: str = "<source>", settings: LintSettings | None = None) -> list[Finding]:

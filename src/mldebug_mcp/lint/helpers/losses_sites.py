@@ -4,23 +4,16 @@ loss (`module=`, or the layers a base class chains), an activation kept on self 
 from __future__ import annotations
 
 import ast
-import re
 
 from ..context import ModuleContext
+from ..noqa import suppressed
 from .kinds import Traced, traced_module_output
 from .losses_elsewhere import MODEL_KEYWORDS
 
-# a noqa comment (bare or naming MLD001) as the engine reads it: one at the loss also silences the activation's
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-
 
 def silenced(call: ast.Call, ctx: ModuleContext, code: str) -> bool:
-    for number in {call.lineno, call.end_lineno or call.lineno}:
-        found = NOQA.search(ctx.lines[number - 1]) if 0 < number <= len(ctx.lines) else None
-        if found and (found.group("codes") is None
-                      or code in {c.strip().upper() for c in found.group("codes").split(",")}):
-            return True
-    return False
+    """A noqa comment (bare or naming `code`) on the loss call: it also silences the activation reported elsewhere."""
+    return suppressed(ctx.lines, call.lineno, call.end_lineno or call.lineno, code)
 
 
 def modules_handed(call: ast.Call, ctx: ModuleContext) -> Traced | None:
