@@ -93,13 +93,14 @@ def _asked_scopes(ctx: ModuleContext) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def told_in_scope(ctx: ModuleContext, name: str) -> str | None:
-    """The value of the scoped fact `name` that a file of this file's project tells (this file's own first)."""
+def told_in_scope(ctx: ModuleContext, name: str, family: str = "") -> str | None:
+    """The value of the scoped fact `name` (of a key family such as `mode:`) that a file of this file's project
+    tells (this file's own first)."""
     project = ctx.project
     if project is None:
         return None
     for scope in asked_scopes(ctx):
-        found = project.kind_returned_by(f"@{name}@{scope}")
+        found = project.kind_returned_by(f"{family}@{name}@{scope}")
         if found:
             return found
     return None

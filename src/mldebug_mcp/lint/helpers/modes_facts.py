@@ -22,7 +22,7 @@ from .evaluation import (
     plainly_no_model,
     relative_names,
 )
-from .loader_facts import asked_scopes, scoped
+from .loader_facts import scoped, told_in_scope
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
 from .modes_nograd import grad_off_at
@@ -179,19 +179,7 @@ def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:
 
 def free_told(ctx: ModuleContext, qualname: str) -> str | None:
     """What a file of this file's project tells about the model class `qualname` (`model.Net`)."""
-    return _told_in_scope(ctx, f"{MODE_FACT}@~free:{qualname}@")
-
-
-def _told_in_scope(ctx: ModuleContext, prefix: str) -> str | None:
-    """The first value a file of this file's project tells under `prefix` + one of the scopes this file may ask
-    (its folder and the places its imports may name: loader_facts.asked_scopes)."""
-    if ctx.project is None:
-        return None
-    for scope in asked_scopes(ctx):
-        found = ctx.project.kind_returned_by(f"{prefix}{scope}")
-        if found:
-            return found
-    return None
+    return told_in_scope(ctx, f"~free:{qualname}", MODE_FACT)
 
 
 def _model_classes(ctx: ModuleContext) -> list[str]:
@@ -229,7 +217,7 @@ def trains_handed_keys(ctx: ModuleContext, trainer: str) -> dict[str, str]:
 
 def trainer_in_scope(ctx: ModuleContext) -> str | None:
     """The framework module of this file's project that trains a model it is handed, as TRAINS_HANDED says."""
-    return _told_in_scope(ctx, f"{TRAINS_HANDED}@@")
+    return told_in_scope(ctx, "", TRAINS_HANDED)
 
 
 def handed_model_trainer(ctx: ModuleContext) -> str | None:
