@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.reference_tests import reference_test_module
 from ..rule import Hit, Rule
 
 SPREADS = {"torch.std", "torch.norm", "torch.linalg.norm", "torch.linalg.vector_norm"}
@@ -11,6 +12,7 @@ VARIANCES = {"torch.var"}
 DIVISIONS = {"torch.div", "torch.divide", "torch.true_divide"}
 DIVIDE_METHODS = {"div", "div_", "divide", "true_divide", "true_divide_"}
 PASS_THROUGH = {"detach", "expand_as", "expand", "unsqueeze", "view", "reshape", "to", "float"}
+TABLE_INDEXERS = {"loc", "iloc"}
 # libraries whose loaders hand back a table (a DataFrame): df["age"].std() is one named column of it
 TABLE_LIBRARIES = ("pandas.", "polars.", "lifelines.", "seaborn.", "statsmodels.", "sklearn.datasets.")
 
@@ -20,6 +22,9 @@ class DivideByStdWithoutEps(Rule):
     denominator is a standard deviation or a norm
     (`x.std()`, `torch.std`, `x.norm()`, `torch.linalg.norm`, `x.var().sqrt()`,
     `torch.sqrt(var)`, or a name assigned from one) with no `+ eps`, clamp or `max(..., eps)`.
+    A norm counts only when its vector can be exactly zero: a gradient, or the difference of two
+    values (`(p1 - p0).norm()`); unit-normalising embeddings or latents is quiet. Test modules
+    that step no optimiser (metrics, reference checks) are quiet.
     Guarded denominators, `F.normalize`, and divisions under an `if` or `torch.where` that tests
     the denominator, or after the name was patched in place (`std[std == 0] = 1`), are quiet.
 
@@ -43,6 +48,8 @@ class DivideByStdWithoutEps(Rule):
     GOOD = "def whiten(adv):\n    return (adv - adv.mean()) / (adv.std() + 1e-8)\n"
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if reference_test_module(ctx):
+            return  # a test's metric or recomputed formula: a NaN fails the test, no model is trained
         if isinstance(node, ast.Call):
             denominator = _divisor(node, ctx)
             if denominator is None:
@@ -80,7 +87,10 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
     name, method = ctx.call_name(expr), ctx.method_name(expr)
     if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)
                            and not _table_column(expr.func.value, ctx)):
-        return "norm" if "norm" in (name or method) else "std"
+        if "norm" not in (name or method):
+            return "std"
+        normed = expr.func.value if name is None else (expr.args[0] if expr.args else None)
+        return "norm" if normed is not None and _may_be_zero_vector(normed, ctx) else None
     if name == "torch.sqrt" and expr.args:
         inner = expr.args[0]
     elif name is None and method == "sqrt" and not expr.args:
@@ -91,6 +101,23 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
         values = ctx.values_of(inner, at=expr)
         inner = values[0] if values else inner
     return "sqrt of a variance" if _is_variance(inner, ctx) else None
+
+
+def _may_be_zero_vector(expr: ast.expr, ctx: ModuleContext) -> bool:
+    """A norm is zero only for the exact zero vector, unlike a std (zero for any constant input). Model
+    embeddings, predictions and Gaussian latents are never exactly zero, so `e / e.norm(dim=-1)` (CLIP
+    features, slerp, a CFG rescale) is the usual unit-vector idiom. Exact zeros come from a gradient
+    (`p.grad`, a frozen or unused weight) or from the difference of two data values that may coincide
+    (`(p1 - p0).norm()`: duplicate points); a projection residual `b - d * a` is not such a difference."""
+    if isinstance(expr, ast.Name):
+        values = ctx.values_of(expr, at=expr)
+        expr = values[0] if values else expr
+    while isinstance(expr, ast.Call) and ctx.call_name(expr) is None and ctx.method_name(expr) in PASS_THROUGH:
+        expr = expr.func.value
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub):
+        return not any(isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mult)
+                       for side in (expr.left, expr.right))
+    return any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in ast.walk(expr))
 
 
 def _tensor_method(call: ast.Call) -> bool:
@@ -104,8 +131,13 @@ def _table_column(expr: ast.expr, ctx: ModuleContext) -> bool:
     """`lung["age"].std()` where `lung = load_lung().dropna()` or `pd.read_csv(...)`: one column, named by the
     author, of a table a dataframe library loaded. A chosen feature of a fixed dataset, not a batch or a
     vector that may come out constant (a dict of tensors, `batch["adv"]`, is not a table and still counts)."""
-    if not (isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant)
-            and isinstance(expr.slice.value, str)):
+    if isinstance(expr, ast.Name):
+        expr = ctx.resolve(expr)
+    if not isinstance(expr, ast.Subscript):
+        return False
+    if isinstance(expr.value, ast.Attribute) and expr.value.attr in TABLE_INDEXERS:
+        return True  # `df.loc[df.kind == k, "value"]`: only a DataFrame or Series has .loc/.iloc
+    if not (isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str)):
         return False
     table = ctx.resolve(expr.value)
     for _ in range(4):  # through .dropna(), .copy(), .reset_index(), ...

@@ -1,0 +1,41 @@
+"""Issue 17 (held-out precision sample), task P6: families of false alarms on real code that depend on the
+file being a test module, which a fixture under tests/lint/fixtures/ cannot show by its own name."""
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+
+def _lines(source: str, code: str, path: str) -> list[int]:
+    return [f.line for f in lint_source(source, path, LintSettings(select=(code,))) if f.code == code]
+
+
+RELATIVE_ERROR = '''
+import torch
+
+
+def relative_error(actual, expected):
+    return ((actual - expected).norm() / (actual + expected).norm()).item()
+
+
+def test_advantages_match(trainer, rewards):
+    adv = (rewards - rewards.mean()) / rewards.std()
+    assert torch.allclose(trainer.advantages(rewards), adv)
+'''
+
+TRAINING_TEST = RELATIVE_ERROR + '''
+
+def test_ppo_step(model, opt, rewards):
+    adv = (rewards - rewards.mean()) / rewards.std()
+    (model(adv) ** 2).mean().backward()
+    opt.step()
+'''
+
+
+def test_mld062_quiet_in_a_test_module_that_trains_nothing():
+    assert _lines(RELATIVE_ERROR, "MLD062", "tests/test_kernels.py") == []
+    assert _lines(RELATIVE_ERROR, "MLD062", "ppo/check_test.py") == []
+    assert _lines(RELATIVE_ERROR, "MLD062", "ppo/advantages.py") == [10]
+
+
+def test_mld062_fires_in_a_test_module_that_steps_an_optimiser():
+    assert _lines(TRAINING_TEST, "MLD062", "tests/test_ppo.py") == [10, 15]
