@@ -240,7 +240,7 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
             return True  # pytest/unittest tests assert; evaluation code reports
         cls = ctx.enclosing_class(scope)
         if cls is not None and (any(FRAMEWORK_BASES.search(ctx.qualname(b) or "") for b in cls.bases)
-                                or _unit_test_class(cls, ctx)):
+                                or _unit_test_class(cls, ctx) or subclassed_trainer(cls, ctx)):
             return True
         if cls is not None and model_class(cls, ctx):
             return True  # a model's own methods run in whatever mode its user set
@@ -258,9 +258,39 @@ def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
         isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(cls)))
 
 
+def subclassed_trainer(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """A subclass of another module's trainer (`class GKD(SFTTrainer)`, `class Mine(BaseTrainer)` imported)
+    that never puts a model it holds in training mode itself outside the per-step hooks: the base's loop
+    does (train() around the steps, eval() in its evaluation loop) before it calls this class's methods, so
+    a generation here makes training data (on-policy rollouts) or runs inside the base's evaluation. A
+    subclass whose own epoch method calls `self.model.train()` runs the phases itself, and a base defined in
+    this file is read like any code."""
+    if not any((ident(b) or "").rsplit(".", 1)[-1].endswith("Trainer")
+               and (ident(b) or "").rsplit(".", 1)[-1] not in ctx.classes for b in cls.bases):
+        return False
+    return ctx.memo(("modes", "subclassed-trainer", id(cls)), lambda: not any(
+        _trains_held_model(m) for m in cls.body if isinstance(m, NESTED[:2])
+        and not m.name.endswith("step") and not m.name.startswith("on_")))
+
+
+def _trains_held_model(method: ast.AST) -> bool:
+    """`self.model.train()` (or train(True)) somewhere in the method."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "train"
+               and isinstance(n.func.value, ast.Attribute) and isinstance(n.func.value.value, ast.Name)
+               and n.func.value.value.id == "self" and not n.keywords
+               and (not n.args or (isinstance(n.args[0], ast.Constant) and n.args[0].value is True))
+               for n in ast.walk(method))
+
+
 def model_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
-    """An nn.Module that does not train itself: its methods are the model's, not a driver's."""
-    return any(_module_base(b, ctx) for b in cls.bases) and not drives_itself(cls, ctx)
+    """An nn.Module that does not train itself: its methods are the model's, not a driver's. Also a subclass
+    of another module's class that defines forward() (a wrapper model around a pretrained one: its
+    generate() delegates, its user owns the mode)."""
+    return (any(_module_base(b, ctx) for b in cls.bases) or _wrapper_model(cls)) and not drives_itself(cls, ctx)
+
+
+def _wrapper_model(cls: ast.ClassDef) -> bool:
+    return bool(cls.bases) and any(isinstance(m, NESTED[:2]) and m.name == "forward" for m in cls.body)
 
 
 def _module_base(base: ast.AST, ctx: ModuleContext) -> bool:

@@ -33,6 +33,7 @@ from ..helpers.modes_evidence import (
     named_for_evaluation,
     region_trains,
     scope_trains,
+    subclassed_trainer,
     trains,
 )
 from ..helpers.modes_generation import generates_for_user
@@ -141,7 +142,7 @@ class EvaluationWithoutEvalMode(Rule):
         # scopes run none
         running = running_scopes(ctx)
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-            if scope in running and not framework_managed(scope, ctx):
+            if scope in running and not framework_managed(scope, ctx) and not _run_by_trainers(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         loaded = list(_loaded_for_evaluation(ctx))
@@ -208,6 +209,22 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+
+
+def _run_by_trainers(scope: ast.AST, ctx: ModuleContext, depth: int = 3) -> bool:
+    """A function of this file called only from methods of subclassed trainers, directly or through other
+    such functions (a rollout helper `generate(policy, queries)` of a trainer's step): it runs in the mode
+    the trainer's loop set. (Not every caller in a training loop: a per-epoch validate() sits there too.)"""
+    if depth == 0 or not isinstance(scope, FUNCS) or ctx.enclosing_class(scope) is not None:
+        return False
+    calls = [c for c in calls_by_ident(ctx).get(scope.name, ()) if isinstance(c.func, ast.Name)]
+    return bool(calls) and all(_in_trainer(caller := ctx.scope_of(c), ctx)
+                               or _run_by_trainers(caller, ctx, depth - 1) for c in calls)
+
+
+def _in_trainer(scope: ast.AST, ctx: ModuleContext) -> bool:
+    cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
+    return cls is not None and subclassed_trainer(cls, ctx)
 
 
 def _in_driver(scope: ast.AST, ctx: ModuleContext) -> bool:
