@@ -151,12 +151,17 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
     if isinstance(expr, ast.Subscript):
         return _numeric(expr.value, ctx, depth)  # total[0] of a number-valued total
     if isinstance(expr, ast.Name):
+        if _entries_detached(expr, ctx):
+            return True
         value = latest_value(expr, ctx)
         if value is None or isinstance(value, ast.Name) and value.id == expr.id:
             return False
         more = module_index(ctx)["augmented"].get((ctx.scope_of(expr), expr.id), ())
         return _numeric(value, ctx, depth - 1) and all(_numeric(a.value, ctx, depth - 1) for a in more)
     if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Div | ast.FloorDiv) and _numeric(expr.left, ctx, depth) \
+                and not (loss_named(expr.right) or is_loss_value(expr.right, ctx)):
+            return True  # a running total of numbers over a count (`running / sizes[phase]`) is a number
         # a number over a setting (`total_loss / args.log_interval`) is a number
         return (_numeric(expr.left, ctx, depth) or _setting(expr.left)) and (
             _numeric(expr.right, ctx, depth) or _setting(expr.right)) and not (
@@ -181,6 +186,39 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
         # a new tensor (torch.tensor(stats)) or a NumPy value holds no autograd graph
         return ctx.method_name(expr) in {"item", "size", "numel", "dim", "tolist"} or name in NEW_TENSORS \
             or name.startswith(("numpy.", "math.", "statistics."))
+    return False
+
+
+def _entries_detached(name: ast.Name, ctx) -> bool:
+    """`for k, v in stats.items(): stats[k] = v.detach()` before `name` is read: every entry of the dict was
+    replaced by a number or a graph-free tensor, whatever it held before (a step's dict of losses for logging)."""
+    for loop in ctx.in_scope(ctx.scope_of(name), (ast.For,)):
+        iterated = loop.iter
+        if not (loop.lineno < name.lineno and isinstance(iterated, ast.Call) and ctx.method_name(iterated) == "items"
+                and isinstance(iterated.func.value, ast.Name) and iterated.func.value.id == name.id
+                and isinstance(loop.target, ast.Tuple) and isinstance(loop.target.elts[0], ast.Name)):
+            continue
+        key = loop.target.elts[0].id
+        if any(isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
+               and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == name.id
+               and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == key
+               and _graph_free(stmt.value, ctx) for stmt in loop.body):
+            return True
+    return False
+
+
+def _graph_free(expr: ast.AST, ctx) -> bool:
+    """`v.detach().clone().mean() * (n / total)`: a detached value through graph-keeping methods, scaled by
+    values that are not losses."""
+    if detached(expr, ctx):
+        return True
+    if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
+        return _graph_free(expr.func.value, ctx)
+    if isinstance(expr, ast.BinOp):
+        sides = (expr.left, expr.right)
+        return any(_graph_free(side, ctx) for side in sides) and not any(
+            loss_named(n) or is_loss_call(n, ctx) for side in sides if not _graph_free(side, ctx)
+            for n in ast.walk(side))
     return False
 
 

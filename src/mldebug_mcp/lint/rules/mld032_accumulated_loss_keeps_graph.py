@@ -12,6 +12,7 @@ from ..helpers.accum_losses import (
     framework_step,
     from_backward_step,
     is_loss_value,
+    local_callee,
     loss_named,
     named_loss_tensor,
     trains,
@@ -122,7 +123,7 @@ class AccumulatedLossKeepsGraph(Rule):
         loop = loops[0] if loops else None
         if loop is None and not _kept_state(acc, func, node, ctx):
             return  # outside a loop only state kept on self or handed in outlives one call (asked before no_grad)
-        if in_no_grad(node, ctx):
+        if in_no_grad(node, ctx) or _one_iteration(node, loops, ctx):
             return
         if loop is None and not (func is not None and trains(func, ctx)):
             return  # outside a loop only state kept on self outlives one call of a training step
@@ -141,7 +142,7 @@ class AccumulatedLossKeepsGraph(Rule):
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
             backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
                 and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx) \
-                and not _other_element(operand, value, ctx)
+                and not _other_element(operand, value, loop, ctx)
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
             stepped = stepped or entries_live  # `losses[it - 1].backward()` in the loop: the entries are live
@@ -151,8 +152,10 @@ class AccumulatedLossKeepsGraph(Rule):
                 and any(_backwarded_in(operand.value, each, ctx) for each in loops) \
                 and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
+            companion = value is not None and _other_element(operand, value, loop, ctx)
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
-                value is not None and is_loss_value(value, ctx) and not _other_element(operand, value, ctx) or training and named_loss_tensor(operand, ctx)
+                value is not None and is_loss_value(value, ctx) and not companion
+                or training and named_loss_tensor(operand, ctx) and not companion
                 or loop is not None and _holds_backwarded(operand, node, loop, ctx)
                 or (training or _on_self(acc)) and holds_loss_entry(operand, ctx))
             if not live:
@@ -179,12 +182,47 @@ class AccumulatedLossKeepsGraph(Rule):
             yield Hit(node, COLLECTED.format(loss=ast.unparse(value), collector=ast.unparse(node.targets[0].value)))
 
 
-def _other_element(operand: ast.expr, value: ast.AST, ctx: ModuleContext) -> bool:
+def _other_element(operand: ast.expr, value: ast.AST, loop: ast.AST | None, ctx: ModuleContext) -> bool:
     """`lx, lu, w = criterion(...)`: `w` is one element of what a loss call returns, and its name does not say it
-    is a loss (a ramp-up weight, a count): which element is the live loss is not visible."""
+    is a loss (a ramp-up weight, a count): which element is the live loss is not visible. Also
+    `loss, loss_items = compute_loss(...)` with `loss` backwarded in the loop and the criterion defined in
+    another file: the other elements are the loss's logging companions, often detached there (not visible)."""
     stmt = ctx.parent(value)
-    return isinstance(operand, ast.Name) and not loss_named(operand) and isinstance(stmt, ast.Assign) \
-        and any(isinstance(t, ast.Tuple | ast.List) for t in stmt.targets) and is_loss_value(value, ctx)
+    if not (isinstance(operand, ast.Name) and isinstance(stmt, ast.Assign) and is_loss_value(value, ctx)):
+        return False
+    targets = [t for t in stmt.targets if isinstance(t, ast.Tuple | ast.List)]
+    if not targets:
+        return False
+    if not loss_named(operand):
+        return True
+    if loop is None or local_callee(value, ctx) is not None or _backwarded_in(operand, loop, ctx):
+        return False
+    siblings = [e for t in targets for e in t.elts if isinstance(e, ast.Name) and e.id != operand.id]
+    return any(_backwarded_in(s, loop, ctx) for s in siblings)
+
+
+def _one_iteration(node: ast.AST, loops: list[ast.AST], ctx: ModuleContext) -> bool:
+    """Under `if step == 0:` (or `if epoch == last:`), with `step` a counter of an enclosing loop: the value is
+    kept on one iteration only (a test keeping the first step's output to compare), so no graphs pile up."""
+    counters = {n.id for loop in loops if isinstance(loop, ast.For | ast.AsyncFor)
+                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    if not counters:
+        return False
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is loops[0]:
+            return False  # an `if` outside the innermost loop: that loop still keeps every iteration's graph
+        if isinstance(anc, ast.If) and child in anc.body and isinstance(anc.test, ast.Compare) \
+                and len(anc.test.ops) == 1 and isinstance(anc.test.ops[0], ast.Eq):
+            sides = (anc.test.left, anc.test.comparators[0])
+            counted = [s for s in sides if isinstance(s, ast.Name) and s.id in counters]
+            other = [s for s in sides if not any(s is c for c in counted)]
+            if len(counted) == 1 and other and not any(
+                    isinstance(n, ast.Name) and n.id in counters for n in ast.walk(other[0])) \
+                    and not (isinstance(other[0], ast.Constant) and isinstance(other[0].value, str)):
+                return True
+        child = anc
+    return False
 
 
 def _enclosing(node: ast.AST, ctx: ModuleContext) -> tuple[list[ast.AST], ast.AST | None]:
