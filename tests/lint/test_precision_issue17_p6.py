@@ -39,3 +39,47 @@ def test_mld062_quiet_in_a_test_module_that_trains_nothing():
 
 def test_mld062_fires_in_a_test_module_that_steps_an_optimiser():
     assert _lines(TRAINING_TEST, "MLD062", "tests/test_ppo.py") == [10, 15]
+
+
+KERNEL_TEST = '''
+import torch
+import torch.nn.functional as F
+
+
+class TestFusedConv:
+    def test_matches_reference(self):
+        with torch.autocast("cuda", dtype=torch.float16):
+            out = fused_conv_relu(self.x, self.weight)
+            loss = (out.float() ** 2).mean()
+        loss.backward()
+        with torch.cuda.amp.autocast():
+            ref = F.relu(self.conv(self.x_ref))
+        (ref ** 2).mean().backward()
+        torch.testing.assert_close(out, ref)
+
+
+def check_grad(layer, x):
+    with torch.amp.autocast("cuda", dtype=torch.half):
+        y = layer(x)
+    y.sum().backward()
+    return x.grad
+'''
+
+TRAINING_KERNEL_TEST = KERNEL_TEST + '''
+
+def test_few_steps(model, opt, x):
+    for _ in range(3):
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = model(x).mean()
+        loss.backward()
+        opt.step()
+'''
+
+
+def test_mld063_quiet_in_a_test_module_that_trains_nothing():
+    assert _lines(KERNEL_TEST, "MLD063", "tests/test_fused_conv.py") == []
+    assert _lines(KERNEL_TEST, "MLD063", "kernels/fused_conv.py") == [8, 12, 19]
+
+
+def test_mld063_fires_in_a_test_module_that_steps_an_optimiser():
+    assert _lines(TRAINING_KERNEL_TEST, "MLD063", "tests/test_fused_conv.py") == [8, 12, 19, 27]

@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import is_backward
+from ..helpers.reference_tests import reference_test_module
 from ..rule import Hit, Rule
 
 AUTOCASTS = {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}
@@ -14,7 +15,9 @@ class Fp16AutocastWithoutScaler(Rule):
     """What it does: flags float16 autocast (`torch.autocast("cuda")`, `dtype=torch.float16`,
     `torch.cuda.amp.autocast()`) in a function that calls `.backward()`, in a module that never
     creates a GradScaler nor calls `scaler.scale(...)`. bfloat16, CPU autocast, a dtype or device
-    that cannot be read statically, and modules that create a scaler anywhere are quiet.
+    that cannot be read statically, and modules that create a scaler anywhere are quiet, as are
+    test modules that step no optimiser (a kernel's fp16 forward/backward checked against a
+    reference: no weight is trained).
 
     Why is this bad: float16 cannot represent gradients below about 6e-8, so small gradients
     round to zero in backward. Layers quietly stop learning without a single NaN or error;
@@ -55,6 +58,8 @@ class Fp16AutocastWithoutScaler(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if reference_test_module(ctx):
+            return  # gradients compared with a reference, never applied: nothing stops learning
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Name):
