@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lint_corpus import accepted_codes, case_folder, extracted, load_cases  # noqa: E402
+from lint_corpus import accepted_codes, case_folder, extracted, load_cases
 
-from mldebug_mcp.services.lint import lint  # noqa: E402
+from mldebug_mcp.services.lint import lint
 
 HERE = Path(__file__).resolve().parent
 CORPORA = ["lint_corpus", *(f"lint_corpus_blind{n}" for n in ("", "2", "3", "4", "5", "6"))]
