@@ -14,7 +14,7 @@ reformatting by `ast.unparse`, which drops comments):
     with every `.criterion` of the file; names another file mentions, or that torch's own classes use, are kept;
   - `aliases`: import aliases renamed (`import torch.nn.functional as F` -> `as m1`, `nn` -> `m2`).
 
-    python benchmarks/lint_mutations.py [--corpus DIR ...] [--show lost]
+    python benchmarks/lint_mutations.py [--corpus DIR ...] [--show lost] [--case ID ...] [--keep DIR]
 
 A case lost under a rewrite is a shape the rule only knows under one spelling. The corpora are development data;
 the rewrites are mechanical, so this is a check of how the rules generalise, not of recall on new projects.
@@ -189,16 +189,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", action="append", help="corpus folders (default: the dev corpus and blind1-6)")
     parser.add_argument("--show", choices=["lost"], help="list the cases each rewrite loses")
+    parser.add_argument("--case", action="append", help="only these case ids")
+    parser.add_argument("--keep", help="write the rewritten copies under this folder (kept) instead of a temporary one")
     args = parser.parse_args()
     corpora = [Path(c) for c in args.corpus] if args.corpus else [HERE / c for c in CORPORA]
     kept: dict[str, Counter] = defaultdict(Counter)
     lost: dict[str, list[str]] = defaultdict(list)
     total: Counter = Counter()
     unparsable: set[str] = set()
-    work = Path(tempfile.mkdtemp(prefix="lint-mutations-"))
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="lint-mutations-"))
     try:
         for corpus in corpora:
             for case in load_cases(corpus):
+                if args.case and case["id"] not in args.case:
+                    continue
                 if case["kind"] != "buggy" or not extracted(case, corpus) or not accepted_codes(case):
                     continue
                 codes, source = accepted_codes(case), case_folder(case, corpus)
@@ -220,7 +224,8 @@ def main() -> int:
                     else:
                         lost[name].append(f"{corpus.name}/{case['id']} ({case['class']})")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
     cases = sum(total.values())
     print(f"{cases} buggy cases the linter finds, in {len(corpora)} corpora ({len(unparsable)} not rewritten: a file "
           "ast.parse rejects); kept under each rewrite:")
