@@ -22,6 +22,8 @@ Splits:
   catalogue changes; aggregate only.
 - `blind_f`: collected_f.yaml, 45 GitHub threads collected 2026-11-27 by three helpers who never saw the
   catalogue or triage's output, labelled by a fourth who never saw triage's output; scored once.
+- `blind_g`: collected_g.yaml, 44 GitHub threads collected the same way later that day (a fourth set), labelled
+  after that session's catalogue additions; scored once.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
   (triage_tune.py).
@@ -50,11 +52,12 @@ from mldebug_mcp.services.triage import triage
 
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
-HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collected_f.yaml": "blind_f"}
+HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collected_f.yaml": "blind_f",
+            "collected_g.yaml": "blind_g"}
 READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
            # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
            "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
-SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f")
+SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g")
 FOLDS = 5
 TOP = (1, 3, 5, 10)
 
