@@ -130,6 +130,8 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     if name is None or ctx.qualname(func) is not None or name in ctx.functions or (
             isinstance(func, ast.Name) and name in relative_names(ctx)):
         return False  # imported or local callables are constructors/functions, not model instances
+    if _constructor(func):
+        return False  # `transformers.DataCollatorForLanguageModeling(...)` of a module bound at run time
     if name == "self":
         cls = ctx.enclosing_class(func)
         return cls is not None and any("Module" in (ident(b) or "") for b in cls.bases)
@@ -148,6 +150,14 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
         return True
     return _holds_module(func, ctx) or _wraps_model(func, ctx)
+
+
+def _constructor(func: ast.AST) -> bool:
+    """`mod.SomeClass`: a CamelCase attribute of a name other than self (a class of a module, built by the
+    call); `self.G`, `nets.D` are single letters held by an object."""
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id != "self"
+            and func.attr[:1].isupper() and any(c.islower() for c in func.attr[1:])
+            and any(c.isupper() for c in func.attr[1:]))
 
 
 def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:

@@ -234,10 +234,8 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
         name = scope.name
         if name.endswith(("step", "_epoch_end", "_batch_end")) or name.startswith("on_") or name == "forward":
             return True
-        if name.lower().startswith("test") and any(
-            isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(scope)
-        ):
-            return True  # pytest/unittest tests assert; evaluation code reports
+        if unit_test(scope, ctx):
+            return True
         cls = ctx.enclosing_class(scope)
         if cls is not None and (any(FRAMEWORK_BASES.search(ctx.qualname(b) or "") for b in cls.bases)
                                 or _unit_test_class(cls, ctx) or subclassed_trainer(cls, ctx)):
@@ -245,6 +243,17 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
         if cls is not None and model_class(cls, ctx):
             return True  # a model's own methods run in whatever mode its user set
     return any(EXPORT.match(ctx.call_name(c) or "") for c in scope_calls(scope, ctx))
+
+
+def unit_test(scope: ast.AST, ctx: ModuleContext) -> bool:
+    """A pytest/unittest test function: named test* and asserting (evaluation code reports), or any test*
+    function of a pytest module (test_x.py, x_test.py: a parity or tracing test runs models whatever their
+    mode, and checks by running)."""
+    if not (isinstance(scope, NESTED[:2]) and scope.name.lower().startswith("test")):
+        return False
+    stem = ctx.memo(("path-stem",), lambda: PurePath(ctx.path).stem)
+    return stem.startswith("test_") or stem.endswith("_test") or any(
+        isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(scope))
 
 
 def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:

@@ -275,9 +275,11 @@ def _infers(func: ast.AST, ctx: ModuleContext) -> bool:
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args]}
     if not any(_root(n.func) in params and model_like(n.func, ctx) for n in ctx.within(ast.Call, func)):
         return False  # no call inside the def (nested ones too) runs a parameter that holds a model
+    # a forward kept for its output: one run as a bare statement refreshes BatchNorm statistics or calibrates
+    # (precise-BN's update_bn_stats needs the train mode its caller set)
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute) and
                (key_of(n.func) or "").split(".")[0] in params and model_like(n.func, ctx) and
-               grad_off_at(n, func, ctx) for n in own_nodes(func, ctx))
+               not isinstance(ctx.parent(n), ast.Expr) and grad_off_at(n, func, ctx) for n in own_nodes(func, ctx))
 
 
 def _root(func: ast.AST) -> str | None:

@@ -502,7 +502,9 @@ def _own_method(call: ast.Call, cls: ast.ClassDef) -> bool:
 
 
 NO_LAYER_ROOTS = {"numpy", "math", "collections", "typing", "dataclasses", "functools", "itertools", "pathlib",
-                  "logging", "warnings", "re", "os", "sys"}
+                  "logging", "warnings", "re", "os", "sys",
+                  # non-torch libraries: an estimator or a frame is no layer (`LinearRegression().fit(...)`)
+                  "sklearn", "scipy", "pandas", "statsmodels", "xgboost", "lightgbm", "PIL", "cv2"}
 
 
 def _no_layer(call: ast.Call, ctx: ModuleContext) -> bool:

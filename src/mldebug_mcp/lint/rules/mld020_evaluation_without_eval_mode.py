@@ -35,6 +35,7 @@ from ..helpers.modes_evidence import (
     scope_trains,
     subclassed_trainer,
     trains,
+    unit_test,
 )
 from ..helpers.modes_generation import generates_for_user
 from ..helpers.modes_handoff import handed_to_evaluation
@@ -367,16 +368,17 @@ def _loaded_for_evaluation(ctx: ModuleContext) -> Iterator[Hit]:
     loads = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"]
     # the cheapest tests first: most files load no weights, or have no evaluation function under no_grad
     if not loads or file_trains(ctx) or not any(
-            named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx)
+            named_for_evaluation(f, ctx, file_too=False) and disables_grad(f, ctx) and not unit_test(f, ctx)
             for kind in FUNCS for f in ctx.by_type.get(kind, ())):
-        return
+        return  # a unit test's test_*() is no evaluation
     if any(direct_switch(c) for c in calls) or any(
             n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ())):
         return
     seen = set()
     for call in loads:
         func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == "load_state_dict" and model_like(func.value, ctx):
+        if isinstance(func, ast.Attribute) and func.attr == "load_state_dict" and model_like(func.value, ctx) and (
+                not unit_test(ctx.scope_of(call), ctx)):  # a test loading weights checks the keys or parity
             key = key_of(func.value)
             if key and key not in seen and not frozen(key):
                 seen.add(key)

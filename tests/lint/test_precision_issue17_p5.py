@@ -1,0 +1,124 @@
+"""Issue 17 (held-out precision sample), task P5: MLD020 families that depend on the file's name or on
+another file of the run, which the single fixture tests/lint/fixtures/mld020.py cannot show."""
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+from .families import project_findings
+
+
+def _lines(source: str, path: str, code: str = "MLD020") -> list[int]:
+    return [f.line for f in lint_source(source, path, LintSettings(select=(code,))) if f.code == code]
+
+
+# a parity test: weights copied into a second implementation, both run, outputs compared
+PARITY = '''
+import torch
+from mylib import GPT, convert_weights
+from transformers import LlamaForCausalLM
+
+
+@torch.inference_mode()
+def check_converted(config, device):
+    theirs_model = LlamaForCausalLM(config).to(device)
+    ours_model = GPT(config).to(device)
+    ours_model.load_state_dict(convert_weights(theirs_model.state_dict()))
+    x = torch.randint(0, 10, (1, 4), device=device)
+    print((ours_model(x) - theirs_model(x)["logits"]).abs().max())
+'''
+
+PARITY_TEST = PARITY.replace("def check_converted(", "def test_converted(")
+
+# a tracing smoke test of a pytest module: it asserts nothing, it checks by running
+TRACE_TEST = '''
+import torch
+from torch import fx
+
+
+def test_fx_trace():
+    for Block in (Pool2d, Pool3d):
+        block = Block(2)
+        fx.symbolic_trace(block)
+    net = Linear(1, 1)
+    with torch.no_grad():
+        out = net(torch.randn(1, 1))
+    print(out)
+'''
+
+
+def test_mld020_quiet_on_the_tests_of_a_pytest_module():
+    assert _lines(PARITY_TEST, "tests/convert/test_parity.py") == []
+    assert _lines(PARITY_TEST, "tests/parity_test.py") == []
+    assert _lines(TRACE_TEST, "tests/test_wrappers.py") == []
+
+
+def test_mld020_still_reads_an_evaluation_function_outside_a_test_module():
+    assert _lines(PARITY_TEST, "scripts/check_parity.py")  # test_converted() asserts nothing: an evaluation
+    assert _lines(PARITY_TEST.replace("print(", "assert 1e-4 > ("), "scripts/check_parity.py") == []
+
+
+# precise BN: the helper runs the model as a bare statement to refresh BatchNorm statistics, which needs the
+# training mode its caller left; a helper that keeps the outputs predicts
+PRECISE_BN = {
+    "bn_utils.py": '''
+        import torch
+
+
+        def refresh_bn_stats(model, loader, steps=100):
+            for i, (x, _) in enumerate(loader):
+                if i == steps:
+                    break
+                with torch.no_grad():
+                    model(x)
+    ''',
+    "evaluate_seg.py": '''
+        import torch
+        from bn_utils import refresh_bn_stats
+        from nets import SegNet
+
+
+        def main(train_loader, val_loader):
+            model = SegNet()
+            model.load_state_dict(torch.load("seg.pt"))
+            refresh_bn_stats(model, train_loader)
+            model.eval()
+            return model
+    ''',
+}
+
+
+def test_mld020_quiet_when_handed_to_a_bn_statistics_refresh(tmp_path):
+    assert project_findings(tmp_path, PRECISE_BN, "MLD020") == []
+
+
+def test_mld020_fires_when_handed_to_a_helper_that_keeps_predictions(tmp_path):
+    files = dict(PRECISE_BN)
+    files["bn_utils.py"] = files["bn_utils.py"].replace("                    model(x)",
+                                                        "                    preds = model(x)")
+    files["bn_utils.py"] += "        return preds\n"
+    files["evaluate_seg.py"] = files["evaluate_seg.py"].replace("refresh_bn_stats(model, train_loader)",
+                                                                "preds = refresh_bn_stats(model, val_loader)")
+    assert project_findings(tmp_path, files, "MLD020") != []
+
+
+# a module bound at run time (`transformers = pytest.importorskip(...)`): `transformers.DataCollatorX(...)`
+# builds a collator, it runs no model
+COLLATOR = '''
+import pytest
+import torch
+from torch.utils.data import DataLoader
+
+
+def pretraining_helper(tokenizer, model, dataset):
+    transformers = pytest.importorskip("transformers")
+    collator = transformers.DataCollatorForLanguageModeling(tokenizer=tokenizer, mlm_probability=0.15)
+    eval_loader = DataLoader(dataset, batch_size=2, collate_fn=collator)
+    with torch.no_grad():
+        for batch in eval_loader:
+            print(batch["input_ids"].shape)
+    return eval_loader
+'''
+
+
+def test_mld020_quiet_on_a_class_of_a_module_bound_at_run_time():
+    assert _lines(COLLATOR, "pretrain_helpers.py") == []
