@@ -83,3 +83,70 @@ def test_mld063_quiet_in_a_test_module_that_trains_nothing():
 
 def test_mld063_fires_in_a_test_module_that_steps_an_optimiser():
     assert _lines(TRAINING_KERNEL_TEST, "MLD063", "tests/test_fused_conv.py") == [8, 12, 19, 27]
+
+
+RANDOM_DATASETS = '''
+import torch
+from torch.utils.data import Dataset, IterableDataset
+
+
+class NoiseImages(Dataset):
+    def __init__(self, n=64, shape=(3, 8, 8)):
+        self.n, self.shape = n, shape
+        self.images = None
+        self.labels = None
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if self.images is None:
+            self.images = torch.randn(self.n, *self.shape)
+            self.labels = torch.randint(0, 10, (self.n,))
+        return self.images[i], self.labels[i]
+
+
+class NoiseImagesOnDevice(NoiseImages):
+    pass
+
+
+class EndlessTokens(IterableDataset):
+    def __iter__(self):
+        while True:
+            yield torch.randint(0, 100, (16,))
+
+
+class FileImages(Dataset):
+    def __init__(self, paths):
+        self.paths = paths
+
+    def __getitem__(self, i):
+        x = torch.load(self.paths[i])
+        return x + 0.01 * torch.randn_like(x), 0
+'''
+
+SMOKE_TESTS = '''
+from torch.utils.data import DataLoader
+from common.datasets import EndlessTokens, FileImages, NoiseImages, NoiseImagesOnDevice
+
+
+def test_fit(trainer_cls, model):
+    train_loader = DataLoader(NoiseImages(n=8), batch_size=4)
+    train_dl = DataLoader(dataset=NoiseImagesOnDevice())
+    stream_train = DataLoader(EndlessTokens(), batch_size=2)
+    trainer_cls(model=model, train_dataloader=train_loader).fit()
+    trainer_cls(model=model, train_dataloader=train_dl).fit()
+    trainer_cls(model=model, train_dataloader=stream_train).fit()
+
+
+def test_fit_files(trainer_cls, model, paths):
+    train_loader = DataLoader(FileImages(paths), batch_size=4)
+    trainer_cls(model=model, train_dataloader=train_loader).fit()
+'''
+
+
+def test_mld050_quiet_on_datasets_of_random_draws_defined_in_another_file(tmp_path):
+    from .families import project_findings
+
+    files = {"common/datasets.py": RANDOM_DATASETS, "common/__init__.py": "", "tests/test_fit.py": SMOKE_TESTS}
+    assert project_findings(tmp_path, files, "MLD050") == [("test_fit.py", 16)]

@@ -5,6 +5,8 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.graph import callee
+from ..helpers.loader_facts import told_in_scope
+from ..helpers.loader_random_samples import RANDOM_DRAWS, RANDOM_SAMPLES, random_sample_classes
 from ..helpers.loops import is_any_backward, is_optimizer_step
 from ..rule import Hit, Rule
 
@@ -14,9 +16,6 @@ RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.rand
                  "sklearn.model_selection.train_test_split"}
 DEV_SPLIT = re.compile(r"(?:^|[^a-z])dev(?:$|[^a-z]|set|data|loader)")  # dev_loader, devset: the development split
 NOT_A_SPLIT = re.compile(r"(?:con|re)?strain")  # strain_data, constraint: 'train' by accident
-# fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
-RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "torch.rand_like", "torch.randn_like",
-                "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
 # torchtext's datasets are iterable datapipes (Multi30k(split="train")): a DataLoader cannot shuffle them
 STREAMED = ("torchtext.datasets.",)
 # wrappers a loader is iterated through, and the call names that train or may hide training
@@ -131,7 +130,21 @@ def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
         return True
     if ctx.method_name(value) == "shuffle":  # ds.shuffle(seed=0): a deliberate (one-off) order
         return True
+    if _random_sample_class(value, ctx):
+        return True
     return _subclasses_iterable(ctx.call_name(value), ctx, depth=3)
+
+
+def _random_sample_class(value: ast.AST, ctx: ModuleContext) -> bool:
+    """`RandomClassificationDataset(size=8)`: a class of this file or of the project (told by the file that
+    defines it) whose samples are random draws, or an IterableDataset: there is no order to shuffle away."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = value.func.id if isinstance(value.func, ast.Name) else value.func.attr \
+        if isinstance(value.func, ast.Attribute) else None
+    if name is None or name in ctx.classes:
+        return name in random_sample_classes(ctx)
+    return told_in_scope(ctx, f"{RANDOM_SAMPLES}:{name}") is not None
 
 
 def _subclasses_iterable(qualname: str | None, ctx: ModuleContext, depth: int) -> bool:

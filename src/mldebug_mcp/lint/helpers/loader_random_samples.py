@@ -1,0 +1,86 @@
+"""Dataset classes whose order means nothing (MLD050): their samples are fresh random draws, or they stream.
+
+`RandomClassificationDataset` whose `__getitem__` returns `self.x[i], self.y[i]` with `self.x = torch.randn(...)`,
+or an `__iter__` that yields `torch.randn(...)`: i.i.d. random samples carry no label, source or time order
+for a shuffle to break up. An IterableDataset cannot be shuffled by a DataLoader at all. Test suites and
+smoke runs build such classes in one file (tests/common/datasets.py) and train on them in many others, so
+the class is told to the run as a scoped project fact: random-samples:<class name>.
+"""
+
+import ast
+
+from ..context import ModuleContext
+
+RANDOM_SAMPLES = "random-samples"
+# fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
+RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "torch.rand_like", "torch.randn_like",
+                "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
+ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+SAMPLING = ("__getitem__", "__iter__")
+# calls that keep a tensor's values: `self.x[i].to(device)` is still the random draw
+SAME_VALUES = {"to", "float", "long", "cuda", "clone", "view", "reshape", "squeeze", "unsqueeze"}
+
+
+def random_sample_classes(ctx: ModuleContext) -> dict[str, int]:
+    """Classes of this file (and their subclasses here that keep the sampling) whose samples are random draws or
+    that are IterableDatasets: class name -> line."""
+    def compute() -> dict[str, int]:
+        if not ctx.classes or not (ctx.has_text("rand") or ctx.has_text("IterableDataset")):
+            return {}
+        found = {cls.name: cls.lineno for cls in ctx.classes.values() if _unordered(cls, ctx)}
+        for _ in range(3):  # subclasses that inherit the sampling
+            more = {cls.name: cls.lineno for cls in ctx.classes.values() if cls.name not in found
+                    and any(isinstance(b, ast.Name) and b.id in found for b in cls.bases)
+                    and not any(isinstance(f, ast.FunctionDef) and f.name in SAMPLING for f in cls.body)}
+            if not more:
+                break
+            found.update(more)
+        return found
+    return ctx.memo(("loader-random-samples",), compute)
+
+
+def random_draw(expr: ast.AST, ctx: ModuleContext) -> bool:
+    return isinstance(expr, ast.Call) and ctx.call_name(expr) in RANDOM_DRAWS
+
+
+def _unordered(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    if any(ctx.qualname(b) in ITERABLE for b in cls.bases):
+        return True
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    sampling = [methods[name] for name in SAMPLING if name in methods]
+    if not sampling:
+        return False
+    drawn = _random_attributes(cls, ctx)
+    values = [n.value for f in sampling for n in ast.walk(f)
+              if isinstance(n, ast.Return | ast.Yield) and n.value is not None]
+    parts = [e for v in values for e in (v.elts if isinstance(v, ast.Tuple) else [v])]
+    return bool(parts) and all(_random_part(p, drawn, ctx) for p in parts)
+
+
+def _random_attributes(cls: ast.ClassDef, ctx: ModuleContext) -> set[str]:
+    """`self.x` whose every assignment in the class is a random draw (or None, filled lazily)."""
+    assigned: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(cls):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AnnAssign) and node.value is not None else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                assigned.setdefault(target.attr, []).append(node.value)
+    return {attr for attr, values in assigned.items() if any(random_draw(v, ctx) for v in values)
+            and all(random_draw(v, ctx) or isinstance(v, ast.Constant) and v.value is None for v in values)}
+
+
+def _random_part(expr: ast.AST, drawn: set[str], ctx: ModuleContext) -> bool:
+    """One element of a returned sample: a random draw, an entry of a randomly drawn attribute, or those
+    through indexing and dtype/device moves."""
+    while True:
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and ctx.call_name(expr) is None and ctx.method_name(expr) in SAME_VALUES:
+            expr = expr.func.value
+        else:
+            break
+    if random_draw(expr, ctx):
+        return True
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
+        and expr.attr in drawn
