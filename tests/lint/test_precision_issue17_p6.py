@@ -150,3 +150,20 @@ def test_mld050_quiet_on_datasets_of_random_draws_defined_in_another_file(tmp_pa
 
     files = {"common/datasets.py": RANDOM_DATASETS, "common/__init__.py": "", "tests/test_fit.py": SMOKE_TESTS}
     assert project_findings(tmp_path, files, "MLD050") == [("test_fit.py", 16)]
+
+
+REFERENCE_ENTROPY = '''
+import torch
+
+
+def test_entropy_matches(entropy_from_logits):
+    logits = torch.randn(4, 16)
+    p = logits.softmax(-1)
+    expected = -torch.sum(p * p.log(), dim=-1)
+    torch.testing.assert_close(entropy_from_logits(logits), expected)
+'''
+
+
+def test_mld061_quiet_on_a_test_modules_reference_value():
+    assert _lines(REFERENCE_ENTROPY, "MLD061", "tests/test_entropy.py") == []
+    assert _lines(REFERENCE_ENTROPY, "MLD061", "metrics/entropy.py") == [8]

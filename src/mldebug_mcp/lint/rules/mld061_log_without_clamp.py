@@ -6,7 +6,9 @@ from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
+from ..helpers.reference_tests import reference_test_module
 from ..helpers.probs_methods import class_probabilities_logged
+from ..helpers.probs_outside_loss import positive_literal, writes_parameter
 from ..helpers.probs_policy import sampled_network_probabilities
 from ..helpers.tensors_flow import (
     computes_loss,
@@ -42,7 +44,9 @@ class LogWithoutClamp(Rule):
     (`err * c - w * torch.log(c)`), probabilities on one branch only (`if n > 1: out = F.softmax(out, 1)`,
     then `out.log()` in the loss the callers hand it to), or a log fed to a criterion whose one branch is
     NLLLoss, with no clamp and no `+ eps`.
-    Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged.
+    Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged, nor
+    a log written into a parameter's storage (a bias initialised from class frequencies), a ratio of
+    literal positive numbers, or a log in a test module that steps no optimiser (a reference value).
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
     sigmoid that rounded to 1.0) gives log(0) = -inf, then NaN in the loss and every gradient.
@@ -74,8 +78,8 @@ class LogWithoutClamp(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
-        if argument is None:
-            return
+        if argument is None or reference_test_module(ctx) or writes_parameter(node, ctx):
+            return  # a test's reference value, or a bias initialised from a log: no gradient reads it
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
             or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx) \
@@ -94,7 +98,8 @@ def _unsafe(expr: ast.expr, ctx: ModuleContext) -> str | None:
         # x / x.sum(): a hand-made softmax (log_softmax is the drop-in fix) or a ratio of counts; an exp output
         # over the sum of another tensor (InfoNCE's positive over its negatives) reaches 0 only past a logit
         # gap of ~100, while counts or ReLU outputs reach it on any zero entry
-        if _is_sum(value.right, ctx) and not (_exp_output(value.left, ctx) and not _sums_itself(value, ctx)):
+        if _is_sum(value.right, ctx) and not (_exp_output(value.left, ctx) and not _sums_itself(value, ctx)) \
+                and not positive_literal(value.left, ctx):
             return "a normalised ratio"
         if any(isinstance(side, ast.BinOp) and _unsafe(side, ctx) for side in (value.left, value.right)):
             return "a ratio involving 1 - p"
