@@ -11,6 +11,8 @@ from ..context import ModuleContext
 from .graph import callee
 from .optim_params import dotted
 
+# `filter(...)` keeps a part; `next(m.parameters())` reads one tensor's dtype or device, it lists nothing
+PICKS = {"filter", "next"}
 FILTERS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Lambda, ast.comprehension,
            ast.IfExp, ast.BoolOp)  # filtered, or one arm of a choice
 
@@ -26,15 +28,20 @@ def listed_twice(ctx: ModuleContext) -> list[tuple[ast.Call, str, list[str]]]:
     for call in sorted(listed, key=lambda c: (c.lineno, c.col_offset)):
         path = dotted(call.func.value)
         statement = None
+        child = call
         for ancestor in ctx.ancestors(call):
-            if isinstance(ancestor, FILTERS) or isinstance(ancestor, ast.Call) and callee(ancestor.func) == "filter":
+            if isinstance(ancestor, FILTERS) or isinstance(ancestor, ast.Call) and callee(ancestor.func) in PICKS:
                 break
+            if isinstance(ancestor, ast.Subscript) and child is ancestor.value:
+                break  # `list(m.parameters())[1::2]`: a slice of the list, its complement may follow
+            child = ancestor
             if isinstance(ancestor, ast.stmt):
                 statement = ancestor
                 break
         if path is None or statement is None or isinstance(statement, ast.For | ast.AsyncFor):
             continue
-        first = seen.setdefault((statement, path), call)
+        # `net.blocks[0].parameters()` and `net.blocks[1].parameters()` are different modules
+        first = seen.setdefault((statement, ast.unparse(call.func.value)), call)
         if first is not call:
             found.append((call, path, _near_misses(path, statement, ctx)))
     return found
