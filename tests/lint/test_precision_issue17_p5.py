@@ -122,3 +122,24 @@ def pretraining_helper(tokenizer, model, dataset):
 
 def test_mld020_quiet_on_a_class_of_a_module_bound_at_run_time():
     assert _lines(COLLATOR, "pretrain_helpers.py") == []
+
+
+# a log-prob pass shared by the training step (autograd on) and the reference pass (autograd off), in a
+# utility file that trains nothing itself
+LOGPROB_UTILS = '''
+import torch
+
+
+def gather_logprobs(model, batches, use_grad=False):
+    out = []
+    context = torch.enable_grad() if use_grad else torch.no_grad()
+    with context:
+        for batch in batches:
+            out.append(model(batch["input_ids"]).logits.log_softmax(-1))
+    return out
+'''
+
+
+def test_mld020_quiet_on_a_log_prob_pass_that_can_turn_autograd_on():
+    assert _lines(LOGPROB_UTILS, "rl/logprob_utils.py") == []
+    assert _lines(LOGPROB_UTILS.replace("torch.enable_grad() if use_grad else ", ""), "rl/logprob_utils.py") == [6]

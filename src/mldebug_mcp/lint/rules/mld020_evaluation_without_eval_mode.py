@@ -54,6 +54,7 @@ from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
+from ..helpers.modes_training_pass import training_pass
 from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
 
@@ -185,6 +186,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         key = key_of(receiver) if receiver is not None else None
         if key is None or key in reported or mode_given(call, receiver, key, ctx):
             continue
+        if training_pass(scope, ctx):
+            break  # log-probs for a policy-gradient loss: the training step's mode
         if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
