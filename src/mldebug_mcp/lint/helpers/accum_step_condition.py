@@ -19,8 +19,9 @@ import ast
 
 from ..context import ModuleContext
 from .graph import callee
-from .loops import LOOPS, is_any_backward, is_optimizer_step
+from .loops import LOOPS, is_any_backward
 from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional_in
+from .optim_values import optimizer_step
 
 BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
 
@@ -95,15 +96,15 @@ def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
         branch, steps_on_zero = [(c, v) for c, v in calls if v.lineno > node.end_lineno], not test.zero
     else:
         body = {c for c, _ in expanded_calls(node.body, ctx)}
-        stepping_body = any(is_optimizer_step(c, ctx) for c in body)
+        stepping_body = any(optimizer_step(c, ctx) for c in body)
         other = list(expanded_calls(node.orelse, ctx))
         if stepping_body:
             branch, steps_on_zero = [(c, c) for c in body], test.zero
-        elif any(is_optimizer_step(c, ctx) for c, _ in other):
+        elif any(optimizer_step(c, ctx) for c, _ in other):
             branch, steps_on_zero = other, not test.zero
         else:
             return None
-    steps = [c for c, _ in branch if is_optimizer_step(c, ctx)]
+    steps = [c for c, _ in branch if optimizer_step(c, ctx)]
     if not steps or _backwards(branch):
         return None  # a backward in the branch: an update taken every k passes (a generator every n_critic)
     every_pass = [(b, via) for b, via in _backwards(calls) if via not in inside and unconditional_in(via, owner, ctx)]
@@ -111,7 +112,7 @@ def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
         return None
     # another optimiser stepping on every pass: alternating updates, not accumulation
     stepping = {v for _, v in branch} | inside
-    if any(is_optimizer_step(c, ctx) and v not in stepping and unconditional_in(v, owner, ctx) for c, v in calls):
+    if any(optimizer_step(c, ctx) and v not in stepping and unconditional_in(v, owner, ctx) for c, v in calls):
         return None
     return Guard(test, steps_on_zero, any(via.lineno < node.lineno for _, via in every_pass))
 

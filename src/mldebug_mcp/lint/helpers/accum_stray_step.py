@@ -13,8 +13,9 @@ import ast
 
 from ..context import ModuleContext
 from .accum_step_condition import modulo_test
-from .loops import LOOPS, is_any_backward, is_optimizer_step
+from .loops import LOOPS, is_any_backward
 from .optim_steps import expanded_calls, unconditional_in
+from .optim_values import optimizer_step
 from .optim_zeroing import keys, stepped_optimizer
 
 
@@ -26,8 +27,8 @@ def stray_step(node: ast.If, ctx: ModuleContext) -> ast.Call | None:
     loop = ctx.enclosing(node, LOOPS)
     if loop is None or ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, *LOOPS)) is not loop:
         return None
-    guarded = [c for c, _ in expanded_calls(node.body, ctx) if is_optimizer_step(c, ctx)]
-    if not guarded or node.orelse and any(is_optimizer_step(c, ctx) for c, _ in expanded_calls(node.orelse, ctx)):
+    guarded = [c for c, _ in expanded_calls(node.body, ctx) if optimizer_step(c, ctx)]
+    if not guarded or node.orelse and any(optimizer_step(c, ctx) for c, _ in expanded_calls(node.orelse, ctx)):
         return None
     names = set()
     for call in guarded:
@@ -38,7 +39,7 @@ def stray_step(node: ast.If, ctx: ModuleContext) -> ast.Call | None:
     if not any(is_any_backward(c) and via not in inside and unconditional_in(via, loop, ctx) for c, via in calls):
         return None  # no backward on every pass: not accumulating
     for call, via in calls:
-        if via in inside or not is_optimizer_step(call, ctx) or not unconditional_in(via, loop, ctx):
+        if via in inside or not optimizer_step(call, ctx) or not unconditional_in(via, loop, ctx):
             continue
         optimizer = stepped_optimizer(call)
         if optimizer is not None and keys(optimizer, ctx) & names:

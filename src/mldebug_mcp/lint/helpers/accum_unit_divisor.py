@@ -8,8 +8,9 @@ import ast
 
 from ..context import ModuleContext
 from .accum_zeroing import MICRO_WORDS
-from .loops import calls_in_order, is_backward, is_optimizer_step
+from .loops import calls_in_order, is_backward
 from .optim_steps import FUNCTIONS
+from .optim_values import optimizer_step
 
 
 def unit_divided_micro_loss(func: ast.AST, ctx: ModuleContext) -> ast.BinOp | None:
@@ -25,8 +26,8 @@ def unit_divided_micro_loss(func: ast.AST, ctx: ModuleContext) -> ast.BinOp | No
         if not any(w in ast.unparse(loop.iter).lower() for w in MICRO_WORDS):
             continue
         inside = calls_in_order(loop.body)
-        if any(is_optimizer_step(c, ctx) for c in inside) or not any(
-                is_optimizer_step(c, ctx) and c.lineno > loop.end_lineno for c in calls_in_order(func.body)):
+        if any(optimizer_step(c, ctx) for c in inside) or not any(
+                optimizer_step(c, ctx) and c.lineno > loop.end_lineno for c in calls_in_order(func.body)):
             continue
         chain = _self_methods(inside, methods, depth=2)
         if not any(is_backward(c) for m in chain for c in ast.walk(m) if isinstance(c, ast.Call)):

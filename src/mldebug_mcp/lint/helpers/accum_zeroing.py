@@ -17,8 +17,9 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .loops import LOOPS, calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from .loops import LOOPS, calls_in_order, is_backward, is_zero_grad
 from .optim_steps import FUNCTIONS, iteration, local_callee, unconditional_in
+from .optim_values import optimizer_step
 from .optim_zeroing import cleared, is_optimizer, stepped_optimizer
 
 ACCUMULATION_WORDS = ("accum", "sync_gradients", "update_freq", "grad_steps", "gradient_steps", "micro")
@@ -116,7 +117,7 @@ def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
     outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
     if outer is None:
         return False
-    after = [c for c in calls_in_order(outer.body) if c.lineno > loop.end_lineno and is_optimizer_step(c, ctx)
+    after = [c for c in calls_in_order(outer.body) if c.lineno > loop.end_lineno and optimizer_step(c, ctx)
              and unconditional_in(c, outer, ctx)]
     # the zero_grad before the backward, every pass: the step after the loop sees only the last micro-batch
     return bool(after) and any(b.lineno > zero.lineno for b, _ in it.backwards) and _clears_stepped(zero, after, ctx)
@@ -145,7 +146,7 @@ def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | Non
         return None
     own = calls_in_order(function.body)
     calls = own + [inner for c in own for inner in _helper_calls(c, ctx)]
-    if any(is_optimizer_step(c, ctx) for c in calls):
+    if any(optimizer_step(c, ctx) for c in calls):
         return None
     if not any(is_backward(c) and c.lineno > zero.lineno for c in own):
         return None
@@ -153,7 +154,7 @@ def in_backward_only_method(zero: ast.Call, ctx: ModuleContext) -> ast.AST | Non
         if not isinstance(method, FUNCTIONS) or method is function:
             continue
         own = calls_in_order(method.body)
-        steps = [c for c in own if is_optimizer_step(c, ctx) and stepped_optimizer(c) is not None]  # not LBFGS
+        steps = [c for c in own if optimizer_step(c, ctx) and stepped_optimizer(c) is not None]  # not LBFGS
         if steps and not any(is_zero_grad(c) or is_backward(c) for c in own) and _clears_stepped(zero, steps, ctx):
             return method
     return None
@@ -176,7 +177,7 @@ def _steps_next(loop: ast.AST, ctx: ModuleContext) -> bool:
         block = getattr(parent, field, None)
         if isinstance(block, list) and loop in block:
             after = block[block.index(loop) + 1:]
-            return any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and is_optimizer_step(s.value, ctx)
+            return any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and optimizer_step(s.value, ctx)
                        for s in after)
     return False
 
@@ -191,13 +192,13 @@ def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     if not any(word in spelled for word in MICRO_WORDS):
         return None
     calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
-    if any(is_optimizer_step(c, ctx) for c in calls) or not any(
+    if any(optimizer_step(c, ctx) for c in calls) or not any(
             is_backward(c) and unconditional_in(c, loop, ctx) for c in calls):
         return None
     outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
     if outer is None:
         return None
-    if not any(is_optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
+    if not any(optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
                for c in calls_in_order(outer.body)) and not _steps_next(loop, ctx):
         return None
     counted = [a for c in ast.walk(loop.iter) if isinstance(c, ast.Call) for a in c.args]

@@ -16,8 +16,9 @@ import ast
 from ..context import ModuleContext
 from .gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, generator_update, words
 from .graph import callee, in_no_grad, latest_value
-from .loops import is_backward, is_optimizer_step, is_zero_grad
+from .loops import is_backward, is_zero_grad
 from .optim_steps import FUNCTIONS, _says_it_clears, call_sites, expanded_calls
+from .optim_values import optimizer_step
 
 CUTS = {"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"}
 FAKE_TARGET_WORDS = {"fake", "zeros", "zero", "false"}  # a label that says "this sample is generated"
@@ -250,7 +251,7 @@ def _after(call: ast.Call, function: ast.AST, ctx: ModuleContext) -> bool | None
             return False
         elif is_backward(later_call) and generator_update(later_call.func.value, later_call, ctx):
             generator_backward = True
-        elif is_optimizer_step(later_call, ctx):
+        elif optimizer_step(later_call, ctx):
             receiver = later_call.func.value
             stepped = later_call.args[0] if later_call.args and "scaler" in _spelled(receiver).lower() else receiver
             if _named(stepped, GENERATOR_WORDS) or generator_backward and not _named(stepped, DISCRIMINATOR_WORDS):

@@ -14,11 +14,11 @@ from ..context import ModuleContext
 from .loops import (
     LOOPS,
     is_backward,
-    is_optimizer_step,
     is_zero_grad,
     sets_grad_to_none,
 )
 from .optim_steps import FUNCTIONS, expanded_calls, unconditional_in
+from .optim_values import optimizer_step
 
 
 def _calls(block: list[ast.stmt], ctx: ModuleContext) -> list[ast.Call]:
@@ -59,9 +59,9 @@ def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If
             backward = next((c for c in other if is_backward(c)), None)
             if backward is None:
                 continue
-            steps_after = [c for c, _ in expanded_calls(loop.body, ctx) if is_optimizer_step(c, ctx)
+            steps_after = [c for c, _ in expanded_calls(loop.body, ctx) if optimizer_step(c, ctx)
                            and c.lineno > branch_if.end_lineno and unconditional_in(c, loop, ctx)]
-            if any(is_optimizer_step(c, ctx) for c in other) or steps_after:
+            if any(optimizer_step(c, ctx) for c in other) or steps_after:
                 return _statement_of(backward, other_side, ctx), branch_if
     return None
 
@@ -95,7 +95,7 @@ def unzeroed_manual_step(function: ast.AST, ctx: ModuleContext) -> ast.Call | No
     hooks = {n.name for n in cls.body if isinstance(n, FUNCTIONS)}
     if "optimizer_zero_grad" in hooks or "on_before_backward" in hooks or "on_train_batch_start" in hooks:
         return None  # zeroed in a hook we do not follow
-    return next((c for c in calls if is_optimizer_step(c, ctx) or _manual_step(c, ctx)), None)
+    return next((c for c in calls if optimizer_step(c, ctx) or _manual_step(c, ctx)), None)
 
 
 def _manual_step(call: ast.Call, ctx: ModuleContext) -> bool:

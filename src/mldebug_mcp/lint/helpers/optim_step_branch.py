@@ -14,8 +14,9 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .loops import LOOPS, is_optimizer_step, is_zero_grad, sets_grad_to_none
+from .loops import LOOPS, is_zero_grad, sets_grad_to_none
 from .optim_steps import FUNCTIONS, enclosing_iterations, expanded_calls, iteration
+from .optim_values import optimizer_step
 from .optim_zeroing import cleared, keys, stepped_optimizer
 
 
@@ -35,7 +36,7 @@ def unzeroed_step_side(block: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, as
             optimizer = _shared_optimizer(side_calls, other, ctx)
             if optimizer is None or not cleared(zeros, optimizer, ctx):
                 continue
-            step = next(c for c in other if is_optimizer_step(c, ctx))
+            step = next(c for c in other if optimizer_step(c, ctx))
             if not _cleared_elsewhere(block, branch_if, zeros, step, ctx):
                 return _last_statement(branch_if), branch_if
     return None
@@ -44,7 +45,7 @@ def unzeroed_step_side(block: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, as
 def steps_here(function: ast.AST, ctx: ModuleContext) -> bool:
     """The function's own body steps an optimiser and clears one (a step helper a loop may call)."""
     calls = ctx.in_scope(function, (ast.Call,))
-    return any(is_zero_grad(c) for c in calls) and any(is_optimizer_step(c, ctx) for c in calls)
+    return any(is_zero_grad(c) for c in calls) and any(optimizer_step(c, ctx) for c in calls)
 
 
 def _ifs(block: ast.AST) -> list[ast.If]:
@@ -64,11 +65,11 @@ def _shared_optimizer(side: list[ast.Call], other: list[ast.Call], ctx: ModuleCo
     """The optimiser a step on the clearing side names that a step on the other side names too."""
     other_names = set()
     for call in other:
-        optimizer = stepped_optimizer(call) if is_optimizer_step(call, ctx) else None
+        optimizer = stepped_optimizer(call) if optimizer_step(call, ctx) else None
         if optimizer is not None:
             other_names |= keys(optimizer, ctx)
     for call in side:
-        optimizer = stepped_optimizer(call) if is_optimizer_step(call, ctx) else None
+        optimizer = stepped_optimizer(call) if optimizer_step(call, ctx) else None
         if optimizer is not None and keys(optimizer, ctx) & other_names:
             return optimizer
     return None

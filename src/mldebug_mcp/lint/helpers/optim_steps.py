@@ -17,10 +17,10 @@ from .loops import (
     LOOPS,
     calls_in_order,
     is_backward,
-    is_optimizer_step,
     is_zero_grad,
     sets_grad_to_none,
 )
+from .optim_values import bare_step, optimizer_step
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEPTH = 3  # helpers of helpers of helpers
@@ -107,7 +107,10 @@ class Iteration:
         # torch.distributed.autograd.backward keeps its gradients in the context, not in .grad
         self.backwards = [(c, via) for c, via in self.calls
                           if is_backward(c) and not (ctx.call_name(c) or "").startswith("torch.distributed.autograd")]
-        self.steps = [(c, via) for c, via in self.calls if is_optimizer_step(c, ctx)]
+        self.steps = [(c, via) for c, via in self.calls if optimizer_step(c, ctx)]
+        if not self.steps and self.backwards:  # `o.step()` on a parameter nothing else tells about
+            after = self.calls[self.calls.index(self.backwards[0]):]
+            self.steps = [(c, via) for c, via in after if bare_step(c, ctx)]
         # a helper's `opt.zero_grad()` on what it was handed (`def reset(*opts)`) clears we cannot say what
         handed = [c for c, via in self.calls if is_zero_grad(c) and c is not via and _on_argument(c, ctx)]
         self.zeros = [c for c, _ in self.calls if is_zero_grad(c) and c not in handed]

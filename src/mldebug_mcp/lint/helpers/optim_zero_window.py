@@ -15,11 +15,11 @@ from ..context import ModuleContext
 from .loops import (
     LOOPS,
     is_any_backward,
-    is_optimizer_step,
     is_zero_grad,
     sets_grad_to_none,
 )
 from .optim_steps import FUNCTIONS, expanded_calls
+from .optim_values import optimizer_step
 
 
 def _remainder_test(test: ast.expr) -> tuple[ast.expr, int] | None:
@@ -48,7 +48,7 @@ def zero_never_true(block: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, ast.I
     calls = list(expanded_calls(block.body, ctx))
     if not any(is_any_backward(c) for c, _ in calls):
         return None
-    if not any(is_optimizer_step(c, ctx) for c, _ in calls) or sets_grad_to_none(block.body):
+    if not any(optimizer_step(c, ctx) for c, _ in calls) or sets_grad_to_none(block.body):
         return None
     zeros = [(c, via) for c, via in calls if is_zero_grad(c)]
     if not zeros or any(c is not via for c, via in zeros):

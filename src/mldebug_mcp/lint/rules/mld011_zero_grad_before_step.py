@@ -2,7 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step, is_zero_grad
+from ..helpers.loops import calls_in_order, is_backward, is_zero_grad
+from ..helpers.optim_values import optimizer_step
 from ..rule import Hit, Rule
 
 
@@ -53,6 +54,6 @@ class ZeroGradBeforeStep(Rule):
                 seen_backward, pending_zero = True, None
             elif is_zero_grad(call) and seen_backward:
                 pending_zero = call
-            elif pending_zero is not None and is_optimizer_step(call, ctx):
+            elif pending_zero is not None and optimizer_step(call, ctx):
                 yield Hit(pending_zero)
                 pending_zero, seen_backward = None, False

@@ -2,7 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_backward, is_optimizer_step
+from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, is_backward
+from ..helpers.optim_values import optimizer_step
 from ..rule import Hit, Rule
 
 
@@ -46,7 +47,7 @@ class StepBeforeBackward(Rule):
             if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
                 continue
             call = stmt.value
-            if step is None and is_optimizer_step(call, ctx) and not call.args:
+            if step is None and optimizer_step(call, ctx) and not call.args:
                 step = call
             elif is_backward(call):
                 if step is not None:

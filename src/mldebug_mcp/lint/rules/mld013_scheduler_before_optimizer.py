@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loader_facts import told_in_scope
-from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step, is_scheduler_step
+from ..helpers.loops import LOOPS, calls_in_order, is_scheduler_step
 from ..helpers.optim_sched_order import (
     SCHEDULER_CLASS,
     counts_ahead,
@@ -11,6 +11,7 @@ from ..helpers.optim_sched_order import (
     steps_out_of_sight,
 )
 from ..helpers.optim_steps import call_sites
+from ..helpers.optim_values import optimizer_step
 from ..rule import Hit, Rule
 
 # statements whose body always runs once reached; an `if` is a different branch
@@ -185,7 +186,7 @@ def _stepped_before(stmt: ast.stmt, ctx: ModuleContext) -> bool:
             return False
         block = _block_of(parent, current)
         earlier = block[: block.index(current)] if current in block else []
-        if any(is_optimizer_step(c, ctx) for c in calls_in_order(earlier)) or any(
+        if any(optimizer_step(c, ctx) for c in calls_in_order(earlier)) or any(
                 steps_out_of_sight(s, ctx) for s in earlier):
             return True
         if isinstance(parent, LOOPS + (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
@@ -198,5 +199,5 @@ def _steps_optimizer(stmt: ast.stmt, ctx: ModuleContext) -> bool:
     if isinstance(stmt, _PLAIN_BODIES):
         return any(_steps_optimizer(s, ctx) for s in stmt.body)
     if isinstance(stmt, ast.Expr | ast.Assign) and isinstance(stmt.value, ast.Call):
-        return is_optimizer_step(stmt.value, ctx) or steps_out_of_sight(stmt, ctx)
+        return optimizer_step(stmt.value, ctx) or steps_out_of_sight(stmt, ctx)
     return False

@@ -9,11 +9,11 @@ from ..helpers.loops import (
     LOOPS,
     calls_in_order,
     is_backward,
-    is_optimizer_step,
     is_zero_grad,
 )
 from ..helpers.optim_params import dotted, within
 from ..helpers.optim_steps import FUNCTIONS, unconditional_in
+from ..helpers.optim_values import optimizer_step
 from ..rule import Hit, Rule
 
 SCALING = (ast.Div, ast.Mult, ast.FloorDiv)
@@ -83,16 +83,16 @@ class AccumulationWithoutScaling(Rule):
             return
         always = list(_unconditional(node.body))
         stepped = [s for s in always if isinstance(s, ast.If) and _count(s.test, ctx) is not None
-                   and any(is_optimizer_step(c, ctx) for c in calls_in_order(s.body))]
+                   and any(optimizer_step(c, ctx) for c in calls_in_order(s.body))]
         if not stepped:
             return
         outside = _own_calls(node, stepped, ctx)
         backwards = [c for c in outside if is_backward(c)]
         # an optimiser that also steps every iteration (GAN-style alternation): not accumulation
-        if not backwards or any(is_optimizer_step(c, ctx) for c in outside):
+        if not backwards or any(optimizer_step(c, ctx) for c in outside):
             return
         optimisers = {ast.dump(_stepped(c)) for s in stepped for c in calls_in_order(s.body)
-                      if is_optimizer_step(c, ctx)}
+                      if optimizer_step(c, ctx)}
         called = {ast.dump(c.func) for c in outside}  # model(x): model.zero_grad() clears the same grads
         if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute) and unconditional_in(c, node, ctx)
                and (ast.dump(c.func.value) in optimisers or ast.dump(c.func.value) in called) for c in outside):
