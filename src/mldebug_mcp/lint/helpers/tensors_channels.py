@@ -109,6 +109,21 @@ def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> se
     return _factors(out[0]) if out else None
 
 
+def valid_conv_output(tensor: ast.expr, at: ast.AST, ctx) -> bool:
+    """`tensor` holds the output of a conv with a kernel wider than 1 and no padding (`nn.Conv2d(c, k, 4, 1, 0)`):
+    a DCGAN-style decision layer whose kernel spans the map it is given, so its output is (batch, k, 1, 1)
+    when the model is built for one input size. A kernel of 1 or a padded conv keeps the spatial size."""
+    found = _conv_behind(tensor, at, ctx, 4)
+    if found is None:
+        return False
+    conv = found[0]
+    keywords = {k.arg: k.value for k in conv.keywords}
+    kernel = keywords.get("kernel_size", conv.args[2] if len(conv.args) > 2 else None)
+    padding = keywords.get("padding", conv.args[4] if len(conv.args) > 4 else None)
+    wide = isinstance(kernel, ast.Constant) and type(kernel.value) is int and kernel.value > 1
+    return wide and (padding is None or isinstance(padding, ast.Constant) and padding.value in (0, "valid"))
+
+
 def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
     """3, 4 or 5 when `tensor` holds a Conv1d/2d/3d output (batch, channels, *spatial); None otherwise."""
     found = _conv_behind(tensor, at, ctx, 4)

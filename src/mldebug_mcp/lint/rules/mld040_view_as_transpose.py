@@ -11,6 +11,7 @@ from ..helpers.tensors_channels import (
     conv_output_rank,
     features_last_size,
     short_size,
+    valid_conv_output,
 )
 from ..helpers.tensors_layout import reordered_layout, value_before
 from ..helpers.tensors_shape import (
@@ -216,7 +217,12 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
     """`out = self.cls_head(x)` (a Conv2d with `num_anchors * num_classes` out channels), then
     `out.view(B, -1, num_classes)`: the view reads width positions as classes."""
     channels = conv_channel_sizes(tensor, call, ctx)
-    return channels is not None and channels_viewed_last(sizes, channels)
+    if channels is None or not channels_viewed_last(sizes, channels):
+        return False
+    # `self.decide(x).view(-1, k)` with k the conv's whole channel count, after a kernel that spans the map:
+    # a (batch, k, 1, 1) output flattened per sample, not positions read as channels
+    whole = max(channels, key=len)
+    return not (len(sizes) == 2 and short_size(sizes[-1]) == whole and valid_conv_output(tensor, call, ctx))
 
 
 def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext,
