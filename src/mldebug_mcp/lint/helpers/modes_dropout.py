@@ -67,9 +67,22 @@ def only_when_training(node: ast.AST, ctx: ModuleContext) -> bool:
         if (isinstance(ancestor, ast.IfExp) and reads_training(ancestor.test)
                 and (child is ancestor.body) != _negated(ancestor.test)):
             return True
+        if isinstance(ancestor, ast.BoolOp) and _short_circuited(ancestor, child):
+            return True
         if isinstance(ancestor, FUNCS):
             return _after_eval_exit(ancestor, child)
         child = ancestor
+    return False
+
+
+def _short_circuited(op: ast.BoolOp, child: ast.AST) -> bool:
+    """An operand evaluated only in training: after `not self.training or ...` (stochastic depth keeps the
+    block at evaluation: `keep = not self.training or bernoulli(1 - p)`) or after `self.training and ...`."""
+    if child not in op.values:
+        return False
+    for earlier in op.values[:op.values.index(child)]:
+        if reads_training(earlier) and _negated(earlier) == isinstance(op.op, ast.Or):
+            return True
     return False
 
 
