@@ -17,6 +17,7 @@ clears for you), nor named like a scheduler, profiler or environment.
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 from .loops import is_optimizer_step, is_scheduler_step
@@ -107,11 +108,9 @@ def is_optimizer_value(expr: ast.AST, ctx: ModuleContext) -> bool:
 
 def optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
     """`opt.step()` by name or constructor, or `x.step()` on a value the code shows is an optimiser."""
-    if is_optimizer_step(call, ctx):
-        return True
-    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step") or is_scheduler_step(call, ctx):
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step") or scheduler_step(call, ctx):
         return False
-    return len(call.args) <= 1 and is_optimizer_value(call.func.value, ctx)
+    return is_optimizer_step(call, ctx) or len(call.args) <= 1 and is_optimizer_value(call.func.value, ctx)
 
 
 def bare_step(call: ast.Call, ctx: ModuleContext) -> bool:
@@ -120,8 +119,40 @@ def bare_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if not (isinstance(func, ast.Attribute) and func.attr == "step") or call.args or call.keywords:
         return False
     key = _key(func.value)
-    if key is None or ctx.constructed(func.value) or is_scheduler_step(call, ctx):
+    if key is None or ctx.constructed(func.value) or scheduler_step(call, ctx):
         return False
     if any(word in key.lower().removeprefix("self.") for word in NOT_OPTIMIZER):
         return False
     return "called" not in _uses(_scope(func.value, ctx), ctx).get(key, set())
+
+
+SCHEDULER_USES = frozenset({"get_lr", "get_last_lr", "last_epoch", "base_lrs"})
+# a constructor's own class name that says it schedules the learning rate (`WarmupLinearSchedule`, `OneCycleLR`)
+SCHEDULE_CLASS = re.compile(r"Sched|LR$|LR[A-Z_]|Warmup|Anneal")
+
+
+def _scheduler_uses(scope: ast.AST, ctx: ModuleContext) -> set[str]:
+    def collect() -> set[str]:
+        return {key for node in ast.walk(scope) if isinstance(node, ast.Attribute) and node.attr in SCHEDULER_USES
+                and (key := _key(node.value))}
+
+    return ctx.memo(("optim_values.scheduler_uses", scope), collect)
+
+
+def scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`sched.step()` by name or torch constructor, or on a value the code shows is an LR scheduler: built by
+    a class named like one, annotated as one, or asked `get_last_lr()` / `last_epoch`."""
+    if is_scheduler_step(call, ctx):
+        return True
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+        return False
+    receiver = call.func.value
+    built = ctx.constructed(receiver) or ""
+    if built:
+        return bool(SCHEDULE_CLASS.search(built.rsplit(".", 1)[-1])) and "optim" not in built.lower().rsplit(".", 1)[-1]
+    key = _key(receiver)
+    if key is None:
+        return False
+    if isinstance(receiver, ast.Name) and re.search(r"Sched|lr_scheduler", _annotation(receiver, ctx)):
+        return True
+    return key in _scheduler_uses(_scope(receiver, ctx), ctx)

@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loader_facts import told_in_scope
-from ..helpers.loops import LOOPS, calls_in_order, is_scheduler_step
+from ..helpers.loops import LOOPS, calls_in_order
 from ..helpers.optim_sched_order import (
     SCHEDULER_CLASS,
     counts_ahead,
@@ -11,7 +11,7 @@ from ..helpers.optim_sched_order import (
     steps_out_of_sight,
 )
 from ..helpers.optim_steps import call_sites
-from ..helpers.optim_values import optimizer_step
+from ..helpers.optim_values import optimizer_step, scheduler_step
 from ..rule import Hit, Rule
 
 # statements whose body always runs once reached; an `if` is a different branch
@@ -60,7 +60,7 @@ class SchedulerBeforeOptimizer(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         call = node.value
-        if not (isinstance(call, ast.Call) and is_scheduler_step(call, ctx)):
+        if not (isinstance(call, ast.Call) and scheduler_step(call, ctx)):
             return
         if (call.args or call.keywords) and not counts_ahead(call, ctx):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
