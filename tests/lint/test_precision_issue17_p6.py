@@ -167,3 +167,37 @@ def test_entropy_matches(entropy_from_logits):
 def test_mld061_quiet_on_a_test_modules_reference_value():
     assert _lines(REFERENCE_ENTROPY, "MLD061", "tests/test_entropy.py") == []
     assert _lines(REFERENCE_ENTROPY, "MLD061", "metrics/entropy.py") == [8]
+
+
+AUGMENT = '''
+import numpy as np
+
+
+def random_flip(img):
+    return img[:, ::-1] if np.random.rand() < 0.5 else img
+'''
+
+LIBRARY_LOADERS = '''
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+from common.datasets import NoiseImages
+
+
+def loaders(root, custom_train_set):
+    plain = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+    train_set = datasets.MNIST(root, train=True, download=True, transform=plain)
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=4)
+    noise_train_loader = DataLoader(NoiseImages(), batch_size=64, shuffle=True, num_workers=4)
+    flipped = datasets.MNIST(root, train=True, transform=lambda x: x[:, ::-1])
+    flip_train_loader = DataLoader(flipped, batch_size=64, shuffle=True, num_workers=4)
+    custom_train_loader = DataLoader(custom_train_set, batch_size=64, shuffle=True, num_workers=4)
+    return train_loader, noise_train_loader, flip_train_loader, custom_train_loader
+'''
+
+
+def test_mld053_augmentation_draws_do_not_reach_library_datasets_or_random_samples(tmp_path):
+    from .families import project_findings
+
+    files = {"common/datasets.py": RANDOM_DATASETS, "common/__init__.py": "", "common/augment.py": AUGMENT,
+             "train.py": LIBRARY_LOADERS}
+    assert project_findings(tmp_path, files, "MLD053") == [("train.py", 13), ("train.py", 14)]

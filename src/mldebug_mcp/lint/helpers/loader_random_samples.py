@@ -84,3 +84,36 @@ def _random_part(expr: ast.AST, drawn: set[str], ctx: ModuleContext) -> bool:
         return True
     return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
         and expr.attr in drawn
+
+
+# library datasets draw their augmentations (torchvision transforms) from torch's RNG, reseeded per worker
+LIBRARY_DATASETS = ("torchvision.", "torchaudio.", "torchtext.")
+LIBRARY_TRANSFORMS = ("torchvision.", "torchaudio.", "torch.")
+
+
+def runs_no_project_transform(dataset: ast.AST | None, ctx: ModuleContext) -> bool:
+    """MLD053: the loader's dataset cannot run an augmentation function of the project: a library dataset
+    (`datasets.MNIST(root, transform=transforms.Compose([transforms.ToTensor()]))`) handed only library
+    transforms, constants and plain names, or a class whose samples are random draws (told by its file)."""
+    built = ctx.resolve(dataset) if isinstance(dataset, ast.Name | ast.Attribute) else dataset
+    if not isinstance(built, ast.Call):
+        return False
+    name = ctx.call_name(built) or ""
+    short = built.func.id if isinstance(built.func, ast.Name) else getattr(built.func, "attr", "")
+    if short in random_sample_classes(ctx):
+        return True
+    if not name.startswith(LIBRARY_DATASETS):
+        from .loader_facts import told_in_scope  # loader_facts imports this module
+        return bool(short) and short not in ctx.classes and told_in_scope(ctx, f"{RANDOM_SAMPLES}:{short}") is not None
+    if any(k.arg is None for k in built.keywords) or any(isinstance(a, ast.Starred) for a in built.args):
+        return False
+    return all(_library_only(v, ctx) for v in [*built.args, *(k.value for k in built.keywords)])
+
+
+def _library_only(expr: ast.AST, ctx: ModuleContext) -> bool:
+    if isinstance(expr, ast.Name | ast.Attribute):
+        expr = ctx.resolve(expr)
+    if isinstance(expr, ast.Lambda):
+        return False
+    calls = [n for n in ast.walk(expr) if isinstance(n, ast.Call)]
+    return all((ctx.call_name(c) or "").startswith(LIBRARY_TRANSFORMS) for c in calls)

@@ -6,7 +6,11 @@ from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.graph import callee
 from ..helpers.loader_facts import told_in_scope
-from ..helpers.loader_random_samples import RANDOM_DRAWS, RANDOM_SAMPLES, random_sample_classes
+from ..helpers.loader_random_samples import (
+    RANDOM_DRAWS,
+    RANDOM_SAMPLES,
+    random_sample_classes,
+)
 from ..helpers.loops import is_any_backward, is_optimizer_step
 from ..rule import Hit, Rule
 

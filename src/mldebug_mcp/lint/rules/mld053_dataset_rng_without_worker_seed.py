@@ -15,6 +15,7 @@ from ..helpers.loader_owned_rng import (
     PER_SAMPLE,
     owned_generator_draw,
 )
+from ..helpers.loader_random_samples import runs_no_project_transform
 from ..helpers.loader_worker_wrappers import unseeded_worker_wrapper
 from ..rule import Hit, Rule
 
@@ -145,7 +146,9 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
         if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
             drawn = f"{mine}:{here.lineno}"
         else:
-            drawn = told_in_scope(ctx, NUMPY_DRAWS)  # a transform or augmentation function: any dataset
+            # a transform or augmentation function: any dataset handed it (not a library dataset given library
+            # transforms only, nor a dataset of random draws)
+            drawn = told_in_scope(ctx, NUMPY_DRAWS) if not runs_no_project_transform(dataset, ctx) else None
             if not drawn:
                 classes = dataset_classes(dataset, ctx)
                 drawn = told_in_scope(ctx, f"{NUMPY_DRAWS}:*") if classes is None else next(

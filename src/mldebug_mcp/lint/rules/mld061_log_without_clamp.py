@@ -6,10 +6,10 @@ from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
-from ..helpers.reference_tests import reference_test_module
 from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.probs_outside_loss import positive_literal, writes_parameter
 from ..helpers.probs_policy import sampled_network_probabilities
+from ..helpers.reference_tests import reference_test_module
 from ..helpers.tensors_flow import (
     computes_loss,
     from_prediction,
