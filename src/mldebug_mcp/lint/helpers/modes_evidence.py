@@ -238,7 +238,7 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
             return True
         cls = ctx.enclosing_class(scope)
         if cls is not None and (any(FRAMEWORK_BASES.search(ctx.qualname(b) or "") for b in cls.bases)
-                                or _unit_test_class(cls, ctx) or subclassed_trainer(cls, ctx)):
+                                or _unit_test_class(cls, ctx)):
             return True
         if cls is not None and model_class(cls, ctx):
             return True  # a model's own methods run in whatever mode its user set

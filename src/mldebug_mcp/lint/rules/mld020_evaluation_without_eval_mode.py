@@ -188,6 +188,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
             continue
         if training_pass(scope, ctx):
             break  # log-probs for a policy-gradient loss: the training step's mode
+        if _in_trainer(scope, ctx) and not eval_data(call, scope, ctx):
+            continue  # the base trainer's loop set the phase's mode; a pass over validation data is checked
         if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
             continue
         switch = mode_before(call, key, scope, ctx)
