@@ -260,12 +260,58 @@ def rereads(loop: ast.AST, site: ast.AST) -> bool:
     """A `while` loop right around a pass over a loader (`while True:` of an endless batch generator, `while
     step < max_steps:`): each pass is an epoch. (A `while` that calls a per-epoch method leaves the place to
     that method's end.)"""
-    return isinstance(loop, ast.While) and isinstance(site, ast.For | ast.AsyncFor)
+    if not isinstance(site, ast.For | ast.AsyncFor):
+        return False
+    if isinstance(loop, ast.While):
+        return True
+    # `for v in range(n):` (or trange/tqdm over one) around the pass, whatever its counter is called; not a loop
+    # over phases or loaders (`for name, dl in loaders.items()`), whose each pass runs another loader
+    source = loop.iter
+    while isinstance(source, ast.Call) and source.args and name_of_call(source) in WRAPPERS:
+        source = source.args[0]
+    return isinstance(source, ast.Call) and name_of_call(source) in {"range", "trange"}
+
+
+WRAPPERS = {"tqdm", "trange", "enumerate", "master_bar", "progress_bar"}
+
+
+def name_of_call(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
     loops = [n for t in (ast.For, ast.AsyncFor, ast.While) for n in ctx.by_type.get(t, ()) if epoch_header(n)]
     return sorted(loops, key=lambda n: (n.lineno, n.col_offset))
+
+
+def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
+    """The epoch loops, and the outermost `for _ in range(n)` loops of a function whatever their counter is
+    called (`for v6 in range(0, v13): train(train_loader, ...)`), not counting the batches of a loader
+    (`range(len(loader))`)."""
+    def collect() -> list[ast.AST]:
+        named = epoch_loops(ctx)
+        counted = []
+        for loop in ctx.by_type.get(ast.For, ()):
+            if loop in named or not (isinstance(loop.iter, ast.Call) and name_of_call(loop.iter) in {"range", "trange"}):
+                continue
+            if any(isinstance(n, ast.Call) and name_of_call(n) == "len" for n in ast.walk(loop.iter)):
+                continue
+            if any(isinstance(a, ast.For | ast.AsyncFor | ast.While) for a in _ancestors_in_function(loop, ctx)):
+                continue
+            counted.append(loop)
+        return sorted([*named, *counted], key=lambda n: (n.lineno, n.col_offset))
+
+    return ctx.memo(("mld054", "counted-loops"), collect)
+
+
+def _ancestors_in_function(node: ast.AST, ctx: ModuleContext) -> list[ast.AST]:
+    found = []
+    for a in ctx.ancestors(node):
+        if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            break
+        found.append(a)
+    return found
 
 
 def has_epoch_loop(ctx: ModuleContext) -> bool:

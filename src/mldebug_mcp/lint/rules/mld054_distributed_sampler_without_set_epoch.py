@@ -11,7 +11,7 @@ from ..helpers.loader_sites import (
     ITERATORS,
     NOT_RUNNING,
     SHARDED,
-    epoch_loops,
+    counted_loops,
     has_epoch_loop,
     set_epoch_place,
 )
@@ -107,7 +107,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
                 ctx.has_text("DistributedSampler") or _sharded_elsewhere(ctx))):
             # DDP training, a file that knows of distributed samplers, or a run where another file shards a
             # loader with one, over a train loader built elsewhere; quiet when any file calls set_epoch
-            for loop in epoch_loops(ctx):
+            for loop in counted_loops(ctx):
                 # one finding per missing call: an epoch loop already flagged for a sampler of this file is not
                 # flagged again for the loader it runs (`for _ in trange(epochs): ... for batch in tqdm(loader)`)
                 flagged = any(loop.lineno <= line <= (loop.end_lineno or loop.lineno) for line, _ in reported)
