@@ -201,3 +201,46 @@ def test_mld053_augmentation_draws_do_not_reach_library_datasets_or_random_sampl
     files = {"common/datasets.py": RANDOM_DATASETS, "common/__init__.py": "", "common/augment.py": AUGMENT,
              "train.py": LIBRARY_LOADERS}
     assert project_findings(tmp_path, files, "MLD053") == [("train.py", 13), ("train.py", 14)]
+
+
+PROFILER = '''
+import time
+
+
+def profile_ops(x, ops, n=10):
+    results = []
+    for m in ops:
+        try:
+            t0 = time.time()
+            y = m(x)
+            y.sum().backward()
+            results.append(time.time() - t0)
+        except Exception:
+            results.append(float("nan"))
+    return results
+
+
+class GradProbe:
+    def backward_ok(self, module, x):
+        try:
+            module(x).mean().backward()
+            return True
+        except Exception:
+            return False
+'''
+
+TRAINER = PROFILER + '''
+
+def train(model, opt, loader):
+    for x, y in loader:
+        try:
+            model(x).sub(y).pow(2).mean().backward()
+        except Exception:
+            continue
+        opt.step()
+'''
+
+
+def test_mld071_quiet_on_backward_in_a_file_that_never_steps():
+    assert _lines(PROFILER, "MLD071", "utils/profiling.py") == []
+    assert _lines(TRAINER, "MLD071", "train.py") == [13, 23, 31]

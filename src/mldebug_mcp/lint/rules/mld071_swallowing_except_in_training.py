@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step
+from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step, is_scheduler_step
 from ..rule import Hit, Rule
 
 BROAD = {"Exception", "BaseException"}
@@ -13,7 +13,9 @@ EXITS = {"exit", "_exit", "quit", "abort"}
 class SwallowingExceptInTraining(Rule):
     """What it does: flags a bare `except:`, `except Exception:` or `except BaseException:` that
     does not re-raise, around code that calls backward(), an optimizer step, or a train_step().
-    Handlers that deal with CUDA out-of-memory on purpose, or that exit the process, are left alone.
+    Handlers that deal with CUDA out-of-memory on purpose, or that exit the process, are left alone,
+    and so is a backward() in a file that never steps anything (a profiler timing each module's
+    backward, a gradient check): no weights are updated there.
 
     Why is this bad: shape errors, NaN checks, dtype mismatches and data bugs become silently
     skipped batches (or a silently ended run). Training reports success on whatever fraction
@@ -55,8 +57,11 @@ class SwallowingExceptInTraining(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not any(_is_training_call(c, ctx) for c in calls_in_order(node.body)):
+        calls = calls_in_order(node.body)
+        if not any(_is_training_call(c, ctx) for c in calls):
             return
+        if not any(not is_backward(c) for c in calls if _is_training_call(c, ctx)) and not _file_steps(ctx):
+            return  # backward() alone in a file that never steps: timing, profiling or a gradient check
         ends_run = not _inside_loop(node, ctx)
         for handler in node.handlers:
             if _broad(handler.type) and not _handled(handler, ctx) and not (ends_run and _prints_traceback(handler, ctx)):
@@ -71,6 +76,20 @@ def _is_training_call(call: ast.Call, ctx: ModuleContext) -> bool:
         return func.id in STEP_FUNCTIONS
     # obj.step() is an optimiser or env/scheduler step; only named training steps count on attributes
     return isinstance(func, ast.Attribute) and func.attr in STEP_FUNCTIONS - {"step"}
+
+
+def _file_steps(ctx: ModuleContext) -> bool:
+    """Some `.step()` (an optimiser's, a scaler's, an engine's; not a scheduler's) or a named training step
+    runs in the file: its backward() calls update weights somewhere."""
+    def compute() -> bool:
+        for call in ctx.by_type.get(ast.Call, ()):
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "step" and not is_scheduler_step(call, ctx):
+                return True
+            if _is_training_call(call, ctx) and not is_backward(call):
+                return True
+        return False
+    return ctx.memo(("mld071-file-steps",), compute)
 
 
 def _broad(expr: ast.AST | None) -> bool:
