@@ -143,3 +143,29 @@ def gather_logprobs(model, batches, use_grad=False):
 def test_mld020_quiet_on_a_log_prob_pass_that_can_turn_autograd_on():
     assert _lines(LOGPROB_UTILS, "rl/logprob_utils.py") == []
     assert _lines(LOGPROB_UTILS.replace("torch.enable_grad() if use_grad else ", ""), "rl/logprob_utils.py") == [6]
+
+
+# an evaluation script that happens to be named like a pytest module: its test() / test_epoch() are called
+EVAL_SCRIPT = '''
+import torch
+from nets import Net
+
+
+def test_epoch(net, test_loader):
+    correct = 0
+    with torch.no_grad():
+        for x, y in test_loader:
+            correct += (net(x).argmax(1) == y).sum().item()
+    return correct
+
+
+if __name__ == "__main__":
+    net = Net()
+    net.load_state_dict(torch.load("net.pt"))
+    print(test_epoch(net, loader))
+'''
+
+
+def test_mld020_fires_in_an_evaluation_script_named_like_a_test_module():
+    assert _lines(EVAL_SCRIPT, "test_net.py") != []
+    assert _lines(EVAL_SCRIPT.replace("test_epoch", "test"), "test_net.py") != []

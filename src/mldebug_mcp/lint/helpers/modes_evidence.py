@@ -246,14 +246,23 @@ def framework_managed(scope: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def unit_test(scope: ast.AST, ctx: ModuleContext) -> bool:
-    """A pytest/unittest test function: named test* and asserting (evaluation code reports), or any test*
-    function of a pytest module (test_x.py, x_test.py: a parity or tracing test runs models whatever their
-    mode, and checks by running)."""
+    """A pytest/unittest test function: named test* and asserting (evaluation code reports), or a test_*()
+    function of a pytest module (test_x.py, x_test.py) that nothing in the file calls (a parity or tracing
+    test runs models whatever their mode, and checks by running)."""
     if not (isinstance(scope, NESTED[:2]) and scope.name.lower().startswith("test")):
         return False
+    if any(isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(scope)):
+        return True
+    # pytest collects test_x() and nothing in the file calls it; `def test(model, loader)` of test_net.py,
+    # called by the script, is an evaluation
     stem = ctx.memo(("path-stem",), lambda: PurePath(ctx.path).stem)
-    return stem.startswith("test_") or stem.endswith("_test") or any(
-        isinstance(n, ast.Assert) or (ident(n) or "").startswith("assert") for n in ast.walk(scope))
+    return (stem.startswith("test_") or stem.endswith("_test")) and scope.name.startswith("test_") and (
+        scope.name not in _called_names(ctx))
+
+
+def _called_names(ctx: ModuleContext) -> frozenset[str]:
+    return ctx.memo(("modes", "called-names"), lambda: frozenset(
+        ident(c.func) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Name)))
 
 
 def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
