@@ -79,6 +79,8 @@ class OptimizerNotZeroed(Rule):
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
+        if isinstance(node, FUNCTIONS) and node.name.startswith("test"):
+            return  # a test function runs once: only a loop inside it repeats the step (checked as that loop)
         it = iteration(node, ctx)
         if not it.backwards or not it.steps or it.opaque_zeros or it.manual:
             return
