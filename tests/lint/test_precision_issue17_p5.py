@@ -169,3 +169,23 @@ if __name__ == "__main__":
 def test_mld020_fires_in_an_evaluation_script_named_like_a_test_module():
     assert _lines(EVAL_SCRIPT, "test_net.py") != []
     assert _lines(EVAL_SCRIPT.replace("test_epoch", "test"), "test_net.py") != []
+
+
+# autograd turned on unconditionally for an attack inside a robustness evaluation: still an evaluation
+ROBUST_EVAL = '''
+import torch
+
+
+def robust_accuracy(model, test_loader, attack):
+    correct = []
+    for x, y in test_loader:
+        with torch.enable_grad():
+            x_adv = attack(model, x, y)
+        with torch.no_grad():
+            correct.append((model(x_adv).argmax(1) == y).float().cpu())
+    return torch.cat(correct).mean()
+'''
+
+
+def test_mld020_fires_on_a_robustness_evaluation_that_enables_grad_for_its_attack():
+    assert _lines(ROBUST_EVAL, "robustness.py") != []

@@ -1,10 +1,11 @@
 """A forward pass of the training step, whatever it is called (MLD020).
 
-`compute_logprobs(model, batch, use_grad)` under `torch.enable_grad() if use_grad else torch.no_grad()`, or
+`compute_logprobs(model, batch, use_grad)` under `torch.enable_grad() if use_grad else torch.no_grad()` (and
+no optimizer step of its own), or
 PPO's `evaluate_actions(obs, actions)` that re-runs the policy with autograd on and returns the log-probs
 and entropies the loss is built from: the function serves the training step (its caller backpropagates
 through what it returns, or takes reference log-probs in the same mode), so the mode is the step's, not an
-evaluation's. Read per function: a function that turns autograd on itself, or one that turns it off nowhere
+evaluation's. Read per function: a function that turns autograd on when asked, or one that turns it off nowhere
 and returns model outputs it never takes off the graph (no .item(), .detach(), .numpy(), .tolist()).
 """
 
@@ -14,6 +15,7 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import ident, own_nodes, tokens
+from .modes_evidence import scope_trains
 from .modes_nograd import disables_grad
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -30,11 +32,16 @@ def training_pass(scope: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _enables_grad(func: ast.AST, ctx: ModuleContext) -> bool:
-    """`torch.enable_grad()` written in the function (on one path: `enable_grad() if use_grad else no_grad()`)."""
+    """`torch.enable_grad() if use_grad else torch.no_grad()` in a function that takes no training step
+    itself: it hands its outputs, on the graph or not as asked, to a caller that backpropagates. Not an
+    unconditional enable_grad (an adversarial attack inside a robustness evaluation), nor a phase-shared
+    epoch function that steps its optimizer under the same flag."""
     if not ctx.has_text("enable_grad"):
         return False
-    return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").endswith("enable_grad")
-               for n in own_nodes(func, ctx))
+    nodes = own_nodes(func, ctx)
+    return any(isinstance(n, ast.IfExp) and any(
+        isinstance(b, ast.Call) and (ctx.call_name(b) or "").endswith("enable_grad") for b in (n.body, n.orelse))
+        for n in nodes) and not scope_trains(func, ctx)
 
 
 def _returns_graph(func: ast.AST, ctx: ModuleContext) -> bool:
