@@ -7,7 +7,6 @@ micro-batches. Only a divisor whose every assignment in the file is the literal 
 import ast
 
 from ..context import ModuleContext
-from .accum_zeroing import MICRO_WORDS
 from .loops import calls_in_order, is_backward
 from .optim_steps import FUNCTIONS
 from .optim_values import optimizer_step
@@ -22,9 +21,9 @@ def unit_divided_micro_loss(func: ast.AST, ctx: ModuleContext) -> ast.BinOp | No
     if not isinstance(cls, ast.ClassDef):
         return None
     methods = {m.name: m for m in cls.body if isinstance(m, FUNCTIONS)}
+    # any loop of the step method (`for i, mb in enumerate(batches)`, whatever it is called) that backwards
+    # through the class's methods, never steps, and is followed by a step is the micro-batch loop
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
-        if not any(w in ast.unparse(loop.iter).lower() for w in MICRO_WORDS):
-            continue
         inside = calls_in_order(loop.body)
         if any(optimizer_step(c, ctx) for c in inside) or not any(
                 optimizer_step(c, ctx) and c.lineno > loop.end_lineno for c in calls_in_order(func.body)):

@@ -182,6 +182,21 @@ def _steps_next(loop: ast.AST, ctx: ModuleContext) -> bool:
     return False
 
 
+def _strides_a_length(source: ast.expr) -> bool:
+    """`range(0, len(batch), k)`: slices of one batch, whatever the stride is called."""
+    return (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
+            and len(source.args) == 3 and isinstance(source.args[1], ast.Call)
+            and isinstance(source.args[1].func, ast.Name) and source.args[1].func.id == "len")
+
+
+def _draws_each_pass(loop: ast.For | ast.AsyncFor) -> bool:
+    """`for _ in range(k): batch = next(batches)`: each pass takes a new batch, whatever k is called."""
+    source = loop.iter
+    return (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
+            and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "next"
+                    for s in loop.body for n in ast.walk(s)))
+
+
 def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     """The count of an inner loop over the micro-batches of one step (`for xb in x.chunk(k)`,
     `for micro in range(accum_steps)`): it backwards on every pass, never steps, and the optimiser steps
@@ -189,7 +204,8 @@ def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     if not isinstance(loop, ast.For | ast.AsyncFor):
         return None
     spelled = ast.unparse(loop.iter).lower()
-    if not any(word in spelled for word in MICRO_WORDS):
+    if not any(word in spelled for word in MICRO_WORDS) and not _strides_a_length(loop.iter) \
+            and not _draws_each_pass(loop):
         return None
     calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
     if any(optimizer_step(c, ctx) for c in calls) or not any(
