@@ -95,8 +95,12 @@ class EvaluationWithoutEvalMode(Rule):
     a model's own methods, unit tests, export code, frozen copies (teacher, EMA, target), models without
     dropout/BatchNorm (a one-layer LSTM's dropout= is none), from_pretrained models, wrapper classes built
     from weights, models handed in by a caller to inference helpers, a library class handed its model that
-    scores the inputs of each call (an OOD detector's predict(x): the caller owns the mode), and Monte Carlo
-    dropout. The finding is where the fix goes.
+    scores the inputs of each call (an OOD detector's predict(x): the caller owns the mode), Monte Carlo
+    dropout, the methods of a subclass of another module's trainer and the helpers only they call (the base's
+    loop sets the phase's mode: on-policy generation, reference log-probs; a pass over validation data is
+    still checked), passes of the training step (`enable_grad() if use_grad else no_grad()`, log-probs and
+    entropies returned on the graph), and test_*() functions of pytest modules. The finding is where the fix
+    goes.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
