@@ -140,6 +140,8 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if found is None:
         return None
     cls, forward = found
+    if not is_loss_class(cls) and _exported_wrapper(cls, ctx):
+        return None
     if ctx.call_name(squeeze) is None:
         tensor = squeeze.func.value
     else:  # torch.squeeze(x) or torch.squeeze(input=x)
@@ -157,6 +159,26 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if isinstance(holder, ast.AugAssign) and not isinstance(holder.value, ast.List):
         return None
     return IN_FORWARD if reaches_return(squeeze, forward, ctx) and not _squeezed_alike(squeeze, forward, ctx) else None
+
+
+# graph capture for deployment: the wrapper is run on the fixed example input it is traced with
+EXPORTS = {"torch.jit.trace", "torch.jit.script", "torch.onnx.export", "torch.export.export", "coremltools.convert"}
+
+
+def _exported_wrapper(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    """A module this file builds only to trace or export (`model = iOSModel(model, im)`, `torch.jit.trace(model, im)`)
+    in a file that never runs backward(): an export wrapper, whose squeeze of the fixed batch of one is deliberate."""
+    if ctx.backward_scopes:
+        return False
+    def compute() -> bool:
+        exports = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in EXPORTS and c.args]
+        for call in exports:
+            model = call.args[0]
+            values = ctx.values_of(model, at=call) if isinstance(model, ast.Name) else [model]
+            if any(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == cls.name for v in values):
+                return True
+        return False
+    return ctx.memo(("mld041-exported", cls.name), compute)
 
 
 def _squeezed_alike(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
