@@ -5,7 +5,8 @@ no optimizer step of its own), or
 PPO's `evaluate_actions(obs, actions)` that re-runs the policy with autograd on and returns the log-probs
 and entropies the loss is built from: the function serves the training step (its caller backpropagates
 through what it returns, or takes reference log-probs in the same mode), so the mode is the step's, not an
-evaluation's. Read per function: a function that turns autograd on when asked, or one that turns it off nowhere
+evaluation's. Also the methods of a subclass of another module's trainer (the base's loop sets the phase's
+mode) and the module functions only they call. Read per function: a function that turns autograd on when asked, or one that turns it off nowhere
 and returns model outputs it never takes off the graph (no .item(), .detach(), .numpy(), .tolist()).
 """
 
@@ -15,8 +16,9 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import ident, own_nodes, tokens
-from .modes_evidence import scope_trains
+from .modes_evidence import scope_trains, subclassed_trainer
 from .modes_nograd import disables_grad
+from .modes_outside import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OFF_GRAPH = {"item", "detach", "numpy", "tolist", "detach_"}
@@ -93,3 +95,19 @@ def _self_rooted(func: ast.Attribute) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name) and node.id == "self"
+
+
+def run_by_trainers(scope: ast.AST, ctx: ModuleContext, depth: int = 3) -> bool:
+    """A function of this file called only from methods of subclassed trainers, directly or through other
+    such functions (a rollout helper `generate(policy, queries)` of a trainer's step): it runs in the mode
+    the trainer's loop set. (Not every caller in a training loop: a per-epoch validate() sits there too.)"""
+    if depth == 0 or not isinstance(scope, FUNCS) or ctx.enclosing_class(scope) is not None:
+        return False
+    calls = [c for c in calls_by_ident(ctx).get(scope.name, ()) if isinstance(c.func, ast.Name)]
+    return bool(calls) and all(in_trainer(caller := ctx.scope_of(c), ctx)
+                               or run_by_trainers(caller, ctx, depth - 1) for c in calls)
+
+
+def in_trainer(scope: ast.AST, ctx: ModuleContext) -> bool:
+    cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
+    return cls is not None and subclassed_trainer(cls, ctx)

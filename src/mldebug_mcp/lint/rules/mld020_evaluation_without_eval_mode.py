@@ -33,7 +33,6 @@ from ..helpers.modes_evidence import (
     named_for_evaluation,
     region_trains,
     scope_trains,
-    subclassed_trainer,
     trains,
     unit_test,
 )
@@ -54,7 +53,7 @@ from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import calls_by_ident, set_outside, switching_scopes
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
-from ..helpers.modes_training_pass import training_pass
+from ..helpers.modes_training_pass import in_trainer, run_by_trainers, training_pass
 from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
 
@@ -148,7 +147,7 @@ class EvaluationWithoutEvalMode(Rule):
         # scopes run none
         running = running_scopes(ctx)
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-            if scope in running and not framework_managed(scope, ctx) and not _run_by_trainers(scope, ctx):
+            if scope in running and not framework_managed(scope, ctx) and not run_by_trainers(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         loaded = list(_loaded_for_evaluation(ctx))
@@ -192,7 +191,7 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
             continue
         if training_pass(scope, ctx):
             break  # log-probs for a policy-gradient loss: the training step's mode
-        if _in_trainer(scope, ctx) and not eval_data(call, scope, ctx):
+        if in_trainer(scope, ctx) and not eval_data(call, scope, ctx):
             continue  # the base trainer's loop set the phase's mode; a pass over validation data is checked
         if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
             continue
@@ -219,22 +218,6 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
-
-
-def _run_by_trainers(scope: ast.AST, ctx: ModuleContext, depth: int = 3) -> bool:
-    """A function of this file called only from methods of subclassed trainers, directly or through other
-    such functions (a rollout helper `generate(policy, queries)` of a trainer's step): it runs in the mode
-    the trainer's loop set. (Not every caller in a training loop: a per-epoch validate() sits there too.)"""
-    if depth == 0 or not isinstance(scope, FUNCS) or ctx.enclosing_class(scope) is not None:
-        return False
-    calls = [c for c in calls_by_ident(ctx).get(scope.name, ()) if isinstance(c.func, ast.Name)]
-    return bool(calls) and all(_in_trainer(caller := ctx.scope_of(c), ctx)
-                               or _run_by_trainers(caller, ctx, depth - 1) for c in calls)
-
-
-def _in_trainer(scope: ast.AST, ctx: ModuleContext) -> bool:
-    cls = ctx.enclosing_class(scope) if isinstance(scope, FUNCS) else None
-    return cls is not None and subclassed_trainer(cls, ctx)
 
 
 def _in_driver(scope: ast.AST, ctx: ModuleContext) -> bool:
