@@ -94,7 +94,8 @@ def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext
         if node.lineno <= after:
             continue
         if isinstance(node, ast.Assign):
-            parts |= {_split_word(t) or _index_word(v) for t, v in _pairs(node) if _slice_of(v, data)}
+            parts |= {_split_word(t) or _index_word(v) or _branch_word(node, ctx) for t, v in _pairs(node)
+                      if _slice_of(v, data)}
             if isinstance(node.value, ast.Call) and ctx.call_name(node.value) in ARRAY_SPLITS and node.value.args \
                     and _mentions(node.value.args[0], data):  # train, val, test = np.split(data, [a, b])
                 parts |= {_split_word(n) for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
@@ -102,6 +103,20 @@ def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext
                 and any(_mentions(a, rows) for a in node.args):
             parts.add(_split_word(node.func.value))
     return {"train", "held out"} <= parts
+
+
+def _branch_word(node: ast.AST, ctx: ModuleContext) -> str | None:
+    """The part the `if` around a cut names by value: `if self.flag == 'test': self.part = data[b:e]`."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        test = ancestor.test if isinstance(ancestor, ast.If) and child in ancestor.body else None
+        child = ancestor
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+                and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, str):
+            return _split_word(ast.Name(id=test.comparators[0].value))
+    return None
 
 
 def _pairs(assign: ast.Assign) -> list[tuple[ast.AST, ast.AST]]:
