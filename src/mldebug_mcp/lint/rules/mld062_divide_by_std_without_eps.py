@@ -12,6 +12,7 @@ VARIANCES = {"torch.var"}
 DIVISIONS = {"torch.div", "torch.divide", "torch.true_divide"}
 DIVIDE_METHODS = {"div", "div_", "divide", "true_divide", "true_divide_"}
 PASS_THROUGH = {"detach", "expand_as", "expand", "unsqueeze", "view", "reshape", "to", "float"}
+FINITE_CHECKING = ("scipy.cluster.", "scipy.spatial.", "sklearn.")
 TABLE_INDEXERS = {"loc", "iloc"}
 # libraries whose loaders hand back a table (a DataFrame): df["age"].std() is one named column of it
 TABLE_LIBRARIES = ("pandas.", "polars.", "lifelines.", "seaborn.", "statsmodels.", "sklearn.datasets.")
@@ -24,7 +25,8 @@ class DivideByStdWithoutEps(Rule):
     `torch.sqrt(var)`, or a name assigned from one) with no `+ eps`, clamp or `max(..., eps)`.
     A norm counts only when its vector can be exactly zero: a gradient, or the difference of two
     values (`(p1 - p0).norm()`); unit-normalising embeddings or latents is quiet. Test modules
-    that step no optimiser (metrics, reference checks) are quiet.
+    that step no optimiser (metrics, reference checks) are quiet, as is a quotient handed straight to
+    a SciPy/scikit-learn routine that rejects non-finite input (k-means whitening).
     Guarded denominators, `F.normalize`, and divisions under an `if` or `torch.where` that tests
     the denominator, or after the name was patched in place (`std[std == 0] = 1`), are quiet.
 
@@ -64,8 +66,21 @@ class DivideByStdWithoutEps(Rule):
             spread = _spread(values[0], ctx) if values else None  # first: _patched walks the statements between
             if spread and not _patched(denominator.id, values[0], node, ctx):
                 what = spread
-        if what and not _tested(denominator, node, ctx):
+        if what and not _tested(denominator, node, ctx) and not _checked_finite(node, ctx):
             yield Hit(denominator, self.message.format(what=what))
+
+
+def _checked_finite(division: ast.AST, ctx: ModuleContext) -> bool:
+    """`kmeans(wh / wh.std(0), n)`: the quotient goes straight into a SciPy or scikit-learn routine, which checks
+    its input is finite and raises on a NaN or inf (check_finite, check_array): a zero std fails loudly there."""
+    call = ctx.parent(division)
+    if not isinstance(call, ast.Call) or division not in call.args:
+        return False
+    name = ctx.call_name(call) or ""
+    if name.startswith(FINITE_CHECKING):
+        return True
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    return receiver is not None and (ctx.constructed(receiver) or "").startswith(FINITE_CHECKING)
 
 
 def _divisor(call: ast.Call, ctx: ModuleContext) -> ast.expr | None:
