@@ -61,6 +61,9 @@ class FitTransformOnTest(Rule):
         "    return scaler.fit_transform(X_train), scaler.transform(X_test)\n"
     )
 
+    REFIT = ("{cls}.{method}({data}) fits the preprocessor again on other data after an earlier fit, and it "
+             "transforms a further set after: each set gets its own statistics; fit once, then transform")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         cls = preprocessor(node, ctx)
         function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -73,3 +76,36 @@ class FitTransformOnTest(Rule):
             if any(HELD_OUT.fullmatch(w) for w in found) and not any("train" in w for w in found):
                 yield Hit(node, self.message.format(cls=cls, method=ctx.method_name(node), data=ast.unparse(arg)))
                 return
+        if _refit_between(node, ctx):
+            yield Hit(node, self.REFIT.format(cls=cls, method=ctx.method_name(node), data=ast.unparse(node.args[0])))
+
+
+def _refit_between(call: ast.Call, ctx: ModuleContext) -> bool:
+    """Whatever the data are called: the same preprocessor was fitted on other data earlier in this block and is
+    asked to `.transform(...)` a third set later (fit on one set, transform the others, was meant), and the two
+    fits are on different rows (not on two columns of one frame, `enc.fit_transform(df["a"])`)."""
+    receiver = call.func.value
+    if not isinstance(receiver, ast.Name) or not call.args:
+        return False
+    scope = ctx.scope_of(call)
+    same = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+            and isinstance(c.func.value, ast.Name) and c.func.value.id == receiver.id and c.args]
+    owner = ctx.enclosing(call, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef))
+    same = [c for c in same if ctx.enclosing(c, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)) is owner]
+    earlier = [c for c in same if c.func.attr in FITTING and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)]
+    later = [c for c in same if c.func.attr == "transform" and c.lineno > call.lineno]
+    if not earlier or not later or _column(call.args[0]) or _column(earlier[-1].args[0]):
+        return False
+    # the receiver is not rebuilt between the two fits
+    rebuilt = any(isinstance(a, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id for t in a.targets)
+                  and earlier[-1].lineno <= a.lineno <= call.lineno for a in ctx.in_scope(scope, (ast.Assign,)))
+    return not rebuilt and ast.dump(earlier[-1].args[0]) != ast.dump(call.args[0])
+
+
+FITTING = {"fit", "fit_transform"}
+
+
+def _column(expr: ast.expr) -> bool:
+    """`df["age"]`, `df[["a", "b"]]`: columns of one frame."""
+    return isinstance(expr, ast.Subscript) and any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                                                   for n in ast.walk(expr.slice))
