@@ -202,10 +202,18 @@ def _other_element(operand: ast.expr, value: ast.AST, loop: ast.AST | None, ctx:
 
 
 def _one_iteration(node: ast.AST, loops: list[ast.AST], ctx: ModuleContext) -> bool:
-    """Under `if step == 0:` (or `if epoch == last:`), with `step` a counter of an enclosing loop: the value is
+    """Under `if step == 0:` (or `if epoch == last:`), with `step` the counter of the innermost loop (or of one
+    around loops of micro-steps only): the value is
     kept on one iteration only (a test keeping the first step's output to compare), so no graphs pile up."""
-    counters = {n.id for loop in loops if isinstance(loop, ast.For | ast.AsyncFor)
-                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    # the innermost loop's counter, or an outer loop's when the loops inside it only count micro-steps
+    # (`for micro in range(k)`); `if epoch == 0:` inside a loop over batches still keeps every batch's graph
+    counters: set[str] = set()
+    for loop in loops:
+        if not isinstance(loop, ast.For | ast.AsyncFor):
+            break
+        counters |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        if not (isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+            break
     if not counters:
         return False
     child = node
