@@ -20,10 +20,11 @@ def writes_parameter(log: ast.Call, ctx: ModuleContext) -> bool:
     """The log's value is stored into a parameter's storage: a target through `.data` (`b.data[...] += ...`,
     `m.bias.data = ...`), a parameter attribute, or a name that views one (`b = conv.bias.view(3, -1)`)."""
     stmt = next((a for a in ctx.ancestors(log) if isinstance(a, ast.stmt)), None)
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, ast.AugAssign | ast.AnnAssign):
-        targets = [stmt.target]
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        # `prior = torch.log(...)` rebinds a name; only an item or attribute store writes into a tensor
+        targets = [t for t in getattr(stmt, "targets", [stmt.target]) if not isinstance(t, ast.Name)]
+    elif isinstance(stmt, ast.AugAssign):
+        targets = [stmt.target]  # `b += ...` adds in place into the tensor `b` holds
     else:
         return False
     return any(_parameter_storage(t, ctx) for t in targets)
