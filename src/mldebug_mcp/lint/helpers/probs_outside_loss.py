@@ -22,7 +22,8 @@ def writes_parameter(log: ast.Call, ctx: ModuleContext) -> bool:
     stmt = next((a for a in ctx.ancestors(log) if isinstance(a, ast.stmt)), None)
     if isinstance(stmt, ast.Assign | ast.AnnAssign):
         # `prior = torch.log(...)` rebinds a name; only an item or attribute store writes into a tensor
-        targets = [t for t in getattr(stmt, "targets", [stmt.target]) if not isinstance(t, ast.Name)]
+        stored = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        targets = [t for t in stored if not isinstance(t, ast.Name)]
     elif isinstance(stmt, ast.AugAssign):
         targets = [stmt.target]  # `b += ...` adds in place into the tensor `b` holds
     else:
