@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from ..context import ModuleContext
+from .graph import is_loss_call, latest_value
 
 GENERATOR_WORDS = {"g", "gen", "generator"}
 DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
@@ -45,7 +46,38 @@ def generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> b
         return True
     function = ctx.enclosing(backward, FUNCTIONS)
     where = words(function.name) if function is not None else set()
-    return bool(where & GENERATOR_WORDS) and not where & DISCRIMINATOR_WORDS
+    if where & (GENERATOR_WORDS | DISCRIMINATOR_WORDS):
+        return bool(where & GENERATOR_WORDS) and not where & DISCRIMINATOR_WORDS
+    # nothing named: the values tell. The generator's loss scores a verdict against "real" labels only
+    # (`mse(D(fake), ones)`); the discriminator's also against "fake" ones (zeros)
+    labels = _label_targets(loss, ctx, [12])
+    return "ones" in labels and "zeros" not in labels
+
+
+ONES = {"torch.ones", "torch.ones_like"}
+ZEROS = {"torch.zeros", "torch.zeros_like"}
+
+
+def _label_targets(expr: ast.AST, ctx: ModuleContext, budget: list[int]) -> set[str]:
+    """'ones' / 'zeros' for each loss call on the way to `expr` whose target is a tensor of ones or zeros."""
+    budget[0] -= 1
+    if budget[0] < 0 or expr is None:
+        return set()
+    if isinstance(expr, ast.Name):
+        return _label_targets(latest_value(expr, ctx), ctx, budget)
+    if isinstance(expr, ast.BinOp):
+        return _label_targets(expr.left, ctx, budget) | _label_targets(expr.right, ctx, budget)
+    if not isinstance(expr, ast.Call):
+        return set()
+    if is_loss_call(expr, ctx):
+        target = expr.args[1] if len(expr.args) > 1 else next((k.value for k in expr.keywords if k.arg == "target"), None)
+        if isinstance(target, ast.Name):
+            target = latest_value(target, ctx)
+        name = ctx.call_name(target) if isinstance(target, ast.Call) else None
+        return {"ones"} if name in ONES else {"zeros"} if name in ZEROS else {"other"}
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr in {"mean", "sum"}:
+        return _label_targets(expr.func.value, ctx, budget)
+    return set()
 
 
 def discriminator_update(loss: ast.AST) -> bool:

@@ -198,7 +198,10 @@ def _detached_output(arg: ast.AST, ctx: ModuleContext) -> ast.Call | None:
         source = _self_value(source, ctx)
     if not isinstance(source, ast.Call) or ctx.call_name(source) is not None:
         return None
-    return value if words(callee(source.func)) & GENERATOR_WORDS else None
+    # the network is named for the generator, or built from a class that is (`self.a8 = Generator(...)`)
+    built = ctx.resolve(source.func) if isinstance(source.func, ast.Name | ast.Attribute) else None
+    named = words(callee(source.func)) | (words(callee(built.func)) if isinstance(built, ast.Call) else set())
+    return value if named & GENERATOR_WORDS else None
 
 
 def _detached_call_result(broken: ast.AST, ctx: ModuleContext) -> bool:
