@@ -2,7 +2,12 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import calls_in_order, is_backward, is_optimizer_step, is_scheduler_step
+from ..helpers.loops import (
+    calls_in_order,
+    is_backward,
+    is_optimizer_step,
+    is_scheduler_step,
+)
 from ..rule import Hit, Rule
 
 BROAD = {"Exception", "BaseException"}
