@@ -1,0 +1,76 @@
+"""The causes added (and the kinds widened) for issue 19's second coverage round, from the held-out set g and
+the remaining [] labels: a textbook description of each puts it in triage's top three, a description of a
+different failure keeps it out of the top five, and each has at least one real case in the case base."""
+
+
+from .cause_tables import cause_table_tests, ranked_ids
+
+# Each description is our own wording of the cause's typical report, naming the API or setting involved.
+TEXTBOOK = {
+    "anchors-unsuited": (
+        "my Faster R-CNN detects the large objects but misses all the small ones; my objects are about 10 "
+        "pixels wide and the smallest default anchor size is 32, so the RPN gets almost no positive anchors"),
+    "ssl-collapse": (
+        "my BYOL self-supervised pretraining loss drops to almost zero in the first epoch, every image gets "
+        "the same embedding and the linear probe accuracy is at chance: the representation collapsed"),
+    "rl-stabiliser-missing": (
+        "my Keras DQN on CartPole fits the network on each transition right after it happens, with no replay "
+        "buffer and no target network; the reward goes up for a few episodes and then drops back"),
+    "offline-rl-overestimation": (
+        "training CQL offline on a fixed dataset from a random policy, the critic loss keeps increasing and "
+        "the estimated Q-values are far above any possible return"),
+    "data-subset-only": (
+        "the log says the model trained on 1,000 samples although my dataset has 200,000; a max_samples "
+        "limit from debugging was still set, so every epoch only used a small subset of the data"),
+    # widened kinds
+    "generation-settings": (
+        "my diffusion model's training loss looks fine, but every sample it generates is pure noise; the "
+        "sampler uses a different beta schedule and number of timesteps than training"),
+    "augmentation-not-applied": (
+        "after I removed RandomResizedCrop from my SimSiam augmentations the two views are almost the same "
+        "image and the linear probe accuracy fell from 90% to under 40%"),
+    "loss-terms-imbalanced": (
+        "my detector computes a classification, a box and an orientation loss, but a leftover debug line "
+        "overwrites total_loss with the classification term, so the box loss never goes down"),
+    "metric-compared-wrongly": (
+        "my reproduction's error is 1e-2 while the paper reports 1e-5, but the paper's number comes from its "
+        "enhanced variant trained ten times longer than the script I ran"),
+}
+
+# A description of another failure that shares some vocabulary (detection, pretraining, RL, data) with the cause.
+DECOY = {
+    "anchors-unsuited": (
+        "my YOLO label files hold pixel coordinates instead of normalized xywh and mAP stays at 0 while the "
+        "loss goes down"),
+    "ssl-collapse": (
+        "my GAN discriminator loss goes to zero and the generator only produces noise"),
+    "rl-stabiliser-missing": (
+        "my PPO agent on my custom env learns CartPole but not my env whose observations are in the "
+        "thousands"),
+    "offline-rl-overestimation": (
+        "my PPO agent's episode reward during training is about 400 but evaluate_policy with "
+        "deterministic actions gives me 20"),
+    "data-subset-only": (
+        "my test accuracy is 99.9%, too good to be true; I scaled with StandardScaler before "
+        "train_test_split"),
+    "generation-settings": (
+        "the training loss is exactly 0 from the first step when fine-tuning with SFTTrainer because every "
+        "label is -100"),
+    "augmentation-not-applied": (
+        "my loss becomes nan after a few hundred steps when I train with fp16 autocast"),
+    "loss-terms-imbalanced": (
+        "I forgot to call optimizer.zero_grad() and the loss goes up after the first few iterations"),
+    "metric-compared-wrongly": (
+        "CUDA out of memory on the very first training step with batch size 64"),
+}
+
+
+(test_every_cause_is_in_the_catalogue_with_a_real_case,
+ test_a_textbook_description_puts_the_cause_in_the_top_three,
+ test_a_different_failure_keeps_the_cause_out_of_the_top_five) = cause_table_tests(TEXTBOOK, DECOY)
+
+
+def test_sampling_code_and_collapse_are_told_apart():
+    # a diffusion sampler bug is not self-supervised collapse, and a collapsed SimSiam is not a sampler bug
+    assert "ssl-collapse" not in ranked_ids(TEXTBOOK["generation-settings"], 3)
+    assert "generation-settings" not in ranked_ids(TEXTBOOK["ssl-collapse"], 3)
