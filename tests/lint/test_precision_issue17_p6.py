@@ -152,6 +152,47 @@ def test_mld050_quiet_on_datasets_of_random_draws_defined_in_another_file(tmp_pa
     assert project_findings(tmp_path, files, "MLD050") == [("test_fit.py", 16)]
 
 
+SELF_SHUFFLING = '''
+import numpy as np
+from torch.utils.data import Dataset
+
+
+class GroupedTrainSet(Dataset):
+    def __init__(self, records):
+        self.records = records
+        self.shuffled = False
+
+    def __getitem__(self, i):
+        if not self.shuffled:
+            np.random.shuffle(self.records)
+            self.shuffled = True
+        return self.records[i]
+'''
+
+GROUPED_TRAIN = '''
+import torch
+from data.grouped import GroupedTrainSet
+
+
+def main(records, model, opt):
+    train_set = GroupedTrainSet(records)
+    loader_train = torch.utils.data.DataLoader(train_set, batch_size=2, shuffle=False)
+    for batch in loader_train:
+        opt.zero_grad()
+        model(batch).mean().backward()
+        opt.step()
+'''
+
+
+def test_mld050_quiet_on_a_dataset_that_shuffles_its_own_samples_in_another_file(tmp_path):
+    from .families import project_findings
+
+    files = {"data/grouped.py": SELF_SHUFFLING, "data/__init__.py": "", "train.py": GROUPED_TRAIN}
+    assert project_findings(tmp_path, files, "MLD050") == []
+    files["data/grouped.py"] = SELF_SHUFFLING.replace("np.random.shuffle(self.records)", "self.records.sort()")
+    assert project_findings(tmp_path / "b", files, "MLD050") == [("train.py", 8)]
+
+
 REFERENCE_ENTROPY = '''
 import torch
 

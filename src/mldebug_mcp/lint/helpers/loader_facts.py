@@ -10,7 +10,12 @@ import sys
 
 from ..context import ModuleContext
 from .loader_owned_rng import NUMPY_GLOBAL_DRAWS, owned_generator_draw
-from .loader_random_samples import RANDOM_SAMPLES, random_sample_classes
+from .loader_random_samples import (
+    RANDOM_SAMPLES,
+    SELF_SHUFFLING,
+    random_sample_classes,
+    self_shuffling_classes,
+)
 
 SETS_EPOCH = "sets-epoch"  # project fact: some file of the run calls .set_epoch(...)
 NUMPY_DRAWS = "numpy-rng-data"  # project fact: a file draws data randomness from np.random's global state
@@ -38,6 +43,8 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
             found.update(scoped(f"{NUMPY_DRAWS}:*", where, ctx))  # any draw: for a loader whose dataset is unknown
     for cls, line in random_sample_classes(ctx).items():  # MLD050: datasets of random draws, in no order
         found.update(scoped(f"{RANDOM_SAMPLES}:{cls}", f"{os.path.basename(ctx.path)}:{line}", ctx))
+    for cls, line in self_shuffling_classes(ctx).items():  # MLD050: datasets that shuffle their own samples
+        found.update(scoped(f"{SELF_SHUFFLING}:{cls}", f"{os.path.basename(ctx.path)}:{line}", ctx))
     return found
 
 

@@ -15,6 +15,9 @@ RANDOM_SAMPLES = "random-samples"
 # fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
 RANDOM_DRAWS = {"torch.rand", "torch.randn", "torch.randint", "torch.normal", "torch.rand_like", "torch.randn_like",
                 "numpy.random.rand", "numpy.random.randn", "numpy.random.uniform", "numpy.random.normal"}
+SHUFFLES = {"numpy.random.shuffle", "random.shuffle"}
+PERMUTATIONS = {"numpy.random.permutation", "torch.randperm", "random.sample"}
+SELF_SHUFFLING = "shuffles-itself"
 ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 SAMPLING = ("__getitem__", "__iter__")
 # calls that keep a tensor's values: `self.x[i].to(device)` is still the random draw
@@ -37,6 +40,31 @@ def random_sample_classes(ctx: ModuleContext) -> dict[str, int]:
             found.update(more)
         return found
     return ctx.memo(("loader-random-samples",), compute)
+
+
+def self_shuffling_classes(ctx: ModuleContext) -> dict[str, int]:
+    """Classes of this file that shuffle their own sample list (`np.random.shuffle(self.list_sample)`,
+    `self.order = torch.randperm(n)`): a dataset that builds its own batches in a random order, handed to a
+    DataLoader with shuffle=False on purpose (MLD050 only: it may still draw augmentations). Class -> line."""
+    def compute() -> dict[str, int]:
+        if not ctx.classes or not (ctx.has_text("shuffle") or ctx.has_text("permutation") or ctx.has_text("randperm")):
+            return {}
+        return {cls.name: cls.lineno for cls in ctx.classes.values() if _shuffles_itself(cls, ctx)}
+    return ctx.memo(("loader-self-shuffling",), compute)
+
+
+def _shuffles_itself(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and ctx.call_name(node) in SHUFFLES and node.args and _on_self(node.args[0]):
+            return True
+        if isinstance(node, ast.Assign) and any(_on_self(t) for t in node.targets) \
+                and isinstance(node.value, ast.Call) and ctx.call_name(node.value) in PERMUTATIONS:
+            return True
+    return False
+
+
+def _on_self(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def random_draw(expr: ast.AST, ctx: ModuleContext) -> bool:

@@ -9,7 +9,9 @@ from ..helpers.loader_facts import told_in_scope
 from ..helpers.loader_random_samples import (
     RANDOM_DRAWS,
     RANDOM_SAMPLES,
+    SELF_SHUFFLING,
     random_sample_classes,
+    self_shuffling_classes,
 )
 from ..helpers.loops import is_any_backward, is_optimizer_step
 from ..rule import Hit, Rule
@@ -141,14 +143,15 @@ def _iterable_or_preshuffled(dataset: ast.AST, ctx: ModuleContext) -> bool:
 
 def _random_sample_class(value: ast.AST, ctx: ModuleContext) -> bool:
     """`RandomClassificationDataset(size=8)`: a class of this file or of the project (told by the file that
-    defines it) whose samples are random draws, or an IterableDataset: there is no order to shuffle away."""
+    defines it) whose samples are random draws, an IterableDataset, or a dataset that shuffles its own sample
+    list (it builds its batches itself): there is no order to shuffle away."""
     if not isinstance(value, ast.Call):
         return False
     name = value.func.id if isinstance(value.func, ast.Name) else value.func.attr \
         if isinstance(value.func, ast.Attribute) else None
     if name is None or name in ctx.classes:
-        return name in random_sample_classes(ctx)
-    return told_in_scope(ctx, f"{RANDOM_SAMPLES}:{name}") is not None
+        return name in random_sample_classes(ctx) or name in self_shuffling_classes(ctx)
+    return any(told_in_scope(ctx, f"{fact}:{name}") is not None for fact in (RANDOM_SAMPLES, SELF_SHUFFLING))
 
 
 def _subclasses_iterable(qualname: str | None, ctx: ModuleContext, depth: int) -> bool:
