@@ -60,7 +60,7 @@ class SchedulerBeforeOptimizer(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         call = node.value
-        if not (isinstance(call, ast.Call) and scheduler_step(call, ctx)):
+        if not isinstance(call, ast.Call) or not scheduler_step(call, ctx) and not _stepped_at_start(node, ctx):
             return
         if (call.args or call.keywords) and not counts_ahead(call, ctx):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
@@ -71,6 +71,17 @@ class SchedulerBeforeOptimizer(Rule):
             return
         if _step_follows(node, ctx):
             yield Hit(call)
+
+
+def _stepped_at_start(node: ast.Expr, ctx: ModuleContext) -> bool:
+    """`x.step()` in an ignite handler run when an epoch or iteration starts, on a value nothing shows is an
+    optimiser (none is stepped without a backward): only a scheduler steps there, whatever it is called."""
+    call = node.value
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step") or call.args or call.keywords:
+        return False
+    receiver = call.func.value
+    return (isinstance(receiver, ast.Name | ast.Attribute) and not ctx.constructed(receiver)
+            and not optimizer_step(call, ctx) and _in_start_handler(node, ctx))
 
 
 def _step_follows(node: ast.stmt, ctx: ModuleContext, depth: int = 2) -> bool:
