@@ -260,10 +260,11 @@ def rereads(loop: ast.AST, site: ast.AST) -> bool:
     """A `while` loop right around a pass over a loader (`while True:` of an endless batch generator, `while
     step < max_steps:`): each pass is an epoch. (A `while` that calls a per-epoch method leaves the place to
     that method's end.)"""
-    if not isinstance(site, ast.For | ast.AsyncFor):
-        return False
     if isinstance(loop, ast.While):
-        return True
+        return isinstance(site, ast.For | ast.AsyncFor)
+    if not isinstance(site, ast.For | ast.AsyncFor) and not any(
+            isinstance(n, ast.For | ast.AsyncFor) and n.iter is site for n in ast.walk(loop)):
+        return False  # a pass over the loader: the loop itself, or the iterable of a loop (`enumerate(dl)`)
     # `for v in range(n):` (or trange/tqdm over one) around the pass, whatever its counter is called; not a loop
     # over phases or loaders (`for name, dl in loaders.items()`), whose each pass runs another loader
     source = loop.iter
