@@ -103,6 +103,8 @@ def is_optimizer_value(expr: ast.AST, ctx: ModuleContext) -> bool:
         annotation = _annotation(expr, ctx)
         if "Optimizer" in annotation or "optim." in annotation and "lr_scheduler" not in annotation:
             return True
+        if paired_role(expr, ctx) == "optimizer":
+            return True
     return "optimizer" in _uses(_scope(expr, ctx), ctx).get(key, set())
 
 
@@ -155,4 +157,71 @@ def scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
         return False
     if isinstance(receiver, ast.Name) and re.search(r"Sched|lr_scheduler", _annotation(receiver, ctx)):
         return True
-    return key in _scheduler_uses(_scope(receiver, ctx), ctx)
+    return key in _scheduler_uses(_scope(receiver, ctx), ctx) or paired_role(receiver, ctx) == "scheduler"
+
+
+def _paired_roles(ctx: ModuleContext) -> dict[tuple[ast.AST, str], str]:
+    """`opt, sched = self.get_optimizer(...)` where that method (or a function of this file) returns a pair whose
+    second element was built by a call on the first (`sched = cls(opt, warmup_steps=...)`): the names unpacked
+    are an optimiser and its scheduler, whatever they are called. Keyed by (scope, name)."""
+    def collect() -> dict[tuple[ast.AST, str], str]:
+        roles: dict[tuple[ast.AST, str], str] = {}
+        for assign in ctx.by_type.get(ast.Assign, ()):
+            target, value = assign.targets[0], assign.value
+            if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Call)):
+                continue
+            pair = _returned_pair(value, ctx)
+            if pair is None or max(pair) >= len(target.elts):
+                continue
+            scope = ctx.scope_of(assign)
+            for index, role in zip(pair, ("optimizer", "scheduler"), strict=True):
+                if isinstance(target.elts[index], ast.Name):
+                    roles[scope, target.elts[index].id] = role
+        return roles
+
+    return ctx.memo(("optim_values.paired_roles",), collect) if ctx.has_text("return") else {}
+
+
+def _returned_pair(call: ast.Call, ctx: ModuleContext) -> tuple[int, int] | None:
+    """(index of the optimiser, index of the scheduler) in the tuple the called function returns."""
+    func = call.func
+    callee = None
+    if isinstance(func, ast.Name):
+        callee = ctx.functions.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(call)
+        callee = next((m for m in cls.body if isinstance(m, FUNCTIONS) and m.name == func.attr), None) if cls else None
+    if callee is None:
+        return None
+    for statement in ctx.in_scope(callee, (ast.Return,)):
+        returned = statement.value
+        if not isinstance(returned, ast.Tuple):
+            continue
+        names = [e.id if isinstance(e, ast.Name) else None for e in returned.elts]
+        for j, element in enumerate(returned.elts):
+            built = ctx.values_of(element, at=returned) if isinstance(element, ast.Name) else []
+            made = built[0] if built else None
+            if isinstance(made, ast.Call) and made.args and isinstance(made.args[0], ast.Name) \
+                    and made.args[0].id in names and "optim" not in (ctx.call_name(made) or "").lower() \
+                    and _constructed_optimizer(made.args[0], returned, ctx):
+                return names.index(made.args[0].id), j
+    return None
+
+
+def _constructed_optimizer(name: ast.Name, at: ast.AST, ctx: ModuleContext) -> bool:
+    """The first of the pair is built by a class (`Lamb(groups, lr=lr)`, `torch.optim.AdamW(...)`), not a list of
+    parameters or another value the second is made from."""
+    values = ctx.values_of(name, at=at)
+    made = values[0] if values else None
+    if not isinstance(made, ast.Call):
+        return False
+    func = made.func
+    short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return "optim" in (ctx.call_name(made) or "").lower() or short[:1].isupper()
+
+
+def paired_role(expr: ast.AST, ctx: ModuleContext) -> str | None:
+    if not isinstance(expr, ast.Name):
+        return None
+    roles = _paired_roles(ctx)
+    return roles.get((ctx.scope_of(expr), expr.id)) if roles else None
