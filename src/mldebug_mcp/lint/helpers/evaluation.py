@@ -7,6 +7,11 @@ from functools import lru_cache
 
 from ..context import CHILD_FIELDS, ModuleContext, node_fields
 from .loops import calls_in_order
+from .modes_handed_models import (
+    handed_a_model,
+    module_statement_owners,
+    params_handed_values,
+)
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
@@ -121,6 +126,7 @@ def model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     cache = ctx.memo(("model-like",), dict)  # MLD020 and MLD022 ask about every call
     found = cache.get(func)
     if found is None:
+        cache[func] = False  # asked again while answering (a parameter handed itself on): not known to be one
         found = cache[func] = _model_like(func, ctx)
     return found
 
@@ -149,7 +155,8 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     lowered = name.lower()
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered) and not CALLABLE.search(lowered):
         return True
-    return _holds_module(func, ctx) or _wraps_model(func, ctx)
+    return _holds_module(func, ctx) or _wraps_model(func, ctx) or (
+        isinstance(func, ast.Name) and handed_a_model(func, ctx, model_like))
 
 
 def _constructor(func: ast.AST) -> bool:
@@ -164,7 +171,26 @@ def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:
     """Assigned only from wrappers of a model (`eval_model = MMDataParallel(model.cuda(0))`,
     `net = DDP(net)`): a module too."""
     values = ctx.values_of(func, func) if isinstance(func, ast.Name) else []
-    return bool(values) and all(wraps_model(v, func, ctx) for v in values)
+    return bool(values) and all(wraps_model(v, func, ctx) or _cut_from_model(v, ctx) for v in values)
+
+
+# what a function handed a model returns when it is named for it: a loss, an optimiser, a step, a metric
+NOT_A_CUT = {"loss", "losses", "criterion", "optimizer", "optimiser", "optim", "scheduler", "step", "metric",
+             "metrics", "score", "scores", "params", "parameters", "count", "size", "summary", "state"}
+
+
+def _cut_from_model(value: ast.AST, ctx: ModuleContext) -> bool:
+    """`truncate(loader.model, layer)`, `freeze_bn(net)`: what a function of another module returns from a
+    model handed first (a part of it, a wrapper): a module too, whatever either is called."""
+    if not (isinstance(value, ast.Call) and value.args and isinstance(value.func, ast.Name | ast.Attribute)):
+        return False
+    if not ctx.qualname(value.func):
+        return False  # a function of this file (it may return anything), a builtin, or a method of an object
+    name = ident(value.func).lower()
+    if CALLABLE.search(name) or NOT_A_CUT & set(tokens(name)):
+        return False  # get_score_fn(model, train=False), get_step_fn(...), build_optimizer(model): no module
+    inner = strip_calls(value.args[0], SETUP_CALLS)
+    return isinstance(inner, ast.Name | ast.Attribute) and model_like(inner, ctx)
 
 
 def wraps_model(value: ast.AST, func: ast.AST, ctx: ModuleContext) -> bool:
@@ -225,7 +251,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
     module has) on it, or it was assigned from a model builder (`self.phi = self.get_model()`,
     `net = load_network(path).to(device)`)."""
     key = _key(func)
-    if key is not None and key in module_owners(ctx):
+    if key is not None and (key in module_owners(ctx) or key in module_statement_owners(ctx)):
         return True
     for value in ctx.values_of(func, func):
         value = strip_calls(value, SETUP_CALLS)
@@ -251,13 +277,15 @@ def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
         name = func.id
         if name == "self" or ctx.values_of(func, func) or model_named(name):
             return False
-        return name not in module_owners(ctx)  # the key of a name is the name
+        return name not in module_owners(ctx) and name not in module_statement_owners(ctx) and (
+            name not in params_handed_values(ctx))  # the key of a name is the name
     if kind is ast.Attribute:
         name, base = func.attr, func.value
         if name == "self" or (type(base) is ast.Name and base.id == "self") or model_named(name):
             return False  # self.x: assigned in the class
         # a key ends with the attribute: most attributes end no key
-        return name not in _owner_attributes(ctx) or _key(func) not in module_owners(ctx)
+        return (name not in _owner_attributes(ctx) or _key(func) not in module_owners(ctx)) and (
+            _key(func) not in module_statement_owners(ctx))
     return True  # no name: not a model (model_like asks for one)
 
 

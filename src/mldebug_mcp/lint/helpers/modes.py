@@ -277,6 +277,8 @@ def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
         return True
     if _steps_an_optimizer(call):
         return True
+    if _steps_what_zeroes_grads(call, ctx):
+        return True
     if not isinstance(call.func, ast.Name):
         return False
     for value in binding_values(call.func, ctx):
@@ -286,6 +288,18 @@ def update_step(call: ast.Call, ctx: ModuleContext) -> bool:
         ):
             return True
     return False
+
+
+def _steps_what_zeroes_grads(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`x.step()` with no argument on what the file also calls zero_grad() on (`opt`, `state["optimizer"]`,
+    an optimiser of any name): a scheduler steps but zeroes no gradients, a model zeroes them but has no step()."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "step" and not call.args and not call.keywords):
+        return False
+    zeroed = ctx.memo(("modes", "zero-grad-receivers"), lambda: {
+        ast.unparse(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        if isinstance(c.func, ast.Attribute) and c.func.attr == "zero_grad"})
+    return bool(zeroed) and ast.unparse(func.value) in zeroed
 
 
 def _steps_an_optimizer(call: ast.Call) -> bool:

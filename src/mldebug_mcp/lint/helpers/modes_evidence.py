@@ -125,11 +125,30 @@ def _names_eval_data(expr: ast.AST) -> bool:
             words = tokens(n.slice.value)  # loaders["val"], splits["test"]
             if EVAL_WORDS & set(words) and "train" not in words:
                 return True
+        if isinstance(n, ast.keyword) and _held_out_keyword(n):
+            return True
         words = tokens(ident(n) or "") if isinstance(n, ast.Name | ast.Attribute) else []
         if "train" in words:
             return False
         if len(words) > 1 and EVAL_WORDS & set(words) or any(LOADER_WORD.fullmatch(w) for w in words):
             return True
+    return False
+
+
+SPLIT_KEYWORDS = {"split", "subset", "mode", "phase", "stage", "set_name", "image_set"}
+
+
+def _held_out_keyword(keyword: ast.keyword) -> bool:
+    """A keyword that builds held-out data whatever the data is called: `MNIST(root, train=False)`,
+    `CelebA(root, split="test")`, `VOCSegmentation(image_set="val")`."""
+    value = keyword.value
+    if not isinstance(value, ast.Constant):
+        return False
+    if keyword.arg in {"train", "is_train", "training", "is_training"}:
+        return value.value is False
+    if keyword.arg in SPLIT_KEYWORDS and isinstance(value.value, str):
+        words = set(tokens(value.value))
+        return bool(EVAL_WORDS & words) and "train" not in words
     return False
 
 

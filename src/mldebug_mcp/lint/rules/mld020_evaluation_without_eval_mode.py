@@ -202,6 +202,7 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
             _generates(call) or (grad_off_at(call, scope, ctx) and (
                 named_for_evaluation(scope, ctx, file_too=True) or _samples(call, receiver, scope, ctx)))))
         if switch is not None:  # train() before the forward
+            strong = strong or _eval_undone_under_no_grad(switch, call, key, scope, ctx)
             if not strong or mc_dropout(scope, ctx):
                 continue
             if switch.direct and not _trains_between(switch.node, call, scope, ctx):
@@ -218,6 +219,17 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         reported.add(key)
         yield Hit(anchor(call, key, scope, ctx),
                   f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+
+
+def _eval_undone_under_no_grad(switch, call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """`net.eval()`, then under no_grad `net.train()` right before `out = net(x)`: the author meant to evaluate
+    (eval() first, autograd off, the output kept), whatever the data or the function is called. A forward
+    for its side effects (BatchNorm statistics recomputed under no_grad) discards its output."""
+    if isinstance(ctx.parent(call), ast.Expr) or not (
+            grad_off_at(call, scope, ctx) and grad_off_at(switch.node, scope, ctx)):
+        return False
+    return any(s.mode == EVAL and s.key == key and position(s.node) < position(switch.node)
+               for s in switches(scope, ctx))
 
 
 def _in_driver(scope: ast.AST, ctx: ModuleContext) -> bool:

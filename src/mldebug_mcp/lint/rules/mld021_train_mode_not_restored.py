@@ -421,11 +421,17 @@ def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.
         models = [a for a in call.args if isinstance(a, ast.Name | ast.Attribute)]
         key = next((ast.unparse(a) for a in models if _trained_model(a, ctx)), None)
     if key is not None and _trains_just_before(loop, key, ctx):
-        return loop.body[0]
+        # after a leading `if stop: break`: an iteration that leaves trains nothing
+        return next((s for s in loop.body if not _exit_guard(s)), loop.body[0])
     if _conditional(call, loop, ctx):
         block = next(a for a in _between(call, loop, ctx) if isinstance(a, ast.If))
         return LastLine(block)
     return call
+
+
+def _exit_guard(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.If) and not stmt.orelse and all(
+        isinstance(s, ast.Break | ast.Continue | ast.Return) for s in stmt.body)
 
 
 def _trains_just_before(loop: ast.AST, key: str, ctx: ModuleContext) -> bool:
