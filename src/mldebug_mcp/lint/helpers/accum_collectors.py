@@ -11,7 +11,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .accum_losses import detached, is_loss_value, local_callee, loss_named
+from .accum_losses import detached, is_loss_value, local_callee
 from .accum_meters import ANY_COLLECTOR, FACT, SETITEM, STORES, keeps_given
 from .graph import latest_value
 
@@ -95,7 +95,7 @@ def _position(stmt: ast.Assign, name: str) -> int | None:
 def _loss_entry(literal: ast.Dict, ctx: ModuleContext) -> bool:
     for key, value in zip(literal.keys, literal.values, strict=False):
         named = isinstance(key, ast.Constant) and isinstance(key.value, str) and "loss" in key.value.lower() \
-            and isinstance(value, ast.Name) and loss_named(value) and not detached(value, ctx)
+            and isinstance(value, ast.Name) and not detached(value, ctx)  # the key names it, whatever the value is called
         if named and any(is_loss_value(v, ctx) for v in ctx.values_of(value, at=value)):
             return True
     return False

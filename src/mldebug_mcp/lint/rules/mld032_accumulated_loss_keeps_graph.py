@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_backwarded import backwarded_value
 from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_loss
 from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_log_outputs import logged_loss_copy
@@ -151,6 +152,9 @@ class AccumulatedLossKeepsGraph(Rule):
                 and isinstance(operand.value, ast.Name) and loss_named(operand.value) \
                 and any(_backwarded_in(operand.value, each, ctx) for each in loops) \
                 and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
+            # what a backward() in the loop (or the step) runs on, or a term of it, whatever it is called
+            region = loop if loop is not None else func
+            backwarded = backwarded or region is not None and backwarded_value(operand, region, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
             companion = value is not None and _other_element(operand, value, loop, ctx)
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (

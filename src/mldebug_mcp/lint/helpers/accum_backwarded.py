@@ -1,0 +1,117 @@
+"""Whether a value kept in a running total is itself (a term of) what a backward() ran on (MLD032).
+
+This is evidence of a live loss tensor from what the code does with the value, whatever it is called:
+`l.backward()`, `scaler.scale(l).backward()`, `accelerator.backward(l)`, `self.manual_backward(l)` on
+the same name in the region; a term of such a sum (`t = a + b; t.backward()` keeps `a` and `b` live);
+an element a local helper returns beside the backwarded one when the helper builds that one from it
+(`t, _, a, b = self.completion(x)` with `return (a + b, ..., a, b)`); and an entry of a container
+whose other entry is backwarded (`ls[0].backward()` then `ema = k * ls[1] + ...`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .accum_losses import KEEPS_GRAPH, local_callee
+from .graph import latest_value, module_index
+
+_BACKWARD_TAKES_LOSS = {"manual_backward"}  # a method whose argument (not its receiver) is the loss
+
+
+def _subjects(call: ast.Call, ctx) -> list[ast.expr]:
+    """What a backward() call runs on: its receiver unwrapped from `scaler.scale(...)` and graph-keeping
+    methods, or the argument of `accelerator.backward(loss)` / `self.manual_backward(loss)`."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if ctx.method_name(call) in _BACKWARD_TAKES_LOSS or (
+            call.args and isinstance(receiver, ast.Name) and _made_by_constructor(receiver, ctx)):
+        return [call.args[0]] if call.args else []
+    while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+        if receiver.func.attr == "scale" and len(receiver.args) == 1:
+            receiver = receiver.args[0]
+        elif receiver.func.attr in KEEPS_GRAPH and ctx.call_name(receiver) is None:
+            receiver = receiver.func.value
+        else:
+            break
+    return [receiver] if receiver is not None else []
+
+
+def _made_by_constructor(name: ast.Name, ctx) -> bool:
+    """`accelerator = Accelerator(...)`: an object built from a class, whose backward(x) takes the loss."""
+    value = latest_value(name, ctx)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+        last = value.func.id if isinstance(value.func, ast.Name) else value.func.attr
+        return last[:1].isupper()
+    return False
+
+
+def _terms(expr: ast.expr | None, ctx, depth: int = 3) -> set[str]:
+    """The names a sum is built from (`a + b + c * 0.1`, through names assigned before it)."""
+    if expr is None or depth <= 0:
+        return set()
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Sub):
+        return _terms(expr.left, ctx, depth) | _terms(expr.right, ctx, depth)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult | ast.Div):
+        # a term scaled by a constant weight
+        sides = [s for s in (expr.left, expr.right) if not isinstance(s, ast.Constant)]
+        return _terms(sides[0], ctx, depth) if len(sides) == 1 else set()
+    if isinstance(expr, ast.Name):
+        found = {expr.id}
+        value = latest_value(expr, ctx)
+        if isinstance(value, ast.BinOp):
+            found |= _terms(value, ctx, depth - 1)
+        for aug in module_index(ctx)["augmented"].get((ctx.scope_of(expr), expr.id), ()):
+            found |= _terms(aug.value, ctx, depth - 1)
+        return found
+    return set()
+
+
+def _backwarded(region: ast.AST, ctx) -> list[ast.expr]:
+    scope = region if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) else ctx.scope_of(region)
+    calls = module_index(ctx)["backward"].get(scope, ())
+    inside = [c for c in calls if region is scope or region in set(ctx.ancestors(c))]
+    return [s for c in inside for s in _subjects(c, ctx)]
+
+
+def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
+    """`operand` (a name, or an entry `c[k]`) is, or is a term of, what a backward() in `region` runs on."""
+    subjects = _backwarded(region, ctx)
+    if not subjects:
+        return False
+    if isinstance(operand, ast.Subscript):
+        # `c[0].backward()` in the region: the other entries of `c` are losses computed beside it
+        base = operand.value
+        return isinstance(base, ast.Name) and any(
+            isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == base.id
+            for s in subjects)
+    if not isinstance(operand, ast.Name):
+        return False
+    value = latest_value(operand, ctx)
+    if isinstance(value, ast.Constant):
+        return False
+    names = [s for s in subjects if isinstance(s, ast.Name)]
+    if any(operand.id in _terms(s, ctx) for s in names):
+        return True
+    return _built_into_backwarded(operand, value, {s.id for s in names}, ctx)
+
+
+def _built_into_backwarded(operand: ast.Name, value: ast.AST | None, backwarded: set[str], ctx) -> bool:
+    """`t, _, a, b = self.completion(x)` with `t` backwarded and the helper returning `(a + b, ..., a, b)`."""
+    stmt = ctx.parent(value) if value is not None else None
+    if not (isinstance(value, ast.Call) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Tuple)):
+        return False
+    func = local_callee(value, ctx)
+    if func is None:
+        return False
+    names = [e.id if isinstance(e, ast.Name) else None for e in stmt.targets[0].elts]
+    if operand.id not in names:
+        return False
+    mine = names.index(operand.id)
+    live = [i for i, n in enumerate(names) if n in backwarded and i != mine]
+    for ret in ctx.in_scope(func, (ast.Return,)):
+        if not (isinstance(ret.value, ast.Tuple) and len(ret.value.elts) == len(names)):
+            continue
+        own = ret.value.elts[mine]
+        if isinstance(own, ast.Name) and any(own.id in _terms(ret.value.elts[i], ctx) for i in live):
+            return True
+    return False
