@@ -41,7 +41,9 @@ def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast
     scope = ctx.scope_of(name)
     if not isinstance(scope, FUNCS) or name.id not in _params(scope) or ctx.bindings.get(scope, {}).get(name.id):
         return False
-    calls = [c for c in _calls_of(scope.name, ctx) if ctx.scope_of(c) is not scope]
+    # a method is called on an object, a function by its name (a function and a method may share a name)
+    kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
+    calls = [c for c in _calls_of(scope.name, ctx) if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
     if not calls:
         return False
     for call in calls:
