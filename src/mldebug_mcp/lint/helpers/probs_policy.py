@@ -33,7 +33,8 @@ def sampled_network_probabilities(argument: ast.expr, ctx: ModuleContext) -> boo
             continue
         name = ctx.call_name(call) or ""
         callee = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-        if name in SAMPLERS or DISTRIBUTION_WORDS.search(callee):
+        # the imported function's own name, not the alias it is called by (`import ... as m1`)
+        if name in SAMPLERS or DISTRIBUTION_WORDS.search(callee) or DISTRIBUTION_WORDS.search(name.rsplit(".", 1)[-1]):
             return True
     return False
 

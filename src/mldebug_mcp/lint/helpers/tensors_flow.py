@@ -122,7 +122,34 @@ def computes_loss(func: ast.AST, ctx) -> bool:
     if forward is not func:
         return False
     returns = [r.value for r in ctx.in_scope(func, (ast.Return,)) if r.value is not None]
-    return is_loss_class(cls) or any(isinstance(r, ast.Name) and "loss" in r.id.lower() for r in returns)
+    return is_loss_class(cls) or any(isinstance(r, ast.Name) and "loss" in r.id.lower() for r in returns) \
+        or any(_scalar_against_target(r, func, ctx) for r in returns)
+
+
+REDUCTIONS = {"sum", "mean"}
+
+
+def _scalar_against_target(expr: ast.AST, func: ast.AST, ctx) -> bool:
+    """A forward returning `-torch.sum(torch.log(p) * y) / n`, whatever it is called: a full reduction (no dim)
+    of an expression that uses an input after the first (the target the prediction is scored against)."""
+    params = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}][1:]
+    for _ in range(3):
+        if isinstance(expr, ast.Name):
+            values = [v for v in ctx.values_of(expr, at=expr) if ctx.scope_of(v) is func]
+            expr = values[0] if values else None
+        while isinstance(expr, ast.UnaryOp | ast.BinOp):
+            # `-total / n`, `total * w`: the reduction scaled by a count or a weight
+            expr = expr.operand if isinstance(expr, ast.UnaryOp) else expr.left
+        if not isinstance(expr, ast.Name):
+            break
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in REDUCTIONS
+            and not expr.keywords):
+        return False
+    method = ctx.call_name(expr) is None  # `x.sum()` on a tensor, or `torch.sum(x)`
+    if method and expr.args or not method and len(expr.args) != 1:
+        return False  # a reduction over a dim keeps a per-sample tensor
+    reduced = expr.func.value if method else expr.args[0]
+    return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(reduced))
 
 
 def from_prediction(expr: ast.AST, func: ast.AST, ctx, latest, budget: int = 12) -> bool:
