@@ -20,8 +20,9 @@ def optimizer_passed_twice(call: ast.Call, ctx: ModuleContext) -> tuple[ast.AST,
     """(the second argument, the parameter it fills, the parameter the same optimiser filled first)."""
     bound = _bound(call, ctx)
     seen: dict[str, str] = {}
+    function = local_callee(call, ctx) if bound else None
     for parameter, argument in bound:
-        if not words(parameter) & OPTIMIZER_WORDS:
+        if not (words(parameter) & OPTIMIZER_WORDS or _used_as_optimizer(parameter, function, ctx)):
             continue
         name = dotted(argument)
         if name is None:
@@ -30,6 +31,28 @@ def optimizer_passed_twice(call: ast.Call, ctx: ModuleContext) -> tuple[ast.AST,
             return argument, parameter, seen[name]
         seen.setdefault(name, parameter)
     return None
+
+
+def _used_as_optimizer(parameter: str, function: ast.AST | None, ctx: ModuleContext) -> bool:
+    """Whatever the parameter is called: annotated as an optimiser (`opt: optim.Adam`), or the function
+    calls both zero_grad() and step() on it."""
+    if not isinstance(function, FUNCTIONS):
+        return False
+    arg = next((a for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+                if a.arg == parameter), None)
+    if arg is None:
+        return False
+    if arg.annotation is not None and _optimizer_type(arg.annotation):
+        return True
+    called = {c.func.attr for c in ctx.in_scope(function, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+              and isinstance(c.func.value, ast.Name) and c.func.value.id == parameter and not c.args}
+    return {"zero_grad", "step"} <= called
+
+
+def _optimizer_type(annotation: ast.expr) -> bool:
+    """`optim.Adam`, `torch.optim.SGD`, `Optimizer` (also under Optional[...] or a string)."""
+    text = ast.unparse(annotation)
+    return ("optim." in text or "Optimizer" in text) and "sched" not in text.lower()  # not optim.lr_scheduler
 
 
 def _bound(call: ast.Call, ctx: ModuleContext) -> list[tuple[str, ast.AST]]:
