@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import functools
 import re
 import shutil
 import sys
@@ -81,31 +82,55 @@ def _imported_and_defined(tree: ast.Module) -> set[str]:
     return names
 
 
+# classes whose methods a library calls by keyword are kept out of parameter renaming: only these bases are ours
+OWN_BASES = frozenset({"Module", "object"})
+
+
+def _library_methods(tree: ast.Module) -> set[ast.AST]:
+    """Methods of classes with a base other than nn.Module: an override a library may call by keyword."""
+    found: set[ast.AST] = set()
+    for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
+        bases = {b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "?") for b in cls.bases}
+        if bases - OWN_BASES:
+            found.update(n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    return found
+
+
 def rename_locals(tree: ast.Module, keep: set[str]) -> None:
     fixed = _imported_and_defined(tree) | BUILTINS | keep
     module_level = {t.id for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
                     for t in ast.walk(node) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
-    namer = _Namer("v")
-    params_of: dict[str, dict[str, str]] = {}
+    library = _library_methods(tree)
+    namer = _Namer("v")  # one old name -> one new name in the whole file, so closures stay consistent
+    params_of: dict[str, dict[str, str]] = {}  # function, method or class (its __init__) -> renamed parameters
+    owners = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for func in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
         args = func.args
         params = [a for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a]
-        local = {a.arg for a in params} | {n.id for n in ast.walk(func) if isinstance(n, ast.Name)
-                                           and isinstance(n.ctx, ast.Store)}
-        local -= fixed | module_level
-        renamed = {name: namer(name) for name in local}
         param_names = {a.arg for a in params}
+        local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if func not in library:
+            local |= param_names
+        local -= fixed | module_level
+        if func in library:
+            local -= param_names
+        renamed = {name: namer(name) for name in local}
         for a in params:
             if a.arg in renamed:
                 a.arg = renamed[a.arg]
         for node in ast.walk(func):
             if isinstance(node, ast.Name) and node.id in renamed:
                 node.id = renamed[node.id]
-        params_of[func.name] = {k: v for k, v in renamed.items() if k in param_names}
+        owner = owners.get(func)
+        key = owner.name if func.name == "__init__" and isinstance(owner, ast.ClassDef) else func.name
+        params_of.setdefault(key, {}).update({k: v for k, v in renamed.items() if k in param_names})
     for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
-        callee = call.func.id if isinstance(call.func, ast.Name) else \
-            call.func.attr if isinstance(call.func, ast.Attribute) else None
-        table = params_of.get(callee or "")
+        callee = call.func
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Call) \
+                and getattr(callee.value.func, "id", None) == "super":
+            continue  # a base class's method, in another file or library
+        name = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+        table = params_of.get(name) if not name.startswith("__") else None
         for keyword in call.keywords if table else ():
             if keyword.arg in table:
                 keyword.arg = table[keyword.arg]
@@ -133,12 +158,26 @@ def rename_attributes(tree: ast.Module, keep: set[str]) -> None:
                 and isinstance(t.value, ast.Name) and t.value.id == "self"}
     methods = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    imported = _imported_and_defined(tree)
     namer = _Namer("a")
     renamed = {name: namer(name) for name in sorted(assigned - KEPT_ATTRIBUTES - keep - methods - strings)
                if not name.startswith("__")}
+    library = _library_attributes()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in renamed:
+        if not isinstance(node, ast.Attribute) or node.attr not in renamed:
+            continue
+        on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
+        # `F.softmax`, `torch.softmax`: an attribute of an imported module is the library's, whatever self holds;
+        # `x.softmax()` on another receiver may be a tensor's own method
+        if on_self or not (isinstance(node.value, ast.Name) and node.value.id in imported or node.attr in library):
             node.attr = renamed[node.attr]
+
+
+@functools.cache
+def _library_attributes() -> frozenset[str]:
+    import torch
+
+    return frozenset(dir(torch.Tensor)) | frozenset(dir(torch.nn.Module))
 
 
 def rename_aliases(tree: ast.Module, keep: set[str]) -> None:
