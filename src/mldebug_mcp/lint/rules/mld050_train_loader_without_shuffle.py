@@ -13,7 +13,7 @@ from ..helpers.loader_random_samples import (
     random_sample_classes,
     self_shuffling_classes,
 )
-from ..helpers.loops import is_any_backward, is_optimizer_step
+from ..helpers.loops import is_any_backward, is_optimizer_step, is_scheduler_step
 from ..rule import Hit, Rule
 
 ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
@@ -83,8 +83,10 @@ class TrainLoaderWithoutShuffle(Rule):
         dataset = node.args[0] if node.args else keywords.get("dataset")
         names = _names(node, dataset, ctx) if dataset is not None else []
         # any hint of validation/test wins: stay quiet when the names disagree
-        if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) or any(
-                NOT_TRAINING.search(n) or DEV_SPLIT.search(n) for n in names):
+        if any(NOT_TRAINING.search(n) or DEV_SPLIT.search(n) for n in names):
+            return
+        # named for training, or, whatever it is called, iterated by a loop that back-propagates and steps
+        if not any("train" in NOT_A_SPLIT.sub("", n) for n in names) and not _trained_on(node, ctx):
             return
         if _iterable_or_preshuffled(dataset, ctx) or _never_trained_on(node, ctx):
             return
@@ -217,6 +219,30 @@ def _never_trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
     else:
         return False
     return bool(uses) and all(_only_read(use, ctx) for use in uses)
+
+
+def _trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
+    """The loader (or the name it is assigned to) is iterated here by a `for` whose body runs a backward()
+    and an optimiser step: the training loop's loader, whatever it is called."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        uses = [n for n in ast.walk(ctx.scope_of(call))
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    else:
+        uses = [call]
+    for use in uses:
+        node, loop = use, ctx.parent(use)
+        while isinstance(loop, ast.Call) and node in loop.args and (ctx.call_name(loop) or callee(loop.func)) in ITERATING:
+            node, loop = loop, ctx.parent(loop)
+        if isinstance(loop, ast.For) and loop.iter is node:
+            calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+            # `o.step()` after the backward, whatever the optimiser is called (a scheduler's step is not one)
+            steps = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"
+                     and not is_scheduler_step(c, ctx)]
+            if steps and any(is_any_backward(c) for c in calls):
+                return True
+    return False
 
 
 def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
