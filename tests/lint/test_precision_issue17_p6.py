@@ -285,3 +285,23 @@ def train(model, opt, loader):
 def test_mld071_quiet_on_backward_in_a_file_that_never_steps():
     assert _lines(PROFILER, "MLD071", "utils/profiling.py") == []
     assert _lines(TRAINER, "MLD071", "train.py") == [13, 23, 31]
+
+
+HANDED_SCALER = '''
+import torch
+
+
+def fit(net, o, dl, fn, s):
+    for a, b in dl:
+        o.zero_grad()
+        with torch.autocast("cuda", dtype=torch.float16):
+            r = fn(net(a), b)
+        {backward}
+        o.step()
+'''
+
+
+def test_mld063_a_scaler_handed_in_under_any_name_is_one():
+    """Issue 17: `s.scale(r).backward()` scales the loss whatever the scaler is called; a bare backward does not."""
+    assert _lines(HANDED_SCALER.format(backward="s.scale(r).backward()"), "MLD063", "train.py") == []
+    assert _lines(HANDED_SCALER.format(backward="r.backward()"), "MLD063", "train.py") == [8]

@@ -100,6 +100,11 @@ def _trains(node: ast.AST, ctx: ModuleContext) -> bool:
     return any(is_backward(c) and not c.args for c in ctx.in_scope(scope, (ast.Call,)))
 
 
+def _backwarded(call: ast.Call, ctx: ModuleContext) -> bool:
+    parent = ctx.parent(call)
+    return isinstance(parent, ast.Attribute) and parent.attr == "backward"
+
+
 def _has_scaler(ctx: ModuleContext) -> bool:
     for call in ctx.by_type.get(ast.Call, ()):
         name, method = ctx.call_name(call) or "", ctx.method_name(call) or ""
@@ -109,6 +114,9 @@ def _has_scaler(ctx: ModuleContext) -> bool:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         receiver_name = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", "")
         if method == "scale" and "scaler" in receiver_name.lower():
+            return True
+        # `s.scale(loss).backward()`: a loss scaler, whatever it is called
+        if method == "scale" and len(call.args) == 1 and _backwarded(call, ctx):
             return True
         # A scaler object handed in and called on the loss (timm's NativeScaler: loss_scaler(loss, optimizer)).
         callee = bare or (call.func.attr if isinstance(call.func, ast.Attribute) else "")
