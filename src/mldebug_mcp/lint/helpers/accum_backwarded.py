@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .accum_losses import KEEPS_GRAPH, local_callee
+from .accum_losses import KEEPS_GRAPH, detached, is_loss_value, local_callee
 from .graph import latest_value, module_index
 
 _BACKWARD_TAKES_LOSS = {"manual_backward"}  # a method whose argument (not its receiver) is the loss
@@ -23,7 +23,7 @@ def _subjects(call: ast.Call, ctx) -> list[ast.expr]:
     methods, or the argument of `accelerator.backward(loss)` / `self.manual_backward(loss)`."""
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
     if ctx.method_name(call) in _BACKWARD_TAKES_LOSS or (
-            call.args and isinstance(receiver, ast.Name) and _made_by_constructor(receiver, ctx)):
+            call.args and isinstance(receiver, ast.Name) and _engine(receiver, ctx)):
         return [call.args[0]] if call.args else []
     while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
         if receiver.func.attr == "scale" and len(receiver.args) == 1:
@@ -35,9 +35,14 @@ def _subjects(call: ast.Call, ctx) -> list[ast.expr]:
     return [receiver] if receiver is not None else []
 
 
-def _made_by_constructor(name: ast.Name, ctx) -> bool:
-    """`accelerator = Accelerator(...)`: an object built from a class, whose backward(x) takes the loss."""
+def _engine(name: ast.Name, ctx) -> bool:
+    """`accelerator = Accelerator(...)` (an object built from a class) or an object handed in as a parameter:
+    its backward(x) takes the loss (a tensor's backward(g) is called on a value computed here)."""
     value = latest_value(name, ctx)
+    if value is None:
+        func = ctx.enclosing(name, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return func is not None and name.id in {a.arg for a in func.args.posonlyargs + func.args.args
+                                                + func.args.kwonlyargs}
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
         last = value.func.id if isinstance(value.func, ast.Name) else value.func.attr
         return last[:1].isupper()
@@ -54,6 +59,9 @@ def _terms(expr: ast.expr | None, ctx, depth: int = 3) -> set[str]:
         # a term scaled by a constant weight
         sides = [s for s in (expr.left, expr.right) if not isinstance(s, ast.Constant)]
         return _terms(sides[0], ctx, depth) if len(sides) == 1 else set()
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in KEEPS_GRAPH \
+            and ctx.call_name(expr) is None:
+        return _terms(expr.func.value, ctx, depth)  # `aux.sum()`: a reduction of a term is still that term's graph
     if isinstance(expr, ast.Name):
         found = {expr.id}
         value = latest_value(expr, ctx)
@@ -88,10 +96,10 @@ def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
     value = latest_value(operand, ctx)
     if isinstance(value, ast.Constant):
         return False
-    names = [s for s in subjects if isinstance(s, ast.Name)]
-    if any(operand.id in _terms(s, ctx) for s in names):
+    if any(operand.id in _terms(s, ctx) for s in subjects):
         return True
-    return _built_into_backwarded(operand, value, {s.id for s in names}, ctx)
+    names = {s.id for s in subjects if isinstance(s, ast.Name)}
+    return _built_into_backwarded(operand, value, names, ctx)
 
 
 def _built_into_backwarded(operand: ast.Name, value: ast.AST | None, backwarded: set[str], ctx) -> bool:
@@ -113,5 +121,9 @@ def _built_into_backwarded(operand: ast.Name, value: ast.AST | None, backwarded:
             continue
         own = ret.value.elts[mine]
         if isinstance(own, ast.Name) and any(own.id in _terms(ret.value.elts[i], ctx) for i in live):
+            return True
+        # `return (a, F.l1_loss(y, t))` or a name holding that: a loss computed beside the backwarded one
+        held = latest_value(own, ctx) if isinstance(own, ast.Name) else own
+        if live and held is not None and is_loss_value(held, ctx) and not detached(held, ctx):
             return True
     return False
