@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import ast
 
-from .accum_losses import KEEPS_GRAPH, detached, is_loss_value, local_callee
+from .accum_losses import (
+    KEEPS_GRAPH,
+    detached,
+    is_loss_value,
+    iterated_container,
+    local_callee,
+)
 from .graph import latest_value, module_index
 
-_BACKWARD_TAKES_LOSS = {"manual_backward"}  # a method whose argument (not its receiver) is the loss
+_BACKWARD_TAKES_LOSS = {"manual_backward"}
+ENTRIES = "[]"  # marks a container whose entries a backwarded sum is built from  # a method whose argument (not its receiver) is the loss
 
 
 def _subjects(call: ast.Call, ctx) -> list[ast.expr]:
@@ -49,35 +56,46 @@ def _engine(name: ast.Name, ctx) -> bool:
     return False
 
 
-def _terms(expr: ast.expr | None, ctx, depth: int = 3) -> set[str]:
-    """The names a sum is built from (`a + b + c * 0.1`, through names assigned before it)."""
+def _terms(expr: ast.expr | None, ctx, depth: int = 3, before: int = 0) -> set[str]:
+    """The names a sum is built from (`a + b + c * 0.1`, through names assigned, and `+=` run, before line
+    `before`: the backward() call's)."""
     if expr is None or depth <= 0:
         return set()
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Sub):
-        return _terms(expr.left, ctx, depth) | _terms(expr.right, ctx, depth)
+        return _terms(expr.left, ctx, depth, before) | _terms(expr.right, ctx, depth, before)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult | ast.Div):
         # a term scaled by a constant weight
         sides = [s for s in (expr.left, expr.right) if not isinstance(s, ast.Constant)]
-        return _terms(sides[0], ctx, depth) if len(sides) == 1 else set()
+        return _terms(sides[0], ctx, depth, before) if len(sides) == 1 else set()
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in KEEPS_GRAPH \
             and ctx.call_name(expr) is None:
-        return _terms(expr.func.value, ctx, depth)  # `aux.sum()`: a reduction of a term is still that term's graph
+        # `aux.sum()`: a reduction of a term is still that term's graph
+        return _terms(expr.func.value, ctx, depth, before)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
+        return {expr.value.id + ENTRIES}  # `ls[0]`: an entry of the container `ls`
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "sum" and expr.args:
+        summed = expr.args[0]  # `sum(parts.values())`, `sum(parts)`: every entry of `parts`
+        if isinstance(summed, ast.Call) and isinstance(summed.func, ast.Attribute) and summed.func.attr == "values":
+            summed = summed.func.value
+        return {summed.id + ENTRIES} if isinstance(summed, ast.Name) else set()
     if isinstance(expr, ast.Name):
         found = {expr.id}
         value = latest_value(expr, ctx)
-        if isinstance(value, ast.BinOp):
-            found |= _terms(value, ctx, depth - 1)
+        if isinstance(value, ast.BinOp | ast.Call | ast.Subscript):
+            found |= _terms(value, ctx, depth - 1, before)
         for aug in module_index(ctx)["augmented"].get((ctx.scope_of(expr), expr.id), ()):
-            found |= _terms(aug.value, ctx, depth - 1)
+            if aug.lineno < (before or expr.lineno):  # a `+=` after the backward is not part of what it ran on
+                found |= _terms(aug.value, ctx, depth - 1, before)
         return found
     return set()
 
 
-def _backwarded(region: ast.AST, ctx) -> list[ast.expr]:
+def _backwarded(region: ast.AST, ctx) -> list[tuple[ast.expr, int]]:
+    """What each backward() in the region runs on, with the line of that call."""
     scope = region if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) else ctx.scope_of(region)
     calls = module_index(ctx)["backward"].get(scope, ())
     inside = [c for c in calls if region is scope or region in set(ctx.ancestors(c))]
-    return [s for c in inside for s in _subjects(c, ctx)]
+    return [(s, c.lineno) for c in inside for s in _subjects(c, ctx)]
 
 
 def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
@@ -86,20 +104,30 @@ def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
     if not subjects:
         return False
     if isinstance(operand, ast.Subscript):
-        # `c[0].backward()` in the region: the other entries of `c` are losses computed beside it
+        # `c[0].backward()`, `(c["a"] + c["b"]).backward()` in the region: the entries of `c` are losses
         base = operand.value
-        return isinstance(base, ast.Name) and any(
-            isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and s.value.id == base.id
-            for s in subjects)
+        return isinstance(base, ast.Name) and any(base.id + ENTRIES in _terms(s, ctx, before=at) for s, at in subjects)
     if not isinstance(operand, ast.Name):
         return False
+    container = iterated_container(operand, ctx)
+    if isinstance(container, ast.Name) and any(container.id + ENTRIES in _terms(s, ctx, before=at)
+                                               for s, at in subjects):
+        return True  # `for k, v in parts.items()` after `sum(parts.values()).backward()`
     value = latest_value(operand, ctx)
     if isinstance(value, ast.Constant):
         return False
-    if any(operand.id in _terms(s, ctx) for s in subjects):
+    # the value the accumulation reads is the one bound before the backward (a parameter, or assigned earlier)
+    bound = value.lineno if value is not None else _parameter_line(operand, ctx)
+    if bound is not None and any(bound <= at and operand.id in _terms(s, ctx, before=at) for s, at in subjects):
         return True
-    names = {s.id for s in subjects if isinstance(s, ast.Name)}
+    names = {s.id for s, _ in subjects if isinstance(s, ast.Name)}
     return _built_into_backwarded(operand, value, names, ctx)
+
+
+def _parameter_line(name: ast.Name, ctx) -> int | None:
+    func = ctx.enclosing(name, (ast.FunctionDef, ast.AsyncFunctionDef))
+    params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs} if func else set()
+    return func.lineno if name.id in params else None
 
 
 def _built_into_backwarded(operand: ast.Name, value: ast.AST | None, backwarded: set[str], ctx) -> bool:

@@ -26,25 +26,28 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
         if not isinstance(node.value, ast.Tuple):
             return None
         dicts = [e for e in node.value.elts if isinstance(e, ast.Dict)]
-        entries = [v for d in dicts for v in d.values]
+        entries = [(_key(k), v) for d in dicts for k, v in zip(d.keys, d.values, strict=False)]
         holder = None
     elif isinstance(node, ast.Assign) and len(node.targets) == 1:
         target = node.targets[0]
         if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
-            entries, holder = list(node.value.values), target.id
+            entries = [(_key(k), v) for k, v in zip(node.value.keys, node.value.values, strict=False)]
+            holder = target.id
         elif isinstance(target, ast.Name) and _dict_call(node.value):
-            entries, holder = [k.value for k in node.value.keywords], target.id
+            entries, holder = [(k.arg or "", k.value) for k in node.value.keywords], target.id
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            entries, holder = [node.value], target.value.id
+            entries, holder = [(_key(target.slice), node.value)], target.value.id
         else:
             return None
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
             and isinstance(node.func.value, ast.Name):  # log.update(loss=loss), log.update({"loss": loss})
-        entries = [k.value for k in node.keywords] + [v for a in node.args if isinstance(a, ast.Dict) for v in a.values]
+        entries = [(k.arg or "", k.value) for k in node.keywords] + [
+            (_key(k), v) for a in node.args if isinstance(a, ast.Dict) for k, v in zip(a.keys, a.values, strict=False)]
         holder = node.func.value.id
     else:
         return None
-    losses = [e for e in entries if isinstance(e, ast.Name) and loss_named(e)]
+    # the entry is named as a loss, or kept under a key that says so (`{"loss": v}`: what readers of the dict use)
+    losses = [e for key, e in entries if isinstance(e, ast.Name) and (loss_named(e) or "loss" in key.lower())]
     if not losses:
         return None
     func = ctx.scope_of(node)
@@ -54,6 +57,10 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
         if _returned_beside(func, loss.id, holder, node, ctx) and _live(loss, ctx):
             return loss
     return None
+
+
+def _key(key: ast.AST | None) -> str:
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""
 
 
 def _dict_call(value: ast.AST) -> bool:

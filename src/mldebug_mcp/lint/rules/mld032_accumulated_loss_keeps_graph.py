@@ -152,8 +152,8 @@ class AccumulatedLossKeepsGraph(Rule):
                 and isinstance(operand.value, ast.Name) and loss_named(operand.value) \
                 and any(_backwarded_in(operand.value, each, ctx) for each in loops) \
                 and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
-            # what a backward() in the loop (or the step) runs on, or a term of it, whatever it is called
-            region = loop if loop is not None else func
+            # what a backward() in the step (or the loop) runs on, or a term of it, whatever it is called
+            region = func if func is not None else loop
             backwarded = backwarded or region is not None and backwarded_value(operand, region, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
             companion = value is not None and _other_element(operand, value, loop, ctx)
