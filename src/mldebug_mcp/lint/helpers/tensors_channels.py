@@ -106,7 +106,23 @@ def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> se
         return None
     conv = found[0]
     out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
-    return _factors(out[0]) if out else None
+    return _with_attributes(_factors(out[0]), conv, ctx) if out else None
+
+
+def _with_attributes(factors: set[str], built: ast.AST, ctx) -> set[str]:
+    """Add the attributes the constructor's parameters are kept as (`self.n_classes = k` beside
+    `nn.Conv2d(c, k * 4, 3)`): a view reading `self.n_classes` names the same count, whatever `k` is called."""
+    scope = ctx.scope_of(built)
+    kept = {}
+    for assign in ctx.in_scope(scope, (ast.Assign,)):
+        for target in assign.targets:
+            pairs = zip(target.elts, assign.value.elts, strict=False) if isinstance(target, ast.Tuple) \
+                and isinstance(assign.value, ast.Tuple) else [(target, assign.value)]
+            for attr, value in pairs:
+                if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Name) and attr.value.id == "self" \
+                        and isinstance(value, ast.Name):
+                    kept.setdefault(value.id, set()).add(attr.attr)
+    return factors | {a for f in factors for a in kept.get(f, ())}
 
 
 def valid_conv_output(tensor: ast.expr, at: ast.AST, ctx) -> bool:
@@ -131,8 +147,9 @@ def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
     return int(name[-2]) + 2 if name in CONVS else None
 
 
-def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[str, ast.expr, bool] | None:
-    """(size of the last axis as source text without `self.`, the layer's input, whether the input's axes all
+def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[set[str], ast.expr, bool] | None:
+    """(size of the last axis as source text without `self.`, with the attributes the constructor's size is kept
+    as, the layer's input, whether the input's axes all
     carry over) when `tensor` holds a Linear or Embedding module's output (batch, ..., features), through
     layout-keeping layers in the same function. An Embedding appends its axis; a Linear replaces the last."""
     found = _conv_behind(tensor, at, ctx, 4, FEATURES_LAST)
@@ -142,7 +159,7 @@ def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[str, ast.exp
     kind = (ctx.call_name(layer) or "").rsplit(".", 1)[-1]
     keyword, position = FEATURES_LAST[kind]
     size = [k.value for k in layer.keywords if k.arg == keyword] or layer.args[position:position + 1]
-    return (short_size(size[0]), call.args[0], kind == "Embedding") if size else None
+    return (_with_attributes({short_size(size[0])}, layer, ctx), call.args[0], kind == "Embedding") if size else None
 
 
 def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int,

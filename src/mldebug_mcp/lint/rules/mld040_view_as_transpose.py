@@ -234,7 +234,7 @@ def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.ex
     if found is None:
         return False
     features, given, appended = found
-    position = next((i for i, s in enumerate(sizes) if short_size(s) == features), None)
+    position = next((i for i, s in enumerate(sizes) if short_size(s) in features), None)
     if position is None:
         return False
     source, scope = ast.dump(tensor), ctx.scope_of(call)
