@@ -109,6 +109,16 @@ def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> se
     return _with_attributes(_factors(out[0]), conv, ctx) if out else None
 
 
+def conv_whole_channels(tensor: ast.expr, at: ast.AST, ctx) -> set[str]:
+    """The texts of a conv's whole out-channel count (`n_out`, and `self.k` where `self.k = n_out`)."""
+    found = _conv_behind(tensor, at, ctx, 4)
+    if found is None:
+        return set()
+    conv = found[0]
+    out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
+    return _with_attributes({short_size(out[0])}, conv, ctx) if out else set()
+
+
 def _with_attributes(factors: set[str], built: ast.AST, ctx) -> set[str]:
     """Add the attributes the constructor's parameters are kept as (`self.n_classes = k` beside
     `nn.Conv2d(c, k * 4, 3)`): a view reading `self.n_classes` names the same count, whatever `k` is called."""

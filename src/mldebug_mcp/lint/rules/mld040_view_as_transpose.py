@@ -9,6 +9,7 @@ from ..helpers.tensors_channels import (
     channels_viewed_last,
     conv_channel_sizes,
     conv_output_rank,
+    conv_whole_channels,
     features_last_size,
     short_size,
     valid_conv_output,
@@ -221,8 +222,8 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
         return False
     # `self.decide(x).view(-1, k)` with k the conv's whole channel count, after a kernel that spans the map:
     # a (batch, k, 1, 1) output flattened per sample, not positions read as channels
-    whole = max(channels, key=len)
-    return not (len(sizes) == 2 and short_size(sizes[-1]) == whole and valid_conv_output(tensor, call, ctx))
+    return not (len(sizes) == 2 and short_size(sizes[-1]) in conv_whole_channels(tensor, call, ctx)
+                and valid_conv_output(tensor, call, ctx))
 
 
 def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext,
