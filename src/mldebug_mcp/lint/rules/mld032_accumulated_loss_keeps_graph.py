@@ -179,7 +179,8 @@ class AccumulatedLossKeepsGraph(Rule):
     def _collected(self, node: ast.Assign, value: ast.expr, ctx: ModuleContext) -> Iterator[Hit]:
         """`stat_col["loss"] = loss` in a step that trains, or hands the loss back to its caller for backward."""
         func = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        if func is None or not live_loss(value, ctx) or in_no_grad(node, ctx):
+        # a loss call's value, or what a backward() in this step ran on, whatever the criterion is called
+        if func is None or not (live_loss(value, ctx) or backwarded_value(value, func, ctx)) or in_no_grad(node, ctx):
             return
         handed_back = isinstance(value, ast.Name) and _returned(value.id, node, ctx)
         if handed_back or trains(func, ctx):

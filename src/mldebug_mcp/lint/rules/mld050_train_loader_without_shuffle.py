@@ -114,6 +114,9 @@ def _names(call: ast.Call, dataset: ast.AST, ctx: ModuleContext) -> list[str]:
     # (an attribute read from another dataset, `vocab=train_set.vocab`, says nothing of this one's split)
     built = ctx.resolve(dataset)
     names += [_split_hint(k) for k in built.keywords if k.arg] if isinstance(built, ast.Call) else []
+    # a path the dataset is read from says its split whatever the dataset is called: CsvDataset(root + "/train.csv")
+    names += [n.value for a in built.args for n in ast.walk(a) if isinstance(n, ast.Constant)
+              and isinstance(n.value, str)] if isinstance(built, ast.Call) else []
     return [n.lower() for n in names if n]
 
 
