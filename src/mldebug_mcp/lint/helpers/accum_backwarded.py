@@ -155,3 +155,26 @@ def _built_into_backwarded(operand: ast.Name, value: ast.AST | None, backwarded:
         if live and held is not None and is_loss_value(held, ctx) and not detached(held, ctx):
             return True
     return False
+
+
+def returns_running_loss(operand: ast.expr, ctx) -> bool:
+    """`v = epoch(...)` where the local function `epoch` returns a running total (`t = t + l`, `t += l`, then
+    `return t / len(loader)`) of a value it ran backward() on: every step's graph comes back with it."""
+    value = latest_value(operand, ctx) if isinstance(operand, ast.Name) else operand
+    func = local_callee(value, ctx) if isinstance(value, ast.Call) else None
+    if func is None:
+        return False
+    for ret in ctx.in_scope(func, (ast.Return,)):
+        root = ret.value
+        while isinstance(root, ast.BinOp) and isinstance(root.op, ast.Div | ast.Mult):
+            root = root.left  # `total / len(loader)`
+        if not isinstance(root, ast.Name):
+            continue
+        added = [a.value for a in module_index(ctx)["augmented"].get((func, root.id), ())]
+        added += [a.value.right for a in ctx.in_scope(func, (ast.Assign,)) if len(a.targets) == 1
+                  and isinstance(a.targets[0], ast.Name) and a.targets[0].id == root.id
+                  and isinstance(a.value, ast.BinOp) and isinstance(a.value.op, ast.Add)
+                  and isinstance(a.value.left, ast.Name) and a.value.left.id == root.id]
+        if any(isinstance(x, ast.Name) and backwarded_value(x, func, ctx) for x in added):
+            return True
+    return False

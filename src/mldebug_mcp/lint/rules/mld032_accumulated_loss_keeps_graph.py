@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_backwarded import backwarded_value
+from ..helpers.accum_backwarded import backwarded_value, returns_running_loss
 from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_loss
 from ..helpers.accum_handoff import kept_for_a_log
 from ..helpers.accum_log_outputs import logged_loss_copy
@@ -147,6 +147,7 @@ class AccumulatedLossKeepsGraph(Rule):
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
             stepped = stepped or entries_live  # `losses[it - 1].backward()` in the loop: the entries are live
+            stepped = stepped or loop is not None and returns_running_loss(operand, ctx)
             # `history[k].append(loss_dict[k])` where the sum of loss_dict's entries is backwarded in the loop
             backwarded = backwarded or loop is not None and isinstance(operand, ast.Subscript) \
                 and isinstance(operand.value, ast.Name) and loss_named(operand.value) \
