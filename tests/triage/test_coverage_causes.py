@@ -45,10 +45,12 @@ TEXTBOOK = {
         "has no coordinate check; the losses are small but the solution is wrong near the boundary"),
 }
 
-# A description of another failure that shares some vocabulary with the cause.
+# A description of another failure, where one exists a neighbouring cause's (overfitting, small-batch BatchNorm, PDE
+# derivatives), that shares some vocabulary with the cause.
 DECOY = {
     "training-too-short": (
-        "my loss becomes nan after a few hundred steps when I train with fp16 autocast, and it is fine in fp32"),
+        "the training loss falls but the validation loss starts rising after epoch 20 while the training loss keeps "
+        "going down"),
     "no-lr-decay": (
         "with Adam at learning rate 0.1 my loss jumps around and then explodes to NaN within the first "
         "epoch"),
@@ -56,7 +58,8 @@ DECOY = {
         "my padded batches give different results because the attention mask is missing and the model attends "
         "to the padding tokens"),
     "batchnorm-stats-polluted": (
-        "I forgot to call optimizer.zero_grad() and the loss goes up after the first few iterations"),
+        "with batch size 2 per GPU my BatchNorm statistics are noisy and the validation accuracy is much lower than "
+        "training"),
     "head-class-count-mismatch": (
         "my segmentation masks have values 0 and 255 and training crashes with a device-side assert"),
     "wrong-columns-selected": (
@@ -76,7 +79,8 @@ DECOY = {
         "my PPO agent's episode reward stays flat and the policy entropy collapses within the first few "
         "updates"),
     "pinn-boundary-conditions-wrong": (
-        "my text classifier's loss goes down but the validation accuracy stays at 50%"),
+        "my PINN residual is wrong because torch.autograd.grad is called without create_graph=True, so the second "
+        "derivative is zero"),
 }
 
 

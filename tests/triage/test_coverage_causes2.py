@@ -37,7 +37,8 @@ TEXTBOOK = {
         "enhanced variant trained ten times longer than the script I ran"),
 }
 
-# A description of another failure that shares some vocabulary (detection, pretraining, RL, data) with the cause.
+# A description of another failure that shares some vocabulary (detection, pretraining, RL, data, losses, metrics) with
+# the cause, where one exists a neighbouring cause's (no training steps at all, a metric computed wrongly).
 DECOY = {
     "anchors-unsuited": (
         "my YOLO label files hold pixel coordinates instead of normalized xywh and mAP stays at 0 while the "
@@ -51,17 +52,17 @@ DECOY = {
         "my PPO agent's episode reward during training is about 400 but evaluate_policy with "
         "deterministic actions gives me 20"),
     "data-subset-only": (
-        "my test accuracy is 99.9%, too good to be true; I scaled with StandardScaler before "
-        "train_test_split"),
+        "the log says 0 training steps per epoch because my dataset has fewer samples than the batch size and "
+        "drop_last=True"),
     "generation-settings": (
         "the training loss is exactly 0 from the first step when fine-tuning with SFTTrainer because every "
         "label is -100"),
     "augmentation-not-applied": (
         "my loss becomes nan after a few hundred steps when I train with fp16 autocast"),
     "loss-terms-imbalanced": (
-        "I forgot to call optimizer.zero_grad() and the loss goes up after the first few iterations"),
+        "my classifier's loss is negative because I apply log_softmax and then pass the result to BCELoss"),
     "metric-compared-wrongly": (
-        "CUDA out of memory on the very first training step with batch size 64"),
+        "my validation accuracy computed with argmax over the batch dimension is always around 10%"),
 }
 
 
