@@ -19,10 +19,10 @@ from .accum_losses import (
     iterated_container,
     local_callee,
 )
-from .graph import latest_value, module_index
+from .graph import callee, latest_value, module_index
 
-_BACKWARD_TAKES_LOSS = {"manual_backward"}
-ENTRIES = "[]"  # marks a container whose entries a backwarded sum is built from  # a method whose argument (not its receiver) is the loss
+_BACKWARD_TAKES_LOSS = {"manual_backward"}  # a method whose argument (not its receiver) is the loss
+ENTRIES = "[]"  # marks a container whose entries a backwarded sum is built from
 
 
 def _subjects(call: ast.Call, ctx) -> list[ast.expr]:
@@ -47,13 +47,8 @@ def _engine(name: ast.Name, ctx) -> bool:
     its backward(x) takes the loss (a tensor's backward(g) is called on a value computed here)."""
     value = latest_value(name, ctx)
     if value is None:
-        func = ctx.enclosing(name, (ast.FunctionDef, ast.AsyncFunctionDef))
-        return func is not None and name.id in {a.arg for a in func.args.posonlyargs + func.args.args
-                                                + func.args.kwonlyargs}
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
-        last = value.func.id if isinstance(value.func, ast.Name) else value.func.attr
-        return last[:1].isupper()
-    return False
+        return _parameter_line(name, ctx) is not None
+    return isinstance(value, ast.Call) and callee(value.func)[:1].isupper()
 
 
 def _terms(expr: ast.expr | None, ctx, depth: int = 3, before: int = 0) -> set[str]:
