@@ -1,13 +1,14 @@
 """Where a DataLoader goes and where set_epoch belongs for it (MLD054): the places that iterate the loader,
 followed through names, `self.<attr>`, dicts of loaders, this file's functions, methods and classes, and
 what a wrapper of another library returns for it (`_, _, dl = backend.distribute(training_data=loader)`), and
-the epoch loop around them (also a `while` loop right around a pass: an endless batch generator), or the end of a
-per-epoch method."""
+the epoch loop around them (also a `while` loop right around a pass, an endless batch generator, or a counted
+`for _ in range(n)` around one), or the end of a per-epoch method."""
 
 import ast
 import os
 
 from ..context import ModuleContext
+from .graph import callee
 from .loader_facts import loader_facts, scoped
 
 # calls that iterate the loader they are given (or wrap it for a loop)
@@ -129,11 +130,10 @@ def _sites(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST
 def _handed(call: ast.Call, slot: int | str, key: str | None, ctx: ModuleContext, depth: int) -> list[ast.AST]:
     """A call given the loader: an iterator over it, a function or class of this file (followed), or code
     not visible here (the call itself: it runs the loader)."""
-    callee = call.func
-    simple = callee.id if isinstance(callee, ast.Name) else callee.attr if isinstance(callee, ast.Attribute) else ""
+    simple = callee(call.func)
     if simple in ITERATORS:
         return [call] if key is None else []
-    target = _local_callee(callee, ctx)
+    target = _local_callee(call.func, ctx)
     if target is None:
         if key is not None or simple in NOT_RUNNING:
             return []
@@ -195,17 +195,17 @@ def _iterations(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[as
         s, ast.Call) and (s.func.id if isinstance(s.func, ast.Name) else getattr(s.func, "attr", "")) in ITERATORS]
 
 
-def _local_callee(callee: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.ClassDef | None] | None:
+def _local_callee(func: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.ClassDef | None] | None:
     """(function, class it builds) for a call of this file's function, method of the same class, or class."""
-    if isinstance(callee, ast.Name):
-        if callee.id in ctx.functions:
-            return ctx.functions[callee.id], None
-        cls = ctx.classes.get(callee.id)
+    if isinstance(func, ast.Name):
+        if func.id in ctx.functions:
+            return ctx.functions[func.id], None
+        cls = ctx.classes.get(func.id)
         init = _method(cls, "__init__") if cls is not None else None
         return (init, cls) if init is not None else None
-    if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self":
-        cls = ctx.enclosing_class(callee)
-        method = _method(cls, callee.attr) if cls is not None else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(func)
+        method = _method(cls, func.attr) if cls is not None else None
         return (method, None) if method is not None else None
     return None
 
@@ -238,9 +238,9 @@ def _calls_of(func: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
     method = isinstance(ctx.parent(func), ast.ClassDef)
     found = []
     for call in ctx.by_type.get(ast.Call, ()):
-        callee = call.func
-        if method and isinstance(callee, ast.Attribute) and callee.attr == func.name \
-                and isinstance(callee.value, ast.Name) and callee.value.id == "self" or not method and isinstance(callee, ast.Name) and callee.id == func.name:
+        called = call.func
+        if method and isinstance(called, ast.Attribute) and called.attr == func.name \
+                and isinstance(called.value, ast.Name) and called.value.id == "self" or not method and isinstance(called, ast.Name) and called.id == func.name:
             found.append(call)
     return found
 
@@ -258,8 +258,8 @@ def epoch_header(loop: ast.AST) -> bool:
 
 def rereads(loop: ast.AST, site: ast.AST) -> bool:
     """A `while` loop right around a pass over a loader (`while True:` of an endless batch generator, `while
-    step < max_steps:`): each pass is an epoch. (A `while` that calls a per-epoch method leaves the place to
-    that method's end.)"""
+    step < max_steps:`), or a counted `for _ in range(n)` loop around one: each pass is an epoch. (A `while`
+    that calls a per-epoch method leaves the place to that method's end.)"""
     if isinstance(loop, ast.While):
         return isinstance(site, ast.For | ast.AsyncFor)
     if not isinstance(site, ast.For | ast.AsyncFor) and not any(
@@ -268,17 +268,12 @@ def rereads(loop: ast.AST, site: ast.AST) -> bool:
     # `for v in range(n):` (or trange/tqdm over one) around the pass, whatever its counter is called; not a loop
     # over phases or loaders (`for name, dl in loaders.items()`), whose each pass runs another loader
     source = loop.iter
-    while isinstance(source, ast.Call) and source.args and name_of_call(source) in WRAPPERS:
+    while isinstance(source, ast.Call) and source.args and callee(source.func) in WRAPPERS:
         source = source.args[0]
-    return isinstance(source, ast.Call) and name_of_call(source) in {"range", "trange"}
+    return isinstance(source, ast.Call) and callee(source.func) in {"range", "trange"}
 
 
 WRAPPERS = {"tqdm", "trange", "enumerate", "master_bar", "progress_bar"}
-
-
-def name_of_call(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
@@ -294,9 +289,9 @@ def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
         named = epoch_loops(ctx)
         counted = []
         for loop in ctx.by_type.get(ast.For, ()):
-            if loop in named or not (isinstance(loop.iter, ast.Call) and name_of_call(loop.iter) in {"range", "trange"}):
+            if loop in named or not (isinstance(loop.iter, ast.Call) and callee(loop.iter.func) in {"range", "trange"}):
                 continue
-            if any(isinstance(n, ast.Call) and name_of_call(n) == "len" for n in ast.walk(loop.iter)):
+            if any(isinstance(n, ast.Call) and callee(n.func) == "len" for n in ast.walk(loop.iter)):
                 continue
             if any(isinstance(a, ast.For | ast.AsyncFor | ast.While) for a in _ancestors_in_function(loop, ctx)):
                 continue
