@@ -140,10 +140,11 @@ class AccumulatedLossKeepsGraph(Rule):
                 continue
             if isinstance(operand, ast.Name) and returns_number(operand, ctx):
                 continue  # an epoch function's average of .item() values: a number whatever its name
+            # another element of a loss call's result than the live loss (a weight, a logging companion)
+            companion = value is not None and _other_element(operand, value, loop, ctx)
             # feeding a backward() in this loop proves it carries a graph (inputs and labels do not come from a model)
             backwarded = value is not None and isinstance(operand, ast.Name) and loop is not None \
-                and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx) \
-                and not _other_element(operand, value, loop, ctx)
+                and _backwarded_in(operand, loop, ctx) and depends_on_graph(value, ctx) and not companion
             # what a training step returned after its backward() (its own file's or another's)
             stepped = loop is not None and from_backward_step(operand, ctx)
             stepped = stepped or entries_live  # `losses[it - 1].backward()` in the loop: the entries are live
@@ -157,7 +158,6 @@ class AccumulatedLossKeepsGraph(Rule):
             region = func if func is not None else loop
             backwarded = backwarded or region is not None and backwarded_value(operand, region, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
-            companion = value is not None and _other_element(operand, value, loop, ctx)
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
                 value is not None and is_loss_value(value, ctx) and not companion
                 or training and named_loss_tensor(operand, ctx) and not companion
