@@ -13,6 +13,7 @@ from .loops import LOOPS, calls_in_order, is_backward, is_optimizer_step
 from .optim_params import dotted
 from .optim_sched_order import OPTIMIZER_WORDS
 from .optim_steps import FUNCTIONS, helper_calls, local_callee, unconditional_in
+from .optim_values import optimizer_annotation
 from .optim_zeroing import is_optimizer, keys
 
 
@@ -42,17 +43,11 @@ def _used_as_optimizer(parameter: str, function: ast.AST | None, ctx: ModuleCont
                 if a.arg == parameter), None)
     if arg is None:
         return False
-    if arg.annotation is not None and _optimizer_type(arg.annotation):
+    if arg.annotation is not None and optimizer_annotation(ast.unparse(arg.annotation)):
         return True
     called = {c.func.attr for c in ctx.in_scope(function, (ast.Call,)) if isinstance(c.func, ast.Attribute)
               and isinstance(c.func.value, ast.Name) and c.func.value.id == parameter and not c.args}
     return {"zero_grad", "step"} <= called
-
-
-def _optimizer_type(annotation: ast.expr) -> bool:
-    """`optim.Adam`, `torch.optim.SGD`, `Optimizer` (also under Optional[...] or a string)."""
-    text = ast.unparse(annotation)
-    return ("optim." in text or "Optimizer" in text) and "sched" not in text.lower()  # not optim.lr_scheduler
 
 
 def _bound(call: ast.Call, ctx: ModuleContext) -> list[tuple[str, ast.AST]]:

@@ -26,7 +26,8 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 OPTIMIZER_USES = frozenset({"param_groups", "zero_grad"})
 SCALER_TAKES = frozenset({"step", "unscale_"})
-# words of a receiver that steps something other than an optimiser
+# parts of a receiver's name that step something other than an optimiser; matched as substrings, not whole
+# words (`pbar`, `envs`, but also `schema` by "ema", `clr_opt` by "lr")
 NOT_OPTIMIZER = ("sched", "prof", "env", "timer", "bar", "progress", "ema", "swa", "warmup", "lr", "annealer",
                  "self", "engine", "trainer", "accelerator", "model", "step")
 
@@ -40,6 +41,12 @@ def _annotation(expr: ast.Name, ctx: ModuleContext) -> str:
                 return ast.unparse(arg.annotation) if arg.annotation is not None else ""
         function = ctx.enclosing(function, FUNCTIONS)
     return ""
+
+
+def optimizer_annotation(text: str) -> bool:
+    """An annotation's text that names an optimiser (`optim.Adam`, `torch.optim.SGD`, `Optimizer`, also under
+    `Optional[...]` or as a string), not a scheduler (`optim.lr_scheduler.StepLR`)."""
+    return ("optim." in text or "Optimizer" in text) and "sched" not in text.lower()
 
 
 def _key(expr: ast.AST) -> str | None:
@@ -95,16 +102,13 @@ def is_optimizer_value(expr: ast.AST, ctx: ModuleContext) -> bool:
     """`expr` (a name or self attribute) holds an optimiser, by its constructor, annotation or uses."""
     built = ctx.constructed(expr) or ""
     if built:
-        return "lr_scheduler" not in built and (built.startswith("torch.optim.") or "optim" in built.lower())
+        return "lr_scheduler" not in built and "optim" in built.lower()
     key = _key(expr)
     if key is None:
         return False
-    if isinstance(expr, ast.Name):
-        annotation = _annotation(expr, ctx)
-        if "Optimizer" in annotation or "optim." in annotation and "lr_scheduler" not in annotation:
-            return True
-        if paired_role(expr, ctx) == "optimizer":
-            return True
+    if isinstance(expr, ast.Name) and (
+            optimizer_annotation(_annotation(expr, ctx)) or paired_role(expr, ctx) == "optimizer"):
+        return True
     return "optimizer" in _uses(_scope(expr, ctx), ctx).get(key, set())
 
 
