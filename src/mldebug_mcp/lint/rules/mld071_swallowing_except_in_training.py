@@ -62,10 +62,10 @@ class SwallowingExceptInTraining(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        calls = calls_in_order(node.body)
-        if not any(_is_training_call(c, ctx) for c in calls):
+        training = [c for c in calls_in_order(node.body) if _is_training_call(c, ctx)]
+        if not training:
             return
-        if not any(not is_backward(c) for c in calls if _is_training_call(c, ctx)) and not _file_steps(ctx):
+        if all(is_backward(c) for c in training) and not _file_steps(ctx):
             return  # backward() alone in a file that never steps: timing, profiling or a gradient check
         ends_run = not _inside_loop(node, ctx)
         for handler in node.handlers:
