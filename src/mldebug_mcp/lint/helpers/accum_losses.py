@@ -215,10 +215,8 @@ def _graph_free(expr: ast.AST, ctx) -> bool:
     if isinstance(expr, ast.Call) and ctx.method_name(expr) in KEEPS_GRAPH and ctx.call_name(expr) is None:
         return _graph_free(expr.func.value, ctx)
     if isinstance(expr, ast.BinOp):
-        sides = (expr.left, expr.right)
-        return any(_graph_free(side, ctx) for side in sides) and not any(
-            loss_named(n) or is_loss_call(n, ctx) for side in sides if not _graph_free(side, ctx)
-            for n in ast.walk(side))
+        kept = [side for side in (expr.left, expr.right) if not _graph_free(side, ctx)]  # each side judged once
+        return len(kept) < 2 and not any(loss_named(n) or is_loss_call(n, ctx) for side in kept for n in ast.walk(side))
     return False
 
 

@@ -147,7 +147,8 @@ def _scheduler_uses(scope: ast.AST, ctx: ModuleContext) -> set[str]:
 
 def scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
     """`sched.step()` by name or torch constructor, or on a value the code shows is an LR scheduler: built by
-    a class named like one, annotated as one, or asked `get_last_lr()` / `last_epoch`."""
+    a class named like one, annotated as one, asked `get_last_lr()` / `last_epoch` (SCHEDULER_USES), or unpacked
+    as the scheduler of a returned pair (`paired_role`)."""
     if is_scheduler_step(call, ctx):
         return True
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
@@ -155,7 +156,8 @@ def scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
     receiver = call.func.value
     built = ctx.constructed(receiver) or ""
     if built:
-        return bool(SCHEDULE_CLASS.search(built.rsplit(".", 1)[-1])) and "optim" not in built.lower().rsplit(".", 1)[-1]
+        short = built.rsplit(".", 1)[-1]
+        return bool(SCHEDULE_CLASS.search(short)) and "optim" not in short.lower()
     key = _key(receiver)
     if key is None:
         return False
