@@ -10,6 +10,7 @@ the class is told to the run as a scoped project fact: random-samples:<class nam
 import ast
 
 from ..context import ModuleContext
+from .graph import callee
 
 RANDOM_SAMPLES = "random-samples"
 # fresh random draws: a dataset of them (TensorDataset(torch.rand(n, d), ...)) is in no order to keep
@@ -61,6 +62,18 @@ def _shuffles_itself(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
                 and isinstance(node.value, ast.Call) and ctx.call_name(node.value) in PERMUTATIONS:
             return True
     return False
+
+
+def dataset_class_told(name: str, ctx: ModuleContext, facts: tuple[str, ...]) -> bool:
+    """`name` is a class with one of `facts` (RANDOM_SAMPLES, SELF_SHUFFLING): a class of this file as this file
+    finds it, another file's as the file that defines it tells the run."""
+    if name in ctx.classes:
+        return any(name in _FOUND_HERE[fact](ctx) for fact in facts)
+    from .loader_facts import told_in_scope  # loader_facts imports this module
+    return any(told_in_scope(ctx, f"{fact}:{name}") is not None for fact in facts)
+
+
+_FOUND_HERE = {RANDOM_SAMPLES: random_sample_classes, SELF_SHUFFLING: self_shuffling_classes}
 
 
 def _on_self(expr: ast.AST) -> bool:
@@ -126,13 +139,11 @@ def runs_no_project_transform(dataset: ast.AST | None, ctx: ModuleContext) -> bo
     built = ctx.resolve(dataset) if isinstance(dataset, ast.Name | ast.Attribute) else dataset
     if not isinstance(built, ast.Call):
         return False
-    name = ctx.call_name(built) or ""
-    short = built.func.id if isinstance(built.func, ast.Name) else getattr(built.func, "attr", "")
+    name, short = ctx.call_name(built) or "", callee(built.func)
     if short in random_sample_classes(ctx):
         return True
     if not name.startswith(LIBRARY_DATASETS):
-        from .loader_facts import told_in_scope  # loader_facts imports this module
-        return bool(short) and short not in ctx.classes and told_in_scope(ctx, f"{RANDOM_SAMPLES}:{short}") is not None
+        return bool(short) and dataset_class_told(short, ctx, (RANDOM_SAMPLES,))
     if any(k.arg is None for k in built.keywords) or any(isinstance(a, ast.Starred) for a in built.args):
         return False
     return all(_library_only(v, ctx) for v in [*built.args, *(k.value for k in built.keywords)])

@@ -5,18 +5,16 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.graph import callee
-from ..helpers.loader_facts import told_in_scope
 from ..helpers.loader_random_samples import (
-    RANDOM_DRAWS,
+    ITERABLE,
     RANDOM_SAMPLES,
     SELF_SHUFFLING,
-    random_sample_classes,
-    self_shuffling_classes,
+    dataset_class_told,
+    random_draw,
 )
 from ..helpers.loops import is_any_backward, is_optimizer_step, is_scheduler_step
 from ..rule import Hit, Rule
 
-ITERABLE = {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 # these return randomly permuted parts (train_test_split shuffles unless told not to)
 RANDOM_SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split",
                  "sklearn.model_selection.train_test_split"}
@@ -150,13 +148,8 @@ def _random_sample_class(value: ast.AST, ctx: ModuleContext) -> bool:
     """`RandomClassificationDataset(size=8)`: a class of this file or of the project (told by the file that
     defines it) whose samples are random draws, an IterableDataset, or a dataset that shuffles its own sample
     list (it builds its batches itself): there is no order to shuffle away."""
-    if not isinstance(value, ast.Call):
-        return False
-    name = value.func.id if isinstance(value.func, ast.Name) else value.func.attr \
-        if isinstance(value.func, ast.Attribute) else None
-    if name is None or name in ctx.classes:
-        return name in random_sample_classes(ctx) or name in self_shuffling_classes(ctx)
-    return any(told_in_scope(ctx, f"{fact}:{name}") is not None for fact in (RANDOM_SAMPLES, SELF_SHUFFLING))
+    name = callee(value.func) if isinstance(value, ast.Call) else ""
+    return bool(name) and dataset_class_told(name, ctx, (RANDOM_SAMPLES, SELF_SHUFFLING))
 
 
 def _subclasses_iterable(qualname: str | None, ctx: ModuleContext, depth: int) -> bool:
@@ -204,7 +197,7 @@ def _random_draws(value: ast.AST, ctx: ModuleContext) -> bool:
     if not (isinstance(value, ast.Call) and value.args):
         return False
     inputs = ctx.resolve(value.args[0]) if isinstance(value.args[0], ast.Name) else value.args[0]
-    return any(isinstance(n, ast.Call) and ctx.call_name(n) in RANDOM_DRAWS for n in ast.walk(inputs))
+    return any(random_draw(n, ctx) for n in ast.walk(inputs))
 
 
 def _never_trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
