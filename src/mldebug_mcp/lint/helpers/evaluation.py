@@ -7,11 +7,7 @@ from functools import lru_cache
 
 from ..context import CHILD_FIELDS, ModuleContext, node_fields
 from .loops import calls_in_order
-from .modes_handed_models import (
-    handed_a_model,
-    module_statement_owners,
-    params_handed_values,
-)
+from .modes_handed_models import handed_a_model, may_be_handed, module_statement_owners
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
@@ -251,7 +247,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
     module has) on it, or it was assigned from a model builder (`self.phi = self.get_model()`,
     `net = load_network(path).to(device)`)."""
     key = _key(func)
-    if key is not None and (key in module_owners(ctx) or key in module_statement_owners(ctx)):
+    if key is not None and key in _owner_keys(ctx):
         return True
     for value in ctx.values_of(func, func):
         value = strip_calls(value, SETUP_CALLS)
@@ -277,15 +273,13 @@ def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
         name = func.id
         if name == "self" or ctx.values_of(func, func) or model_named(name):
             return False
-        return name not in module_owners(ctx) and name not in module_statement_owners(ctx) and (
-            name not in params_handed_values(ctx))  # the key of a name is the name
+        return name not in _owner_keys(ctx) and not may_be_handed(func, ctx)  # the key of a name is the name
     if kind is ast.Attribute:
         name, base = func.attr, func.value
         if name == "self" or (type(base) is ast.Name and base.id == "self") or model_named(name):
             return False  # self.x: assigned in the class
         # a key ends with the attribute: most attributes end no key
-        return (name not in _owner_attributes(ctx) or _key(func) not in module_owners(ctx)) and (
-            _key(func) not in module_statement_owners(ctx))
+        return name not in _owner_attributes(ctx) or _key(func) not in _owner_keys(ctx)
     return True  # no name: not a model (model_like asks for one)
 
 
@@ -297,7 +291,13 @@ def model_named(name: str) -> bool:
 
 def _owner_attributes(ctx: ModuleContext) -> set[str]:
     return ctx.memo(("evaluation", "module-owner-attributes"), lambda: {
-        k.rsplit(".", 1)[-1] for k in module_owners(ctx) if k})
+        k.rsplit(".", 1)[-1] for k in _owner_keys(ctx) if k})
+
+
+def _owner_keys(ctx: ModuleContext) -> set[str | None]:
+    """The keys model_like may call a model whatever they are named: module methods or module statements
+    (`x.to(dev)`, `x.eval()`) applied to them (one set per module: asked of nearly every callee)."""
+    return ctx.memo(("evaluation", "owner-keys"), lambda: module_owners(ctx) | module_statement_owners(ctx))
 
 
 SETUP_CALLS = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"}

@@ -19,19 +19,16 @@ IN_PLACE_MOVES = {"to", "cuda", "cpu"}
 
 def module_statement_owners(ctx: ModuleContext) -> set[str]:
     """The keys of what a statement treats as a module: `net.to(device)` / `net.cuda()` whose result is
-    discarded, and `net.eval()` (no arguments)."""
+    discarded, and `net.eval()` (no arguments). Asked of nearly every module: the statements are walked,
+    and the calls only where the code says `eval()`."""
     def compute() -> set[str]:
-        found = set()
-        for call in ctx.by_type.get(ast.Call, ()):
-            func = call.func
-            if not isinstance(func, ast.Attribute):
-                continue
-            if (func.attr in IN_PLACE_MOVES and isinstance(ctx.parent(call), ast.Expr)) or (
-                    func.attr == "eval" and not call.args and not call.keywords):
-                key = _key(func.value)
-                if key is not None and key != "self":
-                    found.add(key)
-        return found
+        calls = [s.value for s in ctx.by_type.get(ast.Expr, ()) if isinstance(s.value, ast.Call)
+                 and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in IN_PLACE_MOVES]
+        if ctx.has_text("eval()"):
+            calls += [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
+                      and c.func.attr == "eval" and not c.args and not c.keywords]
+        keys = {_key(c.func.value) for c in calls}
+        return {k for k in keys if k is not None and k != "self"}
     return ctx.memo(("modes-handed", "statement-owners"), compute)
 
 
@@ -39,8 +36,9 @@ def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast
     """A parameter of the function around `name`, never rebound there, that every call of that function in
     this file (at least one) hands a model: `val(net, loader)` -> val(v1, v2)'s v1."""
     scope = ctx.scope_of(name)
-    if not isinstance(scope, FUNCS) or name.id not in _params(scope) or ctx.bindings.get(scope, {}).get(name.id):
-        return False
+    if not isinstance(scope, FUNCS) or scope.name.startswith("__") or name.id not in _params(scope) or (
+            ctx.bindings.get(scope, {}).get(name.id)):
+        return False  # __init__(self, m): called through the class, not by name
     # a method is called on an object, a function by its name (a function and a method may share a name)
     kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
     calls = [c for c in _calls_of(scope.name, ctx) if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
@@ -66,23 +64,20 @@ def _wrapped(argument: ast.AST, ctx: ModuleContext, model_like) -> bool:
         and isinstance(v.args[0], ast.Name | ast.Attribute) and model_like(v.args[0], ctx) for v in values)
 
 
-def params_handed_values(ctx: ModuleContext) -> set[str]:
-    """Names of parameters of this file's functions that some call of the file hands a name or attribute:
-    the parameters handed_a_model may call a model (model_like must be asked of them)."""
-    def compute() -> set[str]:
-        found = set()
-        for kind in FUNCS:
-            for func in ctx.by_type.get(kind, ()):
-                for call in _calls_of(func.name, ctx):
-                    for param in _params(func):
-                        if isinstance(_argument(call, func, param), ast.Name | ast.Attribute):
-                            found.add(param)
-        return found
-    return ctx.memo(("modes-handed", "params-handed-values"), compute)
+def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
+    """Whether handed_a_model may hold for `name`: a parameter of a function (not a dunder) whose name the
+    code uses elsewhere than its def (a cheap test per name; model_like answers)."""
+    params = ctx.memo(("modes-handed", "param-names"), lambda: {a.arg for a in ctx.by_type.get(ast.arg, ())})
+    if name.id not in params:
+        return False  # most callees are builtins and imports
+    scope = ctx.scope_of(name)
+    return isinstance(scope, FUNCS) and not scope.name.startswith("__") and name.id in _params(scope) and (
+        ctx.memo(("modes-handed", "named-twice", scope.name), lambda: ctx.source.count(scope.name) > 1))
 
 
 def _calls_of(function: str, ctx: ModuleContext) -> list[ast.Call]:
-    grouped = ctx.memo(("modes-handed", "calls"), lambda: _group_calls(ctx))
+    # the same table as modes_outside.calls_by_ident (same key and grouping: built once per module)
+    grouped = ctx.memo(("mld020", "calls_by_ident"), lambda: _group_calls(ctx))
     return grouped.get(function, [])
 
 
@@ -90,9 +85,8 @@ def _group_calls(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
     grouped: dict[str, list[ast.Call]] = {}
     for call in ctx.by_type.get(ast.Call, ()):
         func = call.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if name is not None:
-            grouped.setdefault(name, []).append(call)
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        grouped.setdefault(name, []).append(call)
     return grouped
 
 
