@@ -62,7 +62,11 @@ def _split_word(target: ast.AST) -> str | None:
     """'train' or 'held out' when the innermost name of an assignment target or container says so."""
     while isinstance(target, ast.Subscript):
         target = target.value
-    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return _part_named(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))
+
+
+def _part_named(name: str) -> str | None:
+    """'train' or 'held out' when a name's words say so (`self.trainData`, `X_test`, `"test"`)."""
     words = {w.lower() for w in WORDS.findall(name)}
     return "train" if words & TRAIN_WORDS else "held out" if words & HELD_OUT_WORDS else None
 
@@ -73,9 +77,9 @@ def _mentions(expr: ast.AST, names: set[str]) -> bool:
 
 def split_by_hand(scope: ast.AST, data: set[str], after: int, ctx: ModuleContext) -> bool:
     """Whether, after line `after`, the function cuts the variables `data` into a training part and a
-    held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, `train, test = np.split(data, [n])`,
-    or a loop over the data appending to `X_train` and `X_test` (both parts must appear; a train part alone is
-    no split)."""
+    held-out part by hand: `train = data[:n]` / `self.testData = data[b:e]`, a cut under `if mode == 'test':`
+    whatever it is called, `train, test = np.split(data, [n])`, or a loop over the data appending to `X_train`
+    and `X_test` (both parts must appear; a train part alone is no split)."""
     data = set(data)
     for call in ctx.in_scope(scope, (ast.Call,)):  # windows cut from the data: `X.append(values[i:i + n])`
         if call.lineno > after and ctx.method_name(call) in ADDERS and isinstance(call.func.value, ast.Name) \
@@ -115,7 +119,7 @@ def _branch_word(node: ast.AST, ctx: ModuleContext) -> str | None:
         child = ancestor
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
                 and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, str):
-            return _split_word(ast.Name(id=test.comparators[0].value))
+            return _part_named(test.comparators[0].value)
     return None
 
 
