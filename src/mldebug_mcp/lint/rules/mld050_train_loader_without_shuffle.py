@@ -205,46 +205,51 @@ def _never_trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
     nor steps nor calls anything named for training, or an argument to a function whose name leads with a
     reading verb (`evaluate_loss(model, train_loader)`). Feature caches, distance tables and loss measurements
     read a training split in a fixed order on purpose. A loader returned, stored or passed on elsewhere may train."""
-    parent = ctx.parent(call)
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        name = parent.targets[0].id
-        uses = [n for n in ast.walk(ctx.scope_of(call))
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-    elif isinstance(parent, ast.For | ast.comprehension) and parent.iter is call:
+    uses = _assigned_uses(call, ctx)
+    if uses is None:
+        parent = ctx.parent(call)
+        if not (isinstance(parent, ast.For | ast.comprehension) and parent.iter is call):
+            return False
         uses = [call]
-    else:
-        return False
     return bool(uses) and all(_only_read(use, ctx) for use in uses)
 
 
 def _trained_on(call: ast.Call, ctx: ModuleContext) -> bool:
     """The loader (or the name it is assigned to) is iterated here by a `for` whose body runs a backward()
     and an optimiser step: the training loop's loader, whatever it is called."""
-    parent = ctx.parent(call)
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        name = parent.targets[0].id
-        uses = [n for n in ast.walk(ctx.scope_of(call))
-                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-    else:
-        uses = [call]
-    for use in uses:
-        node, loop = use, ctx.parent(use)
-        while isinstance(loop, ast.Call) and node in loop.args and (ctx.call_name(loop) or callee(loop.func)) in ITERATING:
-            node, loop = loop, ctx.parent(loop)
+    uses = _assigned_uses(call, ctx)
+    for use in [call] if uses is None else uses:
+        node, loop = _unwrapped(use, ctx)
         if isinstance(loop, ast.For) and loop.iter is node:
             calls = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
             # `o.step()` after the backward, whatever the optimiser is called (a scheduler's step is not one)
-            steps = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"
-                     and not is_scheduler_step(c, ctx)]
-            if steps and any(is_any_backward(c) for c in calls):
+            if any(isinstance(c.func, ast.Attribute) and c.func.attr == "step" and not is_scheduler_step(c, ctx)
+                   for c in calls) and any(is_any_backward(c) for c in calls):
                 return True
     return False
 
 
-def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
+def _assigned_uses(call: ast.Call, ctx: ModuleContext) -> list[ast.Name] | None:
+    """Where the name the loader is assigned to (`dl = DataLoader(...)`) is read in its scope; None when the
+    loader is not assigned to one name."""
+    parent = ctx.parent(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return None
+    name = parent.targets[0].id
+    return [n for n in ast.walk(ctx.scope_of(call)) if isinstance(n, ast.Name) and n.id == name
+            and isinstance(n.ctx, ast.Load)]
+
+
+def _unwrapped(use: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.AST | None]:
+    """(the outermost of `enumerate(tqdm(loader))` around the use, what holds it)."""
     node, parent = use, ctx.parent(use)
     while isinstance(parent, ast.Call) and node in parent.args and (ctx.call_name(parent) or callee(parent.func)) in ITERATING:
         node, parent = parent, ctx.parent(parent)
+    return node, parent
+
+
+def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
+    node, parent = _unwrapped(use, ctx)
     if isinstance(parent, ast.Call) and callee(parent.func) == "len" and ctx.call_name(parent) is None:
         return True
     if isinstance(parent, ast.For) and parent.iter is node:
