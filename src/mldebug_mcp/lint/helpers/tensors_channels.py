@@ -102,52 +102,59 @@ def conv_channel_sizes(tensor: ast.expr, at: ast.AST, ctx, depth: int = 4) -> se
     """The factors of the channel count when `tensor` holds a conv module's output (through activations and
     norms that keep the layout, in the same function); None otherwise."""
     found = _conv_behind(tensor, at, ctx, depth)
-    if found is None:
-        return None
-    conv = found[0]
-    out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
-    return _with_attributes(_factors(out[0]), conv, ctx) if out else None
+    out = _out_channels(found[0]) if found is not None else None
+    return _with_attributes(_factors(out), found[0], ctx) if out is not None else None
 
 
-def conv_whole_channels(tensor: ast.expr, at: ast.AST, ctx) -> set[str]:
-    """The texts of a conv's whole out-channel count (`n_out`, and `self.k` where `self.k = n_out`)."""
+def spanning_conv_channels(tensor: ast.expr, at: ast.AST, ctx) -> set[str]:
+    """The texts of the whole out-channel count (`n_out`, and `self.k` where `self.k = n_out`) when `tensor` holds
+    the output of a conv with a kernel wider than 1 and no padding (`nn.Conv2d(c, k, 4, 1, 0)`): a DCGAN-style
+    decision layer whose kernel spans the map it is given, so its output is (batch, k, 1, 1) when the model is
+    built for one input size. Empty otherwise: a kernel of 1 or a padded conv keeps the spatial size."""
     found = _conv_behind(tensor, at, ctx, 4)
     if found is None:
         return set()
     conv = found[0]
+    out = _out_channels(conv)
+    if out is None or not _spans_map(conv):
+        return set()
+    return _with_attributes({short_size(out)}, conv, ctx)
+
+
+def _out_channels(conv: ast.Call) -> ast.expr | None:
     out = [k.value for k in conv.keywords if k.arg == "out_channels"] or conv.args[1:2]
-    return _with_attributes({short_size(out[0])}, conv, ctx) if out else set()
+    return out[0] if out else None
 
 
-def _with_attributes(factors: set[str], built: ast.AST, ctx) -> set[str]:
-    """Add the attributes the constructor's parameters are kept as (`self.n_classes = k` beside
-    `nn.Conv2d(c, k * 4, 3)`): a view reading `self.n_classes` names the same count, whatever `k` is called."""
-    scope = ctx.scope_of(built)
-    kept = {}
-    for assign in ctx.in_scope(scope, (ast.Assign,)):
-        for target in assign.targets:
-            pairs = zip(target.elts, assign.value.elts, strict=False) if isinstance(target, ast.Tuple) \
-                and isinstance(assign.value, ast.Tuple) else [(target, assign.value)]
-            for attr, value in pairs:
-                if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Name) and attr.value.id == "self" \
-                        and isinstance(value, ast.Name):
-                    kept.setdefault(value.id, set()).add(attr.attr)
-    return factors | {a for f in factors for a in kept.get(f, ())}
-
-
-def valid_conv_output(tensor: ast.expr, at: ast.AST, ctx) -> bool:
-    """`tensor` holds the output of a conv with a kernel wider than 1 and no padding (`nn.Conv2d(c, k, 4, 1, 0)`):
-    a DCGAN-style decision layer whose kernel spans the map it is given, so its output is (batch, k, 1, 1)
-    when the model is built for one input size. A kernel of 1 or a padded conv keeps the spatial size."""
-    found = _conv_behind(tensor, at, ctx, 4)
-    if found is None:
-        return False
-    conv = found[0]
+def _spans_map(conv: ast.Call) -> bool:
     keywords = {k.arg: k.value for k in conv.keywords}
     kernel = keywords.get("kernel_size", conv.args[2] if len(conv.args) > 2 else None)
     padding = keywords.get("padding", conv.args[4] if len(conv.args) > 4 else None)
     wide = isinstance(kernel, ast.Constant) and type(kernel.value) is int and kernel.value > 1
     return wide and (padding is None or isinstance(padding, ast.Constant) and padding.value in (0, "valid"))
+
+
+def _with_attributes(factors: set[str], built: ast.AST, ctx) -> set[str]:
+    """Add the attributes the constructor's parameters are kept as (`self.n_classes = k` beside
+    `nn.Conv2d(c, k * 4, 3)`): a view reading `self.n_classes` names the same count, whatever `k` is called."""
+    kept = _kept_as_attributes(ctx.scope_of(built), ctx)
+    return factors | {a for f in factors for a in kept.get(f, ())}
+
+
+def _kept_as_attributes(scope: ast.AST, ctx) -> dict[str, set[str]]:
+    """name -> the attributes it is kept as in `scope` (`self.k = k`, `self.a, self.b = a, b`); once per scope."""
+    def compute() -> dict[str, set[str]]:
+        kept: dict[str, set[str]] = {}
+        for assign in ctx.in_scope(scope, (ast.Assign,)):
+            for target in assign.targets:
+                pairs = zip(target.elts, assign.value.elts, strict=False) if isinstance(target, ast.Tuple) \
+                    and isinstance(assign.value, ast.Tuple) else [(target, assign.value)]
+                for attr, value in pairs:
+                    if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Name) \
+                            and attr.value.id == "self" and isinstance(value, ast.Name):
+                        kept.setdefault(value.id, set()).add(attr.attr)
+        return kept
+    return ctx.memo(("tensors-kept-as-attributes", scope), compute)
 
 
 def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:

@@ -9,10 +9,9 @@ from ..helpers.tensors_channels import (
     channels_viewed_last,
     conv_channel_sizes,
     conv_output_rank,
-    conv_whole_channels,
     features_last_size,
     short_size,
-    valid_conv_output,
+    spanning_conv_channels,
 )
 from ..helpers.tensors_layout import reordered_layout, value_before
 from ..helpers.tensors_shape import (
@@ -222,8 +221,7 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
         return False
     # `self.decide(x).view(-1, k)` with k the conv's whole channel count, after a kernel that spans the map:
     # a (batch, k, 1, 1) output flattened per sample, not positions read as channels
-    return not (len(sizes) == 2 and short_size(sizes[-1]) in conv_whole_channels(tensor, call, ctx)
-                and valid_conv_output(tensor, call, ctx))
+    return not (len(sizes) == 2 and short_size(sizes[-1]) in spanning_conv_channels(tensor, call, ctx))
 
 
 def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext,
