@@ -3,7 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import preprocessor
+from ..helpers.data import FITS, preprocessor
 from ..rule import Hit, Rule
 
 # one word of an identifier naming held-out data: X_test, xval, test_df, valid_set, holdout, dev
@@ -80,6 +80,10 @@ class FitTransformOnTest(Rule):
             yield Hit(node, self.REFIT.format(cls=cls, method=ctx.method_name(node), data=ast.unparse(node.args[0])))
 
 
+# the innermost loop or function: the fits and the transform counted are all directly in the same one
+_BLOCKS = (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def _refit_between(call: ast.Call, ctx: ModuleContext) -> bool:
     """Whatever the data are called: the same preprocessor was fitted on other data earlier in this block and is
     asked to `.transform(...)` a third set later (fit on one set, transform the others, was meant), and the two
@@ -90,9 +94,9 @@ def _refit_between(call: ast.Call, ctx: ModuleContext) -> bool:
     scope = ctx.scope_of(call)
     same = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
             and isinstance(c.func.value, ast.Name) and c.func.value.id == receiver.id and c.args]
-    owner = ctx.enclosing(call, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef))
-    same = [c for c in same if ctx.enclosing(c, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)) is owner]
-    earlier = [c for c in same if c.func.attr in FITTING and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)]
+    owner = ctx.enclosing(call, _BLOCKS)
+    same = [c for c in same if ctx.enclosing(c, _BLOCKS) is owner]
+    earlier = [c for c in same if c.func.attr in FITS and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)]
     later = [c for c in same if c.func.attr == "transform" and c.lineno > call.lineno]
     if not earlier or not later or _column(call.args[0]) or _column(earlier[-1].args[0]):
         return False
@@ -100,9 +104,6 @@ def _refit_between(call: ast.Call, ctx: ModuleContext) -> bool:
     rebuilt = any(isinstance(a, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver.id for t in a.targets)
                   and earlier[-1].lineno <= a.lineno <= call.lineno for a in ctx.in_scope(scope, (ast.Assign,)))
     return not rebuilt and ast.dump(earlier[-1].args[0]) != ast.dump(call.args[0])
-
-
-FITTING = {"fit", "fit_transform"}
 
 
 def _column(expr: ast.expr) -> bool:
