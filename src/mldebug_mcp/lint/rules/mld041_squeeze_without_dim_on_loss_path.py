@@ -170,15 +170,15 @@ def _exported_wrapper(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     in a file that never runs backward(): an export wrapper, whose squeeze of the fixed batch of one is deliberate."""
     if ctx.backward_scopes:
         return False
-    def compute() -> bool:
-        exports = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in EXPORTS and c.args]
-        for call in exports:
-            model = call.args[0]
-            values = ctx.values_of(model, at=call) if isinstance(model, ast.Name) else [model]
-            if any(isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == cls.name for v in values):
-                return True
-        return False
-    return ctx.memo(("mld041-exported", cls.name), compute)
+    def compute() -> set[str]:  # the classes whose instances this file exports
+        exported = set()
+        for call in ctx.by_type.get(ast.Call, ()):
+            if ctx.call_name(call) in EXPORTS and call.args:
+                model = call.args[0]
+                values = ctx.values_of(model, at=call) if isinstance(model, ast.Name) else [model]
+                exported |= {v.func.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Name)}
+        return exported
+    return cls.name in ctx.memo(("mld041-exported",), compute)
 
 
 def _squeezed_alike(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
