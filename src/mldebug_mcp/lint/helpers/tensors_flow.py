@@ -110,7 +110,7 @@ REDUCING_FUNCTIONS = {"torch.sum", "torch.mean", "torch.prod", "torch.gather"}
 
 def computes_loss(func: ast.AST, ctx) -> bool:
     """A function that computes a loss: named so (`get_loss`, `nll_loss`), a loss class's `forward`, or a
-    `forward` whose result is a value named as a loss."""
+    `forward` whose result is a value named as a loss or a full reduction scored against a later input."""
     if not isinstance(func, FUNCTIONS):
         return False
     if "loss" in func.name.lower():
@@ -132,7 +132,7 @@ REDUCTIONS = {"sum", "mean"}
 def _scalar_against_target(expr: ast.AST, func: ast.AST, ctx) -> bool:
     """A forward returning `-torch.sum(torch.log(p) * y) / n`, whatever it is called: a full reduction (no dim)
     of an expression that uses an input after the first (the target the prediction is scored against)."""
-    params = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}][1:]
+    params = _inputs(func)[1:]
     for _ in range(3):
         if isinstance(expr, ast.Name):
             values = [v for v in ctx.values_of(expr, at=expr) if ctx.scope_of(v) is func]
@@ -152,12 +152,17 @@ def _scalar_against_target(expr: ast.AST, func: ast.AST, ctx) -> bool:
     return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(reduced))
 
 
+def _inputs(func: ast.AST) -> list[str]:
+    """The positional parameters of a function or method, without `self`/`cls`."""
+    return [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
+
+
 def from_prediction(expr: ast.AST, func: ast.AST, ctx, latest, budget: int = 12) -> bool:
     """Whether `expr` is what sums, means, gathers or divisions by a count made of the function's first input
     (the prediction a loss is given), through layout changes, with nothing that lifts it off zero on the way
     (`+ eps`, a clamp; `latest(name)` gives the value a name held before it is read). The bare input is not
     enough: a loss of log-magnitudes is handed values its caller floored."""
-    args = [a.arg for a in func.args.posonlyargs + func.args.args if a.arg not in {"self", "cls"}]
+    args = _inputs(func)
     if not args:
         return False
     prediction = args[0]
