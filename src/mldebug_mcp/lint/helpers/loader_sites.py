@@ -282,9 +282,9 @@ def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
 
 
 def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
-    """The epoch loops, and the outermost `for _ in range(n)` loops of a function whatever their counter is
-    called (`for v6 in range(0, v13): train(train_loader, ...)`), not counting the batches of a loader
-    (`range(len(loader))`)."""
+    """The epoch loops, and the outermost `for _ in range(n)` / `trange(n)` loops of a function (or of the module)
+    whatever their counter is called (`for v6 in range(0, v13): train(train_loader, ...)`), but none whose range
+    reads a `len(...)` (`range(len(loader))`: the batches of a loader)."""
     def collect() -> list[ast.AST]:
         named = epoch_loops(ctx)
         counted = []
@@ -293,21 +293,16 @@ def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
                 continue
             if any(isinstance(n, ast.Call) and callee(n.func) == "len" for n in ast.walk(loop.iter)):
                 continue
-            if any(isinstance(a, ast.For | ast.AsyncFor | ast.While) for a in _ancestors_in_function(loop, ctx)):
-                continue
+            if isinstance(ctx.enclosing(loop, _LOOPS + _BOUNDARIES), _LOOPS):
+                continue  # inside another loop of its function
             counted.append(loop)
         return sorted([*named, *counted], key=lambda n: (n.lineno, n.col_offset))
 
     return ctx.memo(("mld054", "counted-loops"), collect)
 
 
-def _ancestors_in_function(node: ast.AST, ctx: ModuleContext) -> list[ast.AST]:
-    found = []
-    for a in ctx.ancestors(node):
-        if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            break
-        found.append(a)
-    return found
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_BOUNDARIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def has_epoch_loop(ctx: ModuleContext) -> bool:
