@@ -86,11 +86,18 @@ def _terms(expr: ast.expr | None, ctx, depth: int = 3, before: int = 0) -> set[s
 
 
 def _backwarded(region: ast.AST, ctx) -> list[tuple[ast.expr, int]]:
-    """What each backward() in the region runs on, with the line of that call."""
-    scope = region if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) else ctx.scope_of(region)
-    calls = module_index(ctx)["backward"].get(scope, ())
-    inside = [c for c in calls if region is scope or region in set(ctx.ancestors(c))]
-    return [(s, c.lineno) for c in inside for s in _subjects(c, ctx)]
+    """What each backward() in the region runs on, with the line of that call (once per region)."""
+    def compute() -> list[tuple[ast.expr, int]]:
+        scope = region if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) else ctx.scope_of(region)
+        calls = module_index(ctx)["backward"].get(scope, ())
+        inside = [c for c in calls if region is scope or region in set(ctx.ancestors(c))]
+        return [(s, c.lineno) for c in inside for s in _subjects(c, ctx)]
+    return ctx.memo(("accum-backwarded", region), compute)
+
+
+def _subject_terms(subject: ast.expr, at: int, ctx) -> set[str]:
+    """`_terms` of what the backward() on line `at` runs on, once per subject (asked for every operand)."""
+    return ctx.memo(("accum-backwarded-terms", subject, at), lambda: _terms(subject, ctx, before=at))
 
 
 def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
@@ -101,11 +108,11 @@ def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
     if isinstance(operand, ast.Subscript):
         # `c[0].backward()`, `(c["a"] + c["b"]).backward()` in the region: the entries of `c` are losses
         base = operand.value
-        return isinstance(base, ast.Name) and any(base.id + ENTRIES in _terms(s, ctx, before=at) for s, at in subjects)
+        return isinstance(base, ast.Name) and any(base.id + ENTRIES in _subject_terms(s, at, ctx) for s, at in subjects)
     if not isinstance(operand, ast.Name):
         return False
     container = iterated_container(operand, ctx)
-    if isinstance(container, ast.Name) and any(container.id + ENTRIES in _terms(s, ctx, before=at)
+    if isinstance(container, ast.Name) and any(container.id + ENTRIES in _subject_terms(s, at, ctx)
                                                for s, at in subjects):
         return True  # `for k, v in parts.items()` after `sum(parts.values()).backward()`
     value = latest_value(operand, ctx)
@@ -113,7 +120,7 @@ def backwarded_value(operand: ast.expr, region: ast.AST, ctx) -> bool:
         return False
     # the value the accumulation reads is the one bound before the backward (a parameter, or assigned earlier)
     bound = value.lineno if value is not None else _parameter_line(operand, ctx)
-    if bound is not None and any(bound <= at and operand.id in _terms(s, ctx, before=at) for s, at in subjects):
+    if bound is not None and any(bound <= at and operand.id in _subject_terms(s, at, ctx) for s, at in subjects):
         return True
     names = {s.id for s, _ in subjects if isinstance(s, ast.Name)}
     return _built_into_backwarded(operand, value, names, ctx)
