@@ -192,19 +192,27 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
 def _entries_detached(name: ast.Name, ctx) -> bool:
     """`for k, v in stats.items(): stats[k] = v.detach()` before `name` is read: every entry of the dict was
     replaced by a number or a graph-free tensor, whatever it held before (a step's dict of losses for logging)."""
-    for loop in ctx.in_scope(ctx.scope_of(name), (ast.For,)):
+    scope = ctx.scope_of(name)
+    loops = ctx.memo(("accum-detaching-loops", scope), lambda: _detaching_loops(scope, ctx))
+    return any(line < name.lineno for line in loops.get(name.id, ()))
+
+
+def _detaching_loops(scope, ctx) -> dict[str, list[int]]:
+    """Per dict name in the scope, the lines of the loops over its items that store each entry back graph-free."""
+    found: dict[str, list[int]] = {}
+    for loop in ctx.in_scope(scope, (ast.For,)):
         iterated = loop.iter
-        if not (loop.lineno < name.lineno and isinstance(iterated, ast.Call) and ctx.method_name(iterated) == "items"
-                and isinstance(iterated.func.value, ast.Name) and iterated.func.value.id == name.id
+        if not (isinstance(iterated, ast.Call) and ctx.method_name(iterated) == "items"
+                and isinstance(iterated.func.value, ast.Name)
                 and isinstance(loop.target, ast.Tuple) and isinstance(loop.target.elts[0], ast.Name)):
             continue
-        key = loop.target.elts[0].id
+        stats, key = iterated.func.value.id, loop.target.elts[0].id
         if any(isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
-               and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == name.id
+               and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == stats
                and isinstance(stmt.targets[0].slice, ast.Name) and stmt.targets[0].slice.id == key
                and _graph_free(stmt.value, ctx) for stmt in loop.body):
-            return True
-    return False
+            found.setdefault(stats, []).append(loop.lineno)
+    return found
 
 
 def _graph_free(expr: ast.AST, ctx) -> bool:
