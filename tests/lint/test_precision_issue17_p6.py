@@ -1,5 +1,7 @@
-"""Issue 17 (held-out precision sample), task P6: families of false alarms on real code that depend on the
-file being a test module, which a fixture under tests/lint/fixtures/ cannot show by its own name."""
+"""Issue 17 (held-out precision sample), task P6: families of false alarms on real code that a fixture under
+tests/lint/fixtures/ cannot show: those that depend on the file being a test module (by its own name), on
+facts another file of the project tells (datasets of random draws, datasets that shuffle themselves, augmentation
+functions), or on the whole file (no step anywhere); with the value-told scaler of MLD063 beside them."""
 
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source
