@@ -52,9 +52,10 @@ KEPT_ATTRIBUTES = frozenset({
 })
 
 
-def _defined_in_others(others: list[str]) -> set[str]:
+def _words_in(texts: list[str]) -> set[str]:
+    """Every identifier-like word of the texts: the names other files of a case may use, kept by each rewrite."""
     words: set[str] = set()
-    for text in others:
+    for text in texts:
         words.update(re.findall(r"[A-Za-z_]\w*", text))
     return words
 
@@ -109,11 +110,8 @@ def rename_locals(tree: ast.Module, keep: set[str]) -> None:
         params = [a for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a]
         param_names = {a.arg for a in params}
         local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        if func not in library:
-            local |= param_names
-        local -= fixed | module_level
-        if func in library:
-            local -= param_names
+        # a library-called override keeps its parameters' names, even where the body reassigns one
+        local = (local - param_names if func in library else local | param_names) - fixed - module_level
         renamed = {name: namer(name) for name in local}
         for a in params:
             if a.arg in renamed:
@@ -214,7 +212,7 @@ def rewritten(texts: dict[str, str], rewrite) -> dict[str, str] | None:
             return None
         if rewrite is not None:
             others = [t for r, t in texts.items() if r != rel]
-            rewrite(tree, _defined_in_others(others))
+            rewrite(tree, _words_in(others))
         out[rel] = ast.unparse(ast.fix_missing_locations(tree))
     return out
 
@@ -242,9 +240,9 @@ def main() -> int:
             for case in load_cases(corpus):
                 if args.case and case["id"] not in args.case:
                     continue
-                if case["kind"] != "buggy" or not extracted(case, corpus) or not accepted_codes(case):
+                if case["kind"] != "buggy" or not extracted(case, corpus) or not (codes := accepted_codes(case)):
                     continue
-                codes, source = accepted_codes(case), case_folder(case, corpus)
+                source = case_folder(case, corpus)
                 if not found(case, source, codes):
                     continue
                 texts = {p: (source / p).read_text(encoding="utf-8", errors="replace") for p in case["paths"]}
