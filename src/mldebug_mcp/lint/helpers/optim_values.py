@@ -4,14 +4,17 @@
 optimiser anything (`o`, `solver`, `v13`) and hand it in as a parameter. The evidence read here, in the function
 (or class) the value lives in:
 
-  - an annotation `optim: torch.optim.Optimizer` / `: Optimizer`, or a constructor from `torch.optim`;
+  - an annotation `optim: torch.optim.Optimizer` / `: Optimizer` (`optimizer_annotation`), or a constructor
+    whose name says optim (`torch.optim.AdamW`, `apex.optimizers.FusedLAMB`), not an `lr_scheduler`;
   - `x.param_groups`, `x.zero_grad()` on it; handed to a GradScaler (`scaler.step(x)`, `scaler.unscale_(x)`)
     or to an LR scheduler's constructor (`StepLR(x, ...)`, `optimizer=x`);
+  - unpacked from a pair a local function returns with a scheduler built on it (`opt, sched = self.get_opt()`);
 
 and, as the last resort for a parameter nothing else tells about (`for b in dl: l.backward(); o.step()`),
-`bare_step`: a `.step()` without arguments after a backward in the same block, whose receiver is neither built
-by a known constructor, nor called itself (a model or engine: DeepSpeed's `engine.backward(loss); engine.step()`
-clears for you), nor named like a scheduler, profiler or environment.
+`bare_step`: a `.step()` without arguments after a backward in the same block (the caller, optim_steps, looks
+only there), whose receiver is neither built by any constructor this file shows, nor called itself (a model or
+engine: DeepSpeed's `engine.backward(loss); engine.step()` clears for you), nor named like a scheduler, profiler
+or environment (NOT_OPTIMIZER).
 """
 
 from __future__ import annotations
