@@ -9,6 +9,7 @@ import os
 
 from ..context import ModuleContext
 from .graph import callee
+from .kinds import method_of
 from .loader_facts import loader_facts, scoped
 
 # calls that iterate the loader they are given (or wrap it for a loop)
@@ -201,17 +202,13 @@ def _local_callee(func: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.Class
         if func.id in ctx.functions:
             return ctx.functions[func.id], None
         cls = ctx.classes.get(func.id)
-        init = _method(cls, "__init__") if cls is not None else None
+        init = method_of(cls, "__init__") if cls is not None else None
         return (init, cls) if init is not None else None
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
         cls = ctx.enclosing_class(func)
-        method = _method(cls, func.attr) if cls is not None else None
+        method = method_of(cls, func.attr) if cls is not None else None
         return (method, None) if method is not None else None
     return None
-
-
-def _method(cls: ast.ClassDef, name: str):
-    return next((n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
 
 
 def epoch_place(site: ast.AST, ctx: ModuleContext, depth: int):

@@ -23,6 +23,7 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .kinds import method_of
 from .loops import is_optimizer_step, is_scheduler_step
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -199,7 +200,7 @@ def _returned_pair(call: ast.Call, ctx: ModuleContext) -> tuple[int, int] | None
         callee = ctx.functions.get(func.id)
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
         cls = ctx.enclosing_class(call)
-        callee = next((m for m in cls.body if isinstance(m, FUNCTIONS) and m.name == func.attr), None) if cls else None
+        callee = method_of(cls, func.attr) if cls else None
     if callee is None:
         return None
     for statement in ctx.in_scope(callee, (ast.Return,)):
