@@ -161,7 +161,7 @@ def _numeric(expr: ast.AST, ctx, depth: int = 4) -> bool:
     if isinstance(expr, ast.BinOp):
         if isinstance(expr.op, ast.Div | ast.FloorDiv) and _numeric(expr.left, ctx, depth) \
                 and not (loss_named(expr.right) or is_loss_value(expr.right, ctx)):
-            return True  # a running total of numbers over a count (`running / sizes[phase]`) is a number
+            return True  # a total of numbers over anything not a loss (a count: `running / sizes[phase]`) is a number
         # a number over a setting (`total_loss / args.log_interval`) is a number
         return (_numeric(expr.left, ctx, depth) or _setting(expr.left)) and (
             _numeric(expr.right, ctx, depth) or _setting(expr.right)) and not (

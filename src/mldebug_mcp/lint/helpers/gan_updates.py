@@ -48,8 +48,9 @@ def generator_update(loss: ast.AST, backward: ast.Call, ctx: ModuleContext) -> b
     where = words(function.name) if function is not None else set()
     if where & (GENERATOR_WORDS | DISCRIMINATOR_WORDS):
         return bool(where & GENERATOR_WORDS) and not where & DISCRIMINATOR_WORDS
-    # nothing named: the values tell. The generator's loss scores a verdict against "real" labels only
-    # (`mse(D(fake), ones)`); the discriminator's also against "fake" ones (zeros)
+    # nothing named: the values tell. The generator's loss scores a verdict against "real" labels (`mse(D(fake),
+    # ones)`), never against "fake" ones (zeros) as the discriminator's does; other terms (an L1 to a target) may
+    # be added
     labels = _label_targets(loss, ctx, [12])
     return "ones" in labels and "zeros" not in labels
 
