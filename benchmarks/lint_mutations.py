@@ -11,7 +11,9 @@ reformatting by `ast.unparse`, which drops comments):
     keywords of calls to that function in the same file with it;
   - `globals`: every module-level variable renamed the same way (names another file of the case mentions kept);
   - `attributes`: every attribute a class of the file assigns on `self` renamed (`self.criterion` -> `self.a3`),
-    with every `.criterion` of the file; names another file mentions, or that torch's own classes use, are kept;
+    with every `.criterion` of the file; names another file mentions, or that torch gives meaning to (`weight`,
+    `training`, ...), are kept, and so is a use on another receiver that may be the library's (`F.softmax`, or a
+    name torch.Tensor or nn.Module has, as in `x.softmax()`);
   - `aliases`: import aliases renamed (`import torch.nn.functional as F` -> `as m1`, `nn` -> `m2`).
 
     python benchmarks/lint_mutations.py [--corpus DIR ...] [--show lost] [--case ID ...] [--keep DIR]
