@@ -63,13 +63,21 @@ def _words_in(texts: list[str]) -> set[str]:
 
 
 class _Namer:
-    def __init__(self, prefix: str) -> None:
+    """Opaque new names (`v1`, `v2`, ...) that no identifier of the file already uses."""
+
+    def __init__(self, prefix: str, tree: ast.Module) -> None:
         self.prefix, self.count, self.names = prefix, 0, {}
+        self.taken = {getattr(n, attr) for n in ast.walk(tree) for attr in ("id", "attr", "arg", "name")
+                      if isinstance(getattr(n, attr, None), str)}
 
     def __call__(self, old: str) -> str:
         if old not in self.names:
-            self.count += 1
-            self.names[old] = f"{self.prefix}{self.count}"
+            new = old
+            while new in self.taken or new == old:
+                self.count += 1
+                new = f"{self.prefix}{self.count}"
+            self.names[old] = new
+            self.taken.add(new)
         return self.names[old]
 
 
@@ -104,7 +112,7 @@ def rename_locals(tree: ast.Module, keep: set[str]) -> None:
     module_level = {t.id for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
                     for t in ast.walk(node) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
     library = _library_methods(tree)
-    namer = _Namer("v")  # one old name -> one new name in the whole file, so closures stay consistent
+    namer = _Namer("v", tree)  # one old name -> one new name in the whole file, so closures stay consistent
     params_of: dict[str, dict[str, str]] = {}  # function, method or class (its __init__) -> renamed parameters
     owners = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for func in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
@@ -114,7 +122,7 @@ def rename_locals(tree: ast.Module, keep: set[str]) -> None:
         local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         # a library-called override keeps its parameters' names, even where the body reassigns one
         local = (local - param_names if func in library else local | param_names) - fixed - module_level
-        renamed = {name: namer(name) for name in local}
+        renamed = {name: namer(name) for name in sorted(local)}  # sorted: the same names on every run
         for a in params:
             if a.arg in renamed:
                 a.arg = renamed[a.arg]
@@ -146,7 +154,7 @@ def rename_globals(tree: ast.Module, keep: set[str]) -> None:
                     for t in ast.walk(f) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
     in_functions |= {a.arg for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
                      for a in ast.walk(f.args) if isinstance(a, ast.arg)}
-    namer = _Namer("g")
+    namer = _Namer("g", tree)
     renamed = {name: namer(name) for name in sorted(stored - fixed - in_functions) if not name.startswith("__")}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in renamed:
@@ -157,9 +165,11 @@ def rename_attributes(tree: ast.Module, keep: set[str]) -> None:
     assigned = {t.attr for t in ast.walk(tree) if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
                 and isinstance(t.value, ast.Name) and t.value.id == "self"}
     methods = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    # a string naming the attribute (getattr, a config key, an argparse option '--lr') ties it to that spelling
+    strings = {n.value.lstrip("-").replace("-", "_") for n in ast.walk(tree)
+               if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     imported = _imported_and_defined(tree)
-    namer = _Namer("a")
+    namer = _Namer("a", tree)
     renamed = {name: namer(name) for name in sorted(assigned - KEPT_ATTRIBUTES - keep - methods - strings)
                if not name.startswith("__")}
     library = _library_attributes()
@@ -181,7 +191,7 @@ def _library_attributes() -> frozenset[str]:
 
 
 def rename_aliases(tree: ast.Module, keep: set[str]) -> None:
-    namer = _Namer("m")
+    namer = _Namer("m", tree)
     renamed: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
