@@ -172,7 +172,7 @@ class AccumulatedLossKeepsGraph(Rule):
             if _used_for_backward(key, node, ctx) or (not (backwarded or training) or framework) and _returned(
                     key, node, ctx):
                 return
-            if _reset_in_loop(_base(acc), node, loop or func, ctx):
+            if _reset_in_loop(_base(acc), node, loop or func, ctx) or _reset_per_step(_base(acc), node, loops, ctx):
                 return
             yield Hit(node, self.message.format(loss=ast.unparse(operand)))
             return
@@ -389,3 +389,22 @@ def _reset_in_loop(acc: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleConte
     values = ctx.values_of(acc, at=node) if isinstance(acc, ast.Name | ast.Attribute) else []
     own = node.value if isinstance(node, ast.Assign) else None
     return any(v is not own and v.lineno < node.lineno and _inside(v, loop, ctx) for v in values)
+
+
+def _reset_per_step(acc: ast.expr, node: ast.AST, loops: list[ast.AST], ctx: ModuleContext) -> bool:
+    """`parts = []` in the loop over batches, then `for head_out in outputs: parts.append(criterion(...))` and a
+    backward() later in the same batch iteration, outside that inner loop: the inner loop runs within one
+    training step (over heads, scales, terms), so the list keeps one step's graph only."""
+    if len(loops) < 2 or not isinstance(acc, ast.Name | ast.Attribute):
+        return False
+    values = [v for v in ctx.values_of(acc, at=node) if v.lineno < node.lineno]
+    if not values:
+        return False
+    calls = module_index(ctx)["backward"].get(ctx.scope_of(node), ())
+    for depth, outer in enumerate(loops[1:], start=1):
+        if not any(_inside(v, outer, ctx) and not _inside(v, loops[depth - 1], ctx) for v in values):
+            continue
+        inner = loops[depth - 1]  # the loop inside `outer` that holds the append
+        return not any(_inside(c, inner, ctx) for c in calls) and any(
+            _inside(c, outer, ctx) and c.lineno > node.lineno for c in calls)
+    return False
