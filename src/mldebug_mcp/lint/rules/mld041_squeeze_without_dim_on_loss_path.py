@@ -97,6 +97,8 @@ class SqueezeWithoutDimOnLossPath(Rule):
         squeezes = [_squeezed_arg(arg, node, ctx) for arg in args]
         if len(args) >= 2 and squeezes[0] is not None and squeezes[1] is not None:
             return  # loss(pred.squeeze(), target.squeeze()): a batch of one loses its axis from both alike
+        if len(args) >= 2 and (_built_like(args[1], args[0], node, ctx) or _built_like(args[0], args[1], node, ctx)):
+            return  # bce(sim, torch.ones_like(sim)): the target takes the squeezed shape, whatever it is
         for squeeze in squeezes:
             if squeeze is not None:
                 yield Hit(squeeze)
@@ -150,6 +152,8 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
             return None
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
+    if _shape_free_use(squeeze, ctx):
+        return None
     holder = ctx.parent(squeeze)
     while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
         holder = ctx.parent(holder)
@@ -183,13 +187,16 @@ def _exported_wrapper(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
 
 def _squeezed_alike(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
     """`p = pred[:, j].squeeze()`, `t = target[:, j].squeeze()`, `self.mse(p, t)`: a loss call in this forward
-    takes the squeezed value with a second dim-less squeeze as its pair, so a batch of one drops the axis
-    from both and they still match."""
+    takes the squeezed value with a second dim-less squeeze as its pair (or with a target built from it by
+    torch.ones_like and the like), so a batch of one drops the axis from both and they still match."""
     for call in ast.walk(forward):
         if isinstance(call, ast.Call) and len(call.args) >= 2 and is_loss_call(call, ctx):
             pair = [_squeezed_arg(arg, call, ctx) for arg in call.args[:2]]
             if None not in pair and squeeze in pair:
                 return True
+            a, b = call.args[:2]
+            if squeeze in pair and (_built_like(b, a, call, ctx) or _built_like(a, b, call, ctx)):
+                return True  # bce(sim, torch.ones_like(sim)): the target follows the squeezed shape
     return False
 
 
@@ -223,3 +230,32 @@ def _squeezed(expr: ast.expr, ctx: ModuleContext) -> ast.Call | None:
     else:
         return None
     return None if given else expr
+
+
+# torch.*_like builds a tensor of its argument's shape
+LIKE = {"torch.ones_like", "torch.zeros_like", "torch.full_like", "torch.empty_like", "torch.rand_like",
+        "torch.randn_like"}
+# consumers whose result does not depend on the squeezed value's leading axes: masked_select broadcasts its
+# mask against the input and returns a flat vector, so a mask squeezed to 0-d for a batch of one selects alike
+MASK_CONSUMERS = {"torch.masked_select": 1}
+
+
+def _built_like(target: ast.expr, pred: ast.expr, call: ast.Call, ctx: ModuleContext) -> bool:
+    """`target` is (one assignment back) `torch.ones_like(pred)`, with `pred` the same name the loss receives."""
+    if not isinstance(pred, ast.Name):
+        return False
+    values = ctx.values_of(target, at=call) if isinstance(target, ast.Name) else [target]
+    return bool(values) and all(isinstance(v, ast.Call) and ctx.call_name(v) in LIKE and v.args
+                                and isinstance(v.args[0], ast.Name) and v.args[0].id == pred.id for v in values)
+
+
+def _shape_free_use(squeeze: ast.Call, ctx: ModuleContext) -> bool:
+    """`torch.masked_select(t, mask.squeeze())`: the squeeze is the mask of a call whose output is flat anyway."""
+    holder = ctx.parent(squeeze)
+    if not isinstance(holder, ast.Call):
+        return False
+    position = MASK_CONSUMERS.get(ctx.call_name(holder) or "")
+    if position is not None and position < len(holder.args) and holder.args[position] is squeeze:
+        return True
+    return ctx.method_name(holder) == "masked_select" and ctx.call_name(holder) is None \
+        and bool(holder.args) and holder.args[0] is squeeze
