@@ -9,7 +9,7 @@ from ..context import ModuleContext
 from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
-from .modes_outside import calls_by_ident
+from .modes_handed_models import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

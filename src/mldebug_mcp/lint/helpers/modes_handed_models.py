@@ -1,7 +1,8 @@
 """What a value is, told by what the file does with it rather than by its name (MLD020-MLD022, issue 17):
 a parameter every call of its function hands a model (`val(net, loader)` makes val's first parameter a
 model, whatever it is called), and what a module-only statement is applied to (`x.to(device)` as a statement
-moves in place: only a module does; `x.eval()`).
+moves in place: only a module does; `x.eval()`). Also the calls of the module by callee name
+(calls_by_ident), which the mode rules share.
 
 Kept apart from evaluation.py, which asks these through `model_like` (passed in: no import cycle)."""
 
@@ -41,7 +42,8 @@ def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast
         return False  # __init__(self, m): called through the class, not by name
     # a method is called on an object, a function by its name (a function and a method may share a name)
     kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
-    calls = [c for c in _calls_of(scope.name, ctx) if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
+    calls = [c for c in calls_by_ident(ctx).get(scope.name, ())
+             if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
     if not calls:
         return False
     for call in calls:
@@ -75,19 +77,18 @@ def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
         ctx.memo(("modes-handed", "named-twice", scope.name), lambda: ctx.source.count(scope.name) > 1))
 
 
-def _calls_of(function: str, ctx: ModuleContext) -> list[ast.Call]:
-    # the same table as modes_outside.calls_by_ident (same key and grouping: built once per module)
-    grouped = ctx.memo(("mld020", "calls_by_ident"), lambda: _group_calls(ctx))
-    return grouped.get(function, [])
-
-
-def _group_calls(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
-    grouped: dict[str, list[ast.Call]] = {}
-    for call in ctx.by_type.get(ast.Call, ()):
-        func = call.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        grouped.setdefault(name, []).append(call)
-    return grouped
+def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
+    """The calls of the module by the callee's last name (`val(...)`, `self.val(...)` under "val"; "" for
+    any other callee), built once per module. MLD020-MLD023 and their helpers share it; it lives here
+    because evaluation.py imports this module, which therefore imports no other mode helper."""
+    def group() -> dict[str, list[ast.Call]]:
+        grouped: dict[str, list[ast.Call]] = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            func = call.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            grouped.setdefault(name, []).append(call)
+        return grouped
+    return ctx.memo(("mld020", "calls_by_ident"), group)
 
 
 def _params(func: ast.AST) -> list[str]:

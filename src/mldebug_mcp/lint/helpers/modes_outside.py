@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .evaluation import ident, scope_calls
+from .evaluation import scope_calls
 from .modes import EVAL, TRAIN, direct_switch, key_of, position, related, switches
 from .modes_evidence import scope_trains
+from .modes_handed_models import calls_by_ident
 from .modes_indirect import runs_model
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -112,12 +113,3 @@ def switching_scopes(ctx: ModuleContext) -> list[ast.AST]:
                   if isinstance(c.func, ast.Attribute) and c.func.attr in {"eval", "train"}}
         return list(scopes.values())
     return ctx.memo(("mld020", "switching-scopes"), compute)
-
-
-def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
-    def group() -> dict[str, list[ast.Call]]:
-        grouped: dict[str, list[ast.Call]] = {}
-        for call in ctx.by_type.get(ast.Call, ()):
-            grouped.setdefault(ident(call.func) or "", []).append(call)
-        return grouped
-    return ctx.memo(("mld020", "calls_by_ident"), group)

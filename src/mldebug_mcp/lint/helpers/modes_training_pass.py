@@ -17,8 +17,8 @@ import ast
 from ..context import ModuleContext
 from .evaluation import ident, own_nodes, tokens
 from .modes_evidence import scope_trains, subclassed_trainer
+from .modes_handed_models import calls_by_ident
 from .modes_nograd import disables_grad
-from .modes_outside import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OFF_GRAPH = {"item", "detach", "numpy", "tolist", "detach_"}

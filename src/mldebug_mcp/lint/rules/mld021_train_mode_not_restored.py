@@ -27,10 +27,10 @@ from ..helpers.modes_epochs import (
 )
 from ..helpers.modes_factories import builders_for_a_trainer, built_in_eval
 from ..helpers.modes_facts import callee_mode, handed_models
+from ..helpers.modes_handed_models import calls_by_ident
 from ..helpers.modes_hidden import function_of, helper_end, own_targets
 from ..helpers.modes_hooks import validation_hook_left_in_eval
 from ..helpers.modes_models import bare_switch
-from ..helpers.modes_outside import calls_by_ident
 from ..rule import Hit, Rule
 
 TRAINED = re.compile(r"model|net|backbone|encoder|decoder|classifier|generator|discriminator|policy|actor|critic")

@@ -11,7 +11,7 @@ from ..helpers.modes_dropout import (
     random_mask,
     reads_training,
 )
-from ..helpers.modes_outside import calls_by_ident
+from ..helpers.modes_handed_models import calls_by_ident
 from ..rule import Hit, Rule
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
