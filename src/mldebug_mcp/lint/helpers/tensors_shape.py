@@ -171,3 +171,21 @@ def shape_unpack(assign: ast.Assign) -> tuple[list[str], str] | None:
         return None
     names = [e.id for e in target.elts if isinstance(e, ast.Name)]
     return (names, ast.dump(owner)) if len(names) == len(target.elts) else None
+
+
+def _is_rest(size: ast.expr) -> bool:
+    return isinstance(size, ast.UnaryOp) and isinstance(size.op, ast.USub) and isinstance(size.operand, ast.Constant) \
+        and size.operand.value == 1
+
+
+def axis_behind_rest(tensor: ast.expr, sizes: list[ast.expr]) -> bool:
+    """`x.view(x.size(0), -1, x.size(1))` on (B, C, H, W): the sizes before the -1 keep axes 0..p-1 in place, the
+    -1 starts gathering at axis p, and a size after it names axis p again: that axis is moved behind the ones
+    the -1 gathers, which a view cannot do ((B, C, H*W) read as (B, H*W, C) mixes channels and positions)."""
+    rests = [i for i, s in enumerate(sizes) if _is_rest(s)]
+    if len(rests) != 1:
+        return False
+    source, p = ast.dump(tensor), rests[0]
+    if [dim_index(s, source) for s in sizes[:p]] != list(range(p)):
+        return False
+    return any(dim_index(s, source) == p for s in sizes[p + 1:])

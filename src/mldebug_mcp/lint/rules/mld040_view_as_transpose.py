@@ -16,6 +16,7 @@ from ..helpers.tensors_channels import (
 from ..helpers.tensors_layout import reordered_layout, value_before
 from ..helpers.tensors_shape import (
     axes_of,
+    axis_behind_rest,
     batch_axis_of,
     constructed_shape,
     inverted_dims,
@@ -101,8 +102,9 @@ class ViewAsTranspose(Rule):
             yield from self._misordered(node, tensor, sizes, method, ctx)
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
-        if inverted_dims(tensor, sizes) or self._moved_axes(node, tensor, sizes, ctx) \
-                or _inverted_named_dims(node, tensor, sizes, ctx) or _rows_behind_inner_axis(node, tensor, sizes, ctx):
+        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, sizes) \
+                or self._moved_axes(node, tensor, sizes, ctx) or _inverted_named_dims(node, tensor, sizes, ctx) \
+                or _rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif _heads_merged_into_batch(tensor, sizes, ctx):
             yield Hit(node, SPLIT_HEADS.format(method=method))
