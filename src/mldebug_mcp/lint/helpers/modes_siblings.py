@@ -1,0 +1,34 @@
+"""Models the file switches one by one as separate models (MLD020).
+
+`model.train(); predictor.train()` in one scope says the author keeps two models (an encoder and a
+head, a GNN and its link predictor) and switches each by name: `model.eval()` before an evaluation
+then says nothing about `predictor`, which is not an alias of `model` (nobody switches an alias too).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .modes import TRAIN, direct_switch
+
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def switched_apart(key: str, other: str | None, ctx: ModuleContext) -> bool:
+    """Whether one scope of the file switches both `key` and `other` to training mode by name, and neither
+    owns the other (`model.train(); model.head.train()` is one model)."""
+    if other is None or key == other or key.startswith(other + ".") or other.startswith(key + "."):
+        return False
+    return any(key in keys and other in keys for keys in _train_keys_per_scope(ctx))
+
+
+def _train_keys_per_scope(ctx: ModuleContext) -> list[frozenset[str]]:
+    def compute() -> list[frozenset[str]]:
+        per_scope: dict[ast.AST, set[str]] = {}
+        for call in ctx.by_type.get(ast.Call, ()):
+            switch = direct_switch(call)
+            if switch is not None and switch[1] == TRAIN and switch[0] is not None:
+                per_scope.setdefault(ctx.enclosing(call, FUNCS) or ctx.tree, set()).add(switch[0])
+        return [frozenset(keys) for keys in per_scope.values() if len(keys) > 1]
+    return ctx.memo(("mld020", "train-keys-per-scope"), compute)
