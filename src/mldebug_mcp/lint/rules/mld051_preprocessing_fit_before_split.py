@@ -12,6 +12,7 @@ from ..helpers.data import (
 )
 from ..helpers.data_fit_calls import LABEL_ENCODERS, fitted_arguments
 from ..helpers.data_handoff import SPLITS, handed_to_a_splitter, split_elsewhere
+from ..helpers.data_pooled import pooled_statistics
 from ..rule import Hit, Rule
 
 
@@ -116,7 +117,10 @@ class PreprocessingFitBeforeSplit(Rule):
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """`data, scaler = normalize_dataset(data)` / `parts = self.prep_input(X)`: a local helper learns
         statistics from the data it is handed (or hands it to one that does), and this function splits
-        what comes back."""
+        what comes back. Also statistics of the training and test parts pooled (`np.mean(np.concatenate([train,
+        test]))`) that then normalise."""
+        for stat, pooled in pooled_statistics(ctx):
+            yield Hit(stat, POOLED.format(pooled=pooled if len(pooled) <= 60 else pooled[:57] + "..."))
         if not ctx.functions and not ctx.classes:
             return
         for statement in ctx.by_type.get(ast.Assign, ()):
@@ -173,6 +177,8 @@ def _wraps_split(call: ast.Call, ctx: ModuleContext) -> bool:
     return name in ctx.memo(("mld051", "split-wrappers"), compute)
 
 
+POOLED = ("normalisation statistics learned from '{pooled}', which pools the training rows with held-out ones: "
+          "test rows shape the training features; compute them on the training part only")
 TRANSFORMER_WORDS = re.compile(r"pipeline|vectori[sz]er|scaler|normali[sz]er|imputer|extractor|selector|transformer|pca|tfidf")
 TARGETS = re.compile(r"^(y|labels?|targets?|classes)$")
 

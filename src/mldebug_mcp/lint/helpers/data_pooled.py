@@ -1,0 +1,103 @@
+"""Statistics learned from the training and held-out parts pooled together (MLD051).
+
+`mean = np.mean(np.concatenate([train[:, j], test[:, j]]))`, then `train = (train - mean) / std` and the same
+for `test`: the normalisation is fitted on the test rows too. The parts are told by their names (a training
+part and a test/validation part); the pooled value is concatenated along the rows (np.concatenate, np.vstack,
+torch.cat, pd.concat), directly or through one name, and its statistic (mean/std/var/min/max over every row,
+or a preprocessor's fit) is what normalises: a name later subtracted or divided by.
+"""
+
+from __future__ import annotations
+
+import ast
+from .data import _part_named, preprocessor
+
+POOLING = {"numpy.concatenate", "numpy.vstack", "numpy.row_stack", "torch.cat", "torch.concat", "torch.vstack",
+           "pandas.concat"}
+STATISTICS = {"mean", "std", "var", "min", "max", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax", "amin", "amax",
+              "median", "nanmedian"}
+
+
+def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
+    """(statistic or fit call, pooled expression) for each function's first statistic of pooled parts."""
+    if not (ctx.has_text("train") and any(ctx.has_text(w) for w in ("test", "val", "dev"))):
+        return []
+    found, seen = [], set()
+    pools = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in POOLING]
+    for call in sorted(pools, key=lambda c: (c.lineno, c.col_offset)):
+        if ctx.call_name(call) not in POOLING or not _pools_train_and_held_out(call):
+            continue
+        for user in sorted(_statistic_users(call, ctx), key=lambda c: c.lineno):
+            scope = ctx.scope_of(user)
+            if id(scope) not in seen and (preprocessor(user, ctx) or _normalises(user, ctx)):
+                seen.add(id(scope))
+                found.append((user, ast.unparse(call)))
+                break
+    return found
+
+
+def _pools_train_and_held_out(call: ast.Call) -> bool:
+    if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple):
+        return False
+    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), call.args[1] if len(call.args) > 1 else None)
+    if axis is not None and not (isinstance(axis, ast.Constant) and axis.value in (0, None)):
+        return False  # side by side (features of one row), not more rows
+    parts = {_part_named(_root(part)) for part in call.args[0].elts}
+    return {"train", "held out"} <= parts
+
+
+def _root(expr: ast.expr) -> str:
+    while isinstance(expr, ast.Attribute | ast.Subscript | ast.Call):
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            return expr.attr
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return expr.id if isinstance(expr, ast.Name) else ""
+
+
+def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
+    """Statistic or fit calls over the pooled rows: on the expression itself, or on the name it is kept in."""
+    parent = ctx.parent(pooled)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        scope = ctx.scope_of(pooled)
+        return [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > pooled.lineno
+                and any(isinstance(d, ast.Name) and d.id == name for d in _data_of(c, ctx))]
+    if isinstance(parent, ast.Call) and any(d is pooled for d in _data_of(parent, ctx)):
+        return [parent]
+    return []
+
+
+def _data_of(call: ast.Call, ctx) -> list[ast.expr]:
+    """What a statistic over every row (or a preprocessor's fit) reads: `np.mean(x)`, `x.mean(0)`, `sc.fit(x)`."""
+    method = ctx.method_name(call)
+    if method in {"fit", "fit_transform"}:
+        return call.args[:1]
+    if method not in STATISTICS or not isinstance(call.func, ast.Attribute):
+        return []
+    name = ctx.call_name(call) or ""
+    args = list(call.args)
+    if name.startswith(("numpy.", "torch.")):
+        data, args = args[:1], args[1:]
+    elif name:
+        return []
+    else:
+        data = [call.func.value]
+    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), args[0] if args else None)
+    if axis is not None and not (isinstance(axis, ast.Constant) and axis.value in (0, None)):
+        return []  # per row or per feature along another axis: not the rows pooled
+    return data
+
+
+def _normalises(stat: ast.Call, ctx) -> bool:
+    """The statistic is kept in a name that the function later subtracts or divides by."""
+    parent = ctx.parent(stat)
+    while isinstance(parent, ast.Call | ast.Attribute | ast.BinOp | ast.Tuple):
+        parent = ctx.parent(parent)
+    if not isinstance(parent, ast.Assign):
+        return False
+    names = {n.id for t in parent.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    for op in ctx.in_scope(ctx.scope_of(stat), (ast.BinOp,)):
+        if op.lineno > stat.lineno and isinstance(op.op, ast.Sub | ast.Div) and any(
+                isinstance(n, ast.Name) and n.id in names for n in ast.walk(op.right)):
+            return True
+    return False
