@@ -26,6 +26,7 @@ from .evaluation import (
     tokens,
 )
 from .loops import LOOPS, is_backward, is_optimizer_step
+from .modes_handed_models import calls_by_ident
 
 EVAL_NAME = {"validate", "validation", "eval", "evaluate", "evaluation", "evaluator", "test", "testing",
              "tester", "predict", "prediction", "predictor", "inference", "infer", "inferencer"}
@@ -275,13 +276,8 @@ def unit_test(scope: ast.AST, ctx: ModuleContext) -> bool:
     # pytest collects test_x() and nothing in the file calls it; `def test(model, loader)` of test_net.py,
     # called by the script, is an evaluation
     stem = ctx.memo(("path-stem",), lambda: PurePath(ctx.path).stem)
-    return (stem.startswith("test_") or stem.endswith("_test")) and scope.name.startswith("test_") and (
-        scope.name not in _called_names(ctx))
-
-
-def _called_names(ctx: ModuleContext) -> frozenset[str]:
-    return ctx.memo(("modes", "called-names"), lambda: frozenset(
-        ident(c.func) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Name)))
+    return (stem.startswith("test_") or stem.endswith("_test")) and scope.name.startswith("test_") and not any(
+        isinstance(c.func, ast.Name) for c in calls_by_ident(ctx).get(scope.name, ()))
 
 
 def _unit_test_class(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
