@@ -183,3 +183,71 @@ MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
 
 def _inside(node: ast.AST, statement: ast.AST, ctx: ModuleContext) -> bool:
     return node is statement or any(a is statement for a in ctx.ancestors(node))
+
+
+# token or patch dropout: a random subset of positions kept (`torch.randn(n).topk(k).indices`,
+# `torch.randperm(n)[:k]`, `torch.rand(b, n).argsort(-1)[:, :k]`) in code named for dropping
+RANDOM_DRAWS = {"torch.randperm", "torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like"}
+RANKS = {"topk", "argsort", "sort"}
+DROP_ONLY = re.compile(r"(?i)drop")
+
+
+def dropped_subset(draw: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """Where to report a random draw that picks the positions kept by token dropout, or None: the draw is
+    ranked or sliced in its statement (a subset, not noise added to values), and the statement, an `if`
+    around it or its function names dropping ("keep" alone is also MAE's masking, which is meant at
+    evaluation too). The fix goes in the gate: the assignment of the flag the `if` tests (`has_drop = ...`,
+    in this function), else the `if`, else the draw."""
+    if (ctx.call_name(draw) or "") not in RANDOM_DRAWS or not _subset_of(draw, ctx):
+        return None
+    function = ctx.enclosing(draw, FUNCS)
+    gates = [a for a in ctx.ancestors(draw) if isinstance(a, ast.If) and _before(a, function, ctx)]
+    if any(isinstance(g.test, ast.Name) and _flag_reads_training(g.test, ctx) for g in gates):
+        return None  # `use_drop = self.p > 0 and self.training`, then `if use_drop:`
+    statement = next((a for a in ctx.ancestors(draw) if isinstance(a, ast.stmt)), draw)
+    # a flag tested is named by what it is assigned from too (`flag = self.token_dropout is not None`)
+    named = [statement, *(g.test for g in gates), *(v for g in gates if isinstance(g.test, ast.Name)
+                                                    for v in ctx.values_of(g.test, g.test))]
+    if not (any(DROP_ONLY.search(_name(n)) for part in named for n in ast.walk(part))
+            or (function is not None and DROP_ONLY.search(function.name))):
+        return None
+    for gate in gates:
+        values = ctx.values_of(gate.test, gate.test) if isinstance(gate.test, ast.Name) else []
+        if any(DROP_ONLY.search(_name(n)) for part in (gate.test, *values) for n in ast.walk(part)):
+            if isinstance(gate.test, ast.Name):
+                if len(values) == 1 and ctx.enclosing(values[0], FUNCS) is function:
+                    return next((a for a in ctx.ancestors(values[0]) if isinstance(a, ast.stmt)), gate)
+            return gate
+    return draw
+
+
+def _subset_of(draw: ast.Call, ctx: ModuleContext) -> bool:
+    """The draw is ranked (`.topk`, `.argsort`, `torch.argsort(draw)`) or sliced (`randperm(n)[:k]`)."""
+    child = draw
+    for ancestor in ctx.ancestors(draw):
+        if isinstance(ancestor, ast.stmt):
+            return False
+        if isinstance(ancestor, ast.Attribute) and ancestor.value is child and ancestor.attr in RANKS:
+            return True
+        if isinstance(ancestor, ast.Call) and child in ancestor.args and (ctx.call_name(ancestor) or "").rsplit(
+                ".", 1)[-1] in RANKS:
+            return True
+        if isinstance(ancestor, ast.Subscript) and ancestor.value is child and any(
+                isinstance(n, ast.Slice) for n in ast.walk(ancestor.slice)):
+            return (ctx.call_name(draw) or "") == "torch.randperm"
+        child = ancestor
+    return False
+
+
+def _flag_reads_training(flag: ast.Name, ctx: ModuleContext) -> bool:
+    values = ctx.values_of(flag, flag)
+    return bool(values) and all(reads_training(v) and not _negated(v) for v in values)
+
+
+def _before(gate: ast.If, function: ast.AST | None, ctx: ModuleContext) -> bool:
+    """An `if` of the draw's own function (not of a class or module around it)."""
+    return function is not None and ctx.enclosing(gate, FUNCS) is function
+
+
+def _name(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""

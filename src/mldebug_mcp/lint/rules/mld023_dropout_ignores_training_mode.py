@@ -4,6 +4,8 @@ from collections.abc import Iterable
 from ..context import ModuleContext
 from ..helpers.modes_dropout import (
     BERNOULLI,
+    RANDOM_DRAWS,
+    dropped_subset,
     drops_units,
     follows_mode,
     in_forward_pass,
@@ -30,7 +32,8 @@ KERNEL_RATES = {"flash_attn_func": ("dropout_p", 3), "flash_attn_qkvpacked_func"
 KERNEL_LIBRARIES = ("flash_attn", "xformers")
 # what a call of an attribute (`F.dropout(x)`, `x.bernoulli_(p)`) must be named to be reported: the last part of
 # a qualified name is its attribute (a dropout module built here is called by name, or is a call's result)
-CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION)} | BERNOULLI | set(KERNEL_RATES)
+CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION, *RANDOM_DRAWS)} | BERNOULLI | set(
+    KERNEL_RATES)
 DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
                    "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"}
 
@@ -121,6 +124,11 @@ def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
         return Hit(node, "nn.Dropout built inside forward is always in training mode: model.eval() never reaches it")
     if random_mask(node, ctx) and drops_units(node, ctx) and not _inside_mask(node, ctx):
         return Hit(node, MASK)
+    if name in RANDOM_DRAWS:
+        gate = dropped_subset(node, ctx)
+        if gate is not None:
+            return Hit(gate, "token dropout keeps a random subset of positions whatever the mode: inference drops "
+                             "tokens too; draw the subset only when self.training")
     return None
 
 
