@@ -53,13 +53,25 @@ class SigmoidThenBce(Rule):
             return
         for arg in loss_inputs(node):
             for where, found in input_kinds(arg, ctx):
-                if found.kind == SIGMOID and any(not _in_model(o, ctx) for o in found.origins):
-                    yield Hit(where, self.message.format(loss=loss))
+                if found.kind != SIGMOID:
+                    continue
+                loose = [o for o in found.origins if not _in_model(o, node, ctx)]
+                if loose:  # a forward's own sigmoid is where the fix goes; elsewhere the loss call is
+                    yield Hit(loose[0] if _in_forward(loose[0], ctx) else where, self.message.format(loss=loss))
 
 
-def _in_model(origin: ast.AST, ctx: ModuleContext) -> bool:
-    """Whether a sigmoid is part of a model: applied in its forward, or a layer built into it."""
-    if ctx.call_name(origin) in MODULES:
-        return True  # nn.Sigmoid() as a layer of a Sequential
+def _in_forward(origin: ast.AST, ctx: ModuleContext) -> bool:
     func = ctx.enclosing(origin, (ast.FunctionDef, ast.AsyncFunctionDef))
     return func is not None and func.name in {"forward", "__call__"}
+
+
+def _in_model(origin: ast.AST, loss: ast.AST, ctx: ModuleContext) -> bool:
+    """Whether a sigmoid is part of a model: applied in its forward, or a layer built into it. A
+    forward that applies the sigmoid and then takes the BCE loss itself is not a model ending in a
+    sigmoid: its logits are right there (ELECTRA's discriminator loss)."""
+    if ctx.call_name(origin) in MODULES:
+        return True  # nn.Sigmoid() as a layer of a Sequential
+    if not _in_forward(origin, ctx):
+        return False
+    func = ctx.enclosing(origin, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return ctx.enclosing(loss, (ast.FunctionDef, ast.AsyncFunctionDef)) is not func

@@ -3,7 +3,9 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_step_condition import first_value, modulo_test, step_guard
+from ..helpers.accum_every_pass import every_pass_step
 from ..helpers.accum_stray_step import stray_step
+from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
 
 
@@ -14,7 +16,9 @@ class AccumulationStepCondition(Rule):
     steps on k - 1 of every k micro-batches; `if i % k == 0:` after the backward with `i` counting from 0
     (`enumerate(loader)`, `range(n)`, `epoch * len(loader) + i`, a counter advanced after the test,
     Lightning's `batch_idx`) takes the first update after a single micro-batch; a second step of the same
-    optimiser outside the test, on every pass (a leftover after the accumulation clause). `(i + 1) % k == 0`, and
+    optimiser outside the test, on every pass (a leftover after the accumulation clause); a step on every pass
+    of a loop that divides its loss by an accumulation count or tests one (`if step % grad_accum == 0:` around
+    only the clip and the step counter). `(i + 1) % k == 0`, and
     `i % k == 0` with `i` counting from 1, stay quiet.
 
     Why is this bad: the optimiser is meant to step once per k accumulated micro-batches. Inverted, it
@@ -30,8 +34,8 @@ class AccumulationStepCondition(Rule):
     why = "An accumulation loop should step once per k micro-batches; an inverted or off-by-one test changes the windows."
     fix = "Step under `if (i + 1) % k == 0:` with i counting from 0 (and after the last micro-batch of the loader)."
     evidence = "pytorch-tutorials/gradients-accumulate"
-    node_types = (ast.If,)
-    requires_text = ("%",)
+    node_types = (ast.If, *LOOPS)
+    requires_text = ("%", "ccum")  # a modulo test, or an accumulation count (`loss /= grad_accum`)
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"
         "    for i, (x, y) in enumerate(loader):\n"
@@ -50,7 +54,15 @@ class AccumulationStepCondition(Rule):
     STRAY = ("this step runs on every micro-batch, besides the accumulation step under `{test}` on line {line}: the "
              "optimizer steps on every pass with partial gradients and the accumulation never happens; remove it")
 
+    EVERY = ("the optimizer steps on every micro-batch although this loop accumulates gradients (`{sign}`): "
+             "nothing is accumulated; step and zero the gradients only when the window of micro-batches is complete")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not isinstance(node, ast.If):
+            found = every_pass_step(node, ctx)
+            if found is not None:
+                yield Hit(found[0], self.EVERY.format(sign=found[1]))
+            return
         # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
         remainder = modulo_test(node.test)
         if remainder is None or isinstance(remainder.divisor, ast.Constant) and remainder.divisor.value in (0, 1):
