@@ -12,6 +12,7 @@ import ast
 from collections.abc import Callable
 
 from ..context import ModuleContext
+from .kinds import parameter_of
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # a tensor's .to()/.cuda() returns a copy: as a bare statement only a module's moves anything
@@ -36,10 +37,10 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
 def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast.AST, ModuleContext], bool]) -> bool:
     """A parameter of the function around `name`, never rebound there, that every call of that function in
     this file (at least one) hands a model: `val(net, loader)` -> val(v1, v2)'s v1."""
-    scope = ctx.scope_of(name)
-    if not isinstance(scope, FUNCS) or scope.name.startswith("__") or name.id not in _params(scope) or (
-            ctx.bindings.get(scope, {}).get(name.id)):
+    found = parameter_of(name, ctx)
+    if found is None or found[0].name.startswith("__"):
         return False  # __init__(self, m): called through the class, not by name
+    scope = found[0]
     # a method is called on an object, a function by its name (a function and a method may share a name)
     kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
     calls = [c for c in calls_by_ident(ctx).get(scope.name, ())

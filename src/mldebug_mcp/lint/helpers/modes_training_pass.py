@@ -16,6 +16,7 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import ident, own_nodes, tokens
+from .modes import key_of
 from .modes_evidence import scope_trains, subclassed_trainer
 from .modes_handed_models import calls_by_ident
 from .modes_nograd import disables_grad
@@ -85,16 +86,9 @@ def _from_model(value: ast.AST, derived: set[str]) -> bool:
     for n in ast.walk(value):
         if isinstance(n, ast.Name) and n.id in derived:
             return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _self_rooted(n.func):
+        if isinstance(n, ast.Call) and (key_of(n.func) or "").startswith("self."):
             return True  # self.actor.encoder(x), self._evaluate(scores): the object's models and helpers
     return False
-
-
-def _self_rooted(func: ast.Attribute) -> bool:
-    node: ast.AST = func
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def run_by_trainers(scope: ast.AST, ctx: ModuleContext, depth: int = 3) -> bool:
