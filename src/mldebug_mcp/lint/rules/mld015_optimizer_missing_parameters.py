@@ -17,6 +17,7 @@ from ..helpers.optim_params import (
 )
 from ..helpers.optim_untrained import untrained_modules
 from ..helpers.optim_untrained_attrs import untrained_attributes
+from ..helpers.params_subset import subset_helpers
 from ..rule import Hit, Rule
 
 # swapping in a module without parameters (nn.Identity() for the head) leaves nothing untrained
@@ -40,7 +41,9 @@ class OptimizerMissingParameters(Rule):
     a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
     in eval mode are left out. Also a trainer class that trains with an optimiser it is handed and builds a
     module with weights itself (a loss with learnable uncertainty weights or a classifier head, from a local
-    class or a method another file's subclass defines), never adding its parameters.
+    class or a method another file's subclass defines), never adding its parameters. And a model's own
+    parameters helper (`def non_discr_parameters(self): return [*self.encoder.parameters(), ...]`) that leaves
+    out a part with weights which forward runs between the parts it lists (`self.encoder_attn`).
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -85,10 +88,16 @@ class OptimizerMissingParameters(Rule):
               "handed in: that optimizer cannot hold them and nothing here adds them, so they never train; add "
               "them with optimizer.add_param_group({{'params': {path}.parameters()}})")
 
+    SUBSET = ("this parameters helper leaves out {missing}, which forward runs between the parts it lists: the "
+              "loss backpropagates through them, but an optimizer built from this helper never updates them")
+
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         for call, path, near in listed_twice(ctx):
             instead = f" (perhaps {' or '.join(near)})" if near else ""
             yield Hit(call, self.TWICE.format(path=path, instead=instead))
+        if ctx.classes and ctx.has_text("forward"):
+            for ret, missing in subset_helpers(ctx, PARAMETER_FREE.fullmatch):
+                yield Hit(ret, self.SUBSET.format(missing=", ".join(f"self.{m}" for m in missing)))
         if ctx.has_text("optim"):
             for cls in ctx.classes.values():
                 for anchor, path, where in built_beside_handed_optimizer(cls, ctx):
