@@ -29,7 +29,7 @@ def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
             continue
         for user in sorted(_statistic_users(call, ctx), key=lambda c: c.lineno):
             scope = ctx.scope_of(user)
-            if id(scope) not in seen and (preprocessor(user, ctx) or _normalises(user, ctx)):
+            if id(scope) not in seen and (_scaler(user, ctx) or _normalises(user, ctx)):
                 seen.add(id(scope))
                 found.append((user, ast.unparse(call)))
                 break
@@ -101,3 +101,10 @@ def _normalises(stat: ast.Call, ctx) -> bool:
                 isinstance(n, ast.Name) and n.id in names for n in ast.walk(op.right)):
             return True
     return False
+
+
+def _scaler(call: ast.Call, ctx) -> bool:
+    """A preprocessor's fit that learns statistics of values; an encoder fitted on every part's categories
+    (`LabelEncoder().fit(pd.concat([train.y, test.y]))`) only learns their names."""
+    name = preprocessor(call, ctx)
+    return name is not None and not name.endswith(("Encoder", "Binarizer"))
