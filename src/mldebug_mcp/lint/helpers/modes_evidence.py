@@ -298,8 +298,8 @@ def subclassed_trainer(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     a generation here makes training data (on-policy rollouts) or runs inside the base's evaluation. A
     subclass whose own epoch method calls `self.model.train()` runs the phases itself, and a base defined in
     this file is read like any code."""
-    if not any((ident(b) or "").rsplit(".", 1)[-1].endswith("Trainer")
-               and (ident(b) or "").rsplit(".", 1)[-1] not in ctx.classes for b in cls.bases):
+    # ident() is the last name already (`trl.SFTTrainer` -> SFTTrainer)
+    if not any((name := ident(b) or "").endswith("Trainer") and name not in ctx.classes for b in cls.bases):
         return False
     return ctx.memo(("modes", "subclassed-trainer", id(cls)), lambda: not any(
         _trains_held_model(m) for m in cls.body if isinstance(m, NESTED[:2])
