@@ -1,13 +1,16 @@
 """A forward pass of the training step, whatever it is called (MLD020).
 
 `compute_logprobs(model, batch, use_grad)` under `torch.enable_grad() if use_grad else torch.no_grad()` (and
-no optimizer step of its own), or
-PPO's `evaluate_actions(obs, actions)` that re-runs the policy with autograd on and returns the log-probs
-and entropies the loss is built from: the function serves the training step (its caller backpropagates
-through what it returns, or takes reference log-probs in the same mode), so the mode is the step's, not an
-evaluation's. Also the methods of a subclass of another module's trainer (the base's loop sets the phase's
-mode) and the module functions only they call. Read per function: a function that turns autograd on when asked, or one that turns it off nowhere
-and returns model outputs it never takes off the graph (no .item(), .detach(), .numpy(), .tolist()).
+no optimizer step of its own), or PPO's `evaluate_actions(obs, actions)` that re-runs the policy with autograd
+on and returns the log-probs and entropies the loss is built from: the function serves the training step (its
+caller backpropagates through what it returns, or takes reference log-probs in the same mode), so the mode is
+the step's, not an evaluation's. Read per function (training_pass): one that turns autograd on when asked, or
+one that turns it off nowhere, takes nothing off the graph (no .item(), .detach(), .numpy(), .tolist()) and
+returns tuples that hold values computed from its object's models (`self.actor(obs)`), a log-prob or an
+entropy among them.
+
+Also the methods of a subclass of another module's trainer (in_trainer: the base's loop sets the phase's mode)
+and the module functions only they call (run_by_trainers).
 """
 
 from __future__ import annotations
