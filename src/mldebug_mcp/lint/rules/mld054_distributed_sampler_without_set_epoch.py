@@ -1,10 +1,12 @@
 import ast
+import os
 from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.graph import callee
 from ..helpers.loader_cycles import endless_passes
+from ..helpers.loader_epoch_once import set_epoch_once
 from ..helpers.loader_facts import SETS_EPOCH, told_in_scope
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
@@ -75,7 +77,17 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         "            step(model, batch)\n"
     )
 
+    ONCE = ("set_epoch runs once, before the run that iterates this loader for many epochs: every epoch after "
+            "the first repeats its shuffle; call it at the start of every epoch (an epoch-start handler or the "
+            "top of the epoch loop)")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        once = set_epoch_once(ctx)
+        # another file that calls set_epoch may set it per epoch (this file's own fact is the once-call)
+        teller = told_in_scope(ctx, SETS_EPOCH) if once else None
+        if once and teller in (None, os.path.basename(ctx.path)) and not _calls_an_epoch_setter(ctx, local=False):
+            for call in once:
+                yield Hit(call, self.ONCE)
         sampler_text = ctx.has_text("DistributedSampler") or any(map(ctx.has_text, DDP_TEXT))
         if not sampler_text and not ctx.has_text("while True") and not _sharded_elsewhere(ctx):
             return  # only "epoch" in the text: the loader's sampler must come from another file of the run
@@ -136,15 +148,16 @@ def _sharded_elsewhere(ctx: ModuleContext) -> bool:
     return bool(told_in_scope(ctx, SHARDED)) and not told_in_scope(ctx, SETS_EPOCH)
 
 
-def _calls_an_epoch_setter(ctx: ModuleContext) -> bool:
+def _calls_an_epoch_setter(ctx: ModuleContext, local: bool = True) -> bool:
     """A call, anywhere in this file, of a function of another file which calls set_epoch (the project index):
-    the epoch loop may reach it through a local per-epoch function (`train_epoch` calling `loader.shuffle`)."""
+    the epoch loop may reach it through a local per-epoch function (`train_epoch` calling `loader.shuffle`).
+    local=False: a function this file defines (the one that calls set_epoch once) does not count."""
     project = ctx.project
     if project is None:
         return False
     for call in ctx.by_type.get(ast.Call, ()):
         name = callee(call.func)
-        if name and project.kind_returned_by(EPOCH_SETTER + name):
+        if name and (local or name not in ctx.functions) and project.kind_returned_by(EPOCH_SETTER + name):
             return True
     return False
 
