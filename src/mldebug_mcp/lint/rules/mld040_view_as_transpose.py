@@ -102,7 +102,7 @@ class ViewAsTranspose(Rule):
             yield from self._misordered(node, tensor, sizes, method, ctx)
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
-        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, sizes) \
+        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, _named_sizes(node, tensor, sizes, ctx)) \
                 or self._moved_axes(node, tensor, sizes, ctx) or _inverted_named_dims(node, tensor, sizes, ctx) \
                 or _rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
@@ -367,3 +367,16 @@ def _size_value(size: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.AST |
     """What a size names: itself, or for a name its latest value bound before `call` in the same scope (None when
     it comes from elsewhere)."""
     return value_before(size, call, ctx) if isinstance(size, ast.Name) else size
+
+
+def _named_sizes(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> list[ast.expr]:
+    """The sizes with each name read as its value (`c = x.size(1)`), when bound in this scope after the tensor."""
+    if not isinstance(tensor, ast.Name) or not any(isinstance(s, ast.Name) for s in sizes):
+        return sizes
+    reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
+    named = []
+    for size in sizes:
+        value = _size_value(size, call, ctx) if isinstance(size, ast.Name) else size
+        stale = value is not None and any(value.lineno < line < call.lineno for line in reassigned)
+        named.append(size if value is None or stale or not isinstance(value, ast.expr) else value)
+    return named
