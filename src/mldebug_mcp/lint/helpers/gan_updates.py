@@ -17,7 +17,7 @@ from ..context import ModuleContext
 from .graph import is_loss_call, latest_value
 
 GENERATOR_WORDS = {"g", "gen", "generator"}
-DISCRIMINATOR_WORDS = {"d", "disc", "discriminator", "critic", "dis"}
+DISCRIMINATOR_WORDS = {"d", "disc", "discr", "discriminator", "critic", "dis"}
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")

@@ -2,6 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.gan_zero_after import stale_discriminator_window
 from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, calls_in_order, is_backward, is_zero_grad
 from ..helpers.optim_branches import (
     unzeroed_branch,
@@ -82,6 +83,10 @@ class MissingZeroGrad(Rule):
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
+    STALE_D = ("{name} is zeroed only after its step, and the generator's backward before this runs through the "
+               "discriminator: its gradients are still there and this step applies them; call {name}.zero_grad() "
+               "before the discriminator's backward")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             closure = unzeroed_closure(node, ctx)
@@ -91,6 +96,10 @@ class MissingZeroGrad(Rule):
             step = unzeroed_manual_step(node, ctx)
             if step is not None:
                 yield Hit(step, self.MANUAL)
+                return
+            stale = stale_discriminator_window(node, ctx)
+            if stale is not None:
+                yield Hit(stale[0], self.STALE_D.format(name=stale[1]))
                 return
             trains = node in training_blocks(ctx)
             # the `if` may sit in a step helper the loop calls (`def optimizer_step(self): ...`), no backward in it

@@ -1,0 +1,70 @@
+"""A discriminator's optimiser zeroed only after its own step, in a step that first updates the generator.
+
+`g_loss.backward(); g_opt.step(); g_opt.zero_grad()` and then `d_loss.backward(); d_opt.step();
+d_opt.zero_grad()`: the generator's loss is computed through the discriminator, so its backward also leaves
+gradients in the discriminator's parameters, and nothing clears them before the discriminator's own backward:
+its step applies them on top of its loss. The zero_grad belongs before the discriminator's backward. Quiet when
+anything else is zeroed before that backward (the discriminator module, set_to_none on it), when the
+function toggles requires_grad (the discriminator frozen during the generator's update), or when the
+discriminator is zeroed before its step. The discriminator's optimiser is told by its name (gan_updates).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .gan_updates import DISCRIMINATOR_WORDS, words
+from .loops import calls_in_order, is_any_backward, is_zero_grad
+from .optim_params import dotted
+from .optim_values import optimizer_step
+from .optim_zeroing import stepped_optimizer
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
+    """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
+    after its step while a generator step with its own backward comes first."""
+    if ctx.has_text("requires_grad") and "requires_grad" in ast.unparse(function):
+        return None  # the discriminator may be frozen during the generator's update
+    calls = [c for c in calls_in_order(function.body) if ctx.enclosing(c, FUNCTIONS) is function]
+    steps = [(c, dotted(stepped_optimizer(c))) for c in calls if optimizer_step(c, ctx) and stepped_optimizer(c) is not None]
+    for index, (d_step, d_name) in enumerate(steps):
+        if not d_name or not words(d_name.rsplit(".", 1)[-1]) & DISCRIMINATOR_WORDS:
+            continue
+        first = next(((c, n) for c, n in steps[:index] if n and n != d_name), None)
+        if first is None:
+            continue
+        g_step, g_name = first
+        if not any(is_any_backward(c) and _before(c, g_step) for c in calls):
+            continue
+        d_backward = next((c for c in calls if is_any_backward(c) and _before(g_step, c) and _before(c, d_step)), None)
+        if d_backward is None:
+            continue
+        zeroes = [c for c in calls if is_zero_grad(c) and isinstance(c.func, ast.Attribute)]
+        d_zeroes = [c for c in zeroes if dotted(c.func.value) == d_name]
+        if not d_zeroes or any(not _before(d_step, z) for z in d_zeroes):
+            continue  # never zeroed (another finding), or zeroed before its step
+        if any(dotted(z.func.value) not in (g_name, d_name) and _before(z, d_backward) for z in zeroes):
+            continue  # the discriminator's module (or all) zeroed before its backward
+        return _opening(d_backward, g_step, function, ctx), d_name
+    return None
+
+
+def _before(a: ast.AST, b: ast.AST) -> bool:
+    return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)
+
+
+def _opening(backward: ast.Call, g_step: ast.Call, function: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """The outermost statement around the discriminator's backward that starts after the generator's step (a
+    loop over its micro-batches): where its zero_grad goes."""
+    found: ast.AST = backward
+    for ancestor in ctx.ancestors(backward):
+        if ancestor is function:
+            break
+        if isinstance(ancestor, ast.stmt) and _before(g_step, ancestor):
+            found = ancestor
+    if isinstance(found, ast.If) and found.body and isinstance(found.body[0], ast.For | ast.AsyncFor | ast.While):
+        return found.body[0]  # `if exists(discr): for _ in range(k): ...`: the loop opens the window
+    return found
