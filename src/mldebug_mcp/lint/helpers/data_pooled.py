@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from .data import _part_named, preprocessor
+from .data_fit_calls import fitted_arguments
 
 POOLING = {"numpy.concatenate", "numpy.vstack", "numpy.row_stack", "torch.cat", "torch.concat", "torch.vstack",
            "pandas.concat"}
@@ -27,6 +28,10 @@ def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
     for call in sorted(pools, key=lambda c: (c.lineno, c.col_offset)):
         if ctx.call_name(call) not in POOLING or not _pools_train_and_held_out(call):
             continue
+        for user in _local_fits(call, ctx):
+            if id(ctx.scope_of(user)) not in seen:
+                seen.add(id(ctx.scope_of(user)))
+                found.append((user, ast.unparse(call)))
         for user in sorted(_statistic_users(call, ctx), key=lambda c: c.lineno):
             scope = ctx.scope_of(user)
             if id(scope) not in seen and (_scaler(user, ctx) or _normalises(user, ctx)):
@@ -63,6 +68,14 @@ def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
         return [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > pooled.lineno
                 and any(isinstance(d, ast.Name) and d.id == name for d in _data_of(c, ctx))]
     if isinstance(parent, ast.Call) and any(d is pooled for d in _data_of(parent, ctx)):
+        return [parent]
+    return []
+
+
+def _local_fits(pooled: ast.Call, ctx) -> list[ast.Call]:
+    """`mu, sd = column_stats(np.concatenate([train, test]))`: a helper of this file learns statistics from it."""
+    parent = ctx.parent(pooled)
+    if isinstance(parent, ast.Call) and any(a is pooled for a in fitted_arguments(parent, ctx)):
         return [parent]
     return []
 
