@@ -14,7 +14,6 @@ from collections.abc import Callable
 from ..context import ModuleContext
 from .kinds import parameter_of
 
-FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # a tensor's .to()/.cuda() returns a copy: as a bare statement only a module's moves anything
 IN_PLACE_MOVES = {"to", "cuda", "cpu"}
 
@@ -73,9 +72,11 @@ def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
     params = ctx.memo(("modes-handed", "param-names"), lambda: {a.arg for a in ctx.by_type.get(ast.arg, ())})
     if name.id not in params:
         return False  # most callees are builtins and imports
-    scope = ctx.scope_of(name)
-    return isinstance(scope, FUNCS) and not scope.name.startswith("__") and name.id in _params(scope) and (
-        ctx.memo(("modes-handed", "named-twice", scope.name), lambda: ctx.source.count(scope.name) > 1))
+    found = parameter_of(name, ctx, reassigned=True)  # rebound or not: handed_a_model tells
+    if found is None or found[0].name.startswith("__"):
+        return False
+    function = found[0].name
+    return ctx.memo(("modes-handed", "named-twice", function), lambda: ctx.source.count(function) > 1)
 
 
 def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
@@ -90,11 +91,6 @@ def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
             grouped.setdefault(name, []).append(call)
         return grouped
     return ctx.memo(("mld020", "calls_by_ident"), group)
-
-
-def _params(func: ast.AST) -> list[str]:
-    args = func.args
-    return [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
 
 
 def _argument(call: ast.Call, func: ast.AST, param: str) -> ast.AST | None:
