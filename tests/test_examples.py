@@ -24,7 +24,7 @@ LINT_RULES: dict[str, tuple[str, ...]] = {
     "double_softmax": ("MLD001", "MLD020"),
     "view_not_transpose": ("MLD040",),
     "missing_causal_mask": (),
-    "leaky_normalisation": (),
+    "leaky_normalisation": ("MLD051",),
     "detached_features": (),
     "dropout_in_eval": ("MLD023",),
     "mse_broadcast": ("MLD005",),
