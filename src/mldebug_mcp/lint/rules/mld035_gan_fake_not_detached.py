@@ -8,6 +8,7 @@ from ..helpers.gan_fake import (
     generator_steps_on_it,
     live_fakes,
 )
+from ..helpers.gan_forward_fake import forward_discriminator_fakes
 from ..helpers.gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, words
 from ..helpers.graph import callee, module_index, other_framework
 from ..helpers.loops import is_any_backward
@@ -43,9 +44,9 @@ class GanFakeNotDetached(Rule):
     why = "The discriminator's backward writes its gradient into the generator's .grad, which the generator's step applies."
     fix = "Pass fake.detach() to the discriminator in its update (or zero the generator's gradients before its own backward)."
     evidence = "pytorch-docs"
-    node_types = (ast.Call,)
+    node_types = (ast.Call, ast.Assign)
     call_names = frozenset({"backward", "manual_backward"})
-    requires_text = ("backward",)
+    requires_text = ("backward", "fake", "recon", "generated")  # a backward, or a model's forward scoring fakes for another file's trainer
     BAD = (
         "def train(netG, netD, opt_g, opt_d, loader, bce, noise, ones, zeros):\n"
         "    for real in loader:\n"
@@ -73,10 +74,20 @@ class GanFakeNotDetached(Rule):
         "        opt_g.step()\n"
     )
 
+    FORWARD = ("the discriminator's loss scores this sample, still attached to the model that made it: the loss "
+               "this forward returns back-propagates into the generator; pass it detached (`.detach()`)")
+
     def applies(self, ctx: ModuleContext) -> bool:
+        if not ctx.has_text("backward"):  # a model's forward returning the discriminator's loss: one network named
+            return ctx.memo(("mld035.discr",), lambda: _names_a_discriminator(ctx))
         return ctx.memo(("mld035.gan",), lambda: _names_both_networks(ctx))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.Assign):
+            if not ctx.has_text("backward") and not other_framework(ctx):  # applies() asked a discriminator only
+                for argument in forward_discriminator_fakes(node, ctx):
+                    yield Hit(argument, self.FORWARD)
+            return
         if not is_any_backward(node) or other_framework(ctx):
             return
         loss = node.func.value
@@ -94,6 +105,10 @@ class GanFakeNotDetached(Rule):
             return
         for argument, _ in fakes:
             yield Hit(argument)
+
+
+def _names_a_discriminator(ctx: ModuleContext) -> bool:
+    return any(words(name) & DISCRIMINATOR_WORDS for name in module_index(ctx)["calls"])
 
 
 def _names_both_networks(ctx: ModuleContext) -> bool:
