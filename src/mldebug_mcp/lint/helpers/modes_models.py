@@ -33,7 +33,11 @@ from .modes_facts import RUNS, callee_mode, method_mode
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # methods that run a model's forward
-FORWARDS = {"forward", "generate", "encode_image", "encode_text", "get_image_features", "get_text_features"}
+# a diffusion model's sampling loop (`prior.p_sample_loop(shape)`, `self.diffusion.ddim_sample(...)`) runs the
+# whole denoiser many times: inference, like generate()
+SAMPLERS = {"p_sample_loop", "p_sample", "ddim_sample", "ddpm_sample", "sample_loop", "ddim_sample_loop",
+            "p_sample_loop_progressive"}
+FORWARDS = {"forward", "generate", "encode_image", "encode_text", "get_image_features", "get_text_features", *SAMPLERS}
 MODE_KEYWORDS = {"training", "train", "is_training", "is_train", "deterministic"}
 # models kept in eval mode (or in train mode) on purpose by code this rule does not see
 FROZEN = {"teacher", "ema", "target", "frozen", "ref", "reference", "swa", "avg", "averaged", "old", "momentum",

@@ -43,6 +43,7 @@ from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_models import (
+    SAMPLERS,
     bare_switch,
     forward_receiver,
     frozen,
@@ -274,7 +275,8 @@ def _feeds_back(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _generates(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr == "generate"  # decoding is inference
+    # decoding and a diffusion sampling loop are inference
+    return isinstance(call.func, ast.Attribute) and (call.func.attr == "generate" or call.func.attr in SAMPLERS)
 
 
 def _trains_between(first: ast.AST, last: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
