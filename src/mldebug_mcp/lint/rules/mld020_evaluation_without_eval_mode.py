@@ -69,12 +69,14 @@ class EvaluationWithoutEvalMode(Rule):
     """What it does: follows the train/eval mode of each model along a function or script and flags one
     that evaluates in training mode. A model is what is built from a model class or named like one, but
     also what has .parameters() called on it, comes from a model builder (get_model()), or is moved to a
-    device and called. Evaluation: its input is val/test data, or it decodes with .generate(), or it runs
+    device and called. Evaluation: its input is val/test data, or it decodes with .generate() or a diffusion
+    sampling loop (p_sample_loop, ddim_sample), or it runs
     under no_grad in code named for evaluation or inference that does not train, or in an evaluation
     function (also one whose callers run it with autograd off), or (in a file that never trains) its gathered
     outputs come from a loop, no_grad or prediction/deployment code, or it samples iteratively under no_grad
     (its output fed back as its next input), or it is the pretrained network of a metric class (Inception for
-    FID) run by methods whose callers disable autograd. Training mode: never switched with .eval() (nor by an enclosing function,
+    FID) run by methods whose callers disable autograd. Two models the file switches to train() one by one
+    (`model.train(); predictor.train()`) are separate: an eval() of one leaves the other in training mode. Training mode: never switched with .eval() (nor by an enclosing function,
     a caller in this file, or a loader of this file or of the run that switches it), or .train() just
     before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
     .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model

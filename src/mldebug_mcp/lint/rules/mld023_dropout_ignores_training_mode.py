@@ -47,7 +47,8 @@ class DropoutIgnoresTrainingMode(Rule):
     (torch's scaled_dot_product_attention, flash-attn's and xformers' kernels) given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
     and called (a fresh module is always in training mode), and a hand-made dropout mask (`bernoulli_(1 - p)`,
     `torch.rand(shape) < keep_prob`, rescaled by 1/(1-p) or named for a drop rate) drawn without an
-    `if self.training` guard. Random draws that are not dropout (sampling binary units) stay quiet.
+    `if self.training` guard, and token dropout (a random subset of positions kept, `randn(n).topk(k)`,
+    `randperm(n)[:k]`, in code named for dropping) gated by its rate alone, reported at the gate. Random draws that are not dropout (sampling binary units) stay quiet.
 
     Why is this bad: model.eval() switches only the submodules it owns. These calls keep dropping units
     at evaluation and inference, so validation scores are noisy and pessimistic, and predictions vary
