@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.accum_trainer import unscaled_trainer_loss
 from ..helpers.accum_unit_divisor import unit_divided_micro_loss
+from ..helpers.accum_window_loop import window_loop_total
 from ..helpers.accum_zeroing import accumulation_test, micro_batch_loop
 from ..helpers.loops import (
     LOOPS,
@@ -75,6 +76,8 @@ class AccumulationWithoutScaling(Rule):
         if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
             return
         micro = micro_batch_loop(node, ctx)
+        if micro is None:  # `while True: ... backward(); seen += n; if seen >= total: break`, stepped after
+            micro = window_loop_total(node, ctx)
         if micro is not None:  # `for chunk in batch.chunk(k): loss.backward()`, the step after the loop
             for call in _own_backwards(node, [], ctx):
                 loss = _backward_loss(call, ctx)

@@ -1,0 +1,54 @@
+"""A micro-batch loop that ends on an accumulated count: `while True: ... loss.backward(); seen += n;
+if seen >= total: break`, with no step inside, and the optimiser stepped after it (after the loop, or by the
+function that calls the loop's function). Each pass back-propagates one micro-batch into the same gradients,
+so the step gets their sum unless each loss is divided by the number of micro-batches (MLD014).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .loops import LOOPS, calls_in_order, is_any_backward
+from .optim_steps import FUNCTIONS, call_sites
+from .optim_values import optimizer_step
+
+
+def window_loop_total(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
+    """The total a window loop counts up to, when it backwards each pass and the step follows it."""
+    if not isinstance(loop, LOOPS):
+        return None
+    total = _count_break(loop)
+    if total is None:
+        return None
+    calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
+    if any(optimizer_step(c, ctx) for c in calls) or not any(is_any_backward(c) for c in calls):
+        return None
+    function = ctx.enclosing(loop, FUNCTIONS)
+    if function is None:
+        return None
+    if _steps_after(function, loop.end_lineno or loop.lineno, ctx):
+        return total
+    for site in call_sites(function, ctx):
+        caller = ctx.enclosing(site, FUNCTIONS)
+        if caller is not None and caller is not function and _steps_after(caller, site.lineno, ctx):
+            return total
+    return None
+
+
+def _count_break(loop: ast.AST) -> ast.expr | None:
+    """`if seen >= total: break` in the loop's own body, `seen` increased in it (`seen += n`)."""
+    grown = {ast.unparse(s.target) for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add)}
+    for stmt in loop.body:
+        if not (isinstance(stmt, ast.If) and any(isinstance(s, ast.Break) for s in stmt.body)):
+            continue
+        test = stmt.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.GtE | ast.Gt | ast.Eq) \
+                and ast.unparse(test.left) in grown:
+            return test.comparators[0]
+    return None
+
+
+def _steps_after(function: ast.AST, line: int, ctx: ModuleContext) -> bool:
+    return any(optimizer_step(c, ctx) and c.lineno > line and ctx.enclosing(c, FUNCTIONS) is function
+               for c in calls_in_order(function.body))
