@@ -197,6 +197,8 @@ class TrainModeNotRestored(Rule):
                     f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
                     "again; later steps train in eval mode")
                 where = _where_train_goes(call, node, ctx)
+                if isinstance(where, LastLine) and evaluation is not call:
+                    where = call  # an evaluation helper called under an if: train() goes right after it
                 helper = helper_end(evaluation, call, where, node, ctx)
                 if helper is None:
                     if unconditional:
