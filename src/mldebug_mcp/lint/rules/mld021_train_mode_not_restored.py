@@ -415,7 +415,8 @@ def _where_train_goes(call: ast.Call, loop: ast.AST, ctx: ModuleContext) -> ast.
     """The model's train() sits right before the loop (or before the outer loop this one opens): it was
     meant to be the first statement of each iteration, reported there. Otherwise a periodic evaluation
     (under an if) is reported at the end of its block, right after which train() goes (the block may log,
-    save and stop early after the evaluation), and an eval() on every iteration at the call."""
+    save and stop early after the evaluation; the caller reports an evaluation helper called there at its
+    call instead), and an eval() on every iteration at the call."""
     if not loop.body:
         return call
     key = _receiver_key(call) if is_eval_call(call) else None
