@@ -1,5 +1,8 @@
-"""Issue 17 (held-out precision sample), task P5: MLD020 families that depend on the file's name or on
-another file of the run, which the single fixture tests/lint/fixtures/mld020.py cannot show."""
+"""Issue 17 (held-out precision sample), task P5: MLD020 families read on whole small files rather than in the
+single fixture tests/lint/fixtures/mld020.py: those that depend on the file's name (tests of a pytest module,
+an evaluation script named like one) or on another file of the run (a precise-BN statistics refresh), and
+a class of a module bound at run time, a log-prob pass that can turn autograd on, a robustness evaluation
+that enables grad for its attack."""
 
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source
