@@ -26,10 +26,13 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
     """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
     after its step while a generator step with its own backward comes first."""
-    if ctx.has_text("requires_grad") and "requires_grad" in ast.unparse(function):
-        return None  # the discriminator may be frozen during the generator's update
+    if not ctx.has_text("zero_grad"):
+        return None
     calls = [c for c in calls_in_order(function.body) if ctx.enclosing(c, FUNCTIONS) is function]
-    steps = [(c, dotted(stepped_optimizer(c))) for c in calls if optimizer_step(c, ctx) and stepped_optimizer(c) is not None]
+    named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
+    if len(named) < 2:
+        return None  # two optimisers step here, or none of this
+    steps = [(c, dotted(stepped_optimizer(c))) for c in named if optimizer_step(c, ctx) and stepped_optimizer(c) is not None]
     for index, (d_step, d_name) in enumerate(steps):
         if not d_name or not words(d_name.rsplit(".", 1)[-1]) & DISCRIMINATOR_WORDS:
             continue
@@ -48,6 +51,8 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
             continue  # never zeroed (another finding), or zeroed before its step
         if any(dotted(z.func.value) not in (g_name, d_name) and _before(z, d_backward) for z in zeroes):
             continue  # the discriminator's module (or all) zeroed before its backward
+        if ctx.has_text("requires_grad") and "requires_grad" in ast.unparse(function):
+            return None  # the discriminator may be frozen during the generator's update
         return _opening(d_backward, g_step, function, ctx), d_name
     return None
 
