@@ -23,6 +23,8 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def every_pass_step(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] | None:
     """(the call that steps on every pass, what shows the loop accumulates) for an accumulating loop."""
+    if loop not in ctx.backward_scopes:
+        return None  # no .backward() in it: most loops of a file, skipped before walking their calls
     calls = list(expanded_calls(loop.body, ctx))
     if not any(is_any_backward(c) and _every_pass(via, loop, ctx) for c, via in calls):
         return None
