@@ -26,8 +26,8 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
     """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
     after its step while a generator step with its own backward comes first."""
-    if not ctx.has_text("zero_grad"):
-        return None
+    if function not in ctx.backward_scopes or not ctx.has_text("zero_grad"):
+        return None  # no .backward() in it (nor in a nested loop)
     calls = [c for c in calls_in_order(function.body) if ctx.enclosing(c, FUNCTIONS) is function]
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
