@@ -31,7 +31,9 @@ def random_sample_classes(ctx: ModuleContext) -> dict[str, int]:
     def compute() -> dict[str, int]:
         if not ctx.classes or not (ctx.has_text("rand") or ctx.has_text("IterableDataset")):
             return {}
-        found = {cls.name: cls.lineno for cls in ctx.classes.values() if _unordered(cls, ctx)}
+        # with no random draw anywhere in the file, only an IterableDataset base can make a class unordered
+        draws = bool(_calls_named(ctx, RANDOM_DRAWS))
+        found = {cls.name: cls.lineno for cls in ctx.classes.values() if _unordered(cls, ctx, draws)}
         for _ in range(3):  # subclasses that inherit the sampling
             more = {cls.name: cls.lineno for cls in ctx.classes.values() if cls.name not in found
                     and any(isinstance(b, ast.Name) and b.id in found for b in cls.bases)
@@ -49,6 +51,8 @@ def self_shuffling_classes(ctx: ModuleContext) -> dict[str, int]:
     DataLoader with shuffle=False on purpose (MLD050 only: it may still draw augmentations). Class -> line."""
     def compute() -> dict[str, int]:
         if not ctx.classes or not (ctx.has_text("shuffle") or ctx.has_text("permutation") or ctx.has_text("randperm")):
+            return {}
+        if not _calls_named(ctx, SHUFFLES | PERMUTATIONS):  # no shuffle or permutation call in the file
             return {}
         return {cls.name: cls.lineno for cls in ctx.classes.values() if _shuffles_itself(cls, ctx)}
     return ctx.memo(("loader-self-shuffling",), compute)
@@ -84,9 +88,27 @@ def random_draw(expr: ast.AST, ctx: ModuleContext) -> bool:
     return isinstance(expr, ast.Call) and ctx.call_name(expr) in RANDOM_DRAWS
 
 
-def _unordered(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
+def _calls_named(ctx: ModuleContext, names: set[str]) -> bool:
+    """Whether any call of the module is to one of `names` (dotted): once per module and set of names, a
+    look at each call's last name first (call_name is that name after its qualified receiver, or an alias)."""
+    def compute() -> bool:
+        last = {n.rsplit(".", 1)[-1] for n in names}
+        aliases = ctx.aliases
+        for call in ctx.by_type.get(ast.Call, ()):
+            func = call.func
+            kind = type(func)
+            if (kind is ast.Attribute and func.attr in last or kind is ast.Name and aliases.get(func.id) in names) \
+                    and ctx.call_name(call) in names:
+                return True
+        return False
+    return ctx.memo(("loader-calls-named", frozenset(names)), compute)
+
+
+def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool = True) -> bool:
     if any(ctx.qualname(b) in ITERABLE for b in cls.bases):
         return True
+    if not draws:  # no sample part can be a random draw
+        return False
     methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
     sampling = [methods[name] for name in SAMPLING if name in methods]
     if not sampling:
