@@ -128,25 +128,34 @@ def _self_value(attribute: ast.Attribute, ctx: ModuleContext) -> ast.expr | None
 def live_fakes(loss: ast.AST, ctx: ModuleContext, depth: int = 4) -> list[tuple[ast.AST, ast.Call]]:
     """(argument, discriminator call): the generator's live output handed to a network named for the
     discriminator on the way to `loss`."""
-    found: list[tuple[ast.AST, ast.Call]] = []
-    pending, seen = [loss], set()
-    while pending and depth >= 0:
-        depth -= 1
+    return [(a, call) for call in discriminator_calls(loss, ctx, depth + 1, follow_self=True)
+            for a in call.args if from_generator(a, ctx, [12])]
+
+
+def discriminator_calls(expr: ast.AST, ctx: ModuleContext, rounds: int, follow_self: bool) -> list[ast.Call]:
+    """Calls of a network named for the discriminator in `expr` and in the values its names were last given,
+    followed back `rounds` assignments deep (and through `self.x` assignments when `follow_self`)."""
+    found: list[ast.Call] = []
+    pending, seen = [expr], set()
+    for _ in range(rounds):
+        if not pending:
+            break
         current, pending = pending, []
-        for expr in current:
-            for node in ast.walk(expr):
+        for value_expr in current:
+            for node in ast.walk(value_expr):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
                     seen.add(node.id)
                     value = latest_value(node, ctx)
                     if value is not None:
                         pending.append(value)
-                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                elif follow_self and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                        and node.value.id == "self":
                     value = _self_value(node, ctx) if ("self", node.attr) not in seen else None
                     seen.add(("self", node.attr))
                     if value is not None:
                         pending.append(value)
                 if network_call(node, DISCRIMINATOR_WORDS, ctx):
-                    found += [(a, node) for a in node.args if from_generator(a, ctx, [12])]
+                    found.append(node)
     return found
 
 

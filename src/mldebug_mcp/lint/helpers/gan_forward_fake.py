@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .gan_fake import from_generator, network_call
+from .gan_fake import discriminator_calls, from_generator
 from .gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, words
 from .graph import in_no_grad, latest_value
 
@@ -28,20 +28,8 @@ def forward_discriminator_fakes(assign: ast.Assign, ctx: ModuleContext) -> list[
     named = words(assign.targets[0].id)
     if "loss" not in named or not named & DISCRIMINATOR_WORDS or named & GENERATOR_WORDS:
         return []
-    found: list[ast.AST] = []
-    pending, seen = [assign.value], set()
-    for _ in range(3):
-        current, pending = pending, []
-        for expr in current:
-            for node in ast.walk(expr):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in seen:
-                    seen.add(node.id)
-                    value = latest_value(node, ctx)
-                    if value is not None:
-                        pending.append(value)
-                if network_call(node, DISCRIMINATOR_WORDS, ctx):
-                    found += [a for a in node.args if _live_fake(a, ctx)]
-    return found
+    return [a for call in discriminator_calls(assign.value, ctx, 3, follow_self=False)
+            for a in call.args if _live_fake(a, ctx)]
 
 
 def _live_fake(arg: ast.AST, ctx: ModuleContext) -> bool:
