@@ -31,9 +31,9 @@ def random_sample_classes(ctx: ModuleContext) -> dict[str, int]:
     def compute() -> dict[str, int]:
         if not ctx.classes or not (ctx.has_text("rand") or ctx.has_text("IterableDataset")):
             return {}
-        # with no random draw anywhere in the file, only an IterableDataset base can make a class unordered
-        draws = bool(_calls_named(ctx, RANDOM_DRAWS))
-        found = {cls.name: cls.lineno for cls in ctx.classes.values() if _unordered(cls, ctx, draws)}
+        # a class with no random draw inside it: only an IterableDataset base can make it unordered
+        drawing = _classes_around(ctx, _calls_named(ctx, RANDOM_DRAWS))
+        found = {cls.name: cls.lineno for cls in ctx.classes.values() if _unordered(cls, ctx, cls in drawing)}
         for _ in range(3):  # subclasses that inherit the sampling
             more = {cls.name: cls.lineno for cls in ctx.classes.values() if cls.name not in found
                     and any(isinstance(b, ast.Name) and b.id in found for b in cls.bases)
@@ -52,20 +52,25 @@ def self_shuffling_classes(ctx: ModuleContext) -> dict[str, int]:
     def compute() -> dict[str, int]:
         if not ctx.classes or not (ctx.has_text("shuffle") or ctx.has_text("permutation") or ctx.has_text("randperm")):
             return {}
-        if not _calls_named(ctx, SHUFFLES | PERMUTATIONS):  # no shuffle or permutation call in the file
-            return {}
-        return {cls.name: cls.lineno for cls in ctx.classes.values() if _shuffles_itself(cls, ctx)}
+        # the classes around a shuffle of a self attribute or a permutation assigned to one (what a walk of
+        # each class would find)
+        shuffling = _classes_around(ctx, [c for c in _calls_named(ctx, SHUFFLES | PERMUTATIONS) if _shuffles(c, ctx)])
+        return {cls.name: cls.lineno for cls in ctx.classes.values() if cls in shuffling}
     return ctx.memo(("loader-self-shuffling",), compute)
 
 
-def _shuffles_itself(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Call) and ctx.call_name(node) in SHUFFLES and node.args and _on_self(node.args[0]):
-            return True
-        if isinstance(node, ast.Assign) and any(_on_self(t) for t in node.targets) \
-                and isinstance(node.value, ast.Call) and ctx.call_name(node.value) in PERMUTATIONS:
-            return True
-    return False
+def _shuffles(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`np.random.shuffle(self.x)`, or `self.order = torch.randperm(n)` (the call is the assigned value)."""
+    if ctx.call_name(call) in SHUFFLES and call.args and _on_self(call.args[0]):
+        return True
+    assign = ctx.parent(call)
+    return isinstance(assign, ast.Assign) and assign.value is call and any(_on_self(t) for t in assign.targets) \
+        and ctx.call_name(call) in PERMUTATIONS
+
+
+def _classes_around(ctx: ModuleContext, calls: list[ast.Call]) -> set[ast.ClassDef]:
+    """Every class (nested ones and those around them) a walk of which meets one of `calls`."""
+    return {a for c in calls for a in ctx.ancestors(c) if isinstance(a, ast.ClassDef)}
 
 
 def dataset_class_told(name: str, ctx: ModuleContext, facts: tuple[str, ...]) -> bool:
@@ -88,26 +93,23 @@ def random_draw(expr: ast.AST, ctx: ModuleContext) -> bool:
     return isinstance(expr, ast.Call) and ctx.call_name(expr) in RANDOM_DRAWS
 
 
-def _calls_named(ctx: ModuleContext, names: set[str]) -> bool:
-    """Whether any call of the module is to one of `names` (dotted): once per module and set of names, a
-    look at each call's last name first (call_name is that name after its qualified receiver, or an alias)."""
-    def compute() -> bool:
+def _calls_named(ctx: ModuleContext, names: set[str]) -> list[ast.Call]:
+    """The calls of the module to one of `names` (dotted): once per module and set of names, a look at each
+    call's last name first (call_name is that name after its qualified receiver, or an alias)."""
+    def compute() -> list[ast.Call]:
         last = {n.rsplit(".", 1)[-1] for n in names}
         aliases = ctx.aliases
-        for call in ctx.by_type.get(ast.Call, ()):
-            func = call.func
-            kind = type(func)
-            if (kind is ast.Attribute and func.attr in last or kind is ast.Name and aliases.get(func.id) in names) \
-                    and ctx.call_name(call) in names:
-                return True
-        return False
+        return [call for call in ctx.by_type.get(ast.Call, ())
+                if (type(call.func) is ast.Attribute and call.func.attr in last
+                    or type(call.func) is ast.Name and aliases.get(call.func.id) in names)
+                and ctx.call_name(call) in names]
     return ctx.memo(("loader-calls-named", frozenset(names)), compute)
 
 
 def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool = True) -> bool:
     if any(ctx.qualname(b) in ITERABLE for b in cls.bases):
         return True
-    if not draws:  # no sample part can be a random draw
+    if not draws:  # no random draw in the class: no sample part can be one
         return False
     methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
     sampling = [methods[name] for name in SAMPLING if name in methods]
