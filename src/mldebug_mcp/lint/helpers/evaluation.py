@@ -289,15 +289,23 @@ def model_named(name: str) -> bool:
     return MODEL_NAME.search(name.lower()) is not None
 
 
+_OWNER_ATTRIBUTES, _OWNER_KEYS = ("evaluation", "module-owner-attributes"), ("evaluation", "owner-keys")
+
+
 def _owner_attributes(ctx: ModuleContext) -> set[str]:
-    return ctx.memo(("evaluation", "module-owner-attributes"), lambda: {
-        k.rsplit(".", 1)[-1] for k in _owner_keys(ctx) if k})
+    found = ctx._memo.get(_OWNER_ATTRIBUTES)  # asked of nearly every callee: the memo read first, no closure
+    if found is None:
+        found = ctx.memo(_OWNER_ATTRIBUTES, lambda: {k.rsplit(".", 1)[-1] for k in _owner_keys(ctx) if k})
+    return found
 
 
 def _owner_keys(ctx: ModuleContext) -> set[str | None]:
     """The keys model_like may call a model whatever they are named: module methods or module statements
     (`x.to(dev)`, `x.eval()`) applied to them (one set per module: asked of nearly every callee)."""
-    return ctx.memo(("evaluation", "owner-keys"), lambda: module_owners(ctx) | module_statement_owners(ctx))
+    found = ctx._memo.get(_OWNER_KEYS)
+    if found is None:
+        found = ctx.memo(_OWNER_KEYS, lambda: module_owners(ctx) | module_statement_owners(ctx))
+    return found
 
 
 SETUP_CALLS = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16"}

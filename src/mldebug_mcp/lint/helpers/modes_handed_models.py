@@ -36,6 +36,8 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
 def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast.AST, ModuleContext], bool]) -> bool:
     """A parameter of the function around `name`, never rebound there, that every call of that function in
     this file (at least one) hands a model: `val(net, loader)` -> val(v1, v2)'s v1."""
+    if name.id not in _param_names(ctx):
+        return False  # no parameter of that name (what parameter_of would find first)
     found = parameter_of(name, ctx)
     if found is None or found[0].name.startswith("__"):
         return False  # __init__(self, m): called through the class, not by name
@@ -69,14 +71,24 @@ def _wrapped(argument: ast.AST, ctx: ModuleContext, model_like) -> bool:
 def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
     """Whether handed_a_model may hold for `name`: a parameter of a function (not a dunder) whose name the
     code uses elsewhere than its def (a cheap test per name; model_like answers)."""
-    params = ctx.memo(("modes-handed", "param-names"), lambda: {a.arg for a in ctx.by_type.get(ast.arg, ())})
-    if name.id not in params:
+    if name.id not in _param_names(ctx):
         return False  # most callees are builtins and imports
     found = parameter_of(name, ctx, reassigned=True)  # rebound or not: handed_a_model tells
     if found is None or found[0].name.startswith("__"):
         return False
     function = found[0].name
     return ctx.memo(("modes-handed", "named-twice", function), lambda: ctx.source.count(function) > 1)
+
+
+_PARAM_NAMES = ("modes-handed", "param-names")
+
+
+def _param_names(ctx: ModuleContext) -> set[str]:
+    """The names of the module's parameters (of any def or lambda); asked of nearly every callee."""
+    found = ctx._memo.get(_PARAM_NAMES)
+    if found is None:
+        found = ctx.memo(_PARAM_NAMES, lambda: {a.arg for a in ctx.by_type.get(ast.arg, ())})
+    return found
 
 
 def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
