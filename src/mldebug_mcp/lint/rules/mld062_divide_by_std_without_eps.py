@@ -50,8 +50,6 @@ class DivideByStdWithoutEps(Rule):
     GOOD = "def whiten(adv):\n    return (adv - adv.mean()) / (adv.std() + 1e-8)\n"
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if reference_test_module(ctx):
-            return  # a test's metric or recomputed formula: a NaN fails the test, no model is trained
         if isinstance(node, ast.Call):
             denominator = _divisor(node, ctx)
             if denominator is None:
@@ -66,7 +64,10 @@ class DivideByStdWithoutEps(Rule):
             spread = _spread(values[0], ctx) if values else None  # first: _patched walks the statements between
             if spread and not _patched(denominator.id, values[0], node, ctx):
                 what = spread
-        if what and not _tested(denominator, node, ctx) and not _checked_finite(node, ctx):
+        # asked last (of the few divisions by a spread): a test's metric or recomputed formula, where a NaN fails
+        # the test and no model is trained
+        if what and not _tested(denominator, node, ctx) and not _checked_finite(node, ctx) \
+                and not reference_test_module(ctx):
             yield Hit(denominator, self.message.format(what=what))
 
 
