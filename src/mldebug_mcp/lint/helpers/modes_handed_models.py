@@ -42,10 +42,7 @@ def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast
     if found is None or found[0].name.startswith("__"):
         return False  # __init__(self, m): called through the class, not by name
     scope = found[0]
-    # a method is called on an object, a function by its name (a function and a method may share a name)
-    kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
-    calls = [c for c in calls_by_ident(ctx).get(scope.name, ())
-             if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
+    calls = _outside_calls(scope, ctx)
     if not calls:
         return False
     for call in calls:
@@ -54,6 +51,16 @@ def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast
                 argument, ctx, model_like):
             return False
     return True
+
+
+def _outside_calls(scope: ast.AST, ctx: ModuleContext) -> list[ast.Call]:
+    """The calls of the function `scope` from outside it, once per function."""
+    def compute() -> list[ast.Call]:
+        # a method is called on an object, a function by its name (a function and a method may share a name)
+        kind = ast.Attribute if isinstance(ctx.parent(scope), ast.ClassDef) else ast.Name
+        return [c for c in calls_by_ident(ctx).get(scope.name, ())
+                if ctx.scope_of(c) is not scope and isinstance(c.func, kind)]
+    return ctx.memo(("modes-handed", "outside-calls", scope), compute)
 
 
 def _wrapped(argument: ast.AST, ctx: ModuleContext, model_like) -> bool:
@@ -77,7 +84,9 @@ def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
     if found is None or found[0].name.startswith("__"):
         return False
     function = found[0].name
-    return ctx.memo(("modes-handed", "named-twice", function), lambda: ctx.source.count(function) > 1)
+    # and the function is called from outside itself (what handed_a_model needs first)
+    return ctx.memo(("modes-handed", "named-twice", function), lambda: ctx.source.count(function) > 1) \
+        and bool(_outside_calls(found[0], ctx))
 
 
 _PARAM_NAMES = ("modes-handed", "param-names")
