@@ -46,19 +46,23 @@ def within(inner: str, outer: str) -> bool:
     return inner == outer or inner.startswith(outer + ".")
 
 
-def covered(expr: ast.AST | None, ctx: ModuleContext) -> list[Source] | None:
-    """The modules a parameter expression draws from; None when any part is unknown."""
+def covered(expr: ast.AST | None, ctx: ModuleContext, _followed: frozenset = frozenset()) -> list[Source] | None:
+    """The modules a parameter expression draws from; None when any part is unknown (or when the names lead back
+    to a value already followed: `params = [{'params': decay}, ...]` with `decay` drawn from the earlier `params`
+    resolves `params` to itself)."""
     if isinstance(expr, ast.Name):
         value = ctx.resolve(expr)
-        return None if value is expr else covered(value, ctx)
+        if value is expr or value in _followed:
+            return None
+        return covered(value, ctx, _followed | {value})
     if isinstance(expr, ast.Dict):  # a param group
         return covered(next((v for k, v in zip(expr.keys, expr.values)
-                             if isinstance(k, ast.Constant) and k.value == "params"), None), ctx)
+                             if isinstance(k, ast.Constant) and k.value == "params"), None), ctx, _followed)
     name = ctx.call_name(expr) or getattr(getattr(expr, "func", None), "id", "")
     if isinstance(expr, ast.ListComp | ast.GeneratorExp) or (name == "filter" and len(expr.args) == 2):
         # [p for p in model.parameters() if p.requires_grad], filter(lambda p: p.requires_grad, ...)
         source = expr.args[1] if name == "filter" else expr.generators[0].iter
-        inner = covered(source, ctx)
+        inner = covered(source, ctx, _followed)
         return inner and [(p, "requires_grad" in ast.dump(expr)) for p, _ in inner]
     if isinstance(expr, ast.Call) and ctx.method_name(expr) in ITERATORS:
         path = dotted(expr.func.value)
@@ -66,7 +70,7 @@ def covered(expr: ast.AST | None, ctx: ModuleContext) -> list[Source] | None:
     parts = (expr.elts if isinstance(expr, ast.List | ast.Tuple)
              else [expr.left, expr.right] if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)
              else expr.args if name in {"list", "tuple", "itertools.chain"} else [])
-    found = [covered(p, ctx) for p in parts]
+    found = [covered(p, ctx, _followed) for p in parts]
     return None if not found or any(f is None for f in found) else [c for f in found for c in f]
 
 
