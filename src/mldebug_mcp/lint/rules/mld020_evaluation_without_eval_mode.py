@@ -222,8 +222,23 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
                                                   or generates_for_user(call, key, scope, ctx)):
             continue
         reported.add(key)
-        yield Hit(anchor(call, key, scope, ctx),
-                  f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation")
+        if _runner(receiver, ctx):  # evaluate_model(model, data): a function of this file that runs the model
+            message = (f"{key}() runs the model in training mode here: no .eval() is called on the model before "
+                       f"this evaluation; call model.eval() first (or inside {key})")
+        else:
+            message = f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation"
+        yield Hit(anchor(call, key, scope, ctx), message)
+
+
+def _runner(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """The receiver names a function or method of this file (which runs a model), not a model: the message must not
+    tell the user to call .eval() on a function."""
+    if isinstance(receiver, ast.Name):  # a def of this file, or a name no scope binds (imported, `from x import *`)
+        return receiver.id in ctx.functions or not any(receiver.id in names for names in ctx.bindings.values())
+    if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
+        return any(isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == receiver.attr
+                   for cls in ctx.classes.values() for item in cls.body)
+    return False
 
 
 def _eval_undone_under_no_grad(switch, call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
