@@ -77,7 +77,13 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group" for c in calls):
         return []  # an optimiser built here (optim_untrained_attrs reads it) or extended: not this case
     found = []
+    handed_in_init = any(f.name == "__init__" for f in _handing_methods(cls, ctx))
     for assign in (n for n in ast.walk(cls) if isinstance(n, ast.Assign) and len(n.targets) == 1):
+        function = ctx.enclosing(assign, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if function is not None and function.name == "__init__" and not handed_in_init:
+            # built by the constructor, the optimiser handed in later by a setter (model.add_optimizer(opt)):
+            # the instance holds the module before any caller can build an optimiser from its parameters
+            continue
         for target, where in _weighted_targets(assign, ctx):
             path = dotted(target)
             if path is None or path in {p for _, p, _ in found}:
@@ -98,6 +104,14 @@ def _handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> bool:
     kept = _handed_attributes(ctx).get(cls)
     return bool(kept) and any(ctx.method_name(n) in {"step", "zero_grad"} and isinstance(n.func, ast.Attribute)
                               and dotted(n.func.value) in kept for n in ctx.within(ast.Call, cls))
+
+
+def _handing_methods(cls: ast.ClassDef, ctx: ModuleContext) -> list[ast.AST]:
+    """The methods of `cls` that keep a handed-in optimiser on self (`self.optimizer = optimizer`)."""
+    kept = _handed_attributes(ctx).get(cls, set())
+    return [f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            and any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+                    and any(dotted(t) in kept for t in n.targets) for n in ast.walk(f))]
 
 
 def _handed_attributes(ctx: ModuleContext) -> dict[ast.ClassDef, set[str]]:
