@@ -41,3 +41,16 @@ def both_ways(folder: Path, code: str) -> list[tuple[str, int]]:
              for jobs in (1, 2)]
     assert found[0] == found[1]
     return found[0]
+
+
+def snippet_lines(source: str, code: str) -> list[int]:
+    """Lint `source` (one file, header included) with only `code` selected and return its finding lines, sorted."""
+    from mldebug_mcp.lint.config import LintSettings
+    from mldebug_mcp.lint.engine import lint_source
+
+    return sorted({f.line for f in lint_source(source, "snippet.py", LintSettings(select=(code,))) if f.code == code})
+
+
+def marked_lines(source: str, code: str) -> list[int]:
+    """The lines of `source` marked `# <code>`: where the rule must fire, and nowhere else."""
+    return [number for number, line in enumerate(source.splitlines(), 1) if f"# {code}" in line]

@@ -7,8 +7,7 @@ import textwrap
 
 import pytest
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_source
+from .families import marked_lines, snippet_lines
 
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
@@ -74,17 +73,12 @@ QUIET = {
 }
 
 
-def _lines(source: str) -> list[int]:
-    return sorted({f.line for f in lint_source(source, "snippet.py", LintSettings(select=("MLD035",))) if f.code == "MLD035"})
-
-
 @pytest.mark.parametrize("name", sorted(FIRES))
 def test_forward_discriminator_loss_on_live_fake_fires(name):
     source = HEADER + textwrap.dedent(FIRES[name])
-    marked = [n for n, line in enumerate(source.splitlines(), 1) if "# MLD035" in line]
-    assert _lines(source) == marked
+    assert snippet_lines(source, "MLD035") == marked_lines(source, "MLD035")
 
 
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_forward_discriminator_loss_detached_is_quiet(name):
-    assert _lines(HEADER + textwrap.dedent(QUIET[name])) == []
+    assert snippet_lines(HEADER + textwrap.dedent(QUIET[name]), "MLD035") == []

@@ -7,8 +7,7 @@ import textwrap
 
 import pytest
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_source
+from .families import marked_lines, snippet_lines
 
 HEADER = "import torch\nfrom torch.utils.data.distributed import DistributedSampler\n"
 
@@ -64,17 +63,12 @@ QUIET = {
 }
 
 
-def _lines(source: str) -> list[int]:
-    return sorted({f.line for f in lint_source(source, "snippet.py", LintSettings(select=("MLD054",))) if f.code == "MLD054"})
-
-
 @pytest.mark.parametrize("name", sorted(FIRES))
 def test_set_epoch_once_fires_at_the_call(name):
     source = HEADER + textwrap.dedent(FIRES[name])
-    marked = [n for n, line in enumerate(source.splitlines(), 1) if "# MLD054" in line]
-    assert _lines(source) == marked
+    assert snippet_lines(source, "MLD054") == marked_lines(source, "MLD054")
 
 
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_set_epoch_per_epoch_is_quiet(name):
-    assert _lines(HEADER + textwrap.dedent(QUIET[name])) == []
+    assert snippet_lines(HEADER + textwrap.dedent(QUIET[name]), "MLD054") == []
