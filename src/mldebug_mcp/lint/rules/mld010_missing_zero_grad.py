@@ -3,7 +3,13 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.gan_zero_after import stale_discriminator_window
-from ..helpers.loops import CORRECT_TRAINING_LOOP, LOOPS, calls_in_order, is_backward, is_zero_grad
+from ..helpers.loops import (
+    CORRECT_TRAINING_LOOP,
+    LOOPS,
+    calls_in_order,
+    is_backward,
+    is_zero_grad,
+)
 from ..helpers.optim_branches import (
     unzeroed_branch,
     unzeroed_manual_step,

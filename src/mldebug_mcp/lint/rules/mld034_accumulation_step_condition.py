@@ -2,8 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.accum_step_condition import first_value, modulo_test, step_guard
 from ..helpers.accum_every_pass import every_pass_step
+from ..helpers.accum_step_condition import first_value, modulo_test, step_guard
 from ..helpers.accum_stray_step import stray_step
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
