@@ -26,7 +26,7 @@ def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
     found, seen = [], set()
     pools = [c for c in ctx.by_type.get(ast.Call, ()) if ctx.call_name(c) in POOLING]
     for call in sorted(pools, key=lambda c: (c.lineno, c.col_offset)):
-        if ctx.call_name(call) not in POOLING or not _pools_train_and_held_out(call):
+        if not _pools_train_and_held_out(call):
             continue
         for user in _local_fits(call, ctx):
             if id(ctx.scope_of(user)) not in seen:
