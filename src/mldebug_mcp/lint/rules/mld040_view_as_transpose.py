@@ -376,7 +376,7 @@ def _named_sizes(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: M
     reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
     named = []
     for size in sizes:
-        value = _size_value(size, call, ctx) if isinstance(size, ast.Name) else size
+        value = _size_value(size, call, ctx)
         stale = value is not None and any(value.lineno < line < call.lineno for line in reassigned)
         named.append(size if value is None or stale or not isinstance(value, ast.expr) else value)
     return named
