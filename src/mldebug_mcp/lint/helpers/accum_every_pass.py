@@ -15,10 +15,8 @@ import ast
 from ..context import ModuleContext
 from .accum_step_condition import modulo_test
 from .loops import LOOPS, is_any_backward
-from .optim_steps import CONDITIONAL, expanded_calls
+from .optim_steps import CONDITIONAL, FUNCTIONS, expanded_calls
 from .optim_values import optimizer_step
-
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def every_pass_step(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] | None:
