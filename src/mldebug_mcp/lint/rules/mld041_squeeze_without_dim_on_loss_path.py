@@ -97,7 +97,7 @@ class SqueezeWithoutDimOnLossPath(Rule):
         squeezes = [_squeezed_arg(arg, node, ctx) for arg in args]
         if len(args) >= 2 and squeezes[0] is not None and squeezes[1] is not None:
             return  # loss(pred.squeeze(), target.squeeze()): a batch of one loses its axis from both alike
-        if len(args) >= 2 and (_built_like(args[1], args[0], node, ctx) or _built_like(args[0], args[1], node, ctx)):
+        if len(args) >= 2 and _one_built_like_other(args[0], args[1], node, ctx):
             return  # bce(sim, torch.ones_like(sim)): the target takes the squeezed shape, whatever it is
         for squeeze in squeezes:
             if squeeze is not None:
@@ -194,8 +194,7 @@ def _squeezed_alike(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> 
             pair = [_squeezed_arg(arg, call, ctx) for arg in call.args[:2]]
             if None not in pair and squeeze in pair:
                 return True
-            a, b = call.args[:2]
-            if squeeze in pair and (_built_like(b, a, call, ctx) or _built_like(a, b, call, ctx)):
+            if squeeze in pair and _one_built_like_other(call.args[0], call.args[1], call, ctx):
                 return True  # bce(sim, torch.ones_like(sim)): the target follows the squeezed shape
     return False
 
@@ -238,6 +237,11 @@ LIKE = {"torch.ones_like", "torch.zeros_like", "torch.full_like", "torch.empty_l
 # consumers whose result does not depend on the squeezed value's leading axes: masked_select broadcasts its
 # mask against the input and returns a flat vector, so a mask squeezed to 0-d for a batch of one selects alike
 MASK_CONSUMERS = {"torch.masked_select": 1}
+
+
+def _one_built_like_other(a: ast.expr, b: ast.expr, call: ast.Call, ctx: ModuleContext) -> bool:
+    """Either argument of the loss `call` is built like the other (`bce(sim, torch.ones_like(sim))`)."""
+    return _built_like(b, a, call, ctx) or _built_like(a, b, call, ctx)
 
 
 def _built_like(target: ast.expr, pred: ast.expr, call: ast.Call, ctx: ModuleContext) -> bool:
