@@ -106,7 +106,7 @@ def _calls_named(ctx: ModuleContext, names: set[str]) -> list[ast.Call]:
     return ctx.memo(("loader-calls-named", frozenset(names)), compute)
 
 
-def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool = True) -> bool:
+def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool) -> bool:
     if any(ctx.qualname(b) in ITERABLE for b in cls.bases):
         return True
     if not draws:  # no random draw in the class: no sample part can be one
