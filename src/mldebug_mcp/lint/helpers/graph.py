@@ -26,6 +26,15 @@ def other_framework(ctx: ModuleContext) -> bool:
     return ctx.memo(("other-framework",), compute)
 
 
+def own_key(expr: ast.AST) -> str | None:
+    """`v3` or `self.v3`: a local or global name, or a value the object holds (the spelling its uses share)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return f"self.{expr.attr}"
+    return None
+
+
 def callee(func: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 

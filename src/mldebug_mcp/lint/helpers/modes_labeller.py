@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from .evaluation import ident, model_like, model_named, module_owners, tokens
+from .graph import own_key
 from .modes import direct_switch, key_of, position, related, switches
 from .modes_facts import callee_mode
 from .modes_models import MODEL_ZOOS, mode_free
@@ -140,7 +141,7 @@ def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, as
         for node in ast.walk(scope):
             if not (isinstance(node, ast.Call) and (node.args or node.keywords)):
                 continue
-            key = _teacher_key(node.func)
+            key = own_key(node.func)
             if key is None or key in reported or key in owners or COPIES & set(tokens(key)) or not _kept(node, ctx):
                 continue
             held = key.startswith("self.")  # built in the class (`self.teacher = build(cfg)`), run per step
@@ -166,14 +167,6 @@ def _built_in_train_mode(func: ast.AST, key: str, ctx: ModuleContext) -> bool:
     return all((ident(c.func) or "")[:1].isupper() or (ctx.call_name(c) or "").split(".")[0] in MODEL_ZOOS
                or (ident(c.func) or "") in ctx.functions for c in calls)
 
-
-def _teacher_key(func: ast.AST) -> str | None:
-    """`teacher` or `self.teacher`: a local or global name, or a model the object holds."""
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        return f"self.{func.attr}"
-    return None
 
 
 def _switched(key: str, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:

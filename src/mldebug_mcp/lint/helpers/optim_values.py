@@ -23,6 +23,7 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .graph import own_key
 from .kinds import method_of
 from .loops import is_optimizer_step, is_scheduler_step
 
@@ -53,14 +54,6 @@ def optimizer_annotation(text: str) -> bool:
     return ("optim." in text or "Optimizer" in text) and "sched" not in text.lower()
 
 
-def _key(expr: ast.AST) -> str | None:
-    """`v3` or `self.v3`: the spelling uses of the same value share."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return f"self.{expr.attr}"
-    return None
-
 
 def _uses(scope: ast.AST, ctx: ModuleContext) -> dict[str, set[str]]:
     """Per value spelling in a function or class: what is done with it ('optimizer' evidence, 'called')."""
@@ -68,27 +61,27 @@ def _uses(scope: ast.AST, ctx: ModuleContext) -> dict[str, set[str]]:
         found: dict[str, set[str]] = {}
         for node in ast.walk(scope):
             if isinstance(node, ast.Attribute) and node.attr in OPTIMIZER_USES:
-                key = _key(node.value)
+                key = own_key(node.value)
                 if key:
                     found.setdefault(key, set()).add("optimizer")
             elif isinstance(node, ast.Call):
-                called = _key(node.func)
+                called = own_key(node.func)
                 if called:
                     found.setdefault(called, set()).add("called")
                 func = node.func
                 handed: list[ast.expr] = []
                 if isinstance(func, ast.Attribute) and func.attr in SCALER_TAKES and node.args and (
-                        "scaler" in (_key(func.value) or "").lower()
+                        "scaler" in (own_key(func.value) or "").lower()
                         or (ctx.constructed(func.value) or "").endswith("GradScaler")):
                     handed = node.args[:1]
                 elif "lr_scheduler" in (ctx.call_name(node) or ""):
                     handed = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "optimizer")]
                 elif isinstance(func, ast.Attribute) and func.attr == "backward":
-                    key = _key(func.value)
+                    key = own_key(func.value)
                     if key:
                         found.setdefault(key, set()).add("called")
                 for value in handed:
-                    key = _key(value)
+                    key = own_key(value)
                     if key:
                         found.setdefault(key, set()).add("optimizer")
         return found
@@ -107,7 +100,7 @@ def is_optimizer_value(expr: ast.AST, ctx: ModuleContext) -> bool:
     built = ctx.constructed(expr) or ""
     if built:
         return "lr_scheduler" not in built and "optim" in built.lower()
-    key = _key(expr)
+    key = own_key(expr)
     if key is None:
         return False
     if isinstance(expr, ast.Name) and (
@@ -128,7 +121,7 @@ def bare_step(call: ast.Call, ctx: ModuleContext) -> bool:
     func = call.func
     if not (isinstance(func, ast.Attribute) and func.attr == "step") or call.args or call.keywords:
         return False
-    key = _key(func.value)
+    key = own_key(func.value)
     if key is None or ctx.constructed(func.value) or scheduler_step(call, ctx):
         return False
     if any(word in key.lower().removeprefix("self.") for word in NOT_OPTIMIZER):
@@ -144,7 +137,7 @@ SCHEDULE_CLASS = re.compile(r"Sched|LR$|LR[A-Z_]|Warmup|Anneal")
 def _scheduler_uses(scope: ast.AST, ctx: ModuleContext) -> set[str]:
     def collect() -> set[str]:
         return {key for node in ast.walk(scope) if isinstance(node, ast.Attribute) and node.attr in SCHEDULER_USES
-                and (key := _key(node.value))}
+                and (key := own_key(node.value))}
 
     return ctx.memo(("optim_values.scheduler_uses", scope), collect)
 
@@ -162,7 +155,7 @@ def scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if built:
         short = built.rsplit(".", 1)[-1]
         return bool(SCHEDULE_CLASS.search(short)) and "optim" not in short.lower()
-    key = _key(receiver)
+    key = own_key(receiver)
     if key is None:
         return False
     if isinstance(receiver, ast.Name) and re.search(r"Sched|lr_scheduler", _annotation(receiver, ctx)):
