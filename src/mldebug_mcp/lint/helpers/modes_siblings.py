@@ -11,6 +11,7 @@ import ast
 
 from ..context import ModuleContext
 from .modes import TRAIN, direct_switch
+from .modes_handed_models import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -26,7 +27,7 @@ def switched_apart(key: str, other: str | None, ctx: ModuleContext) -> bool:
 def _train_keys_per_scope(ctx: ModuleContext) -> list[frozenset[str]]:
     def compute() -> list[frozenset[str]]:
         per_scope: dict[ast.AST, set[str]] = {}
-        for call in ctx.by_type.get(ast.Call, ()):
+        for call in calls_by_ident(ctx).get("train", ()):  # `x.train()`: the only switch to training by name
             switch = direct_switch(call)
             if switch is not None and switch[1] == TRAIN and switch[0] is not None:
                 per_scope.setdefault(ctx.enclosing(call, FUNCS) or ctx.tree, set()).add(switch[0])
