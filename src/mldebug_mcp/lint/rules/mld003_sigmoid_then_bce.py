@@ -57,12 +57,16 @@ class SigmoidThenBce(Rule):
                     continue
                 loose = [o for o in found.origins if not _in_model(o, node, ctx)]
                 if loose:  # a forward's own sigmoid is where the fix goes; elsewhere the loss call is
-                    yield Hit(loose[0] if _in_forward(loose[0], ctx) else where, self.message.format(loss=loss))
+                    yield Hit(loose[0] if _forward_of(loose[0], ctx) else where, self.message.format(loss=loss))
 
 
-def _in_forward(origin: ast.AST, ctx: ModuleContext) -> bool:
-    func = ctx.enclosing(origin, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return func is not None and func.name in {"forward", "__call__"}
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _forward_of(origin: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """The forward (or __call__) that applies this sigmoid, if any."""
+    func = ctx.enclosing(origin, FUNCTIONS)
+    return func if func is not None and func.name in {"forward", "__call__"} else None
 
 
 def _in_model(origin: ast.AST, loss: ast.AST, ctx: ModuleContext) -> bool:
@@ -71,7 +75,5 @@ def _in_model(origin: ast.AST, loss: ast.AST, ctx: ModuleContext) -> bool:
     sigmoid: its logits are right there (ELECTRA's discriminator loss)."""
     if ctx.call_name(origin) in MODULES:
         return True  # nn.Sigmoid() as a layer of a Sequential
-    if not _in_forward(origin, ctx):
-        return False
-    func = ctx.enclosing(origin, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return ctx.enclosing(loss, (ast.FunctionDef, ast.AsyncFunctionDef)) is not func
+    func = _forward_of(origin, ctx)
+    return func is not None and ctx.enclosing(loss, FUNCTIONS) is not func
