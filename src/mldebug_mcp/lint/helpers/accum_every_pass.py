@@ -27,7 +27,7 @@ def every_pass_step(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] |
     if not any(is_any_backward(c) and _every_pass(via, loop, ctx) for c, via in calls):
         return None
     steps = [via for c, via in calls if optimizer_step(c, ctx) and ctx.enclosing(via, LOOPS) is loop]
-    if not steps or any(_under_modulo(s, loop, ctx) for s in steps):
+    if not steps or _skips_after_modulo(loop) or any(_under_modulo(s, loop, ctx) for s in steps):
         return None
     sign = _accumulation_sign(loop, ctx)
     if sign is None:
@@ -87,12 +87,15 @@ def _divides_when_above_one(node: ast.If) -> bool:
     return False
 
 
+def _skips_after_modulo(loop: ast.AST) -> bool:
+    """A modulo test in the loop's own body that skips the rest of the pass (`if i % k == 0: continue`)."""
+    return any(isinstance(stmt, ast.If) and modulo_test(stmt.test) is not None and any(
+        isinstance(n, (ast.Continue, ast.Break, ast.Return)) for s in stmt.body + stmt.orelse for n in ast.walk(s))
+        for stmt in loop.body)
+
+
 def _under_modulo(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
-    """Under a modulo test, or after one that skips the rest of the pass (`if i % k == 0: continue`)."""
-    for stmt in loop.body:
-        if isinstance(stmt, ast.If) and modulo_test(stmt.test) is not None and any(
-                isinstance(n, (ast.Continue, ast.Break, ast.Return)) for s in stmt.body + stmt.orelse for n in ast.walk(s)):
-            return True
+    """Under a modulo test inside `loop`."""
     for ancestor in ctx.ancestors(node):
         if ancestor is loop:
             return False
