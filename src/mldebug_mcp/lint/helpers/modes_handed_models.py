@@ -76,17 +76,12 @@ def _wrapped(argument: ast.AST, ctx: ModuleContext, model_like) -> bool:
 
 
 def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
-    """Whether handed_a_model may hold for `name`: a parameter of a function (not a dunder) whose name the
-    code uses elsewhere than its def (a cheap test per name; model_like answers)."""
+    """Whether handed_a_model may hold for `name`: a parameter of a function (not a dunder) that the file
+    calls from outside itself (what handed_a_model needs first; a cheap test per name, model_like answers)."""
     if name.id not in _param_names(ctx):
         return False  # most callees are builtins and imports
     found = parameter_of(name, ctx, reassigned=True)  # rebound or not: handed_a_model tells
-    if found is None or found[0].name.startswith("__"):
-        return False
-    function = found[0].name
-    # and the function is called from outside itself (what handed_a_model needs first)
-    return ctx.memo(("modes-handed", "named-twice", function), lambda: ctx.source.count(function) > 1) \
-        and bool(_outside_calls(found[0], ctx))
+    return found is not None and not found[0].name.startswith("__") and bool(_outside_calls(found[0], ctx))
 
 
 _PARAM_NAMES = ("modes-handed", "param-names")
