@@ -14,13 +14,11 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .gan_updates import DISCRIMINATOR_WORDS, words
+from .gan_updates import DISCRIMINATOR_WORDS, FUNCTIONS, words
 from .loops import calls_in_order, is_any_backward, is_zero_grad
 from .optim_params import dotted
 from .optim_values import optimizer_step
 from .optim_zeroing import stepped_optimizer
-
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
@@ -32,7 +30,7 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
         return None  # two optimisers step here, or none of this
-    steps = [(c, dotted(stepped_optimizer(c))) for c in named if optimizer_step(c, ctx) and stepped_optimizer(c) is not None]
+    steps = [(c, dotted(opt)) for c in named if optimizer_step(c, ctx) and (opt := stepped_optimizer(c)) is not None]
     for index, (d_step, d_name) in enumerate(steps):
         if not d_name or not words(d_name.rsplit(".", 1)[-1]) & DISCRIMINATOR_WORDS:
             continue
