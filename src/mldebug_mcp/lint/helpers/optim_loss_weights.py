@@ -90,7 +90,6 @@ def built_beside_handed_optimizer(cls: ast.ClassDef, ctx: ModuleContext) -> list
                 continue
             reads = _reads(cls, path)
             if reads and _only_run(reads, ctx):
-                function = ctx.enclosing(assign, (ast.FunctionDef, ast.AsyncFunctionDef))
                 later = [r for r in reads if ctx.enclosing(r, (ast.FunctionDef, ast.AsyncFunctionDef)) is function
                          and r.lineno > assign.lineno]
                 anchor = ctx.enclosing(later[-1], (ast.stmt,)) if later else assign  # the read's statement
