@@ -125,16 +125,17 @@ def _self_value(attribute: ast.Attribute, ctx: ModuleContext) -> ast.expr | None
     return elsewhere[0] if len(elsewhere) == 1 else None
 
 
-def live_fakes(loss: ast.AST, ctx: ModuleContext, depth: int = 4) -> list[tuple[ast.AST, ast.Call]]:
+def live_fakes(loss: ast.AST, ctx: ModuleContext) -> list[tuple[ast.AST, ast.Call]]:
     """(argument, discriminator call): the generator's live output handed to a network named for the
-    discriminator on the way to `loss`."""
-    return [(a, call) for call in discriminator_calls(loss, ctx, depth + 1, follow_self=True)
+    discriminator on the way to `loss` (its names followed back four assignments)."""
+    return [(a, call) for call in discriminator_calls(loss, ctx, 5, follow_self=True)
             for a in call.args if from_generator(a, ctx, [12])]
 
 
 def discriminator_calls(expr: ast.AST, ctx: ModuleContext, rounds: int, follow_self: bool) -> list[ast.Call]:
     """Calls of a network named for the discriminator in `expr` and in the values its names were last given,
-    followed back `rounds` assignments deep (and through `self.x` assignments when `follow_self`)."""
+    `rounds` walks in all: `expr`, then `rounds - 1` assignments back (and through `self.x` assignments when
+    `follow_self`)."""
     found: list[ast.Call] = []
     pending, seen = [expr], set()
     for _ in range(rounds):
