@@ -29,8 +29,9 @@ def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
         if not _pools_train_and_held_out(call):
             continue
         for user in _local_fits(call, ctx):
-            if id(ctx.scope_of(user)) not in seen:
-                seen.add(id(ctx.scope_of(user)))
+            scope = ctx.scope_of(user)
+            if id(scope) not in seen:
+                seen.add(id(scope))
                 found.append((user, ast.unparse(call)))
         for user in sorted(_statistic_users(call, ctx), key=lambda c: c.lineno):
             scope = ctx.scope_of(user)
