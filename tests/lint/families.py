@@ -1,5 +1,5 @@
-"""Shared by the MLD001 family tests: a case is a dict of file name -> source (dedented, after HEADER); the lines
-marked `# MLD001` are where the rule must fire, and nowhere else."""
+"""Helpers shared by the lint tests. For the MLD001 family (marked, found): a case is a dict of file name -> source
+(dedented, after HEADER); the lines marked `# MLD001` are where the rule must fire, and nowhere else."""
 
 import textwrap
 from pathlib import Path
