@@ -12,6 +12,7 @@ import ast
 import re
 
 from ..context import ModuleContext
+from .evaluation import ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DEPTH = 3
@@ -201,22 +202,23 @@ def dropped_subset(draw: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     if (ctx.call_name(draw) or "") not in RANDOM_DRAWS or not _subset_of(draw, ctx):
         return None
     function = ctx.enclosing(draw, FUNCS)
-    gates = [a for a in ctx.ancestors(draw) if isinstance(a, ast.If) and _before(a, function, ctx)]
+    # the `if`s of the draw's own function (not of a class or module around it)
+    gates = [a for a in ctx.ancestors(draw)
+             if isinstance(a, ast.If) and function is not None and ctx.enclosing(a, FUNCS) is function]
     if any(isinstance(g.test, ast.Name) and _flag_reads_training(g.test, ctx) for g in gates):
         return None  # `use_drop = self.p > 0 and self.training`, then `if use_drop:`
     statement = next((a for a in ctx.ancestors(draw) if isinstance(a, ast.stmt)), draw)
     # a flag tested is named by what it is assigned from too (`flag = self.token_dropout is not None`)
     named = [statement, *(g.test for g in gates), *(v for g in gates if isinstance(g.test, ast.Name)
                                                     for v in ctx.values_of(g.test, g.test))]
-    if not (any(DROP_ONLY.search(_name(n)) for part in named for n in ast.walk(part))
+    if not (any(DROP_ONLY.search(ident(n) or "") for part in named for n in ast.walk(part))
             or (function is not None and DROP_ONLY.search(function.name))):
         return None
     for gate in gates:
         values = ctx.values_of(gate.test, gate.test) if isinstance(gate.test, ast.Name) else []
-        if any(DROP_ONLY.search(_name(n)) for part in (gate.test, *values) for n in ast.walk(part)):
-            if isinstance(gate.test, ast.Name):
-                if len(values) == 1 and ctx.enclosing(values[0], FUNCS) is function:
-                    return next((a for a in ctx.ancestors(values[0]) if isinstance(a, ast.stmt)), gate)
+        if any(DROP_ONLY.search(ident(n) or "") for part in (gate.test, *values) for n in ast.walk(part)):
+            if len(values) == 1 and ctx.enclosing(values[0], FUNCS) is function:  # a flag's one assignment
+                return next((a for a in ctx.ancestors(values[0]) if isinstance(a, ast.stmt)), gate)
             return gate
     return draw
 
@@ -242,12 +244,3 @@ def _subset_of(draw: ast.Call, ctx: ModuleContext) -> bool:
 def _flag_reads_training(flag: ast.Name, ctx: ModuleContext) -> bool:
     values = ctx.values_of(flag, flag)
     return bool(values) and all(reads_training(v) and not _negated(v) for v in values)
-
-
-def _before(gate: ast.If, function: ast.AST | None, ctx: ModuleContext) -> bool:
-    """An `if` of the draw's own function (not of a class or module around it)."""
-    return function is not None and ctx.enclosing(gate, FUNCS) is function
-
-
-def _name(node: ast.AST) -> str:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
