@@ -236,7 +236,7 @@ def _runner(receiver: ast.AST, ctx: ModuleContext) -> bool:
     if isinstance(receiver, ast.Name):  # a def of this file, or a name no scope binds (imported, `from x import *`)
         return receiver.id in ctx.functions or not any(receiver.id in names for names in ctx.bindings.values())
     if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
-        return any(isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == receiver.attr
+        return any(isinstance(item, FUNCS) and item.name == receiver.attr
                    for cls in ctx.classes.values() for item in cls.body)
     return False
 
