@@ -7,7 +7,12 @@ from functools import lru_cache
 
 from ..context import CHILD_FIELDS, ModuleContext, node_fields
 from .loops import calls_in_order
-from .modes_handed_models import handed_a_model, may_be_handed, module_statement_owners
+from .modes_handed_models import (
+    handed_a_model,
+    key_of,
+    may_be_handed,
+    module_statement_owners,
+)
 
 EVAL_WORDS = {"val", "valid", "validation", "test", "testing", "eval", "evaluation", "dev", "holdout"}
 LOADER_WORD = re.compile(r"(val|valid|test|eval|dev)(loader|dataloader|dl|set|dataset|ds|data|iter|batches)s?")
@@ -215,9 +220,9 @@ IMPORTED_MODEL_CLASS = re.compile(r"^[A-Z]\w*(Net|Network|Model)\d*$")
 def _given_weights_and_moved(func: ast.AST, ctx: ModuleContext) -> bool:
     """Built from a class, given a state dict and moved to a device: only a module is (an optimiser is
     given a state dict but never moved)."""
-    key = _key(func)
+    key = key_of(func)
     moved = ctx.memo(("evaluation", "moves"), lambda: {
-        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ())
         if isinstance(c.func, ast.Attribute) and c.func.attr in {"to", "cuda"}})
     return key is not None and key in state_dict_owners(ctx) and key in moved
 
@@ -225,7 +230,7 @@ def _given_weights_and_moved(func: ast.AST, ctx: ModuleContext) -> bool:
 def state_dict_owners(ctx: ModuleContext) -> set[str | None]:
     """The keys of what the file calls load_state_dict on (`gpt.load_state_dict(sd)`: 'gpt')."""
     return ctx.memo(("evaluation", "state-dict-owners"), lambda: {
-        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ())
         if isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict"})
 
 
@@ -246,7 +251,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
     """What the value is, whatever its name: the file calls `x.parameters()` (or another method only a
     module has) on it, or it was assigned from a model builder (`self.phi = self.get_model()`,
     `net = load_network(path).to(device)`)."""
-    key = _key(func)
+    key = key_of(func)
     if key is not None and key in _owner_keys(ctx):
         return True
     for value in ctx.values_of(func, func):
@@ -260,7 +265,7 @@ def _holds_module(func: ast.AST, ctx: ModuleContext) -> bool:
 def module_owners(ctx: ModuleContext) -> set[str | None]:
     """The keys of what the file calls a method only a module has on (`model.parameters()`: 'model')."""
     return ctx.memo(("evaluation", "module-owners"), lambda: {
-        _key(c.func.value) for c in ctx.by_type.get(ast.Call, ())
+        key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ())
         if isinstance(c.func, ast.Attribute) and c.func.attr in MODULE_METHODS})
 
 
@@ -279,7 +284,7 @@ def plainly_no_model(func: ast.AST, ctx: ModuleContext) -> bool:
         if name == "self" or (type(base) is ast.Name and base.id == "self") or model_named(name):
             return False  # self.x: assigned in the class
         # a key ends with the attribute: most attributes end no key
-        return name not in _owner_attributes(ctx) or _key(func) not in _owner_keys(ctx)
+        return name not in _owner_attributes(ctx) or key_of(func) not in _owner_keys(ctx)
     return True  # no name: not a model (model_like asks for one)
 
 
@@ -316,14 +321,6 @@ def strip_calls(expr: ast.AST, methods: set[str]) -> ast.AST:
     while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in methods:
         expr = expr.func.value
     return expr
-
-
-def _key(expr: ast.AST) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    return ".".join([expr.id, *reversed(parts)]) if isinstance(expr, ast.Name) else None
 
 
 def _local_function(func: ast.AST, ctx: ModuleContext) -> bool:

@@ -15,23 +15,12 @@ import ast
 from ..context import ModuleContext
 from .evaluation import ident, is_eval_call, mode_helper, own_nodes, scope_calls
 from .loops import is_optimizer_step
+from .modes_handed_models import key_of  # modes.key_of is what most mode helpers import
 
 EVAL, TRAIN, SET = "eval", "train", "set"
 # calls that make a model ready where it is used (load weights, move it): model.eval() goes after them
 SETUP = {"load_state_dict", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "load", "share_memory"}
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def key_of(expr: ast.AST) -> str | None:
-    """`self.model.module` for a chain of attributes on a name; None for anything else."""
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
 
 
 def related(a: str | None, b: str | None) -> bool:

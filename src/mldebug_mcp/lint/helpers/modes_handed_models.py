@@ -28,7 +28,7 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
         if ctx.has_text("eval()"):
             calls += [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
                       and c.func.attr == "eval" and not c.args and not c.keywords]
-        keys = {_key(c.func.value) for c in calls}
+        keys = {key_of(c.func.value) for c in calls}
         return {k for k in keys if k is not None and k != "self"}
     return ctx.memo(("modes-handed", "statement-owners"), compute)
 
@@ -124,7 +124,9 @@ def _argument(call: ast.Call, func: ast.AST, param: str) -> ast.AST | None:
     return None
 
 
-def _key(expr: ast.AST) -> str | None:
+def key_of(expr: ast.AST) -> str | None:
+    """`self.model.module` for a chain of attributes on a name; None for anything else (the key the mode helpers
+    share: this module is the lowest of them, so evaluation.py and modes.py take it from here)."""
     parts = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
