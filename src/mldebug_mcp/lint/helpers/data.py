@@ -62,10 +62,10 @@ def _split_word(target: ast.AST) -> str | None:
     """'train' or 'held out' when the innermost name of an assignment target or container says so."""
     while isinstance(target, ast.Subscript):
         target = target.value
-    return _part_named(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))
+    return part_named(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))
 
 
-def _part_named(name: str) -> str | None:
+def part_named(name: str) -> str | None:
     """'train' or 'held out' when a name's words say so (`self.trainData`, `X_test`, `"test"`)."""
     words = {w.lower() for w in WORDS.findall(name)}
     return "train" if words & TRAIN_WORDS else "held out" if words & HELD_OUT_WORDS else None
@@ -119,7 +119,7 @@ def _branch_word(node: ast.AST, ctx: ModuleContext) -> str | None:
         child = ancestor
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
                 and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, str):
-            return _part_named(test.comparators[0].value)
+            return part_named(test.comparators[0].value)
     return None
 
 

@@ -10,7 +10,8 @@ or a preprocessor's fit) is what normalises: a name later subtracted or divided 
 from __future__ import annotations
 
 import ast
-from .data import _part_named, preprocessor
+
+from .data import part_named, preprocessor
 from .data_fit_calls import fitted_arguments
 
 POOLING = {"numpy.concatenate", "numpy.vstack", "numpy.row_stack", "torch.cat", "torch.concat", "torch.vstack",
@@ -48,7 +49,7 @@ def _pools_train_and_held_out(call: ast.Call) -> bool:
     axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), call.args[1] if len(call.args) > 1 else None)
     if axis is not None and not (isinstance(axis, ast.Constant) and axis.value in (0, None)):
         return False  # side by side (features of one row), not more rows
-    parts = {_part_named(_root(part)) for part in call.args[0].elts}
+    parts = {part_named(_root(part)) for part in call.args[0].elts}
     return {"train", "held out"} <= parts
 
 
