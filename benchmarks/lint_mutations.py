@@ -42,7 +42,7 @@ from lint_corpus import accepted_codes, case_folder, extracted, load_cases
 from mldebug_mcp.services.lint import lint
 
 HERE = Path(__file__).resolve().parent
-CORPORA = ["lint_corpus", *(f"lint_corpus_blind{n}" for n in ("", "2", "3", "4", "5", "6"))]
+CORPORA = ["lint_corpus", *(f"lint_corpus_blind{n}" for n in ("", "2", "3", "4", "5", "6", "7"))]
 BUILTINS = frozenset(dir(builtins)) | {"self", "cls", "__name__", "__file__"}
 # attribute names torch's classes (or Python's) give meaning to: renaming them would change the program
 KEPT_ATTRIBUTES = frozenset({
@@ -208,8 +208,291 @@ def rename_aliases(tree: ast.Module, keep: set[str]) -> None:
             node.id = renamed[node.id]
 
 
+# ---- structural rewrites: the same program with its code moved into functions ----
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.While)
+
+
+def _walk_scope(nodes):
+    """Every node of these statements in their own scope: a nested def, lambda or class is entered only for what
+    the enclosing scope evaluates (decorators, defaults, bases)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            children = [*node.decorator_list, *node.args.defaults, *[d for d in node.args.kw_defaults if d]]
+        elif isinstance(node, ast.Lambda):
+            children = [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]
+        elif isinstance(node, ast.ClassDef):
+            children = [*node.decorator_list, *node.bases, *node.keywords]
+        else:
+            children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+
+
+def _comprehension_targets(nodes) -> set[int]:
+    return {id(t) for n in nodes if isinstance(n, ast.comprehension) for t in ast.walk(n.target)}
+
+
+def _stores(nodes: list) -> list[tuple[str, ast.AST]]:
+    """(name, node) for every binding these statements make in their own scope."""
+    walked = list(_walk_scope(nodes))
+    in_comprehension = _comprehension_targets(walked)
+    out = []
+    for node in walked:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del) and id(node) not in in_comprehension:
+            out.append((node.id, node))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append((node.name, node))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            out.extend(((a.asname or a.name).split(".")[0], node) for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            out.append((node.name, node))
+    return out
+
+
+def _free_names(scope: ast.AST) -> set[str]:
+    """Names a nested def, lambda or class may read from the scopes around it (all its names less its own locals)."""
+    args = scope.args if not isinstance(scope, ast.ClassDef) else None
+    own = {a.arg for a in ast.walk(args) if isinstance(a, ast.arg)} if args else set()
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    if not isinstance(scope, ast.ClassDef):
+        own |= {name for name, _ in _stores(body)}
+    declared = {n for node in ast.walk(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names}
+    return {n.id for n in ast.walk(scope) if isinstance(n, ast.Name)} - (own - declared)
+
+
+def _loads(nodes: list) -> set[str]:
+    """Names these statements read in their own scope, with those their nested defs, lambdas and classes may read."""
+    names = set()
+    for node in _walk_scope(nodes):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, _SCOPES):
+            names |= _free_names(node)
+    return names
+
+
+def _is_literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _stays_at_top(index: int, stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return True
+    if index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+            and isinstance(stmt.value.value, str):
+        return True  # the docstring
+    if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if all(isinstance(t, ast.Name) for t in targets):
+            return any(t.id == "__all__" for t in targets) or _is_literal(stmt.value)
+    return False
+
+
+def _module_body_free_names(stmts: list) -> set[str]:
+    """Names the defs and classes among these statements read when called (or, for a class body, when defined)."""
+    names = set()
+    for stmt in stmts:
+        names |= {n for node in _walk_scope([stmt]) if isinstance(node, _SCOPES) for n in _free_names(node)}
+        names |= _loads([stmt])
+    return names
+
+
+def wrap_main(tree: ast.Module, keep: set[str]) -> None:
+    """Move the statements a script runs at its top level into `def _script_main():`, called at the module's end."""
+    moved = [s for i, s in enumerate(tree.body) if not _stays_at_top(i, s)]
+    if not moved:
+        return
+    walked = list(_walk_scope(moved))
+    if any(isinstance(n, ast.Return | ast.Yield | ast.YieldFrom | ast.Await | ast.Global | ast.Nonlocal)
+           for n in walked) or any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+                                   for n in walked):
+        return
+    staying = [s for s in tree.body if not any(s is m for m in moved)]
+    bound = {name for name, _ in _stores(moved)}
+    # what a def or class of the module reads, what the staying statements bind (a literal constant the script
+    # rebinds), and what the other files name: these stay module globals
+    shared = _module_body_free_names(staying) | {name for name, _ in _stores(staying)} | keep
+    if any(isinstance(n, ast.Call) and getattr(n.func, "id", None) in {"globals", "locals", "vars", "exec", "eval"}
+           for n in walked):
+        shared |= bound
+    declared = sorted(bound & shared)
+    body: list[ast.stmt] = ([ast.Global(names=declared)] if declared else []) + moved
+    taken = _Namer("_script_main", tree).taken
+    name = next(n for n in ["_script_main", *(f"_script_main{i}" for i in range(1, 1000))] if n not in taken)
+    func = ast.FunctionDef(name=name, args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None, type_params=[])
+    call = ast.Expr(ast.Call(func=ast.Name(func.name, ast.Load()), args=[], keywords=[]))
+    tree.body = staying + [func, call]
+
+
+def _is_no_grad(item: ast.withitem) -> bool:
+    expr = item.context_expr
+    callee = expr.func if isinstance(expr, ast.Call) else expr
+    name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+    return name in {"no_grad", "inference_mode"}
+
+
+def _has_backward(loop: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+               for n in _walk_scope([loop]))
+
+
+def _candidate_loops(body: list) -> list[ast.AST]:
+    """The innermost loops calling .backward( and the innermost loops under `with torch.no_grad()`, deepest first."""
+    parents = {id(c): p for p in _walk_scope(body) for c in ast.iter_child_nodes(p)}
+    loops = [n for n in _walk_scope(body) if isinstance(n, _LOOPS)]
+
+    def inner_loops(loop):
+        return [n for n in _walk_scope([loop]) if n is not loop and isinstance(n, _LOOPS)]
+
+    def ancestors(node):
+        while id(node) in parents:
+            node = parents[id(node)]
+            yield node
+
+    def depth(node):
+        return sum(1 for _ in ancestors(node))
+
+    backward = [lp for lp in loops if _has_backward(lp) and not any(_has_backward(i) for i in inner_loops(lp))]
+    evaluation = [lp for lp in loops if not inner_loops(lp) and any(
+        isinstance(a, ast.With) and any(_is_no_grad(i) for i in a.items) for a in ancestors(lp))]
+    chosen = {id(lp): lp for lp in evaluation + backward}
+    return sorted(chosen.values(), key=depth, reverse=True)
+
+
+def _container(body: list, target: ast.AST) -> list | None:
+    """The statement list holding target, among these statements of one scope."""
+    if any(s is target for s in body):
+        return body
+    for node in _walk_scope(body):
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            seq = getattr(node, field, None)
+            if isinstance(seq, list) and any(s is target for s in seq):
+                return seq
+    return None
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _outline(scope, loop, namer, tree_free: set[str]) -> tuple[ast.FunctionDef, ast.stmt] | None:
+    """The new function for this loop and the statement calling it, or None where moving it would change meaning."""
+    is_module = isinstance(scope, ast.Module)
+    body = scope.body
+    in_loop = list(_walk_scope([loop]))
+    loop_ids = {id(n) for n in in_loop}
+    everywhere = list(ast.walk(loop))
+    if any(isinstance(n, ast.Return | ast.Yield | ast.YieldFrom | ast.Await | ast.Global | ast.Nonlocal
+                      | ast.AsyncFor | ast.AsyncWith) for n in in_loop):
+        return None
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "super" and not n.args
+           for n in everywhere):
+        return None  # zero-argument super() needs the method's __class__ cell
+    if any(isinstance(n, ast.Call) and getattr(n.func, "id", None) in {"locals", "vars", "exec", "eval"}
+           for n in in_loop):
+        return None
+    if any(isinstance(n, ast.Delete) and any(isinstance(t, ast.Name) for t in n.targets) for n in in_loop):
+        return None
+    words = {getattr(n, a) for n in everywhere for a in ("id", "attr") if isinstance(getattr(n, a, None), str)}
+    if any(w.startswith("__") and not w.endswith("__") for w in words) or "__class__" in words:
+        return None  # a private name mangled by the class it is written in
+    outside = [n for n in _walk_scope(body) if id(n) not in loop_ids]
+    declared = {name for n in ast.walk(scope) if isinstance(n, ast.Global | ast.Nonlocal) for name in n.names} \
+        if not is_module else {name for n in ast.walk(scope) if isinstance(n, ast.Global) for name in n.names}
+    stored = _stores([loop])
+    binds = {name for name, _ in stored}
+    reads = _loads([loop])
+    if (binds | reads) & declared:
+        return None
+    # a def or lambda of the scope (outside the loop) that sees what the loop rebinds would see a stale value
+    nested_free = set()
+    for n in outside:
+        if isinstance(n, _SCOPES):
+            nested_free |= _free_names(n)
+    if is_module:
+        nested_free |= tree_free
+    if binds & nested_free:
+        return None
+    params_of_scope = [] if is_module else [a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)]
+    scope_stores = [(name, node) for name, node in _stores(body) if id(node) not in loop_ids]
+    local = set(params_of_scope) | {name for name, _ in scope_stores} | binds
+    start = _position(loop)
+    before = set(params_of_scope) | {name for name, node in scope_stores if _position(node) < start}
+    used_outside = {n.id for n in outside if isinstance(n, ast.Name)} | nested_free
+    returned = sorted(binds & used_outside & local)
+    wanted = (reads | set(returned)) if not is_module else (reads & binds) | set(returned)
+    wanted &= local
+    if any(name not in before and name not in binds for name in wanted):
+        return None  # read before any binding: the original would fail (or read a global) differently
+    params = sorted(name for name in wanted if name in before)
+    name = namer(f"<loop {id(loop)}>")  # a new name for each loop
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    new_body: list[ast.stmt] = [loop]
+    if returned:
+        value = ast.Name(returned[0], ast.Load()) if len(returned) == 1 else \
+            ast.Tuple([ast.Name(r, ast.Load()) for r in returned], ast.Load())
+        new_body.append(ast.Return(value))
+    func = ast.FunctionDef(name=name, args=args, body=new_body, decorator_list=[], returns=None, type_params=[])
+    call = ast.Call(func=ast.Name(name, ast.Load()), args=[ast.Name(p, ast.Load()) for p in params], keywords=[])
+    if not returned:
+        stmt: ast.stmt = ast.Expr(call)
+    elif len(returned) == 1:
+        stmt = ast.Assign(targets=[ast.Name(returned[0], ast.Store())], value=call)
+    else:
+        stmt = ast.Assign(targets=[ast.Tuple([ast.Name(r, ast.Store()) for r in returned], ast.Store())], value=call)
+    ast.fix_missing_locations(ast.copy_location(stmt, loop))
+    return func, stmt
+
+
+def outline_loops(tree: ast.Module, keep: set[str]) -> None:
+    """Move each batch loop (the innermost loop calling .backward() and each evaluation loop (innermost under
+    `with torch.no_grad()`) into a module-level function `_loop_N(...)`, called where the loop was."""
+    namer = _Namer("_loop_", tree)
+    tree_free = {n for stmt in tree.body if isinstance(stmt, _SCOPES)
+                 for node in _walk_scope([stmt]) if isinstance(node, _SCOPES) for n in _free_names(node)}
+    tree_free |= {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
+    scopes = [(tree, None)]
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            scopes.append((stmt, stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            scopes.extend((m, stmt) for m in stmt.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef))
+    after: dict[int, list[ast.stmt]] = defaultdict(list)  # anchor statement -> new functions after it
+    before: dict[int, list[ast.stmt]] = defaultdict(list)  # top-level statement -> new functions before it
+    for scope, anchor in scopes:
+        for loop in _candidate_loops(scope.body):
+            seq = _container(scope.body, loop)
+            made = _outline(scope, loop, namer, tree_free) if seq is not None else None
+            if made is None:
+                continue
+            func, stmt = made
+            seq[next(i for i, s in enumerate(seq) if s is loop)] = stmt
+            if anchor is not None:
+                after[id(anchor)].append(func)
+            else:  # a script's loop: the function must exist before the top-level statement that calls it
+                top = next(s for s in tree.body if any(n is stmt for n in ast.walk(s)))
+                before[id(top)].append(func)
+    body = []
+    for stmt in tree.body:
+        body.extend(before.get(id(stmt), []))
+        body.append(stmt)
+        body.extend(after.get(id(stmt), []))
+    tree.body = body
+
+
 REWRITES = {"unparsed": None, "locals": rename_locals, "globals": rename_globals, "attributes": rename_attributes,
-            "aliases": rename_aliases}
+            "aliases": rename_aliases, "main": wrap_main, "outlined": outline_loops}
 
 
 def rewritten(texts: dict[str, str], rewrite) -> dict[str, str] | None:
@@ -236,7 +519,7 @@ def found(case: dict, folder: Path, codes: set[str]) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", action="append", help="corpus folders (default: the dev corpus and blind1-6)")
+    parser.add_argument("--corpus", action="append", help="corpus folders (default: the dev corpus and blind1-7)")
     parser.add_argument("--show", choices=["lost"], help="list the cases each rewrite loses")
     parser.add_argument("--case", action="append", help="only these case ids")
     parser.add_argument("--keep", help="write the rewritten copies under this folder (kept) instead of a temporary one")
