@@ -202,9 +202,7 @@ def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
     """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, a loop setting `p.requires_grad =
     False` over the generator's parameters, or Lightning's `self.toggle_optimizer(opt)`, before this
     backward in the same function, and not undone since (the last such switch before it decides)."""
-    function = ctx.enclosing(backward, FUNCTIONS)
-    if function is None:
-        return False
+    function = ctx.enclosing(backward, FUNCTIONS) or ctx.tree  # a script's top-level loop is its own scope
     switches: list[tuple[tuple[int, int], bool]] = []  # (position, frozen)
     for node in ast.walk(function):
         if getattr(node, "lineno", backward.lineno) >= backward.lineno:
@@ -236,12 +234,10 @@ def generator_steps_on_it(backward: ast.Call, ctx: ModuleContext) -> bool:
     optimiser steps, or the generator's own backward runs before a step, with nothing in between that may
     clear the generator's gradients (a zero_grad named for it or for nothing we can place, a helper that
     says it clears gradients)."""
-    function = ctx.enclosing(backward, FUNCTIONS)
-    if function is None:
-        return False
+    function = ctx.enclosing(backward, FUNCTIONS) or ctx.tree  # a script's top-level loop is its own scope
     found = _after(backward, function, ctx)
-    if found is not None:
-        return found
+    if found is not None or function is ctx.tree:
+        return bool(found)
     return any(_after(site, caller, ctx) for site in call_sites(function, ctx)
                if (caller := ctx.enclosing(site, FUNCTIONS)) is not None)
 
