@@ -1,0 +1,88 @@
+"""Do the rules read a training script whose loop runs at module level as well as the same code in a function?
+
+Scripts, notebooks (every cell is module level) and tutorials put the training loop at the top of a file. This
+benchmark takes each function of the rule fixtures (`tests/lint/fixtures/mldNNN.py`) that holds no `return`,
+`yield`, `global`, `nonlocal` or `self`, writes its body as a script (the fixture's imports, then the body at
+module level: its parameters become free names), and lints it with the rule alone:
+
+  - a function with lines marked `# MLDNNN` is kept when the rule still fires somewhere in the script;
+  - a function with no marked line (a correct variant) should stay quiet as a script too.
+
+    python benchmarks/lint_script_level.py [--codes MLD010,MLD032] [--show]
+
+A lost function is not always a defect: where the only evidence was what a caller hands the function (a
+parameter's kind), a script with a free name carries none. The fixtures are development data; this measures how
+the rules generalise across one structural difference, not recall on new projects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "lint" / "fixtures"
+SKIPPED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)
+
+
+def as_script(function: ast.FunctionDef, lines: list[str], imports: list[str]) -> str | None:
+    """The function's body (docstring dropped) as a module after the fixture's imports, or None when it cannot be."""
+    if any(isinstance(n, SKIPPED) or isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(function)):
+        return None
+    body = function.body[1:] if isinstance(function.body[0], ast.Expr) and isinstance(
+        getattr(function.body[0], "value", None), ast.Constant) else function.body
+    if not body:
+        return None
+    text = textwrap.dedent("\n".join(lines[body[0].lineno - 1:function.end_lineno]))
+    return "\n".join(imports) + "\n" + text + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--codes", help="only these rule codes, comma-separated")
+    parser.add_argument("--show", action="store_true", help="list each lost firing function and loud correct one")
+    args = parser.parse_args()
+    wanted = {c.strip().upper() for c in args.codes.split(",")} if args.codes else None
+    firing, kept, correct, loud = Counter(), Counter(), Counter(), Counter()
+    notes: list[str] = []
+    for path in sorted(FIXTURES.glob("mld0*.py")):
+        code = path.stem.upper()
+        if wanted and code not in wanted:
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines, tree = source.splitlines(), ast.parse(source)
+        imports = [line for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+                   for line in lines[node.lineno - 1:node.end_lineno]]
+        for function in [n for n in tree.body if isinstance(n, ast.FunctionDef)]:
+            script = as_script(function, lines, imports)
+            if script is None:
+                continue
+            marked = any(f"# {code}" in line for line in script.splitlines())
+            fired = any(f.code == code for f in lint_source(script, "script.py", LintSettings(select=(code,))))
+            if marked:
+                firing[code] += 1
+                kept[code] += fired
+                if not fired:
+                    notes.append(f"lost  {code} {function.name} ({path.name}:{function.lineno})")
+            else:
+                correct[code] += 1
+                loud[code] += fired
+                if fired:
+                    notes.append(f"loud  {code} {function.name} ({path.name}:{function.lineno})")
+    print(f"firing fixture functions still found as scripts: {sum(kept.values())}/{sum(firing.values())}; "
+          f"correct ones that fire as scripts: {sum(loud.values())}/{sum(correct.values())}")
+    for code in sorted(set(firing) | set(correct)):
+        print(f"  {code}: kept {kept[code]}/{firing[code]}, loud {loud[code]}/{correct[code]}")
+    if args.show:
+        print("\n".join(notes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
