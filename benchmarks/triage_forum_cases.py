@@ -24,6 +24,9 @@ Splits:
   catalogue or triage's output, labelled by a fourth who never saw triage's output; scored once.
 - `blind_g`: collected_g.yaml, 44 GitHub threads collected the same way later that day (a fourth set), labelled
   after that session's catalogue additions; scored once.
+- `blind_h`: collected_h.yaml, a fifth set collected the same way on 2026-11-27 (sixth session); scored once.
+  After each of d-g was scored, its threads' paraphrases joined the case base (data/cases/c_forum_d..g.yaml):
+  from then on they are development data and are scored, like a/b/c, against an index without their fold.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
   (triage_tune.py).
@@ -53,11 +56,11 @@ from mldebug_mcp.services.triage import triage
 CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
 HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collected_f.yaml": "blind_f",
-            "collected_g.yaml": "blind_g"}
+            "collected_g.yaml": "blind_g", "collected_h.yaml": "blind_h"}
 READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
            # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
            "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
-SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g")
+SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g", "blind_h")
 FOLDS = 5
 TOP = (1, 3, 5, 10)
 
@@ -96,11 +99,17 @@ def index_without_fold(fold: int) -> CauseIndex:
     return CauseIndex(catalogue.model_copy(update={"cases": tuple(c for c in catalogue.cases if fold_of(c.url) != fold)}))
 
 
+@cache
+def paraphrased_urls() -> frozenset[str]:
+    """Threads whose paraphrase is in the bundled case base (a/b/c, and d-g since they were scored once)."""
+    return frozenset(c.url for c in load_catalogue().cases)
+
+
 def evaluate(cases: list[dict]) -> list[dict]:
     for case in cases:
-        # A thread must not be matched against our own paraphrase of it: earlier sets are scored against an
-        # index without their fold (the held-out sets have no paraphrase in the case base at all).
-        index = None if case["file"] in HELD_OUT else index_without_fold(fold_of(case["url"]))
+        # A thread must not be matched against our own paraphrase of it: a paraphrased thread is scored against
+        # an index without its fold; a blind set (no paraphrase in the case base) against the bundled index.
+        index = index_without_fold(fold_of(case["url"])) if case["url"] in paraphrased_urls() else None
         result = triage(case["symptom"], limit=10, index=index)
         case["ranked"] = [h.cause for h in result.hypotheses]
         case["rank"] = rank_in(case["ranked"], case["causes"])
