@@ -385,6 +385,52 @@ def _position(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
 
 
+def _target_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _surely_bound(stmts: list) -> set[str]:
+    """Names these statements bind whenever they run to their end (not a loop's body, a branch both sides of)."""
+    names: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, ast.Assign):
+            names |= set().union(*(_target_names(t) for t in stmt.targets))
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and stmt.value is not None:
+            names |= _target_names(stmt.target)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.With):
+            names |= {n for i in stmt.items if i.optional_vars for n in _target_names(i.optional_vars)}
+            names |= _surely_bound(stmt.body)
+        elif isinstance(stmt, ast.If) and stmt.orelse:
+            names |= _surely_bound(stmt.body) & _surely_bound(stmt.orelse)
+    return names
+
+
+def _surely_bound_before(scope: ast.AST, target: ast.AST) -> set[str]:
+    """Names bound on every path from the start of the scope to target (a statement of the scope)."""
+    parents = {id(c): p for p in _walk_scope(scope.body) for c in ast.iter_child_nodes(p)}
+    names: set[str] = set()
+    node = target
+    while True:
+        parent = parents.get(id(node), scope)
+        for field in ("body", "orelse", "finalbody"):
+            seq = getattr(parent, field, None)
+            if isinstance(seq, list) and any(s is node for s in seq):
+                names |= _surely_bound(seq[:next(i for i, s in enumerate(seq) if s is node)])
+                if field == "body" and isinstance(parent, ast.For):
+                    names |= _target_names(parent.target)
+                if isinstance(parent, ast.With):
+                    names |= {n for i in parent.items if i.optional_vars for n in _target_names(i.optional_vars)}
+        if isinstance(parent, ast.ExceptHandler) and parent.name:
+            names.add(parent.name)
+        if parent is scope:
+            return names
+        node = parent
+
+
 def _outline(scope, loop, namer, tree_free: set[str]) -> tuple[ast.FunctionDef, ast.stmt] | None:
     """The new function for this loop and the statement calling it, or None where moving it would change meaning."""
     is_module = isinstance(scope, ast.Module)
@@ -434,6 +480,14 @@ def _outline(scope, loop, namer, tree_free: set[str]) -> tuple[ast.FunctionDef, 
     wanted &= local
     if any(name not in before and name not in binds for name in wanted):
         return None  # read before any binding: the original would fail (or read a global) differently
+    # a name passed in must be bound on every path to the loop, and one handed back must be bound on every path
+    # through an iteration (or passed in): else the call or the return fails where the original went on
+    surely = _surely_bound_before(scope, loop) | set(params_of_scope)
+    every_iteration = _surely_bound(loop.body) | (_target_names(loop.target) if isinstance(loop, ast.For) else set())
+    if any(name in before and name not in surely for name in wanted):
+        return None
+    if any(name not in surely and name not in every_iteration for name in returned):
+        return None
     params = sorted(name for name in wanted if name in before)
     name = namer(f"<loop {id(loop)}>")  # a new name for each loop
     args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
