@@ -47,8 +47,17 @@ def _engine(name: ast.Name, ctx) -> bool:
     its backward(x) takes the loss (a tensor's backward(g) is called on a value computed here)."""
     value = latest_value(name, ctx)
     if value is None:
-        return _parameter_line(name, ctx) is not None
+        return _parameter_line(name, ctx) is not None or _free_in_script(name, ctx)
     return isinstance(value, ast.Call) and callee(value.func)[:1].isupper()
+
+
+def _free_in_script(name: ast.Name, ctx) -> bool:
+    """A script's name nothing in the module binds, defines or imports (set up by a notebook's earlier cell, or
+    `from setup import *`): at module level it is what a parameter is to a function, an object handed in."""
+    if ctx.scope_of(name) is not ctx.tree or name.id in ctx.aliases or name.id in ctx.functions \
+            or name.id in ctx.classes:
+        return False
+    return not any(n.id == name.id and not isinstance(n.ctx, ast.Load) for n in ctx.by_type.get(ast.Name, ()))
 
 
 def _terms(expr: ast.expr | None, ctx, depth: int = 3, before: int = 0) -> set[str]:

@@ -155,7 +155,8 @@ class AccumulatedLossKeepsGraph(Rule):
                 and any(_backwarded_in(operand.value, each, ctx) for each in loops) \
                 and depends_on_graph(latest_value(operand.value, ctx) or operand.value, ctx)
             # what a backward() in the step (or the loop) runs on, or a term of it, whatever it is called
-            region = func if func is not None else loop
+            # (a script's top-level training loop: the outermost loop around the store, which holds its backward)
+            region = func if func is not None else loops[-1] if loops else None
             backwarded = backwarded or region is not None and backwarded_value(operand, region, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (

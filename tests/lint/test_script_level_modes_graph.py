@@ -1,0 +1,97 @@
+"""Mode, graph and accumulation rules must read a script whose training loop runs at module level as they read
+the same loop in a function (issue 17: research scripts, tutorials and notebook cells keep the loop at the top of
+the file). Each firing script is a rule's shape written as a script; each quiet one is its correct variant, also
+at module level."""
+
+import textwrap
+
+import pytest
+
+from .families import marked_lines, snippet_lines
+
+HEADER = "import torch\nimport torch.nn.functional as F\n"
+
+FIRES = {
+    # a dict of loss tensors summed into running totals per key in a module-level loop (the backward runs on their
+    # sum in the outer loop, not in the loop over the dict); and a loss an engine set up elsewhere (a notebook's
+    # earlier cell) backwards, kept in a list
+    "MLD032": """
+        from collections import defaultdict
+
+        model = Net()
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+        for epoch in range(10):
+            totals = defaultdict(float)
+            for x, y in loader:
+                out = model(x)
+                losses = {"ce": F.cross_entropy(out, y), "aux": out.pow(2).mean()}
+                total = sum(losses.values())
+                opt.zero_grad()
+                total.backward()
+                opt.step()
+                for k, v in losses.items():
+                    totals[k] += v  # MLD032
+            print(epoch, dict(totals))
+
+        kept = []
+        for bt in dl:
+            r = m(**bt).loss
+            eng.backward(r)
+            o.step()
+            kept.append(r)  # MLD032
+    """,
+}
+
+QUIET = {
+    "MLD032": [
+        # the running totals hold numbers
+        """
+        from collections import defaultdict
+
+        model = Net()
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+        for epoch in range(10):
+            totals = defaultdict(float)
+            for x, y in loader:
+                out = model(x)
+                losses = {"ce": F.cross_entropy(out, y), "aux": out.pow(2).mean()}
+                total = sum(losses.values())
+                opt.zero_grad()
+                total.backward()
+                opt.step()
+                for k, v in losses.items():
+                    totals[k] += v.item()
+            print(epoch, dict(totals))
+
+        kept = []
+        for bt in dl:
+            r = m(**bt).loss
+            eng.backward(r)
+            o.step()
+            kept.append(r.detach())
+        """,
+        # the terms are summed for this step's backward: the sum lives one iteration
+        """
+        for x, y in loader:
+            out = model(x)
+            losses = {"ce": F.cross_entropy(out, y), "aux": out.pow(2).mean()}
+            total = 0
+            for k, v in losses.items():
+                total += v
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+        """,
+    ],
+}
+
+
+@pytest.mark.parametrize("code", sorted(FIRES))
+def test_script_level_step_fires(code):
+    source = HEADER + textwrap.dedent(FIRES[code])
+    assert snippet_lines(source, code) == marked_lines(source, code)
+
+
+@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(QUIET.items()) for i in range(len(variants))])
+def test_script_level_correct_step_is_quiet(code, index):
+    assert snippet_lines(HEADER + textwrap.dedent(QUIET[code][index]), code) == []
