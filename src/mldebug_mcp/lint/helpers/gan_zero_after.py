@@ -19,14 +19,15 @@ from .loops import calls_in_order, is_any_backward, is_zero_grad
 from .optim_params import dotted
 from .optim_values import optimizer_step
 from .optim_zeroing import stepped_optimizer
+from .script_scope import trains
 
 
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
     """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
     after its step while a generator step with its own backward comes first."""
-    if function not in ctx.backward_scopes or not ctx.has_text("zero_grad"):
-        return None  # no .backward() in it (nor in a nested loop)
-    calls = [c for c in calls_in_order(function.body) if ctx.enclosing(c, FUNCTIONS) is function]
+    if not trains(function, ctx) or not ctx.has_text("zero_grad"):
+        return None  # no .backward() in it (nor in a nested loop); a script's module backwards at top level
+    calls = [c for c in calls_in_order(function.body) if (ctx.enclosing(c, FUNCTIONS) or ctx.tree) is function]
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
         return None  # two optimisers step here, or none of this

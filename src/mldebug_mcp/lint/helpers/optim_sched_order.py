@@ -73,9 +73,9 @@ def counts_ahead(call: ast.Call, ctx: ModuleContext) -> bool:
     key = ast.dump(value)
     if not isinstance(value, ast.Name | ast.Attribute):
         return False
-    function = ctx.enclosing(call, FUNCTIONS)
-    # `n += 1` or `n = n + 1` earlier in this function: the count already includes the step not yet taken
-    for bump in ctx.in_scope(ctx.scope_of(call), (ast.AugAssign, ast.Assign)) if function is not None else ():
+    # `n += 1` or `n = n + 1` earlier in this function (or a script's top level): the count already includes the
+    # step not yet taken
+    for bump in ctx.in_scope(ctx.scope_of(call), (ast.AugAssign, ast.Assign)):
         target = bump.target if isinstance(bump, ast.AugAssign) else bump.targets[0]
         adds = isinstance(bump.op, ast.Add) if isinstance(bump, ast.AugAssign) else (
             isinstance(bump.value, ast.BinOp) and isinstance(bump.value.op, ast.Add)

@@ -27,6 +27,7 @@ from ..helpers.optim_steps import (
 )
 from ..helpers.optim_zero_window import never_true_reason, zero_never_true
 from ..helpers.optim_zeroing import cleared, stepped_optimizer
+from ..helpers.script_scope import trains_at_top
 from ..rule import Hit, Rule
 
 
@@ -58,7 +59,8 @@ class MissingZeroGrad(Rule):
     why = "Gradients accumulate across iterations, so each step uses the sum of all past gradients."
     fix = "Call optimizer.zero_grad(set_to_none=True) once per step, before loss.backward()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
+    # a script's module is read as a step function: its top-level code is the step (a notebook cell, a tutorial)
+    node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn):\n"
@@ -94,6 +96,9 @@ class MissingZeroGrad(Rule):
                "before the discriminator's backward")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if isinstance(node, ast.Module):
+            yield from self._script(node, ctx)
+            return
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             closure = unzeroed_closure(node, ctx)
             if closure is not None:
@@ -162,6 +167,21 @@ class MissingZeroGrad(Rule):
                 break
             anchor = inner
         yield Hit(anchor, self.BEFORE_BACKWARD.format(line=step.lineno))
+
+    def _script(self, module: ast.Module, ctx: ModuleContext) -> Iterator[Hit]:
+        """A script's top-level code read as a step function's body: the discriminator zeroed after its step, a
+        side of an `if` that steps without clearing, a zero_grad under a test that never holds."""
+        trains = trains_at_top(ctx)
+        stale = stale_discriminator_window(module, ctx) if trains else None
+        if stale is not None:
+            yield Hit(stale[0], self.STALE_D.format(name=stale[1]))
+            return
+        # the step cell of a notebook may step and clear with no backward of its own, as a step helper does
+        sided = unzeroed_step_side(module, ctx) if trains or steps_here(module, ctx) else None
+        if sided is not None:
+            yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
+        elif trains:
+            yield from self._never_true(module, ctx)
 
     def _never_true(self, block: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         found = zero_never_true(block, ctx)

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.loops import calls_in_order, is_backward, is_zero_grad
 from ..helpers.optim_values import optimizer_step
+from ..helpers.script_scope import trains
 from ..rule import Hit, Rule
 
 
@@ -27,7 +28,8 @@ class ZeroGradBeforeStep(Rule):
     why = "The step finds every gradient None (zero_grad's default) and skips every parameter: not even weight decay moves."
     fix = "Order each step as zero_grad(), forward, loss.backward(), optimizer.step()."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
+    # a script's top-level step is read as a function's body (a notebook cell, a tutorial)
+    node_types = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
     requires_text = ('backward',)  # skip modules that cannot contain the pattern
     BAD = (
         "def step(model, opt, x, y, loss_fn):\n"
@@ -45,7 +47,7 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if node not in ctx.backward_scopes:  # no backward() inside: not a training step
+        if not trains(node, ctx):  # no backward() inside: not a training step
             return
         seen_backward = False
         pending_zero: ast.Call | None = None

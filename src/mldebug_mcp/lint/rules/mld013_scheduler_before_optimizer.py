@@ -141,8 +141,22 @@ def _in_start_handler(stmt: ast.stmt, ctx: ModuleContext) -> bool:
 
 
 def _is_lr_scheduler(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    if _built_from_literals(receiver, ctx):
+        return False
     built = _built_as(receiver, ctx)
     return not built or any(_lr_scheduler_class(b, ctx) for b in built)
+
+
+def _built_from_literals(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """Each value the name holds is a call of a class of another module given only numbers or strings
+    (`KLAnnealer(1000)`): it never holds an optimiser, so its step sets no learning rate (a KL weight, a
+    teacher-forcing ratio). A script imports such a class rather than defining it beside the loop."""
+    values = ctx.values_of(receiver) if isinstance(receiver, ast.Name) else []
+    return bool(values) and all(
+        isinstance(v, ast.Call) and not (ctx.qualname(v.func) or "").startswith("torch.")
+        and all(isinstance(a.operand if isinstance(a, ast.UnaryOp) else a, ast.Constant)
+                for a in [*v.args, *(k.value for k in v.keywords)])
+        for v in values)
 
 
 def _built_as(receiver: ast.AST, ctx: ModuleContext) -> list[str]:

@@ -1,0 +1,113 @@
+"""Optimiser rules read a script whose training step runs at module level, as they read a step function
+(issue 17: research scripts, tutorials and notebook cells put the loop at the top of the file). Each firing
+script is a rule's shape written as a script; each quiet one is its correct variant, also at module level."""
+
+import textwrap
+
+import pytest
+
+from .families import marked_lines, snippet_lines
+
+HEADER = "import torch\nimport torch.nn.functional as F\n"
+
+FIRES = {
+    # zero_grad between backward and step, straight-line (one notebook cell)
+    "MLD011": """
+        out = net(xb)
+        crit(out, yb).backward()
+        o.zero_grad()  # MLD011
+        o.step()
+    """,
+    # a discriminator zeroed only after its step, after a generator update through it
+    "MLD010": """
+        for z, real in batches:
+            g_loss = adv(disc(gen(z)), True)
+            g_loss.backward()
+            opt_g.step()
+            opt_g.zero_grad()
+            d_loss = adv(disc(real), True) + adv(disc(gen(z).detach()), False)
+            d_loss.backward()  # MLD010
+            opt_d.step()
+            opt_d.zero_grad()
+    """,
+    # a step counter bumped before the scheduler is told it: one period ahead of the optimiser
+    "MLD013": """
+        n = 0
+        for a, b in it:
+            n += 1
+            o.zero_grad()
+            crit(m(a), b).backward()
+            lr_sched.step(n)  # MLD013
+            o.step()
+    """,
+}
+
+QUIET = {
+    "MLD011": [
+        """
+        o.zero_grad()
+        out = net(xb)
+        crit(out, yb).backward()
+        o.step()
+        """,
+    ],
+    "MLD010": [
+        # the discriminator cleared before its own backward
+        """
+        for z, real in batches:
+            g_loss = adv(disc(gen(z)), True)
+            g_loss.backward()
+            opt_g.step()
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            d_loss = adv(disc(real), True) + adv(disc(gen(z).detach()), False)
+            d_loss.backward()
+            opt_d.step()
+        """,
+        # a script step cell whose both sides clear
+        """
+        loss_fn(net(x), y).backward()
+        if not mixed:
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        else:
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad(set_to_none=True)
+        """,
+    ],
+    "MLD013": [
+        # the count starts at 0 when the scheduler reads it
+        """
+        n = 0
+        for a, b in it:
+            o.zero_grad()
+            crit(m(a), b).backward()
+            lr_sched.step(n)
+            o.step()
+            n += 1
+        """,
+        # a KL-weight annealer of another module, built from numbers only: it holds no optimiser
+        """
+        from annealing import Annealer
+        o = torch.optim.Adam(m.parameters())
+        beta = Annealer(0.0, 1.0, 5000)
+        for a, b in it:
+            beta.step()
+            o.zero_grad()
+            crit(m(a), b, beta.value).backward()
+            o.step()
+        """,
+    ],
+}
+
+
+@pytest.mark.parametrize("code", sorted(FIRES))
+def test_script_level_optimiser_step_fires(code):
+    source = HEADER + textwrap.dedent(FIRES[code])
+    assert snippet_lines(source, code) == marked_lines(source, code)
+
+
+@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(QUIET.items()) for i in range(len(variants))])
+def test_script_level_correct_optimiser_step_is_quiet(code, index):
+    assert snippet_lines(HEADER + textwrap.dedent(QUIET[code][index]), code) == []
