@@ -474,7 +474,10 @@ def _outline(scope, loop, namer, tree_free: set[str]) -> tuple[ast.FunctionDef, 
     local = set(params_of_scope) | {name for name, _ in scope_stores} | binds
     start = _position(loop)
     before = set(params_of_scope) | {name for name, node in scope_stores if _position(node) < start}
-    used_outside = {n.id for n in outside if isinstance(n, ast.Name)} | nested_free
+    # names read elsewhere in the scope (before the loop too: an outer loop comes back to them); one only stored
+    # elsewhere needs nothing back
+    used_outside = {n.id for n in outside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} | nested_free
+    used_outside |= {n.target.id for n in outside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
     returned = sorted(binds & used_outside & local)
     wanted = (reads | set(returned)) if not is_module else (reads & binds) | set(returned)
     wanted &= local
