@@ -40,9 +40,58 @@ FIRES = {
             lr_sched.step(n)  # MLD013
             o.step()
     """,
+    # a window loop at module level, stepped once it has seen `total` samples: nothing divides the losses
+    "MLD014": """
+        seen = 0
+        while True:
+            xb, yb = next(it)
+            net(xb, yb).backward()  # MLD014
+            seen += xb.shape[0]
+            if seen >= total:
+                break
+        o.step()
+        o.zero_grad()
+    """,
+    # a counter set at the top of the script and advanced after the test: true on the first micro-batch
+    "MLD034": """
+        n = 0
+        while n < total:
+            a, b = next(it)
+            (net(a, b) / k).backward()
+            if n % k == 0:  # MLD034
+                o.step()
+                o.zero_grad()
+            n += 1
+    """,
 }
 
 QUIET = {
+    "MLD014": [
+        """
+        seen = 0
+        while True:
+            xb, yb = next(it)
+            (net(xb, yb) * xb.shape[0] / total).backward()
+            seen += xb.shape[0]
+            if seen >= total:
+                break
+        o.step()
+        o.zero_grad()
+        """,
+    ],
+    "MLD034": [
+        # advanced before the test: the first step comes after k micro-batches
+        """
+        n = 0
+        while n < total:
+            a, b = next(it)
+            (net(a, b) / k).backward()
+            n += 1
+            if n % k == 0:
+                o.step()
+                o.zero_grad()
+        """,
+    ],
     "MLD011": [
         """
         o.zero_grad()

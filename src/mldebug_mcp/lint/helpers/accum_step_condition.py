@@ -204,12 +204,12 @@ def _counter(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: 
     if len(advances) != 1 or assigned or not isinstance(advances[0].op, ast.Add) \
             or not isinstance(advances[0].value, ast.Constant) or not unconditional_in(advances[0], loop, ctx):
         return None
-    owner = ctx.enclosing(loop, FUNCTIONS)
-    if owner is None:
-        return None
+    # a script's loop at module level counts from a value set at the top of the script
+    owner = ctx.enclosing(loop, FUNCTIONS) or ctx.tree
     before = [n for n in ast.walk(owner) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
-              and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name]
-    if not before or ctx.enclosing(before[-1], LOOPS + FUNCTIONS) not in (owner, *(
+              and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
+              and (owner is not ctx.tree or ctx.scope_of(n) is ctx.tree)]
+    if not before or (ctx.enclosing(before[-1], LOOPS + FUNCTIONS) or ctx.tree) not in (owner, *(
             a for a in ctx.ancestors(loop) if isinstance(a, LOOPS))):
         return None
     start = first_value(before[-1].value, before[-1], ctx, depth)

@@ -24,11 +24,11 @@ def window_loop_total(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
     if any(optimizer_step(c, ctx) for c in calls) or not any(is_any_backward(c) for c in calls):
         return None
-    function = ctx.enclosing(loop, FUNCTIONS)
-    if function is None:
-        return None
+    function = ctx.enclosing(loop, FUNCTIONS) or ctx.tree  # a script's window loop, stepped after at top level
     if _steps_after(function, loop.end_lineno or loop.lineno, ctx):
         return total
+    if function is ctx.tree:
+        return None
     for site in call_sites(function, ctx):
         caller = ctx.enclosing(site, FUNCTIONS)
         if caller is not None and caller is not function and _steps_after(caller, site.lineno, ctx):
@@ -50,5 +50,5 @@ def _count_break(loop: ast.AST) -> ast.expr | None:
 
 
 def _steps_after(function: ast.AST, line: int, ctx: ModuleContext) -> bool:
-    return any(optimizer_step(c, ctx) and c.lineno > line and ctx.enclosing(c, FUNCTIONS) is function
+    return any(optimizer_step(c, ctx) and c.lineno > line and (ctx.enclosing(c, FUNCTIONS) or ctx.tree) is function
                for c in calls_in_order(function.body))
