@@ -12,6 +12,20 @@ from .families import marked_lines, snippet_lines
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
 FIRES = {
+    # a teacher built and loaded by the script, run under no_grad in its top-level distillation loop, never switched
+    "MLD020": """
+        import torchvision
+
+        u9 = torchvision.models.resnet50()
+        u9.load_state_dict(torch.load(path_a))  # MLD020
+        for a, b in d1:
+            with torch.no_grad():
+                t = u9(a).softmax(-1)
+            l = F.kl_div(net(a).log_softmax(-1), t, reduction="batchmean")
+            o.zero_grad()
+            l.backward()
+            o.step()
+    """,
     # a dict of loss tensors summed into running totals per key in a module-level loop (the backward runs on their
     # sum in the outer loop, not in the loop over the dict); and a loss an engine set up elsewhere (a notebook's
     # earlier cell) backwards, kept in a list
@@ -43,6 +57,62 @@ FIRES = {
 }
 
 QUIET = {
+    "MLD020": [
+        # the teacher is switched to eval mode after loading
+        """
+        import torchvision
+
+        teacher = torchvision.models.resnet50()
+        teacher.load_state_dict(torch.load("teacher.pt"))
+        teacher.eval()
+        student = torchvision.models.resnet18()
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        for x, y in train_loader:
+            with torch.no_grad():
+                soft = F.softmax(teacher(x) / 4.0, dim=-1)
+            loss = F.kl_div(F.log_softmax(student(x) / 4.0, dim=-1), soft, reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        # a helper of the script freezes it (its body is not run in order with the script, but it is called)
+        """
+        import torchvision
+
+        def freeze(net):
+            net.eval()
+            for p in net.parameters():
+                p.requires_grad_(False)
+
+        u9 = torchvision.models.resnet50()
+        u9.load_state_dict(torch.load(path_a))
+        freeze(u9)
+        for a, b in d1:
+            with torch.no_grad():
+                t = u9(a).softmax(-1)
+            l = F.kl_div(net(a).log_softmax(-1), t, reduction="batchmean")
+            o.zero_grad()
+            l.backward()
+            o.step()
+        """,
+        # a detector wrapping the trained (and switched) model, run in a later loop that trains nothing
+        """
+        model = build_segmenter()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+        for epoch in range(num_epochs):
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        model.eval()
+        detector = EnergyBased(model)
+        scores = []
+        with torch.no_grad():
+            for x, y in test_loader:
+                scores.append(detector(x))
+        """,
+    ],
     "MLD032": [
         # the running totals hold numbers
         """

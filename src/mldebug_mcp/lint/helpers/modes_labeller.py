@@ -135,10 +135,13 @@ def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, as
         return
     owners = module_owners(ctx)
     reported: set[str] = set()
-    for scope in ctx.backward_scopes:
-        if not isinstance(scope, FUNCS):
-            continue
-        for node in ast.walk(scope):
+    scopes = [s for s in ctx.backward_scopes if isinstance(s, FUNCS)]
+    if any(ctx.scope_of(s) is ctx.tree for s in ctx.backward_scopes if not isinstance(s, FUNCS)):
+        scopes.append(ctx.tree)  # a script's top-level training loop: the module is the training scope
+    for scope in scopes:
+        # the module's own calls only: the bodies of its functions are not run in order with the script
+        calls = ctx.in_scope(scope, (ast.Call,)) if scope is ctx.tree else ast.walk(scope)
+        for node in calls:
             if not (isinstance(node, ast.Call) and (node.args or node.keywords)):
                 continue
             key = own_key(node.func)
@@ -147,7 +150,8 @@ def teachers_in_training(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, as
             held = key.startswith("self.")  # built in the class (`self.teacher = build(cfg)`), run per step
             if not (_built_in_train_mode(node.func, key, ctx) and (
                     "teacher" in tokens(key) or key in _weights_loaded(ctx) or model_like(node.func, ctx))
-                    and grad_off_at(node, scope, ctx) and (held or _in_loop(node, scope, ctx))):
+                    and grad_off_at(node, scope, ctx) and (held or _in_loop(node, scope, ctx))
+                    and (scope is not ctx.tree or _in_training_loop(node, ctx))):
                 continue
             if _switched(key, node, scope, ctx) or mode_free(node.func, ctx):
                 continue  # switched somewhere, or a layer without dropout/BatchNorm (`softmax = nn.Softmax()`)
@@ -195,6 +199,12 @@ def _kept(call: ast.Call, ctx: ModuleContext) -> bool:
         if isinstance(anc, ast.stmt):
             return False
     return False
+
+
+def _in_training_loop(call: ast.Call, ctx: ModuleContext) -> bool:
+    """In a script, inside a loop that runs a backward (its training loop), not a later evaluation loop."""
+    return any(isinstance(a, ast.For | ast.While | ast.AsyncFor) and a in ctx.backward_scopes
+               for a in ctx.ancestors(call))
 
 
 def _in_loop(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
