@@ -63,9 +63,67 @@ FIRES = {
                 o.zero_grad()
             n += 1
     """,
+    # a loss module with its own weights, built beside the optimiser at module level and trained by the script's
+    # loop; another function's parameter of the same name is not the script's global
+    "MLD015": """
+        class PairLoss(torch.nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.proj = torch.nn.Linear(d, d)
+
+            def forward(self, a, b):
+                return -(self.proj(a) * self.proj(b)).sum(-1).mean()
+
+        def report(crit, q, r):
+            crit.eval()
+            print(crit(q, r))
+
+        c = PairLoss(128)
+        o = torch.optim.SGD(net.parameters(), lr=0.05)  # MLD015
+        for p, q in dl:
+            o.zero_grad()
+            c(net(p), net(q)).backward()
+            o.step()
+    """,
+    # one network back-propagated twice in a cell, the second optimiser never zeroed: it steps on both sums
+    "MLD017": """
+        opt1.zero_grad()
+        crit(net(xb), yb).backward()
+        opt1.step()
+        crit(net(xb), yb).backward()  # MLD017
+        opt2.step()
+    """,
 }
 
 QUIET = {
+    "MLD015": [
+        """
+        class PairLoss(torch.nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.proj = torch.nn.Linear(d, d)
+
+            def forward(self, a, b):
+                return -(self.proj(a) * self.proj(b)).sum(-1).mean()
+
+        c = PairLoss(128)
+        o = torch.optim.SGD([*net.parameters(), *c.parameters()], lr=0.05)
+        for p, q in dl:
+            o.zero_grad()
+            c(net(p), net(q)).backward()
+            o.step()
+        """,
+    ],
+    "MLD017": [
+        # a cell runs once: each optimiser steps after the one backward through its own network
+        """
+        opt2.zero_grad()
+        net_a(xb).sum().backward()
+        opt1.step()
+        net_b(xb).sum().backward()
+        opt2.step()
+        """,
+    ],
     "MLD014": [
         """
         seen = 0

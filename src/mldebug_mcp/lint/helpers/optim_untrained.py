@@ -178,8 +178,14 @@ def _handed_to_evaluation(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -
 
 
 def _sees(scope: ast.AST, node: ast.AST, ctx: ModuleContext) -> bool:
-    """`node` reads the name bound in `scope`: in that scope, or nested in it (a loop's helper closure)."""
-    return ctx.scope_of(node) is scope or scope in set(ctx.ancestors(node))
+    """`node` reads the name bound in `scope`: in that scope, or nested in it (a loop's helper closure), unless
+    a def between binds the name itself (a script's `criterion` is not another function's parameter)."""
+    inner = ctx.scope_of(node)
+    while inner is not scope:
+        if inner is ctx.tree or node.id in ctx.bindings.get(inner, {}):
+            return False
+        inner = ctx.scope_of(inner)
+    return True
 
 
 def _in_training_step(call: ast.Call, ctx: ModuleContext) -> bool:

@@ -13,6 +13,7 @@ from ..helpers.optim_steps import (
     training_blocks,
 )
 from ..helpers.optim_zeroing import cleared, keys, stepped_optimizer
+from ..helpers.script_scope import trains_at_top
 from ..rule import Hit, Rule
 
 
@@ -43,7 +44,8 @@ class OptimizerNotZeroed(Rule):
     why = "This optimiser's gradients are never cleared, so every step uses the sum of all earlier backwards."
     fix = "Call zero_grad() on this optimiser (or on the module it optimises) once per step, before its backward."
     evidence = "karpathy-mistakes/overfit-single-batch-first"
-    node_types = (*LOOPS, *FUNCTIONS)
+    # a script's top-level step (a notebook cell) is read as a step function's body
+    node_types = (*LOOPS, *FUNCTIONS, ast.Module)
     requires_text = ("zero_grad",)  # the rule is about the optimiser left out where others are zeroed
     BAD = (
         "def train(G, D, opt_g, opt_d, loader, d_loss, g_loss):\n"
@@ -77,8 +79,8 @@ class OptimizerNotZeroed(Rule):
                     yield Hit(argument, self.TWICE.format(arg=ast.unparse(argument), first=first, second=second))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
-            return
+        if not (trains_at_top(ctx) if node is ctx.tree else node in training_blocks(ctx)):
+            return  # no backward inside, nor in a helper it calls
         if isinstance(node, FUNCTIONS) and node.name.startswith("test"):
             return  # a test function runs once: only a loop inside it repeats the step (checked as that loop)
         it = iteration(node, ctx)
@@ -95,9 +97,12 @@ class OptimizerNotZeroed(Rule):
             # a step of this block, or (for a loop) of a local helper it calls: the helper's own check sees no
             # zeroing around it, the loop does (`self.update_critic(...)` next to `self.update_actor(...)`)
             where = node if step is via else ctx.enclosing(step, FUNCTIONS) if isinstance(node, LOOPS) else None
-            optimizer = stepped_optimizer(step) if where is not None and owner_of(step, ctx) is where else None
+            owner = owner_of(step, ctx) or ctx.tree  # a step at a script's top level: the module's own
+            optimizer = stepped_optimizer(step) if where is not None and owner is where else None
             if optimizer is None:
                 continue
+            if node is ctx.tree and sum(via.lineno < step.lineno for _, via in it.backwards) < 2:
+                continue  # a script's top level runs once: with one backward before it, the step sees no stale sum
             names = keys(optimizer, ctx)
             always = [z for z in zeros if not sometimes(z, step, node, ctx)]
             if names & reported or cleared(always, optimizer, ctx):
