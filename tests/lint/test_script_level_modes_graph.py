@@ -12,7 +12,8 @@ from .families import marked_lines, snippet_lines
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
 FIRES = {
-    # a teacher built and loaded by the script, run under no_grad in its top-level distillation loop, never switched
+    # a teacher built and loaded by the script, run under no_grad in its top-level distillation loop, never switched;
+    # and a top-level epoch loop over the phases that switches to train() for every phase, only the update gated
     "MLD020": """
         import torchvision
 
@@ -25,6 +26,19 @@ FIRES = {
             o.zero_grad()
             l.backward()
             o.step()
+
+        model = build_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(25):
+            for phase in ["train", "val"]:
+                model.train()  # MLD020
+                for x, y in loaders[phase]:
+                    optimizer.zero_grad()
+                    with torch.set_grad_enabled(phase == "train"):
+                        loss = criterion(model(x), y)
+                        if phase == "train":
+                            loss.backward()
+                            optimizer.step()
     """,
     # a dict of loss tensors summed into running totals per key in a module-level loop (the backward runs on their
     # sum in the outer loop, not in the loop over the dict); and a loss an engine set up elsewhere (a notebook's
@@ -94,6 +108,33 @@ QUIET = {
             o.zero_grad()
             l.backward()
             o.step()
+        """,
+        # the phase loop switches the mode with the phase
+        """
+        model = build_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for ep in range(n_ep):
+            for phase in ["train", "val"]:
+                if phase == "train":
+                    model.train()
+                else:
+                    model.eval()
+                for x, y in loaders[phase]:
+                    optimizer.zero_grad()
+                    with torch.set_grad_enabled(phase == "train"):
+                        loss = criterion(model(x), y)
+                        if phase == "train":
+                            loss.backward()
+                            optimizer.step()
+        for epoch in range(25):
+            for phase in ["train", "val"]:
+                model.train(phase == "train")
+                for x, y in loaders[phase]:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    if phase == "train":
+                        loss.backward()
+                        optimizer.step()
         """,
         # a detector wrapping the trained (and switched) model, run in a later loop that trains nothing
         """

@@ -37,7 +37,8 @@ def phase_gated_train_switches(ctx: ModuleContext) -> Iterator[tuple[ast.Call, s
         if direct is None or direct[1] != TRAIN or direct[0] is None:
             continue
         scope = ctx.scope_of(call)
-        if isinstance(scope, FUNCS) and _gated(call, direct[0], scope, ctx):
+        # a script's top-level epoch loop is read as a function's (its calls in order, defs excluded)
+        if (isinstance(scope, FUNCS) or scope is ctx.tree) and _gated(call, direct[0], scope, ctx):
             yield call, direct[0]
 
 
