@@ -14,11 +14,28 @@ reformatting by `ast.unparse`, which drops comments):
     with every `.criterion` of the file; names another file mentions, or that torch gives meaning to (`weight`,
     `training`, ...), are kept, and so is a use on another receiver that may be the library's (`F.softmax`, or a
     name torch.Tensor or nn.Module has, as in `x.softmax()`);
-  - `aliases`: import aliases renamed (`import torch.nn.functional as F` -> `as m1`, `nn` -> `m2`).
+  - `aliases`: import aliases renamed (`import torch.nn.functional as F` -> `as m1`, `nn` -> `m2`);
+  - `main` (structure): the statements a script runs at its top level (all but imports, defs, classes, the
+    docstring, `__all__` and literal constants; an `if __name__ == "__main__":` block too) moved, in order, into
+    `def _script_main():` at the module's end and called there; the names it binds that a def or class of the
+    module reads (or another file names, or a staying statement binds) declared `global` in it;
+  - `outlined` (structure, "extract method"): in each top-level function, method and the module's top level,
+    the innermost loop calling `.backward(` (the batch loop) and each innermost loop under `with torch.no_grad()`
+    / `inference_mode()` (the evaluation loop) moved into a module-level `def _loop_N(...)` (after the function,
+    after the class for a method, before the statement for the top level) and replaced by `a, b = _loop_N(x, y)`:
+    the scope's locals it reads (`self` too) passed in, the names it binds that the scope reads elsewhere handed
+    back. A loop is left where moving it could change the program (a `return`/`yield`/`await`, `global`,
+    zero-argument `super()`, a `del` of a name, a private `__name`, a name passed in that some path leaves unbound,
+    a name handed back that an iteration may not bind, a rebound name a def of the scope reads).
+
+Both structural rewrites keep the program's meaning (tests/benchmarks/test_lint_mutations_rewrites.py runs
+original and rewritten programs and compares their output), but for one corner: an outlined loop that runs zero
+times fails at its `return` for a name it would first bind, where the original fails only where that name is read.
 
     python benchmarks/lint_mutations.py [--corpus DIR ...] [--show lost] [--case ID ...] [--keep DIR]
 
-A case lost under a rewrite is a shape the rule only knows under one spelling. The corpora are development data;
+A case lost under a rewrite is a shape the rule only knows under one spelling (or, for `main` and `outlined`, only
+when the training step sits in one function). The corpora (the dev corpus and blind1-7) are development data;
 the rewrites are mechanical, so this is a check of how the rules generalise, not of recall on new projects.
 """
 
