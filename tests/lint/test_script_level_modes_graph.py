@@ -40,6 +40,57 @@ FIRES = {
                             loss.backward()
                             optimizer.step()
     """,
+    # read already (no change needed), kept here as scripts: a helper of the script that switches to eval() and never
+    # back, called in the top-level training loop
+    "MLD021": """
+        def check_split(m, d):
+            m.eval()
+            with torch.no_grad():
+                return sum(F.cross_entropy(m(u), v).item() for u, v in d)
+
+        net.train()
+        for j, (u, v) in enumerate(d1):
+            o.zero_grad()  # MLD021
+            F.cross_entropy(net(u), v).backward()
+            o.step()
+            if j % every == 0:
+                print(j, check_split(net, d2))
+    """,
+    # a helper of the script evaluating with autograd on, called at top level after eval()
+    "MLD022": """
+        def run_epoch(model, batches, loss_compute):
+            total = 0.0
+            for x, y in batches:
+                total += float(loss_compute(model(x), y))
+            return total
+
+        for epoch in range(epochs):
+            model.train()
+            run_epoch(model, train_batches, compute_train)
+            model.eval()
+            valid_loss = run_epoch(model, valid_batches, compute_valid)  # MLD022
+            print(epoch, valid_loss)
+    """,
+    # the generator's update of a script (its loss scores the verdict against "real" labels) detaches its output
+    "MLD030": """
+        bce = torch.nn.BCELoss()
+        for z in batches:
+            sample = generator(z)
+            frozen_sample = sample.detach()  # MLD030
+            adversarial = bce(critic(frozen_sample), torch.ones(z.shape[0]))
+            opt.zero_grad()
+            adversarial.backward()
+            opt.step()
+    """,
+    # clipping a critic's weights in place at top level, outside no_grad
+    "MLD031": """
+        for x in loader:
+            opt.zero_grad()
+            critic(x).mean().backward()
+            opt.step()
+            for p in critic.parameters():
+                p.clamp_(-0.01, 0.01)  # MLD031
+    """,
     # a dict of loss tensors summed into running totals per key in a module-level loop (the backward runs on their
     # sum in the outer loop, not in the loop over the dict); and a loss an engine set up elsewhere (a notebook's
     # earlier cell) backwards, kept in a list
@@ -152,6 +203,70 @@ QUIET = {
         with torch.no_grad():
             for x, y in test_loader:
                 scores.append(detector(x))
+        """,
+    ],
+    "MLD021": [
+        # the script's helper restores training mode
+        """
+        def check_split(m, d):
+            m.eval()
+            with torch.no_grad():
+                r = sum(F.cross_entropy(m(u), v).item() for u, v in d)
+            m.train()
+            return r
+
+        net.train()
+        for j, (u, v) in enumerate(d1):
+            o.zero_grad()
+            F.cross_entropy(net(u), v).backward()
+            o.step()
+            if j % every == 0:
+                print(j, check_split(net, d2))
+        """,
+    ],
+    "MLD022": [
+        # the evaluation pass runs under no_grad
+        """
+        def run_epoch(model, batches, loss_compute):
+            total = 0.0
+            for x, y in batches:
+                total += float(loss_compute(model(x), y))
+            return total
+
+        for epoch in range(epochs):
+            model.train()
+            run_epoch(model, train_batches, compute_train)
+            model.eval()
+            with torch.no_grad():
+                valid_loss = run_epoch(model, valid_batches, compute_valid)
+            print(epoch, valid_loss)
+        """,
+    ],
+    "MLD030": [
+        # detached in the discriminator's update only (its loss scores the fakes against "fake" labels)
+        """
+        bce = torch.nn.BCELoss()
+        for z, real in batches:
+            sample = generator(z)
+            d_loss = bce(critic(real), torch.ones(len(real))) + bce(critic(sample.detach()), torch.zeros(len(real)))
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+            adversarial = bce(critic(sample), torch.ones(z.shape[0]))
+            opt.zero_grad()
+            adversarial.backward()
+            opt.step()
+        """,
+    ],
+    "MLD031": [
+        """
+        for x in loader:
+            opt.zero_grad()
+            critic(x).mean().backward()
+            opt.step()
+            with torch.no_grad():
+                for p in critic.parameters():
+                    p.clamp_(-0.01, 0.01)
         """,
     ],
     "MLD032": [
