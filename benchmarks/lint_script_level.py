@@ -2,8 +2,9 @@
 
 Scripts, notebooks (every cell is module level) and tutorials put the training loop at the top of a file. This
 benchmark takes each function of the rule fixtures (`tests/lint/fixtures/mldNNN.py`) that holds no `return`,
-`yield`, `global`, `nonlocal` or `self`, writes its body as a script (the fixture's imports, then the body at
-module level: its parameters become free names), and lints it with the rule alone:
+`yield`, `global`, `nonlocal` or `self`, writes its body as a script (the fixture's imports and its other classes
+and functions, as a notebook's earlier cells would define them, then the body at module level: its parameters
+become free names), and lints it with the rule alone, counting only findings in the script's own lines:
 
   - a function with lines marked `# MLDNNN` is kept when the rule still fires somewhere in the script;
   - a function with no marked line (a correct variant) should stay quiet as a script too.
@@ -31,8 +32,10 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "lint" / "fixtures
 SKIPPED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)
 
 
-def as_script(function: ast.FunctionDef, lines: list[str], imports: list[str]) -> str | None:
-    """The function's body (docstring dropped) as a module after the fixture's imports, or None when it cannot be."""
+def as_script(function: ast.FunctionDef, lines: list[str], prelude: list[str]) -> tuple[str, int] | None:
+    """The function's body (docstring dropped) as module-level code after the fixture's imports and its other
+    definitions (a notebook defines its classes and helpers in earlier cells), with the first line of the body in
+    the result; None when it cannot be converted."""
     if any(isinstance(n, SKIPPED) or isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(function)):
         return None
     body = function.body[1:] if isinstance(function.body[0], ast.Expr) and isinstance(
@@ -40,7 +43,7 @@ def as_script(function: ast.FunctionDef, lines: list[str], imports: list[str]) -
     if not body:
         return None
     text = textwrap.dedent("\n".join(lines[body[0].lineno - 1:function.end_lineno]))
-    return "\n".join(imports) + "\n" + text + "\n"
+    return "\n".join(prelude) + "\n" + text + "\n", len(prelude) + 2
 
 
 def main() -> int:
@@ -57,14 +60,19 @@ def main() -> int:
             continue
         source = path.read_text(encoding="utf-8")
         lines, tree = source.splitlines(), ast.parse(source)
-        imports = [line for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
-                   for line in lines[node.lineno - 1:node.end_lineno]]
         for function in [n for n in tree.body if isinstance(n, ast.FunctionDef)]:
-            script = as_script(function, lines, imports)
-            if script is None:
+            # the imports and every other definition, their marks dropped (only the script's lines are scored)
+            prelude = [line.split(f"# {code}")[0].rstrip() for node in tree.body if node is not function
+                       and isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef)
+                       for line in lines[(node.decorator_list[0].lineno if getattr(node, "decorator_list", None)
+                                          else node.lineno) - 1:node.end_lineno]]
+            converted = as_script(function, lines, prelude)
+            if converted is None:
                 continue
+            script, first = converted
             marked = any(f"# {code}" in line for line in script.splitlines())
-            fired = any(f.code == code for f in lint_source(script, "script.py", LintSettings(select=(code,))))
+            fired = any(f.code == code and f.line >= first
+                        for f in lint_source(script, "script.py", LintSettings(select=(code,))))
             if marked:
                 firing[code] += 1
                 kept[code] += fired
