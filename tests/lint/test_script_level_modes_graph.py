@@ -91,6 +91,26 @@ FIRES = {
             for p in critic.parameters():
                 p.clamp_(-0.01, 0.01)  # MLD031
     """,
+    # the script's earlier cells define a step that freezes the generator, never called by this loop: its body does
+    # not run before the discriminator's backward
+    "MLD035": """
+        def generator_only_step(g, d, opt, z):
+            g.requires_grad_(True)
+            d.requires_grad_(False)
+            netG.requires_grad_(False)
+            opt.step()
+
+        for real in loader:
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            fake = netG(noise())
+            errD = bce(netD(real), torch.ones(len(real))) + bce(netD(fake), torch.zeros(len(real)))  # MLD035
+            errD.backward(retain_graph=True)
+            errG = bce(netD(fake), torch.ones(len(real)))
+            errG.backward()
+            opt_d.step()
+            opt_g.step()
+    """,
     # a dict of loss tensors summed into running totals per key in a module-level loop (the backward runs on their
     # sum in the outer loop, not in the loop over the dict); and a loss an engine set up elsewhere (a notebook's
     # earlier cell) backwards, kept in a list
@@ -267,6 +287,43 @@ QUIET = {
             with torch.no_grad():
                 for p in critic.parameters():
                     p.clamp_(-0.01, 0.01)
+        """,
+    ],
+    "MLD035": [
+        # the same cells, the discriminator's step scores the detached sample
+        """
+        def generator_only_step(g, d, opt, z):
+            g.requires_grad_(True)
+            d.requires_grad_(False)
+            netG.requires_grad_(False)
+            opt.step()
+
+        for real in loader:
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            fake = netG(noise())
+            errD = bce(netD(real), torch.ones(len(real))) + bce(netD(fake.detach()), torch.zeros(len(real)))
+            errD.backward()
+            errG = bce(netD(fake), torch.ones(len(real)))
+            errG.backward()
+            opt_d.step()
+            opt_g.step()
+        """,
+        # the script itself freezes the generator before the discriminator's backward
+        """
+        for real in loader:
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            fake = netG(noise())
+            netG.requires_grad_(False)
+            errD = bce(netD(real), torch.ones(len(real))) + bce(netD(fake), torch.zeros(len(real)))
+            errD.backward(retain_graph=True)
+            netG.requires_grad_(True)
+            opt_d.step()
+            opt_g.zero_grad()
+            errG = bce(netD(fake), torch.ones(len(real)))
+            errG.backward()
+            opt_g.step()
         """,
     ],
     "MLD032": [

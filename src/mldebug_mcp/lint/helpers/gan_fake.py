@@ -204,7 +204,9 @@ def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
     backward in the same function, and not undone since (the last such switch before it decides)."""
     function = ctx.enclosing(backward, FUNCTIONS) or ctx.tree  # a script's top-level loop is its own scope
     switches: list[tuple[tuple[int, int], bool]] = []  # (position, frozen)
-    for node in ast.walk(function):
+    # a script's own statements: the bodies of its functions and classes do not run in order with it
+    nodes = _script_nodes(ctx) if function is ctx.tree else ast.walk(function)
+    for node in nodes:
         if getattr(node, "lineno", backward.lineno) >= backward.lineno:
             continue
         where = (node.lineno, node.col_offset)
@@ -219,6 +221,20 @@ def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
         if isinstance(node, ast.Call) and _spelled(node) == "toggle_optimizer":
             switches.append((where, True))  # Lightning: every parameter outside the toggled optimiser stops requiring grad
     return max(switches, default=(None, False))[1]
+
+
+def _script_nodes(ctx: ModuleContext) -> list[ast.AST]:
+    """The module's nodes outside its function and class definitions."""
+    def compute() -> list[ast.AST]:
+        found, stack = [], list(ctx.tree.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                continue
+            found.append(node)
+            stack.extend(ast.iter_child_nodes(node))
+        return found
+    return ctx.memo(("gan_fake.script_nodes",), compute)
 
 
 def _over_generator_parameters(iterable: ast.AST) -> bool:
