@@ -394,6 +394,11 @@ def build_context(path: str, source: str, tree: ast.Module) -> ModuleContext:
             elif isinstance(value, AST):
                 parents[value] = node
                 push(value)
+    for declared in by_type.get(ast.Global, ()):  # `global model` in a def: its assignments bind the module's name
+        table = bindings.get(ctx.scope_of(declared), {})
+        for name in declared.names:
+            if table.get(name):
+                bindings[tree].setdefault(name, []).extend(table[name])
     for table in (*bindings.values(), *ctx.class_attrs.values()):
         for values in table.values():
             if len(values) > 1:

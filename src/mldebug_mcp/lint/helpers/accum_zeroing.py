@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from .loops import LOOPS, calls_in_order, is_backward, is_zero_grad
-from .optim_steps import FUNCTIONS, iteration, local_callee, unconditional_in
+from .optim_steps import FUNCTIONS, call_sites, iteration, local_callee, unconditional_in
 from .optim_values import optimizer_step
 from .optim_zeroing import cleared, is_optimizer, stepped_optimizer
 
@@ -182,6 +182,25 @@ def _steps_next(loop: ast.AST, ctx: ModuleContext) -> bool:
     return False
 
 
+def _caller_steps_after(loop: ast.AST, function: ast.AST, ctx: ModuleContext) -> bool:
+    """The micro-batch loop is a helper's (`def forward_backward(model, micro_batches):`), the helper never
+    steps, and every caller of this file steps the optimiser right after calling it (issue 17)."""
+    if not isinstance(function, FUNCTIONS) or any(
+            optimizer_step(c, ctx) for c in calls_in_order(function.body)):
+        return False
+    sites = call_sites(function, ctx)
+    return bool(sites) and all(_steps_after_call(site, ctx) for site in sites)
+
+
+def _steps_after_call(site: ast.Call, ctx: ModuleContext) -> bool:
+    outer = ctx.enclosing(site, LOOPS + FUNCTIONS)
+    if outer is None:
+        return False
+    statement = next((a for a in ctx.ancestors(site) if isinstance(a, ast.stmt)), None)
+    return any(optimizer_step(c, ctx) and c.lineno > site.end_lineno and unconditional_in(c, outer, ctx)
+               for c in calls_in_order(outer.body)) or (statement is not None and _steps_next(statement, ctx))
+
+
 def _strides_a_length(source: ast.expr) -> bool:
     """`range(0, len(batch), k)`: slices of one batch, whatever the stride is called."""
     return (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
@@ -215,7 +234,8 @@ def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     if outer is None:
         return None
     if not any(optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
-               for c in calls_in_order(outer.body)) and not _steps_next(loop, ctx):
+               for c in calls_in_order(outer.body)) and not _steps_next(loop, ctx) \
+            and not _caller_steps_after(loop, outer, ctx):
         return None
     counted = [a for c in ast.walk(loop.iter) if isinstance(c, ast.Call) for a in c.args]
     return counted[-1] if counted else loop.iter

@@ -1,0 +1,163 @@
+"""Rules that follow a training step must also read it when the step is split over functions (issue 17,
+`outlined` and `main` rewrites of benchmarks/lint_mutations.py): the micro-batch loop in a helper whose caller
+steps, the model and loss built in `main()` and handed to a `train_one_epoch(...)` helper, a script whose `main()`
+declares `global model`. Each firing shape has a correct variant that stays quiet."""
+
+import textwrap
+
+import pytest
+
+from .families import marked_lines, snippet_lines
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+NET = """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(10, 3)
+
+            def forward(self, x):
+                return torch.softmax(self.fc(x), dim=-1)  # MLD001
+"""
+
+FIRES = {
+    # a forward_backward helper back-propagates each micro-batch undivided; the caller steps after it
+    "MLD014": ["""
+        def forward_backward(model, micro_batches, loss_fn):
+            for x, y in micro_batches:
+                loss = loss_fn(model(x), y)
+                loss.backward()  # MLD014
+
+
+        def train(model, loader, loss_fn, optimizer, accum_steps=4):
+            for batch in loader:
+                optimizer.zero_grad()
+                forward_backward(model, batch.chunk(accum_steps), loss_fn)
+                optimizer.step()
+    """],
+    "MLD001": [
+        # model and loss built in main(), handed to the epoch helper
+        NET + """
+        def train_one_epoch(model, loader, loss_fn, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            net = Net()
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(3):
+                train_one_epoch(net, [], criterion, optimizer)
+        """,
+        # a script's main() declares the model and loss global; the epoch function reads the globals
+        NET + """
+        def train_epoch(loader):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            global model, criterion, optimizer
+            model = Net()
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_epoch([])
+
+
+        if __name__ == "__main__":
+            main()
+        """,
+    ],
+}
+
+QUIET = {
+    "MLD014": [
+        # each micro-batch loss divided by their number
+        """
+        def forward_backward(model, micro_batches, loss_fn):
+            for x, y in micro_batches:
+                loss = loss_fn(model(x), y) / len(micro_batches)
+                loss.backward()
+
+
+        def train(model, loader, loss_fn, optimizer, accum_steps=4):
+            for batch in loader:
+                optimizer.zero_grad()
+                forward_backward(model, batch.chunk(accum_steps), loss_fn)
+                optimizer.step()
+        """,
+        # the helper's caller does not step after it (evaluation of gradients only)
+        """
+        def forward_backward(model, micro_batches, loss_fn):
+            for x, y in micro_batches:
+                loss = loss_fn(model(x), y)
+                loss.backward()
+
+
+        def gradient_norms(model, loader, loss_fn):
+            for batch in loader:
+                model.zero_grad()
+                forward_backward(model, batch.chunk(4), loss_fn)
+                print(sum(p.grad.norm() for p in model.parameters()))
+        """,
+    ],
+    "MLD001": [
+        # the loss built in main() takes probabilities
+        NET.replace("  # MLD001", "") + """
+        def train_one_epoch(model, loader, loss_fn, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = loss_fn(torch.log(model(x)), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            net = Net()
+            criterion = nn.NLLLoss()
+            optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for epoch in range(3):
+                train_one_epoch(net, [], criterion, optimizer)
+        """,
+        # the global loss is one that takes probabilities
+        NET.replace("  # MLD001", "") + """
+        def train_epoch(loader):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(torch.log(model(x)), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            global model, criterion, optimizer
+            model = Net()
+            criterion = nn.NLLLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            train_epoch([])
+
+
+        if __name__ == "__main__":
+            main()
+        """,
+    ],
+}
+
+
+@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(FIRES.items()) for i in range(len(variants))])
+def test_outlined_step_fires(code, index):
+    source = HEADER + textwrap.dedent(FIRES[code][index])
+    assert snippet_lines(source, code) == marked_lines(source, code)
+
+
+@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(QUIET.items()) for i in range(len(variants))])
+def test_outlined_correct_step_is_quiet(code, index):
+    assert snippet_lines(HEADER + textwrap.dedent(QUIET[code][index]), code) == []
