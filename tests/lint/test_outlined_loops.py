@@ -76,6 +76,23 @@ FIRES = {
             main()
         """,
     ],
+    # the decoder built in main() is handed to the epoch helper that trains it; the optimiser holds the encoder only
+    "MLD015": ["""
+        def train_one_epoch(encoder, decoder, loader, optimizer):
+            for x in loader:
+                optimizer.zero_grad()
+                loss = ((decoder(encoder(x)) - x) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            encoder = nn.Linear(10, 2)
+            decoder = nn.Linear(2, 10)
+            optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)  # MLD015
+            for epoch in range(3):
+                train_one_epoch(encoder, decoder, [], optimizer)
+    """],
 }
 
 QUIET = {
@@ -147,6 +164,44 @@ QUIET = {
 
         if __name__ == "__main__":
             main()
+        """,
+    ],
+    "MLD015": [
+        # both halves in the optimiser
+        """
+        def train_one_epoch(encoder, decoder, loader, optimizer):
+            for x in loader:
+                optimizer.zero_grad()
+                loss = ((decoder(encoder(x)) - x) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            encoder = nn.Linear(10, 2)
+            decoder = nn.Linear(2, 10)
+            optimizer = torch.optim.Adam(list(encoder.parameters()) + list(decoder.parameters()), lr=1e-3)
+            for epoch in range(3):
+                train_one_epoch(encoder, decoder, [], optimizer)
+        """,
+        # the helper only runs the decoder under no_grad (a frozen pretrained decoder)
+        """
+        def train_one_epoch(encoder, decoder, loader, optimizer):
+            for x in loader:
+                optimizer.zero_grad()
+                with torch.no_grad():
+                    target = decoder(x)
+                loss = ((encoder(x) - target) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            encoder = nn.Linear(10, 10)
+            decoder = nn.Linear(10, 10)
+            optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)
+            for epoch in range(3):
+                train_one_epoch(encoder, decoder, [], optimizer)
         """,
     ],
 }

@@ -127,8 +127,9 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
     return found
 
 
-def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
-    """Called in a training step (a block with a backward), never frozen, only ever called or moved."""
+def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> bool:
+    """Called in a training step (a block with a backward), never frozen, only ever called or moved; or handed
+    to a helper of this file whose parameter is (`train_one_epoch(vae, loader)`, issue 17)."""
     called = False
     for node in ctx.by_type.get(ast.Name, ()):
         if node.id != name or not isinstance(node.ctx, ast.Load) or not _sees(scope, node, ctx):
@@ -139,6 +140,9 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
                 called = True
             continue
         if _rewrapped(node, parent, ctx) or _handed_to_evaluation(node, parent, ctx):
+            continue
+        if depth and _handed_to_training(node, parent, ctx, depth):
+            called = True
             continue  # `vae = nn.DataParallel(vae)`, `evaluate(loader, vae)`: its parameters reach no optimiser
         if isinstance(parent, ast.Attribute) and parent.value is node:
             call = ctx.parent(parent)
@@ -155,6 +159,30 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext) -> bool:
 
 # an estimator's own fitting (an OOD detector's class means and covariances, a scikit-learn-style API)
 FITS = {"fit", "fit_features", "fit_transform", "fit_predict", "partial_fit"}
+
+
+def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    """Handed to a function of this module (a plain-name call) that builds no optimiser and whose parameter
+    receiving it is itself only called in a training step there."""
+    if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)):
+        return False
+    helper = local_callee(parent, ctx)
+    if helper is None or helper is ctx.scope_of(parent):
+        return False
+    arguments = helper.args.posonlyargs + helper.args.args
+    if node in parent.args:
+        index = parent.args.index(node)
+        if any(isinstance(a, ast.Starred) for a in parent.args[:index + 1]) or index >= len(arguments):
+            return False
+        parameter = arguments[index].arg
+    else:
+        parameter = next((k.arg for k in parent.keywords if k.value is node), None)
+        if parameter is None or parameter not in {a.arg for a in arguments + helper.args.kwonlyargs}:
+            return False
+    if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group"
+           for c in ast.walk(helper) if isinstance(c, ast.Call)):
+        return False
+    return _trained(parameter, helper, ctx, depth - 1)
 
 
 def _rewrapped(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -> bool:
