@@ -43,7 +43,8 @@ def as_script(function: ast.FunctionDef, lines: list[str], prelude: list[str]) -
     if not body:
         return None
     text = textwrap.dedent("\n".join(lines[body[0].lineno - 1:function.end_lineno]))
-    return "\n".join(prelude) + "\n" + text + "\n", len(prelude) + 1
+    head = "\n".join(prelude) + "\n"
+    return head + text + "\n", head.count("\n") + 1
 
 
 def main() -> int:
