@@ -93,6 +93,24 @@ FIRES = {
             for epoch in range(3):
                 train_one_epoch(encoder, decoder, [], optimizer)
     """],
+    # the generator's backward runs in a helper; the discriminator, whose gradients it also filled, is zeroed
+    # only after its own step
+    "MLD010": ["""
+        def generator_backward(gen, disc, z):
+            g_loss = F.binary_cross_entropy_with_logits(disc(gen(z)), torch.ones(len(z), 1))
+            g_loss.backward()
+
+
+        def train(gen, disc, opt_g, opt_d, batches):
+            for z, real in batches:
+                generator_backward(gen, disc, z)
+                opt_g.step()
+                opt_g.zero_grad()
+                d_loss = F.softplus(-disc(real)).mean() + F.softplus(disc(gen(z).detach())).mean()
+                d_loss.backward()  # MLD010
+                opt_d.step()
+                opt_d.zero_grad()
+    """],
 }
 
 QUIET = {
@@ -202,6 +220,25 @@ QUIET = {
             optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)
             for epoch in range(3):
                 train_one_epoch(encoder, decoder, [], optimizer)
+        """,
+    ],
+    "MLD010": [
+        # the discriminator cleared before its own backward
+        """
+        def generator_backward(gen, disc, z):
+            g_loss = F.binary_cross_entropy_with_logits(disc(gen(z)), torch.ones(len(z), 1))
+            g_loss.backward()
+
+
+        def train(gen, disc, opt_g, opt_d, batches):
+            for z, real in batches:
+                generator_backward(gen, disc, z)
+                opt_g.step()
+                opt_g.zero_grad()
+                opt_d.zero_grad()
+                d_loss = F.softplus(-disc(real)).mean() + F.softplus(disc(gen(z).detach())).mean()
+                d_loss.backward()
+                opt_d.step()
         """,
     ],
 }

@@ -17,6 +17,7 @@ from ..context import ModuleContext
 from .gan_updates import DISCRIMINATOR_WORDS, FUNCTIONS, words
 from .loops import calls_in_order, is_any_backward, is_zero_grad
 from .optim_params import dotted
+from .optim_steps import local_callee
 from .optim_values import optimizer_step
 from .optim_zeroing import stepped_optimizer
 from .script_scope import trains
@@ -39,9 +40,9 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
         if first is None:
             continue
         g_step, g_name = first
-        if not any(is_any_backward(c) and _before(c, g_step) for c in calls):
+        if not any(_backs(c, ctx) and _before(c, g_step) for c in calls):
             continue
-        d_backward = next((c for c in calls if is_any_backward(c) and _before(g_step, c) and _before(c, d_step)), None)
+        d_backward = next((c for c in calls if _backs(c, ctx) and _before(g_step, c) and _before(c, d_step)), None)
         if d_backward is None:
             continue
         zeroes = [c for c in calls if is_zero_grad(c) and isinstance(c.func, ast.Attribute)]
@@ -54,6 +55,15 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
             return None  # the discriminator may be frozen during the generator's update
         return _opening(d_backward, g_step, function, ctx), d_name
     return None
+
+
+def _backs(call: ast.Call, ctx: ModuleContext) -> bool:
+    """A backward, or a call of a helper of this file that runs one (the generator's micro-batch loop moved into
+    `def generator_pass(...)`, issue 17)."""
+    if is_any_backward(call):
+        return True
+    helper = local_callee(call, ctx)
+    return helper is not None and helper in ctx.backward_scopes
 
 
 def _before(a: ast.AST, b: ast.AST) -> bool:
