@@ -54,6 +54,37 @@ FIRES = {
             for epoch in range(3):
                 train_one_epoch(net, [], criterion, optimizer)
         """,
+        # a model method read in the epoch helper; main() builds the model through a factory
+        """
+        class Seq2Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(16, 100)
+
+            def project(self, x):
+                return torch.log_softmax(self.proj(x), dim=-1)  # MLD001
+
+
+        def get_model(cfg):
+            return Seq2Seq()
+
+
+        def train_one_epoch(model, loader, loss_fn, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                out = model.project(x)
+                loss = loss_fn(out.view(-1, 100), y.view(-1))
+                loss.backward()
+                optimizer.step()
+
+
+        def main(cfg):
+            model = get_model(cfg).to("cuda")
+            loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+            for epoch in range(cfg.epochs):
+                train_one_epoch(model, cfg.loader, loss_fn, optimizer)
+        """,
         # a script's main() declares the model and loss global; the epoch function reads the globals
         NET + """
         def train_epoch(loader):
@@ -161,6 +192,41 @@ QUIET = {
             optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
             for epoch in range(3):
                 train_one_epoch(net, [], criterion, optimizer)
+        """,
+        # the helper's callers hand in two different models: which one runs is not known here
+        """
+        class Seq2Seq(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(16, 100)
+
+            def project(self, x):
+                return torch.log_softmax(self.proj(x), dim=-1)
+
+
+        class Plain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(16, 100)
+
+            def project(self, x):
+                return self.proj(x)
+
+
+        def train_one_epoch(model, loader, loss_fn, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                out = model.project(x)
+                loss = loss_fn(out.view(-1, 100), y.view(-1))
+                loss.backward()
+                optimizer.step()
+
+
+        def main(cfg):
+            loss_fn = nn.CrossEntropyLoss()
+            a, b = Seq2Seq(), Plain()
+            train_one_epoch(a, cfg.loader, nn.NLLLoss(), torch.optim.Adam(a.parameters()))
+            train_one_epoch(b, cfg.loader, loss_fn, torch.optim.Adam(b.parameters()))
         """,
         # the global loss is one that takes probabilities
         NET.replace("  # MLD001", "") + """

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .callees import kept_submodule
-from .parameters import method_of
+from .parameters import call_sites, method_of
 from .traced import Traced
 from .vocabulary import DEPTH, MODULE_MOVES, MODULE_WRAPPERS
 
@@ -33,6 +33,17 @@ def instance_method(walk, attribute: ast.Attribute, depth: int, index: int | Non
     return walk.foreign(f"{simple}().{method}", None)
 
 
+def _handed(name: ast.Name, ctx, depth: int) -> ast.Call | None:
+    """The construction every call of this file hands a parameter (`train_one_epoch(model, ...)` called from
+    `main()`, where `model = get_model(cfg)`), when the calls agree on what they build."""
+    passed = call_sites(name, ctx) if depth > 0 else []
+    built = [built_instance(p, ctx, depth) for p in passed[:8]]
+    if not built or any(b is None for b in built):
+        return None
+    names = {ctx.call_name(b) for b in built}
+    return built[0] if len(names) == 1 and None not in names else None
+
+
 def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
     """The call that built the object `value` holds: `Net(...)`, `build_model(...)` of another file, seen through
     moves (`.to(device)`), wrappers and this file's factories with one return (`get_model(cfg)`)."""
@@ -40,6 +51,8 @@ def built_instance(value: ast.AST, ctx, depth: int = 6) -> ast.Call | None:
         if isinstance(value, ast.Attribute) and value.attr == "module":  # model.module: what DataParallel wraps
             value = value.value
         value = ctx.resolve(value)
+        if isinstance(value, ast.Name):  # a parameter: the model every call of its function hands in (issue 17)
+            value = _handed(value, ctx, depth - 1)
         if not isinstance(value, ast.Call):
             return None
         if isinstance(value.func, ast.Attribute) and value.func.attr in MODULE_MOVES and ctx.call_name(value) is None:
