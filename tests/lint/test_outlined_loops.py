@@ -85,6 +85,21 @@ FIRES = {
             for epoch in range(cfg.epochs):
                 train_one_epoch(model, cfg.loader, loss_fn, optimizer)
         """,
+        # a step function nested in main() reads the model main() built (a closure)
+        NET + """
+        def main(loader):
+            model = Net()
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+            def train(x, y):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+            for x, y in loader:
+                train(x, y)
+        """,
         # a script's main() declares the model and loss global; the epoch function reads the globals
         NET + """
         def train_epoch(loader):
@@ -227,6 +242,27 @@ QUIET = {
             a, b = Seq2Seq(), Plain()
             train_one_epoch(a, cfg.loader, nn.NLLLoss(), torch.optim.Adam(a.parameters()))
             train_one_epoch(b, cfg.loader, loss_fn, torch.optim.Adam(b.parameters()))
+        """,
+        # the nested step function builds its own model (a parameter of the same name)
+        NET.replace("  # MLD001", "") + """
+        class Logits(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(10, 3)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        def main(loader):
+            model = Net()
+
+            def train(model, x, y):
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+
+            for x, y in loader:
+                train(Logits(), x, y)
         """,
         # the global loss is one that takes probabilities
         NET.replace("  # MLD001", "") + """

@@ -244,7 +244,7 @@ class ModuleContext:
             if expr.id not in bound:
                 return []
             scope = self.scope_of(at or expr)
-            for candidate_scope in (scope, self.tree):
+            for candidate_scope in (self._closure(scope, expr.id), self.tree):
                 values = self.bindings.get(candidate_scope, {}).get(expr.id)
                 if values:
                     line = getattr(at or expr, "lineno", 10**9)
@@ -256,6 +256,17 @@ class ModuleContext:
             if cls is not None:
                 return list(self.class_attrs.get(cls.name, {}).get(expr.attr, []))
         return []
+
+    def _closure(self, scope: Scope, name: str) -> Scope:
+        """The scope whose `name` a read in `scope` sees: a def that neither assigns nor takes the name reads its
+        enclosing def's (a nested `def train(X, y):` reading the `model` its function built)."""
+        inner = scope
+        while name not in self.bindings.get(inner, {}) and isinstance(inner, _SCOPES):
+            outer = self.scope_of(inner)
+            if outer is self.tree or isinstance(outer, ast.ClassDef):
+                return scope
+            inner = outer
+        return inner if self.bindings.get(inner, {}).get(name) else scope
 
     def resolve(self, expr: ast.AST, depth: int = 4) -> ast.AST:
         """Follow a name or self-attribute to the value assigned to it (first candidate)."""

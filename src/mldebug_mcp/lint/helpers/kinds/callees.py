@@ -149,13 +149,16 @@ class Callees:
         ctx = self.ctx
         scope = ctx.scope_of(name)
         table = ctx.bindings.get(scope, {})
-        if name.id not in table:
-            scope, table = ctx.tree, ctx.bindings.get(ctx.tree, {})
+        own = scope
+        if name.id not in table:  # the enclosing def's (a closure's), else the module's
+            scope = ctx._closure(scope, name.id)
+            scope = scope if scope is not own else ctx.tree
+            table = ctx.bindings.get(scope, {})
         values = table.get(name.id)
         if values:
             start = position(name)
             before = [v for v in values if end(v) <= start]
-            before = before or (values if scope is ctx.tree else [])
+            before = before or (values if scope is not own else [])
             return (before[-1], None) if before else None
         if env is not None and (scope, name.id) in env:
             return env[(scope, name.id)], None
