@@ -21,6 +21,29 @@ NET = """
                 return torch.softmax(self.fc(x), dim=-1)  # MLD001
 """
 
+WINDOW = """
+        def accumulate(model, batches, total):
+            seen = 0
+            while True:
+                x, y = next(batches)
+                model(x, y).backward()  # MLD014
+                seen += x.shape[0]
+                if seen >= total:
+                    break
+
+
+        def train_step(model, batches, total, log):
+            accumulate(model, batches, total)
+            log("accumulated", total)
+
+
+        def fit(model, opt, batches, total, steps, log):
+            for _ in range(steps):
+                train_step(model, batches, total, log)
+                opt.step()
+                opt.zero_grad()
+"""
+
 FIRES = {
     # a forward_backward helper back-propagates each micro-batch undivided; the caller steps after it
     "MLD014": ["""
@@ -35,7 +58,10 @@ FIRES = {
                 optimizer.zero_grad()
                 forward_backward(model, batch.chunk(accum_steps), loss_fn)
                 optimizer.step()
-    """],
+    """,
+        # a window loop (stepped once `total` samples are seen) in a helper of the step function, whose caller steps
+        WINDOW,
+    ],
     "MLD001": [
         # model and loss built in main(), handed to the epoch helper
         NET + """
@@ -189,6 +215,8 @@ QUIET = {
                 forward_backward(model, batch.chunk(4), loss_fn)
                 print(sum(p.grad.norm() for p in model.parameters()))
         """,
+        # each window's loss weighted by its share of the total
+        WINDOW.replace("model(x, y).backward()  # MLD014", "(model(x, y) * x.shape[0] / total).backward()"),
     ],
     "MLD001": [
         # the loss built in main() takes probabilities

@@ -27,13 +27,21 @@ def window_loop_total(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     function = ctx.enclosing(loop, FUNCTIONS) or ctx.tree  # a script's window loop, stepped after at top level
     if _steps_after(function, loop.end_lineno or loop.lineno, ctx):
         return total
-    if function is ctx.tree:
-        return None
+    return total if function is not ctx.tree and _caller_steps(function, ctx, 2) else None
+
+
+def _caller_steps(function: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    """A caller steps after calling `function`; or, through a caller that never steps itself, its caller does
+    (the window loop moved into a helper of the step method, issue 17)."""
     for site in call_sites(function, ctx):
         caller = ctx.enclosing(site, FUNCTIONS)
-        if caller is not None and caller is not function and _steps_after(caller, site.lineno, ctx):
-            return total
-    return None
+        if caller is None or caller is function:
+            continue
+        if _steps_after(caller, site.lineno, ctx):
+            return True
+        if depth > 1 and not _steps_after(caller, 0, ctx) and _caller_steps(caller, ctx, depth - 1):
+            return True
+    return False
 
 
 def _count_break(loop: ast.AST) -> ast.expr | None:
