@@ -182,6 +182,25 @@ FIRES = {
                 d_loss.backward()  # MLD010
                 opt_d.step()
                 opt_d.zero_grad()
+    """, """
+        def generator_backward(gen, disc, z):
+            g_loss = F.binary_cross_entropy_with_logits(disc(gen(z)), torch.ones(len(z), 1))
+            g_loss.backward()
+
+
+        def discriminator_backward(gen, disc, z, real):
+            d_loss = F.softplus(-disc(real)).mean() + F.softplus(disc(gen(z).detach())).mean()
+            d_loss.backward()
+
+
+        def train(gen, disc, opt_g, opt_d, batches):
+            for z, real in batches:
+                generator_backward(gen, disc, z)
+                opt_g.step()
+                opt_g.zero_grad()
+                discriminator_backward(gen, disc, z, real)  # MLD010
+                opt_d.step()
+                opt_d.zero_grad()
     """],
 }
 

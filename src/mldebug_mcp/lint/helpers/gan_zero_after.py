@@ -26,9 +26,11 @@ from .script_scope import trains
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
     """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
     after its step while a generator step with its own backward comes first."""
-    if not trains(function, ctx) or not ctx.has_text("zero_grad"):
-        return None  # no .backward() in it (nor in a nested loop); a script's module backwards at top level
+    if not ctx.has_text("zero_grad") or not ctx.backward_scopes and not trains(function, ctx):
+        return None
     calls = [c for c in calls_in_order(function.body) if (ctx.enclosing(c, FUNCTIONS) or ctx.tree) is function]
+    if not trains(function, ctx) and not any(_backs(c, ctx) for c in calls):
+        return None  # no backward in it (nor in a nested loop, nor in a helper it calls)
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
         return None  # two optimisers step here, or none of this
