@@ -164,6 +164,25 @@ FIRES = {
             optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)  # MLD015
             for epoch in range(3):
                 train_one_epoch(encoder, decoder, [], optimizer)
+    """, """
+        def train_epoch(loader):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(head(encoder(x)), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            global encoder, head, optimizer
+            encoder = nn.Linear(10, 16)
+            head = nn.Linear(16, 3)
+            optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)  # MLD015
+            train_epoch([])
+
+
+        if __name__ == "__main__":
+            main()
     """],
     # the generator's backward runs in a helper; the discriminator, whose gradients it also filled, is zeroed
     # only after its own step
@@ -334,6 +353,23 @@ QUIET = {
         """,
     ],
     "MLD015": [
+        # a script's main() declares the head global and hands both to the optimiser
+        """
+        def train_epoch(loader):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(head(encoder(x)), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main():
+            global encoder, head, optimizer
+            encoder = nn.Linear(10, 16)
+            head = nn.Linear(16, 3)
+            optimizer = torch.optim.Adam([*encoder.parameters(), *head.parameters()], lr=1e-3)
+            train_epoch([])
+        """,
         # both halves in the optimiser
         """
         def train_one_epoch(encoder, decoder, loader, optimizer):

@@ -257,6 +257,16 @@ class ModuleContext:
                 return list(self.class_attrs.get(cls.name, {}).get(expr.attr, []))
         return []
 
+    def global_names(self, scope: Scope) -> frozenset[str]:
+        """The names a def declares `global` (its assignments to them bind the module's names)."""
+        def index() -> dict:
+            found: dict = {}
+            for declared in self.by_type.get(ast.Global, ()):
+                found.setdefault(self.scope_of(declared), set()).update(declared.names)
+            return found
+
+        return frozenset(self.memo(("global_names",), index).get(scope, ()))
+
     def _closure(self, scope: Scope, name: str) -> Scope:
         """The scope whose `name` a read in `scope` sees: a def that neither assigns nor takes the name reads its
         enclosing def's (a nested `def train(X, y):` reading the `model` its function built)."""

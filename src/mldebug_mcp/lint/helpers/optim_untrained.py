@@ -208,9 +208,11 @@ def _handed_to_evaluation(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -
 def _sees(scope: ast.AST, node: ast.AST, ctx: ModuleContext) -> bool:
     """`node` reads the name bound in `scope`: in that scope, or nested in it (a loop's helper closure), unless
     a def between binds the name itself (a script's `criterion` is not another function's parameter)."""
+    if scope is not ctx.tree and node.id in ctx.global_names(scope):
+        scope = ctx.tree  # `global clf_head` in a script's main(): the module's name, read by its functions
     inner = ctx.scope_of(node)
     while inner is not scope:
-        if inner is ctx.tree or node.id in ctx.bindings.get(inner, {}):
+        if inner is ctx.tree or node.id in ctx.bindings.get(inner, {}) and node.id not in ctx.global_names(inner):
             return False
         inner = ctx.scope_of(inner)
     return True
