@@ -370,6 +370,50 @@ QUIET = {
             optimizer = torch.optim.Adam([*encoder.parameters(), *head.parameters()], lr=1e-3)
             train_epoch([])
         """,
+        # a target network handed to the update, refreshed by copying the online network's weights
+        """
+        def train(q, q_target, batch, optimizer):
+            s, a, r, s_prime = batch
+            target = r + 0.99 * q_target(s_prime).max(1)[0]
+            loss = F.smooth_l1_loss(q(s).gather(1, a), target.unsqueeze(1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+        def main(batches):
+            q = nn.Linear(4, 2)
+            q_target = nn.Linear(4, 2)
+            q_target.load_state_dict(q.state_dict())
+            optimizer = torch.optim.Adam(q.parameters(), lr=1e-3)
+            for batch in batches:
+                train(q, q_target, batch, optimizer)
+        """,
+        # a loss module with weights of its own handed to the epoch helper as the criterion
+        """
+        class WeightedLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = nn.Parameter(torch.ones(1))
+
+            def forward(self, out, y):
+                return F.cross_entropy(out, y) * self.scale.detach()
+
+
+        def train_one_epoch(model, loader, criterion, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+
+        def main(loader):
+            model = nn.Linear(10, 3)
+            criterion = WeightedLoss()
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+            train_one_epoch(model, loader, criterion, optimizer)
+        """,
         # both halves in the optimiser
         """
         def train_one_epoch(encoder, decoder, loader, optimizer):

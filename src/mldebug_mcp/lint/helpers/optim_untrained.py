@@ -182,6 +182,12 @@ def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, dep
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group"
            for c in ast.walk(helper) if isinstance(c, ast.Call)):
         return False
+    if any(isinstance(c.func, ast.Name) and c.func.id == parameter and is_loss_call(c, ctx)
+           for c in ctx.in_scope(helper, (ast.Call,))):
+        return False  # `criterion(outputs, labels)`: a loss module handed in, not a model
+    if any(isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)
+           and c.func.value.id == node.id for c in ctx.in_scope(ctx.scope_of(parent), (ast.Call,))):
+        return False  # `q_target.load_state_dict(q.state_dict())`: a target network, updated by copying
     return _trained(parameter, helper, ctx, depth - 1)
 
 
