@@ -70,8 +70,10 @@ def _statement_of(call: ast.Call, block: list[ast.stmt], ctx: ModuleContext) -> 
     """The statement of `block` (or nested in its with-blocks) that runs `call`."""
     for candidate in (call, *ctx.ancestors(call)):
         if candidate in block:
-            while isinstance(candidate, ast.With | ast.AsyncWith | ast.Try):
-                inner = next((s for s in candidate.body if call in set(ast.walk(s))), None)
+            # into with-blocks, and down an `elif` chain to the side that runs the call
+            while isinstance(candidate, ast.With | ast.AsyncWith | ast.Try | ast.If):
+                sides = (candidate.body, candidate.orelse) if isinstance(candidate, ast.If) else (candidate.body,)
+                inner = next((s for side in sides for s in side if call in set(ast.walk(s))), None)
                 if inner is None:
                     break
                 candidate = inner

@@ -154,7 +154,10 @@ class MissingZeroGrad(Rule):
         plain = unconditional_in(step, node if step is via else owner, ctx)
         accumulates = owner_of(backward, ctx) not in (node, None) and isinstance(owner_of(backward, ctx), LOOPS)
         if plain and not accumulates:  # zero_grad() goes right after the step (or before the backward)
-            yield Hit(step, self.ONCE_OUTSIDE if step is via and _zeroed_before(node, ctx) else None)
+            if step is via and _zeroed_before(node, ctx):  # the fix moves that zero_grad() into this loop's top
+                yield Hit(node, self.ONCE_OUTSIDE)
+            else:
+                yield Hit(step)
             return
         # the step may be skipped, or backward runs in an inner loop: zeroing belongs before the backward
         anchor = top_statement(backward_via, node.body, ctx) or backward
