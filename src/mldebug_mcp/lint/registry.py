@@ -28,6 +28,7 @@ from .rules.mld032_accumulated_loss_keeps_graph import AccumulatedLossKeepsGraph
 from .rules.mld033_requires_grad_typo import RequiresGradTypo
 from .rules.mld034_accumulation_step_condition import AccumulationStepCondition
 from .rules.mld035_gan_fake_not_detached import GanFakeNotDetached
+from .rules.mld036_policy_loss_advantage_not_detached import PolicyLossAdvantageNotDetached
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
@@ -72,6 +73,7 @@ RULES: tuple[type[Rule], ...] = (
     RequiresGradTypo,
     AccumulationStepCondition,
     GanFakeNotDetached,
+    PolicyLossAdvantageNotDetached,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     TrainLoaderWithoutShuffle,
