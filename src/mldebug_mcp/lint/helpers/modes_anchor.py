@@ -48,6 +48,9 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
     the call."""
     top = _top_statement(call, scope, ctx)
     setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    # a setup under an `if` the call is not under (`if use_cuda: model = model.cuda()`) runs only sometimes:
+    # eval() belongs after the last setup every run passes
+    setup = _every_run(setup, set(ctx.ancestors(call)), ctx)
     return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or top
 
 
@@ -59,7 +62,20 @@ def class_setup_end(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | N
         return None
     setup = [n for m in cls.body if isinstance(m, FUNCS) and m is not scope and not scope_trains(m, ctx)
              for n in _statements(m, ctx) if _sets_up(n, key)]
+    setup = _every_run(setup, set(), ctx)
     return _end_of(setup[-1]) if setup else None
+
+
+def _every_run(setup: list[ast.stmt], around: set, ctx: ModuleContext) -> list[ast.stmt]:
+    """The setups not under an `if` that the model's use is not under (`if gpu: model.cuda()`): eval() after
+    one of those would run only sometimes; all of them when every setup is conditional."""
+    always = [n for n in setup if all(a in around or _main_guard(a) for a in ctx.ancestors(n) if isinstance(a, ast.If))]
+    return always or setup
+
+
+def _main_guard(branch: ast.If) -> bool:
+    """`if __name__ == "__main__":` runs on every run of the script."""
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(branch.test))
 
 
 def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
@@ -74,7 +90,7 @@ def _global_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | Non
 def global_setup_end(key: str, ctx: ModuleContext) -> ast.AST | None:
     """The end of the last module-level statement that sets up the global model `key` (under
     `if __name__ == "__main__":` too)."""
-    setup = [n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)]
+    setup = _every_run([n for n in _statements(ctx.tree, ctx) if _sets_up(n, key)], set(), ctx)
     return _end_of(setup[-1]) if setup else None
 
 
@@ -145,7 +161,7 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
         setup = [n for n in _statements(method, ctx) if _sets_up(n, key)]
         if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup) and any(
                 _loads_weights(n) for n in setup):
-            return _end_of(setup[-1])
+            return _end_of(_every_run(setup, set(), ctx)[-1])
     return None
 
 

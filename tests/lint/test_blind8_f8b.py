@@ -1,0 +1,123 @@
+"""Issue 17, blind split 8 (optimiser and mode rules): where the findings land.
+
+MLD020: a model loaded with trained weights and run in training mode (a function, a predictor class) is reported after the last setup
+every run passes (the load), not inside `if use_cuda: model = model.cuda()`, where an eval() would only
+run on one device. MLD010: a zero_grad() run once before a loop that steps every pass is reported at that
+loop, where the fix moves it."""
+
+import textwrap
+
+import pytest
+
+from .families import marked_lines, snippet_lines
+
+HEADER = "import torch\nimport torch.nn.functional as F\n"
+
+LOADED = {
+    "cuda_branch_after_load": """
+        def predict(args, text):
+            model = TextCNN(args.classes)
+            model.load_state_dict(torch.load(args.weights, weights_only=True))  # MLD020
+            x = torch.tensor(encode(text)).unsqueeze(0)
+            if torch.cuda.is_available():
+                x = x.cuda()
+                model = model.cuda()
+            return F.softmax(model(x), dim=1)
+    """,
+    "device_branch_in_a_method": """
+        class Predictor:
+            def __init__(self, path, gpu):
+                self.net = Classifier()
+                self.net.load_state_dict(torch.load(path, weights_only=True))  # MLD020
+                if gpu:
+                    self.net.to("cuda")
+
+            def __call__(self, batch):
+                return self.net(batch).argmax(1)
+    """,
+    "checkpoint_helper_then_device_flag": """
+        def main(cfg, images):
+            net = build_segmenter(cfg)
+            load_checkpoint(net, cfg.checkpoint)  # MLD020
+            if cfg.gpu:
+                net = net.to("cuda")
+                images = images.to("cuda")
+            return net(images).argmax(1)
+    """,
+}
+
+LOADED_QUIET = {
+    "switched_after_load": """
+        def predict(args, text):
+            model = TextCNN(args.classes)
+            model.load_state_dict(torch.load(args.weights, weights_only=True))
+            model.eval()
+            x = torch.tensor(encode(text)).unsqueeze(0)
+            if torch.cuda.is_available():
+                model = model.cuda()
+            return F.softmax(model(x), dim=1)
+    """,
+}
+
+ONCE_BEFORE = {
+    "script_function": """
+        def train(model, opt, loader, loss_fn, epochs):
+            opt.zero_grad()
+            for epoch in range(epochs):
+                for i, batch in enumerate(loader):  # MLD010
+                    loss = loss_fn(model(batch.x), batch.y)
+                    loss.backward()
+                    opt.step()
+    """,
+    "trainer_method": """
+        class Trainer:
+            def run(self):
+                self.optimizer.zero_grad()
+                for x, y in self.loader:  # MLD010
+                    self.loss_fn(self.model(x), y).backward()
+                    clip(self.optimizer)
+                    self.optimizer.step()
+    """,
+}
+
+ONCE_BEFORE_QUIET = {
+    "zeroed_each_batch": """
+        def train(model, opt, loader, loss_fn):
+            opt.zero_grad()
+            for x, y in loader:
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+    """,
+    "accumulated_on_purpose": """
+        def train(model, opt, loader, loss_fn, k):
+            opt.zero_grad()
+            for i, (x, y) in enumerate(loader):
+                (loss_fn(model(x), y) / k).backward()
+                if (i + 1) % k == 0:
+                    opt.step()
+                    opt.zero_grad()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOADED))
+def test_loaded_model_reported_after_the_setup_every_run_passes(name):
+    source = HEADER + textwrap.dedent(LOADED[name])
+    assert snippet_lines(source, "MLD020") == marked_lines(source, "MLD020")
+
+
+@pytest.mark.parametrize("name", sorted(LOADED_QUIET))
+def test_loaded_model_switched_is_quiet(name):
+    assert snippet_lines(HEADER + textwrap.dedent(LOADED_QUIET[name]), "MLD020") == []
+
+
+@pytest.mark.parametrize("name", sorted(ONCE_BEFORE))
+def test_zero_grad_once_before_the_loop_reported_at_the_loop(name):
+    source = HEADER + textwrap.dedent(ONCE_BEFORE[name])
+    assert snippet_lines(source, "MLD010") == marked_lines(source, "MLD010")
+
+
+@pytest.mark.parametrize("name", sorted(ONCE_BEFORE_QUIET))
+def test_zero_grad_in_the_loop_is_quiet(name):
+    assert snippet_lines(HEADER + textwrap.dedent(ONCE_BEFORE_QUIET[name]), "MLD010") == []
