@@ -167,7 +167,11 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: boo
         inputs = expr.args[:1] or [k.value for k in expr.keywords if k.arg == "input"]
         targets = expr.args[1:2] or [k.value for k in expr.keywords if k.arg == "target"]
         # a target that carries the graph means the input side was detached on purpose (commitment losses)
-        return [] if any(_live(t, ctx) for t in targets) else [(b, True) for i in inputs for b, _ in walk(i)]
+        if not any(_live(t, ctx) for t in targets):
+            return [(b, True) for i in inputs for b, _ in walk(i)]
+        # a live second argument: a commitment loss detaching its input on purpose, or (in the generator's
+        # update) a composite criterion `(d_fake_score, fake, real)` whose score must still reach the generator
+        return [(b, True) for i in inputs for b, _ in walk(i) if generator and _detached_output(b, ctx) is not None]
     name, method = ctx.call_name(expr), ctx.method_name(expr)
     if name in PASS_FUNCTIONS and expr.args:
         return walk(expr.args[0])
