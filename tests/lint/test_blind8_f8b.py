@@ -121,3 +121,82 @@ def test_zero_grad_once_before_the_loop_reported_at_the_loop(name):
 @pytest.mark.parametrize("name", sorted(ONCE_BEFORE_QUIET))
 def test_zero_grad_in_the_loop_is_quiet(name):
     assert snippet_lines(HEADER + textwrap.dedent(ONCE_BEFORE_QUIET[name]), "MLD010") == []
+
+
+# MLD020: a trainer's own mode setter told "eval" (`self.set_model_mode("eval")`, `set_mode(model, "test")`)
+# switches the models it holds, also for the helpers the evaluation calls several levels down
+SETTER_QUIET = {
+    "registry_setter_then_nested_helpers": """
+        class Engine:
+            def set_model_mode(self, mode="train"):
+                for name in self._nets:
+                    if mode == "train":
+                        self._nets[name].train()
+                    else:
+                        self._nets[name].eval()
+
+            def train(self, loader):
+                self.set_model_mode("train")
+                for x, y in loader:
+                    self.step(x, y)
+
+            def test(self):
+                self.set_model_mode("eval")
+                return self._evaluate(self.query_loader)
+
+            @torch.no_grad()
+            def _evaluate(self, query_loader):
+                def _features(loader):
+                    feats = []
+                    for batch in loader:
+                        feats.append(self.embed(batch["img"]).cpu())
+                    return torch.cat(feats)
+                return _features(query_loader)
+
+            def embed(self, images):
+                return self.model(images)
+    """,
+    "function_setter_with_model_argument": """
+        def set_mode(model, mode):
+            model.train(mode == "train")
+
+        @torch.no_grad()
+        def evaluate(model, val_loader):
+            set_mode(model, "test")
+            hits = 0
+            for x, y in val_loader:
+                hits += (model(x).argmax(1) == y).sum().item()
+            return hits
+    """,
+}
+
+SETTER_FIRES = {
+    "setter_only_told_train": """
+        class Runner:
+            def switch_mode(self, mode):
+                self.model.train(mode == "train")
+
+            def fit(self, loader):
+                self.switch_mode("train")
+                for x, y in loader:
+                    self.step(x, y)
+
+            @torch.no_grad()
+            def validate(self, val_loader):
+                correct = 0  # MLD020
+                for x, y in val_loader:
+                    correct += (self.model(x).argmax(1) == y).sum().item()
+                return correct
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETTER_QUIET))
+def test_own_mode_setter_told_eval_is_quiet(name):
+    assert snippet_lines(HEADER + textwrap.dedent(SETTER_QUIET[name]), "MLD020") == []
+
+
+@pytest.mark.parametrize("name", sorted(SETTER_FIRES))
+def test_own_mode_setter_told_train_still_fires(name):
+    source = HEADER + textwrap.dedent(SETTER_FIRES[name])
+    assert snippet_lines(source, "MLD020") == marked_lines(source, "MLD020")
