@@ -217,5 +217,16 @@ def factors(product: ast.BinOp) -> list[ast.AST]:
     return out
 
 
+def may_be_log_prob(term: ast.AST) -> bool:
+    """A cheap look before the dataflow: a log call or a log-probability's name inside the term."""
+    for node in ast.walk(term):
+        if isinstance(node, ast.Call) and callee(node) in LOG_CALLS:
+            return True
+        name = ident(node)
+        if name and LOG_NAME.search(name.lower()):
+            return True
+    return False
+
+
 def flow(func: ast.AST, ctx: ModuleContext) -> Flow:
     return ctx.memo(("mld036.flow", func), lambda: Flow(func, ctx))

@@ -2,8 +2,13 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.policy_advantage import FUNCTIONS, factors, flow
+from ..helpers.policy_advantage import FUNCTIONS, factors, flow, may_be_log_prob
 from ..rule import Hit, Rule
+
+
+# a log-probability, and a value estimate or an advantage, somewhere in the module's text
+LOG_TEXTS = ("log_prob", "logp", "log_pi", "log_softmax", "logprob", "log_policy", ".log()", "torch.log(", "log_p")
+VALUE_TEXTS = ("value", "Value", "critic", "baseline", "Vs", "V", "v", "vs", "advantage", "adv", "A")
 
 
 class PolicyLossAdvantageNotDetached(Rule):
@@ -57,6 +62,9 @@ class PolicyLossAdvantageNotDetached(Rule):
         "    opt.step()\n"
     )
 
+    def applies(self, ctx: ModuleContext) -> bool:
+        return any(map(ctx.has_text, LOG_TEXTS)) and any(map(ctx.has_text, VALUE_TEXTS))
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not isinstance(node.op, ast.Mult):
             return
@@ -69,6 +77,8 @@ class PolicyLossAdvantageNotDetached(Rule):
         if func is None:
             return
         terms = factors(node)
+        if not any(map(may_be_log_prob, terms)):
+            return
         facts = flow(func, ctx)
         line = node.lineno
         logs = [t for t in terms if facts.log_prob(t, line)]
