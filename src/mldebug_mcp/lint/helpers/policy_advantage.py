@@ -19,7 +19,7 @@ PASS = {"squeeze", "unsqueeze", "view", "reshape", "flatten", "expand_as", "expa
         "view_as", "squeeze_", "t", "type_as", "max", "min", "exp"}
 LOG_CALLS = {"log_prob", "log", "log_softmax", "logsigmoid", "log_probs", "get_log_prob", "log_likelihood"}
 LOG_NAME = re.compile(r"(^|_)(neg)?log_?(p|ps|prob|probs|probability|pi|pis|policy|policies|lik\w*|softmax|pa|prob_a\w*)"
-                      r"($|_)|^logp|^logprob")
+                      r"($|_)|^logp|^logprob|(^|_)ratios?$")  # PPO's ratio exp(logp - old_logp) too
 VALUE_NAME = re.compile(r"^(v|vs|v_s|v_t|vt|v_pred|vpreds?|values?|state_values?|baselines?|critic\w*|q_?values?|"
                         r"value_preds?|pred_values?|\w*_values?|value_\w+)$")
 STALE = re.compile(r"(^|_)(old|target|tgt|next|prev|buffer|buf|batch|mb|rollout|stored|b)(_|$)")
@@ -117,6 +117,8 @@ class Flow:
         if isinstance(expr, ast.Call):
             if callee(expr) in LOG_CALLS:
                 return True
+            if callee(expr) in {"exp", "clamp", "clip"} and expr.args:  # torch.clamp(ratio, 1 - eps, 1 + eps)
+                return self.log_prob(expr.args[0], line, seen)
             return callee(expr) in {"stack", "cat"} and any(self.log_prob(a, line, seen) for a in expr.args)
         name = ident(expr)
         if not name:
