@@ -70,7 +70,7 @@ class Flow:
         self.binds: dict[str, list[tuple[int, bool, ast.AST | None, ast.AST]]] = {}  # name -> (line, full, value, stmt)
         self.detached: set[str] = set()  # names the function detaches somewhere: it knows they carry a graph
         self.regressed: set[str] = set()  # names fed to a regression loss: the function trains through them
-        for node in ast.walk(func):
+        for node in _walk_scope(func):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._bind(target, node.value, node)
@@ -184,6 +184,16 @@ class Flow:
                     if v is not None and self.advantage(v, getattr(v, "lineno", line), seen | {node.id}):
                         return node
         return None
+
+
+def _walk_scope(scope: ast.AST):
+    """The nodes of a function (or of a script's module level), not entering nested defs and classes."""
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in ast.iter_child_nodes(node)
+                     if not isinstance(c, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda))
 
 
 def _is_two(expr: ast.AST) -> bool:

@@ -73,9 +73,7 @@ class PolicyLossAdvantageNotDetached(Rule):
             parent = ctx.parent(parent)
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mult):
             return  # the whole product is looked at once, from its top
-        func = ctx.enclosing(node, FUNCTIONS)
-        if func is None:
-            return
+        func = ctx.enclosing(node, FUNCTIONS) or ctx.tree  # a script's loop at module level: the module
         terms = factors(node)
         if not any(map(may_be_log_prob, terms)):
             return
