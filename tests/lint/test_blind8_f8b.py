@@ -200,3 +200,87 @@ def test_own_mode_setter_told_eval_is_quiet(name):
 def test_own_mode_setter_told_train_still_fires(name):
     source = HEADER + textwrap.dedent(SETTER_FIRES[name])
     assert snippet_lines(source, "MLD020") == marked_lines(source, "MLD020")
+
+
+# MLD020: a model built with pretrained weights (torchvision/timm, `pretrained=True`, `weights=`) and run by a
+# script that trains nothing and switches no mode: reported at the build, where eval() goes
+PRETRAINED_FIRES = {
+    "zoo_lookup_by_name": """
+        from torchvision import models
+
+        def main(args):
+            net = models.__dict__[args.arch](pretrained=True).to(args.device)  # MLD020
+            image = load_image(args.path)
+            scores = net(image.unsqueeze(0))
+            return scores.argmax(1).item()
+    """,
+    "weights_name_in_a_method": """
+        import torchvision
+
+        class Explainer:
+            def __init__(self, device):
+                self.backbone = torchvision.models.resnet50(weights="IMAGENET1K_V2").to(device)  # MLD020
+
+            def top_class(self, image):
+                logits = self.backbone(image)
+                return logits.argmax(1)
+    """,
+    "timm_at_module_level": """
+        import timm
+
+        model = timm.create_model("vit_small_patch16_224", pretrained=True)  # MLD020
+        for path in paths:
+            probs = model(read(path)).softmax(-1)
+            print(path, probs.max().item())
+    """,
+}
+
+PRETRAINED_QUIET = {
+    "switched": """
+        from torchvision import models
+
+        def main(args):
+            net = models.resnet18(pretrained=True).eval()
+            return net(load_image(args.path)).argmax(1)
+    """,
+    "shape_self_test": """
+        class Net(torch.nn.Module):
+            def __init__(self, pretrained=False):
+                super().__init__()
+                self.drop = torch.nn.Dropout(0.5)
+
+        if __name__ == "__main__":
+            net = Net(pretrained=True)
+            out = net(torch.rand(1, 3, 16, 112, 112))
+            print(out.size())
+    """,
+    "fine_tuned_here": """
+        from torchvision import models
+
+        def main(loader, epochs):
+            net = models.resnet18(weights="DEFAULT")
+            opt = torch.optim.SGD(net.parameters(), lr=0.01)
+            for x, y in loader:
+                opt.zero_grad()
+                F.cross_entropy(net(x), y).backward()
+                opt.step()
+    """,
+    "no_weights": """
+        from torchvision import models
+
+        def main(args):
+            net = models.resnet18(weights=None)
+            return net(torch.rand(2, 3, 224, 224)).shape
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED_FIRES))
+def test_pretrained_build_run_in_training_mode_fires(name):
+    source = HEADER + textwrap.dedent(PRETRAINED_FIRES[name])
+    assert snippet_lines(source, "MLD020") == marked_lines(source, "MLD020")
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED_QUIET))
+def test_pretrained_build_switched_trained_or_shape_checked_is_quiet(name):
+    assert snippet_lines(HEADER + textwrap.dedent(PRETRAINED_QUIET[name]), "MLD020") == []

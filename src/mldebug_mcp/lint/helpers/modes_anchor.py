@@ -168,7 +168,10 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
 def _loads_weights(stmt: ast.stmt) -> bool:
     """`self.model = self._load(cfg, weights)`, `self.model.load_state_dict(...)`: trained weights, to predict
     with (a model built from a config to be trained is switched where it evaluates)."""
-    return any(isinstance(n, ast.Call) and LOADS.search(ast.unparse(n.func).rsplit(".", 1)[-1]) for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) and (LOADS.search(ast.unparse(n.func).rsplit(".", 1)[-1]) or any(
+        k.arg == "pretrained" and isinstance(k.value, ast.Constant) and k.value.value is True or k.arg == "weights"
+        and not (isinstance(k.value, ast.Constant) and k.value.value is None) for k in n.keywords))
+        for n in ast.walk(stmt))  # resnet50(pretrained=True), vgg16(weights=...): built with trained weights
 
 
 LOADS = re.compile(r"(?i)load|restore|checkpoint|pretrained")

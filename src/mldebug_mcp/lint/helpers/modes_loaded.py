@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ..context import ModuleContext
 from .evaluation import ident, model_like, tokens
-from .modes import direct_switch, key_of, position
+from .modes import SETUP, direct_switch, key_of, position
 from .modes_anchor import global_setup_end
 from .modes_evidence import file_trains, framework_managed, model_class
 from .modes_facts import callee_mode
@@ -30,10 +30,11 @@ EXPORT_TEXTS = ("onnx", "jit.trace", "torch.export", "coremltools", "tensorrt")
 def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call, str, ast.AST | None]]:
     """(the first call that runs it, key, where eval() goes when known) for each model this file loads weights
     into and runs, in a file that trains nothing and switches no mode."""
-    if not ctx.has_text("load") or any(map(ctx.has_text, EXPORT_TEXTS)):
+    if not any(map(ctx.has_text, ("load", "pretrained", "weights"))) or any(map(ctx.has_text, EXPORT_TEXTS)):
         return
     calls = ctx.by_type.get(ast.Call, ())
-    loads = [(k, c) for c in calls if (k := _loads_into(c, ctx)) and not frozen(k)]
+    built = _built_with_weights(ctx)
+    loads = [(k, c) for c in calls if (k := _loads_into(c, ctx)) and not frozen(k)] + built
     if not loads or _switches_anything(calls, ctx) or file_trains(ctx):
         return
     reported: set[str] = set()
@@ -45,7 +46,8 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
         scope = ctx.scope_of(call)
         if not any(k == key and _same_model(load, call, key, scope, ctx) for k, load in loads):
             origin = _handed_down(scope, key, ctx, 3)
-            load = next((load for k, load in loads if k == origin and ctx.scope_of(load) is ctx.tree), None)
+            load = next((load for k, load in loads if k == origin and ctx.scope_of(load) is ctx.tree
+                         and (k, load) not in built), None)
             if origin is None or origin in reported or load is None:
                 continue  # `multi_scale(samples, model)` and `load_weights(model, path)`: two callers' models
             # the script's global model, loaded at module level and handed down to the function that runs it
@@ -61,6 +63,8 @@ def loaded_and_run_in_train_mode(ctx: ModuleContext) -> Iterator[tuple[ast.Call,
             continue  # a framework's hook, or a model's own method: its user sets the mode
         if mode_free(receiver, ctx) or ready_from_loader(receiver, ctx) or not _built_here(receiver, scope, ctx):
             continue  # built in eval mode (from_pretrained, a loader that switches it), or a caller's model
+        if _shape_check(call, scope, ctx):
+            continue  # `out = net(x); print(out.size())`: a model file's self-test, the same in either mode
         reported.add(key)
         yield call, key, None
 
@@ -144,3 +148,46 @@ def _weight_loader(name: str) -> bool:
 def _switches_anything(calls, ctx: ModuleContext) -> bool:
     return any(direct_switch(c) for c in calls) or any(
         n.attr == "training" and isinstance(n.ctx, ast.Store) for n in ctx.by_type.get(ast.Attribute, ()))
+
+
+def _built_with_weights(ctx: ModuleContext) -> list[tuple[str, ast.Call]]:
+    """(key, build) for `net = models.resnet50(pretrained=True).to(device)`, `timm.create_model(name,
+    pretrained=True)`, `vgg16(weights=VGG16_Weights.DEFAULT)`: a model built with trained weights, and, like
+    any nn.Module, in training mode (from_pretrained builds in eval mode: not counted)."""
+    if not (ctx.has_text("pretrained") or ctx.has_text("weights")):
+        return []
+    found = []
+    for stmt in ctx.by_type.get(ast.Assign, ()):
+        key = key_of(stmt.targets[0]) if len(stmt.targets) == 1 else None
+        value = stmt.value
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP:
+            value = value.func.value  # .to(device), .cuda()
+        if key and not frozen(key) and isinstance(value, ast.Call) and _given_weights(value) and (
+                ctx.method_name(value) != "from_pretrained"):
+            found.append((key, value))
+    return found
+
+
+def _given_weights(call: ast.Call) -> bool:
+    """`pretrained=True`, or `weights=` something other than None."""
+    for keyword in call.keywords:
+        if keyword.arg == "pretrained" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True:
+            return True
+        if keyword.arg == "weights" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None):
+            return True
+    return False
+
+
+SHAPE_ATTRS = {"size", "shape", "dim", "ndim", "ndimension"}
+
+
+def _shape_check(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The output is read only for its shape (`net(x).shape`, `out = net(x)` then only `out.size()`)."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in SHAPE_ATTRS
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    uses = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(isinstance(p := ctx.parent(n), ast.Attribute) and p.attr in SHAPE_ATTRS for n in uses)

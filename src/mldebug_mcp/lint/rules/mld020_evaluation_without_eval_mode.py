@@ -122,7 +122,8 @@ class EvaluationWithoutEvalMode(Rule):
     node_types = (ast.Module,)
     requires_text = ("eval", "valid", "val_", "_val", "test", "loader", "Loader", "dev", "predict", "infer",
                      "generate", "no_grad", "inference_mode", "load_state_dict", "extract", "feature", "embed",
-                     "checkpoint", "ckpt", "load_weights")  # load_checkpoint(model, path): a model loaded to predict
+                     "checkpoint", "ckpt", "load_weights",  # load_checkpoint(model, path): a model loaded to predict
+                     "pretrained=True", "weights=")  # resnet50(pretrained=True): built with trained weights
     BAD = (
         "import torch\n"
         "def evaluate(model, val_loader):\n"
