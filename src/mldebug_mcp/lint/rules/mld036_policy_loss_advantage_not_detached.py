@@ -12,8 +12,8 @@ VALUE_TEXTS = ("value", "Value", "critic", "baseline", "Vs", "V", "v", "vs", "ad
 
 
 class PolicyLossAdvantageNotDetached(Rule):
-    """What it does: flags a policy-gradient term, a log-probability times an advantage
-    (`-(log_prob * (returns - values)).mean()`, `logp * A` with `A = Qret - V`), whose advantage is a
+    """What it does: flags a policy-gradient term, a log-probability (or PPO's ratio `exp(logp - old_logp)`)
+    times an advantage (`-(log_prob * (returns - values)).mean()`, `logp * A` with `A = Qret - V`), whose advantage is a
     difference against the critic's value estimate that still carries the critic's graph: the value comes
     from a critic or baseline network's forward in the same function (inline, unpacked from
     `dist, value = model(obs)`, stacked from a list, through a GAE loop), or the function itself detaches
