@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.optim_children import left_out_parts
+from ..helpers.optim_clip_mismatch import clipped_elsewhere
 from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
 from ..helpers.optim_listed_twice import listed_twice
 from ..helpers.optim_loss_weights import built_beside_handed_optimizer
@@ -60,7 +61,7 @@ class OptimizerMissingParameters(Rule):
     evidence = "slavv"
     node_types = (ast.Call,)
     call_names = staticmethod(lambda name: name[:1].isupper())  # is_optimizer_name: a class name
-    requires_text = ('parameters', 'optimizer')  # skip modules that cannot contain the pattern (a handed optimizer)
+    requires_text = ('parameters', 'optimizer', 'clip_grad')  # skip modules that cannot contain the pattern (a handed optimizer)
     BAD = (
         "import torch\n"
         "from torch import nn\n"
@@ -90,6 +91,10 @@ class OptimizerMissingParameters(Rule):
 
     SUBSET = ("this parameters helper leaves out {missing}, which forward runs between the parts it lists: the "
               "loss backpropagates through them, but an optimizer built from this helper never updates them")
+
+    SWAPPED = ("the update that steps this optimizer (line {step}) clips {clipped}, which this optimizer does not "
+               "hold and the one built on line {other} does: the two were given each other's parameters, so each "
+               "step moves what the other loss trained")
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         for call, path, near in listed_twice(ctx):
@@ -122,6 +127,11 @@ class OptimizerMissingParameters(Rule):
             yield Hit(node, self.UNTRAINED.format(name=name, line=line))
         for path, line in left_out_parts(node, ctx):
             yield Hit(node, self.PART.format(path=path, line=line))
+        swapped = clipped_elsewhere(node, ctx)
+        if swapped is not None:
+            clip, step, other = swapped
+            yield Hit(node, self.SWAPPED.format(clipped=ast.unparse(clip.args[0]), step=step.lineno,
+                                                other=other.lineno))
         if not sources or any(_rebuilds(c, ctx) for c in later):
             return  # unknown parameter list, or the optimiser is rebuilt/extended later: stay quiet
         for stmt in _unfreezes(later, ctx, scope, node.lineno):
