@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from .families import marked_lines, snippet_lines
+from .families import marked_lines, project_findings, snippet_lines
 
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
@@ -284,3 +284,85 @@ def test_pretrained_build_run_in_training_mode_fires(name):
 @pytest.mark.parametrize("name", sorted(PRETRAINED_QUIET))
 def test_pretrained_build_switched_trained_or_shape_checked_is_quiet(name):
     assert snippet_lines(HEADER + textwrap.dedent(PRETRAINED_QUIET[name]), "MLD020") == []
+
+
+# MLD053 across files: a transform whatever its name draws from np.random's global state (the closure a
+# factory returns, a transform class's __call__), handed to a dataset whose training DataLoader runs workers
+# without worker_init_fn: flagged at the loader
+FACTORY_TRANSFORMS = """
+    import numpy as np
+
+    def patch_drop(size, p):
+        def _patch_drop(image):
+            image = np.asarray(image).copy()
+            if np.random.random() > p:
+                return image
+            y, x = np.random.randint(0, image.shape[0] - size, 2)
+            image[y:y + size, x:x + size] = 0
+            return image
+        return _patch_drop
+"""
+CALLABLE_TRANSFORM = """
+    import numpy as np
+
+    class Jiggle:
+        def __init__(self, pixels):
+            self.pixels = pixels
+
+        def __call__(self, picture):
+            dx = np.random.randint(-self.pixels, self.pixels + 1)
+            return np.roll(picture, dx, axis=1)
+"""
+TORCH_TRANSFORM = FACTORY_TRANSFORMS.replace("np.random.random()", "float(torch.rand(()))").replace(
+    "np.random.randint(0, image.shape[0] - size, 2)", "torch.randint(0, image.shape[0] - size, (2,)).tolist()"
+).replace("import numpy as np", "import numpy as np\n    import torch")
+
+
+def _loaders(transform_module: str, transform: str, seeded: bool = False) -> str:
+    seed = ", worker_init_fn=seed_worker" if seeded else ""
+    return f"""
+        import torch
+        import torchvision
+        import {transform_module}
+
+        def seed_worker(worker_id):
+            import numpy as np
+            np.random.seed(torch.initial_seed() % 2 ** 32)
+
+        class Data:
+            def __init__(self, cfg):
+                self.cfg = cfg
+                self.train_transform = torchvision.transforms.Compose([{transform}])
+
+            def get_datasets(self):
+                return torchvision.datasets.CIFAR10(self.cfg.root, train=True, transform=self.train_transform)
+
+        def get_loader(cfg):
+            train_set = Data(cfg).get_datasets()
+            train_loader = torch.utils.data.DataLoader(train_set, batch_size=128, shuffle=True,  # MLD053
+                                                       num_workers=cfg.workers{seed})
+            return train_loader
+    """
+
+
+def _marked(body: str) -> list[int]:
+    return [n for n, line in enumerate(textwrap.dedent(body).splitlines(), 1) if "# MLD053" in line]
+
+
+@pytest.mark.parametrize("module, body, transform", [
+    ("augment_ops", FACTORY_TRANSFORMS, "augment_ops.patch_drop(8, 0.5)"),
+    ("jiggle", CALLABLE_TRANSFORM, "jiggle.Jiggle(4)"),
+])
+def test_unnamed_numpy_transform_in_another_file_fires_at_the_loader(tmp_path, module, body, transform):
+    loaders = _loaders(module, transform)
+    found = project_findings(tmp_path, {f"{module}.py": body, "data.py": loaders}, "MLD053")
+    assert found == [("data.py", line) for line in _marked(loaders)]
+
+
+@pytest.mark.parametrize("module, body, transform, seeded", [
+    ("augment_ops", FACTORY_TRANSFORMS, "augment_ops.patch_drop(8, 0.5)", True),
+    ("augment_ops", TORCH_TRANSFORM, "augment_ops.patch_drop(8, 0.5)", False),
+])
+def test_seeded_workers_or_torch_draws_are_quiet(tmp_path, module, body, transform, seeded):
+    loaders = _loaders(module, transform, seeded)
+    assert project_findings(tmp_path, {f"{module}.py": body, "data.py": loaders}, "MLD053") == []

@@ -167,7 +167,7 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
     draws = []
     for func in ctx.by_type.get(ast.FunctionDef, ()) if numpy else ():  # numpy_global_draw: numpy.random.*
         sampling = func.name in ("__getitem__", "__getitems__", "__iter__") and _in_dataset(func, ctx)
-        if sampling or AUGMENTING.search(func.name.lower()):
+        if sampling or AUGMENTING.search(func.name.lower()) or _transform(func, ctx):
             owner = _dataset_of(func, ctx)
             draws += [(owner, c) for c in ast.walk(func) if isinstance(c, ast.Call) and numpy_global_draw(c, ctx)]
         if sampling:  # `sample_to_patches(sample, offset_augment=True)`: a module function the sampling runs
@@ -176,6 +176,19 @@ def _augmenting_numpy_draws(ctx: ModuleContext) -> list[tuple[str | None, ast.Ca
     if owned is not None:
         draws.append((_dataset_of(owned, ctx), owned))
     return _with_subclasses(draws, ctx)
+
+
+def _transform(func: ast.FunctionDef, ctx: ModuleContext) -> bool:
+    """A transform whatever its name: a transform class's `__call__(self, image)`, or the closure a factory
+    returns (`def cutout(size, p): def _cutout(image): ...; return _cutout`), taking the sample alone."""
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    parent = ctx.parent(func)
+    if func.name == "__call__" and isinstance(parent, ast.ClassDef):
+        return len(params) == 2
+    if isinstance(parent, ast.FunctionDef) and len(params) == 1:
+        return any(isinstance(r, ast.Return) and isinstance(r.value, ast.Name) and r.value.id == func.name
+                   for r in parent.body)
+    return False
 
 
 def _seeds_workers(calls, ctx: ModuleContext) -> bool:
