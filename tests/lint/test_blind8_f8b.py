@@ -345,8 +345,8 @@ def _loaders(transform_module: str, transform: str, seeded: bool = False) -> str
     """
 
 
-def _marked(body: str) -> list[int]:
-    return [n for n, line in enumerate(textwrap.dedent(body).splitlines(), 1) if "# MLD053" in line]
+def _marked(body: str, code: str = "MLD053") -> list[int]:
+    return [n for n, line in enumerate(textwrap.dedent(body).splitlines(), 1) if f"# {code}" in line]
 
 
 @pytest.mark.parametrize("module, body, transform", [
@@ -366,3 +366,49 @@ def test_unnamed_numpy_transform_in_another_file_fires_at_the_loader(tmp_path, m
 def test_seeded_workers_or_torch_draws_are_quiet(tmp_path, module, body, transform, seeded):
     loaders = _loaders(module, transform, seeded)
     assert project_findings(tmp_path, {f"{module}.py": body, "data.py": loaders}, "MLD053") == []
+
+
+# MLD021 across files, in a training file whose text never says eval/valid/test: another file's helper
+# (named anything) switches the handed model to eval() and never back, and the loop trains on
+SCORER = """
+    import torch
+
+    def score_pairs(device, network, pairs):
+        network.eval()
+        with torch.no_grad():
+            return [float(network(a.to(device)) @ network(b.to(device)).T) for a, b in pairs]
+"""
+SCORER_RESTORING = """
+    import torch
+
+    def score_pairs(device, network, pairs):
+        network.eval()
+        with torch.no_grad():
+            out = [float(network(a.to(device)) @ network(b.to(device)).T) for a, b in pairs]
+        network.train()
+        return out
+"""
+FIT = """
+    import torch
+    from tools.scoring import score_pairs
+
+    def fit(network, head, loader, opt, pairs, every):
+        network.train()
+        for step, (x, y) in enumerate(loader):
+            opt.zero_grad()  # MLD021
+            loss = torch.nn.functional.cross_entropy(head(network(x)), y)
+            loss.backward()
+            opt.step()
+            if step % every == 0:
+                score_pairs("cpu", network, pairs)
+"""
+
+
+def test_another_files_scorer_left_in_eval_fires(tmp_path):
+    found = project_findings(tmp_path, {"tools/__init__.py": "", "tools/scoring.py": SCORER, "fit.py": FIT}, "MLD021")
+    assert found == [("fit.py", line) for line in _marked(FIT, "MLD021")]
+
+
+def test_another_files_scorer_that_restores_is_quiet(tmp_path):
+    files = {"tools/__init__.py": "", "tools/scoring.py": SCORER_RESTORING, "fit.py": FIT}
+    assert project_findings(tmp_path, files, "MLD021") == []

@@ -135,11 +135,15 @@ class TrainModeNotRestored(Rule):
             return
         if not ctx.memo(("mld021", "mode-text"), lambda: any(map(ctx.has_text, MODE_TEXTS))):
             # no eval() here: only a model another file's factory returns in eval mode can be left in it
-            if node in ctx.backward_scopes and ctx.project is not None:
-                built = _built_in_eval(node, list(calls_in_order(node.body)), ctx)
-                if built is not None:
-                    yield built
-            return
+            # or one another file's evaluation helper leaves in eval mode (`perform_val(..., backbone, ...)`)
+            if node not in ctx.backward_scopes or ctx.project is None:
+                return
+            built = _built_in_eval(node, list(calls_in_order(node.body)), ctx)
+            if built is not None:
+                yield built
+                return
+            if not any(_foreign_leaving_eval(c, ctx) is not None for c in calls_in_order(node.body)):
+                return
         if node in ctx.backward_scopes:
             calls = list(calls_in_order(node.body))
             backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
