@@ -35,7 +35,7 @@ times fails at its `return` for a name it would first bind, where the original f
     python benchmarks/lint_mutations.py [--corpus DIR ...] [--show lost] [--case ID ...] [--keep DIR]
 
 A case lost under a rewrite is a shape the rule only knows under one spelling (or, for `main` and `outlined`, only
-when the training step sits in one function). The corpora (the dev corpus and blind1-8) are development data;
+when the training step sits in one function). The corpora (the dev corpus and blind1-9) are development data;
 the rewrites are mechanical, so this is a check of how the rules generalise, not of recall on new projects.
 """
 
@@ -59,7 +59,7 @@ from lint_corpus import accepted_codes, case_folder, extracted, load_cases
 from mldebug_mcp.services.lint import lint
 
 HERE = Path(__file__).resolve().parent
-CORPORA = ["lint_corpus", *(f"lint_corpus_blind{n}" for n in ("", "2", "3", "4", "5", "6", "7", "8"))]
+CORPORA = ["lint_corpus", *(f"lint_corpus_blind{n}" for n in ("", "2", "3", "4", "5", "6", "7", "8", "9"))]
 BUILTINS = frozenset(dir(builtins)) | {"self", "cls", "__name__", "__file__"}
 # attribute names torch's classes (or Python's) give meaning to: renaming them would change the program
 KEPT_ATTRIBUTES = frozenset({
@@ -593,7 +593,7 @@ def found(case: dict, folder: Path, codes: set[str]) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", action="append", help="corpus folders (default: the dev corpus and blind1-8)")
+    parser.add_argument("--corpus", action="append", help="corpus folders (default: the dev corpus and blind1-9)")
     parser.add_argument("--show", choices=["lost"], help="list the cases each rewrite loses")
     parser.add_argument("--case", action="append", help="only these case ids")
     parser.add_argument("--keep", help="write the rewritten copies under this folder (kept) instead of a temporary one")
