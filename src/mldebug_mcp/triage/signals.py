@@ -65,7 +65,7 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "loss_metric_mismatch": (rf"{_LOSS}\s+(?:\w+\s+){{0,4}}?(?:decreas\w*|goes down|improv\w*|drops?|fine|ok)\s*,?\s+(?:\w+\s+){{0,2}}?(?:but|while|yet)\s+(?:\w+\s+){{0,3}}?"
                               r"(?:accuracy|acc|metric|f1|auc|score|iou|bleu|map|predictions?)",
                               r"(?:accuracy|metric|f1|auc|score)\s+(?:\w+\s+){0,4}?(?:stays?|stuck|doesn'?t (?:change|improve)|not (?:changing|improving))\s+(?:\w+\s+){0,4}?(?:while|but|although|even though)\s+(?:\w+\s+){0,2}?loss"),
-    "constant_outputs": (r"always predict\w*|predicts? (?:only|the same|just one|one class|all)|same (?:class|output|prediction|label|value|result)s?\b"
+    "constant_outputs": (r"always predict\w*|predicts? (?:only|the same|just one|one class|all)|same (?:class|output|prediction|label|value|result|embedding|representation|feature vector)s?\b"
                          r"|all (?:the )?(?:predictions|outputs) (?:are|were) (?:the same|zero|identical|equal)|identical (?:outputs|predictions)"
                          r"|outputs? (?:a )?constant|(?:mean|average) (?:value|target)|only (?:one|a single) class|all zeros?\b|all ones\b",),
     "slow_healthy": (r"\bslow(?:ly)?\b|takes? (?:forever|ages|too long)|converges? slowly|could be (?:better|faster)",),
