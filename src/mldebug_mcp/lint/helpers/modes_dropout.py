@@ -170,7 +170,7 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
     def compute() -> frozenset:
         found = set()
         for n in ast.walk(cls):
-            builds = isinstance(n, ast.Call) and MODE_MODULES.match(ctx.call_name(n) or "")
+            builds = isinstance(n, ast.Call) and (MODE_MODULES.match(ctx.call_name(n) or "") or _drop_configured(n))
             if builds or (isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Load)):
                 found.add(n)
         return frozenset(found)
@@ -180,6 +180,15 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
 
 
 MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
+DROP_KEYWORD = re.compile(r"(?i)drop")
+
+
+def _drop_configured(call: ast.Call) -> bool:
+    """A submodule built with a dropout or drop-path rate that is not a literal 0 (`EgoEncoder(...,
+    drop_path_rate=cfg.rate)`, `Mlp(..., drop=p)`): its dropout follows model.eval(), so the class around it
+    relies on the mode too."""
+    return any(k.arg and DROP_KEYWORD.search(k.arg) and not (isinstance(k.value, ast.Constant) and not k.value.value)
+               for k in call.keywords)
 
 
 def _inside(node: ast.AST, statement: ast.AST, ctx: ModuleContext) -> bool:
