@@ -19,6 +19,7 @@ from .loader_random_samples import (
 
 SETS_EPOCH = "sets-epoch"  # project fact: some file of the run calls .set_epoch(...)
 NUMPY_DRAWS = "numpy-rng-data"  # project fact: a file draws data randomness from np.random's global state
+OWNED = " (a generator object copied into every worker)"  # ends a NUMPY_DRAWS value drawn from such an object
 # functions whose name says they transform a sample at random (augmentation of a data pipeline)
 AUGMENTING = re.compile(r"augment|random_?(flip|crop|rot|scale|shift|jitter|noise|erase|resize)|jitter|perturb")
 
@@ -33,19 +34,30 @@ def loader_facts(ctx: ModuleContext) -> dict[str, str]:
         draws = _augmenting_numpy_draws(ctx)
         if draws:
             first = min(draws, key=lambda d: (d[1].lineno, d[1].col_offset))[1]
-            where = f"{os.path.basename(ctx.path)}:{first.lineno}"
+            where = f"{os.path.basename(ctx.path)}:{first.lineno}" + _owned_mark(draws, ctx)
             classes = {cls for cls, _ in draws}
             if None in classes:  # drawn outside a dataset's sampling: whatever dataset is handed the transform
                 found.update(scoped(NUMPY_DRAWS, where, ctx))
             for cls in sorted(classes - {None}):  # drawn by these dataset classes: their loaders
-                at = min(d.lineno for c, d in draws if c == cls)
-                found.update(scoped(f"{NUMPY_DRAWS}:{cls}", f"{os.path.basename(ctx.path)}:{at}", ctx))
+                mine = [(c, d) for c, d in draws if c == cls]
+                at = f"{os.path.basename(ctx.path)}:{min(d.lineno for _, d in mine)}" + _owned_mark(mine, ctx)
+                found.update(scoped(f"{NUMPY_DRAWS}:{cls}", at, ctx))
             found.update(scoped(f"{NUMPY_DRAWS}:*", where, ctx))  # any draw: for a loader whose dataset is unknown
     for cls, line in random_sample_classes(ctx).items():  # MLD050: datasets of random draws, in no order
         found.update(scoped(f"{RANDOM_SAMPLES}:{cls}", f"{os.path.basename(ctx.path)}:{line}", ctx))
     for cls, line in self_shuffling_classes(ctx).items():  # MLD050: datasets that shuffle their own samples
         found.update(scoped(f"{SELF_SHUFFLING}:{cls}", f"{os.path.basename(ctx.path)}:{line}", ctx))
     return found
+
+
+def _owned_mark(draws: list[tuple[str | None, ast.Call]], ctx: ModuleContext) -> str:
+    """OWNED when some draw is from a generator object (torch reseeds NumPy's global state per worker since 1.9,
+    never a generator copied into the workers), so that the loader's finding keeps its weight."""
+    return OWNED if any(not numpy_global_draw(d, ctx) for _, d in draws) else ""
+
+
+def drawn_from_owned(drawn: str) -> bool:
+    return drawn.endswith(OWNED)
 
 
 # Scoping (issue 17): a file's facts reach the files of its own project only, not every file of a run over a

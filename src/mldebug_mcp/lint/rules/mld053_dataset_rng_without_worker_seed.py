@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.data import DATALOADERS, NOT_TRAINING, name_of
 from ..helpers.loader_facts import (
     NUMPY_DRAWS,
+    drawn_from_owned,
     helper_draws,
     library_generator,
     told_in_scope,
@@ -16,6 +17,7 @@ from ..helpers.loader_owned_rng import (
     owned_generator_draw,
 )
 from ..helpers.loader_random_samples import runs_no_project_transform
+from ..helpers.loader_torch_pin import pins_old_torch
 from ..helpers.loader_worker_wrappers import unseeded_worker_wrapper
 from ..rule import Hit, Rule
 
@@ -38,9 +40,11 @@ class DatasetRngWithoutWorkerSeed(Rule):
     a dataset drawing from a generator a seeding base class built, a module-level generator).
 
     Why is this bad: each worker process starts from a copy of the parent's random state. A
-    generator stored on the dataset is copied as is, so all workers (and, with fresh workers each
-    epoch, all epochs) draw the same "random" augmentations. PyTorch reseeds Python's random
-    module per worker, and NumPy's global RNG only since 1.9; on older versions that duplicates too.
+    generator object stored on the dataset or transform is copied as is and never reseeded, so all
+    workers (and, with fresh workers each epoch, all epochs) draw the same "random" augmentations.
+    PyTorch reseeds Python's random module and, since 1.9, NumPy's global RNG in every worker: draws
+    from np.random.* differ across workers there, so that variant is reported at info (reproducibility
+    on old torch only), and as a warning when the project pins torch below 1.9.
     """
 
     code = "MLD053"
@@ -48,8 +52,11 @@ class DatasetRngWithoutWorkerSeed(Rule):
     category = "data"
     severity = "warning"
     message = "random draws in a Dataset repeat across DataLoader workers (num_workers > 0, no worker_init_fn)"
-    why = "Workers start from copies of one random state, so they produce the same augmentations instead of different ones."
-    fix = "Seed per worker in worker_init_fn from torch.utils.data.get_worker_info().seed, or draw with torch's RNG."
+    why = ("Workers start from copies of one random state: a generator object on the dataset is never reseeded, "
+           "so workers produce the same augmentations (np.random's global state is reseeded per worker since "
+           "torch 1.9).")
+    fix = ("Seed the generator per worker in worker_init_fn from torch.utils.data.get_worker_info().seed, or draw "
+           "with torch's RNG or np.random's global functions (torch >= 1.9).")
     evidence = "pytorch-docs"
     node_types = (ast.ClassDef, ast.Module)
     requires_text = ('Dataset', 'DataLoader')  # skip modules that cannot contain the pattern
@@ -89,8 +96,9 @@ class DatasetRngWithoutWorkerSeed(Rule):
             return
         wrapper = unseeded_worker_wrapper(node, ctx)
         if wrapper is not None:
+            global_only, severity, why = _global_weight(ctx, wrapper[1])
             yield Hit(wrapper[0], f"this wrapper runs in each DataLoader worker but does not reseed NumPy: the "
-                                  f"wrapped data's np.random draws ({wrapper[1]}) repeat across workers")
+                                  f"wrapped data's np.random draws ({wrapper[1]}) {why}", severity)
             return
         methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
         calls = [c for n in SAMPLING_METHODS & set(methods) for c in ast.walk(methods[n]) if isinstance(c, ast.Call)]
@@ -110,8 +118,9 @@ class DatasetRngWithoutWorkerSeed(Rule):
             name = ctx.call_name(call)
             if name in NUMPY_GLOBAL and "global" not in reported and _unseeded_workers(ctx, generator_helps=True):
                 reported.add("global")
+                _, severity, why = _global_weight(ctx, "")
                 yield Hit(call, f"np.random.{name.rsplit('.', 1)[1]} in a Dataset with num_workers > 0 and no "
-                                "worker_init_fn: workers repeat each other's draws on PyTorch < 1.9")
+                                f"worker_init_fn: {why}", severity)
             attr = _self_generator(call, ctx)
             if attr and attr not in reported and _unseeded_workers(ctx, generator_helps=False):
                 reported.add(attr)
@@ -155,8 +164,26 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
                     (d for c in classes if (d := told_in_scope(ctx, f"{NUMPY_DRAWS}:{c}"))), None)
             if not drawn or drawn.split(":")[0] == mine:
                 continue  # none, or this file's own draws (its Dataset classes are checked where they are)
-        yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
-                        "(num_workers > 0, no worker_init_fn)")
+        if here is not None or drawn_from_owned(drawn):
+            yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
+                            "(num_workers > 0, no worker_init_fn)")
+        else:
+            _, severity, why = _global_weight(ctx, drawn)
+            yield Hit(call, f"augmentation randomness drawn from np.random at {drawn} in this DataLoader's workers "
+                            f"(num_workers > 0, no worker_init_fn): {why}", severity)
+
+
+def _global_weight(ctx: ModuleContext, drawn: str) -> tuple[bool, str | None, str]:
+    """(global only, severity, why) for draws from NumPy's global state (or a generator object, when `drawn` says
+    so): torch >= 1.9 reseeds that state in every worker, so they repeat only where the project pins older torch."""
+    if drawn_from_owned(drawn):
+        return False, None, "repeat across workers (a generator object is copied, never reseeded)"
+    pin = pins_old_torch(ctx.path)
+    if pin:
+        return True, None, f"workers repeat each other's draws: this project pins torch below 1.9 ({pin}), " \
+                           "which does not reseed NumPy per worker"
+    return True, "info", "torch >= 1.9 reseeds NumPy per worker, so draws repeat only on older torch " \
+                         "(seed workers for reproducibility)"
 
 
 def _unpacked_from(name: ast.AST, ctx: ModuleContext) -> list[ast.expr]:

@@ -1,0 +1,60 @@
+"""Whether the linted project pins torch below 1.9 (MLD053). Since PyTorch 1.9 every DataLoader worker reseeds
+NumPy's global generator from its own base seed, so np.random draws in a Dataset differ across workers; only a
+project held to an older torch still repeats them. Read from the project's dependency files (requirements*.txt,
+setup.py, setup.cfg, pyproject.toml, environment.yml) in the file's folder and the folders above it."""
+
+import functools
+import os
+import re
+
+DEPENDENCY_FILES = re.compile(r"requirements.*\.txt|setup\.py|setup\.cfg|pyproject\.toml|environment\.ya?ml")
+# `torch==1.8.1`, `torch>=1.4,<1.9`, `pytorch=1.7` (conda), not torchvision nor pytorch-lightning
+TORCH_SPEC = re.compile(r"(?<![\w.-])(?:py)?torch(?![\w.-])\s*(\[[^\]]*\])?\s*((?:(?:==|=|~=|<=|<|>=|>|!=)\s*v?[\d.*]+"
+                        r"\s*,?\s*)+)")
+BOUND = re.compile(r"(==|=|~=|<=|<|>=|>|!=)\s*v?(\d+)(?:\.(\d+))?")
+RESEEDING = (1, 9)  # the first torch whose workers reseed NumPy
+FOLDERS_UP = 6
+
+
+def pins_old_torch(path: str) -> str | None:
+    """The dependency file (and its spec) holding this file's project below torch 1.9, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(FOLDERS_UP):
+        found = _pinned_in(folder)
+        if found:
+            return found
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _pinned_in(folder: str) -> str | None:
+    try:
+        names = sorted(n for n in os.listdir(folder) if DEPENDENCY_FILES.fullmatch(n))
+    except OSError:
+        return None
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                text = handle.read(200_000)
+        except OSError:
+            continue
+        for match in TORCH_SPEC.finditer(text):
+            if _below_reseeding(match.group(2)):
+                return f"{name}: {match.group(0).strip()}"
+    return None
+
+
+def _below_reseeding(spec: str) -> bool:
+    """Every version the spec allows is older than 1.9: an exact or compatible pin to 1.x<1.9, or an upper bound
+    at or below 1.9 (`<1.9`, `<=1.8.1`)."""
+    for op, major, minor in BOUND.findall(spec):
+        version = (int(major), int(minor or 0))
+        if op in ("==", "=", "~=", "<=") and version < RESEEDING:
+            return True
+        if op == "<" and version <= RESEEDING:
+            return True
+    return False
