@@ -57,6 +57,28 @@ def modulo_test(test: ast.expr) -> StepTest | None:
     return None
 
 
+def flag_test(test: ast.expr, ctx: ModuleContext) -> ast.expr | None:
+    """The modulo comparison a flag tested by an `if` was set from (`is_accumulating = step % k != 0`, then
+    `if is_accumulating:`): the one assignment of that name in the function, at its loop's level."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    name = test.operand if negated else test
+    if not isinstance(name, ast.Name):
+        return None
+    values = ctx.values_of(name, name)
+    if len(values) != 1 or modulo_test(values[0]) is None or ctx.scope_of(values[0]) is not ctx.scope_of(name):
+        return None
+    return ast.UnaryOp(ast.Not(), values[0]) if negated else values[0]
+
+
+def test_of(node: ast.If, ctx: ModuleContext) -> StepTest | None:
+    """The step test of an `if`: its own modulo comparison, or the one its flag was set from."""
+    found = modulo_test(node.test)
+    if found is None:
+        source = flag_test(node.test, ctx)
+        found = modulo_test(source) if source is not None else None
+    return found
+
+
 def _is_mod(expr: ast.AST) -> bool:
     return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod) and not isinstance(expr.left, ast.Constant)
 
@@ -84,7 +106,7 @@ class Guard:
 def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
     """The accumulation guard `node` is, when a branch of it (or the rest of the loop, after `continue`)
     steps an optimiser whose gradients a backward outside the `if` adds up on every pass."""
-    test = modulo_test(node.test)
+    test = test_of(node, ctx)
     if test is None or isinstance(test.divisor, ast.Constant) and test.divisor.value in (0, 1):
         return None
     owner = ctx.enclosing(node, LOOPS + FUNCTIONS)
@@ -105,9 +127,15 @@ def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
         else:
             return None
     steps = [c for c, _ in branch if optimizer_step(c, ctx)]
-    if not steps or _backwards(branch):
+    both = _backward_in_both(node, ctx)
+    if not steps or (_backwards(branch) and not both):
         return None  # a backward in the branch: an update taken every k passes (a generator every n_critic)
     every_pass = [(b, via) for b, via in _backwards(calls) if via not in inside and unconditional_in(via, owner, ctx)]
+    if both:
+        # `if accumulating: with model.no_sync(): loss.backward()` / `else: loss.backward(); opt.step()`: a
+        # backward on every pass, before the step of its branch
+        return Guard(test, steps_on_zero, True) if steps and all(
+            any(b.lineno < s.lineno for b, _ in _backwards(branch)) for s in steps) else None
     if not every_pass:
         return None
     # another optimiser stepping on every pass: alternating updates, not accumulation
@@ -115,6 +143,11 @@ def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
     if any(optimizer_step(c, ctx) and v not in stepping and unconditional_in(v, owner, ctx) for c, v in calls):
         return None
     return Guard(test, steps_on_zero, any(via.lineno < node.lineno for _, via in every_pass))
+
+
+def _backward_in_both(node: ast.If, ctx: ModuleContext) -> bool:
+    """Each branch of the `if` runs a backward (the DDP no_sync form of accumulation)."""
+    return bool(node.orelse) and all(_backwards(expanded_calls(block, ctx)) for block in (node.body, node.orelse))
 
 
 def first_value(expr: ast.expr, at: ast.stmt, ctx: ModuleContext, depth: int = 4) -> int | None:

@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_every_pass import every_pass_step
-from ..helpers.accum_step_condition import first_value, modulo_test, step_guard
+from ..helpers.accum_step_condition import first_value, flag_test, modulo_test, step_guard
 from ..helpers.accum_stray_step import stray_step
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
@@ -46,7 +46,7 @@ class AccumulationStepCondition(Rule):
         "            opt.zero_grad()\n"
     )
     GOOD = BAD.replace("if i % accum:", "if (i + 1) % accum == 0:")
-    FIRST = ("`{test}` is true on the first micro-batch ({counter} starts at 0) and the step follows the "
+    FIRST = ("`{test}` lets the step run on the first micro-batch ({counter} starts at 0) and the step follows the "
              "backward: the first update uses one micro-batch, not {divisor}; test `({counter} + 1) % {divisor} == 0`")
     OFFSET = ("`{test}` starts at {start} on the first micro-batch and the step follows the backward: the first "
               "update uses fewer than {divisor} micro-batches; count the micro-batches from 1")
@@ -64,7 +64,9 @@ class AccumulationStepCondition(Rule):
                 yield Hit(found[0], self.EVERY.format(sign=found[1]))
             return
         # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
-        remainder = modulo_test(node.test)
+        # a flag set from the test (`accumulating = step % k != 0`) is reported where it is set: the fix goes there
+        flag = flag_test(node.test, ctx) if modulo_test(node.test) is None else None
+        remainder = modulo_test(node.test) or (modulo_test(flag) if flag is not None else None)
         if remainder is None or isinstance(remainder.divisor, ast.Constant) and remainder.divisor.value in (0, 1):
             return
         guard = step_guard(node, ctx)
@@ -74,14 +76,19 @@ class AccumulationStepCondition(Rule):
                 yield Hit(stray, self.STRAY.format(line=node.lineno, test=ast.unparse(node.test)))
             return
         test = guard.test
+        if flag is not None:
+            value = flag.operand if isinstance(flag, ast.UnaryOp) and not hasattr(flag, "lineno") else flag
+            where, shown = ctx.parent(value) or node, ast.unparse(value)
+        else:
+            where, shown = node, ast.unparse(node.test)
         if not guard.steps_on_zero:
             if isinstance(test.divisor, ast.Constant) and test.divisor.value == 2:
                 return  # `if i % 2:` with i from 0 steps after every second micro-batch: right for k = 2
-            yield Hit(node)
+            yield Hit(where)
             return
         if not (test.alone and guard.after_backward):
             return
         start = first_value(test.counter, node, ctx)
         if start is not None and (start == 0 or start >= 2):
-            yield Hit(node, (self.FIRST if start == 0 else self.OFFSET).format(test=ast.unparse(node.test), counter=ast.unparse(test.counter),
+            yield Hit(where, (self.FIRST if start == 0 else self.OFFSET).format(test=shown, counter=ast.unparse(test.counter),
                                               start=start, divisor=ast.unparse(test.divisor)))
