@@ -70,6 +70,7 @@ class Flow:
         self.binds: dict[str, list[tuple[int, bool, ast.AST | None, ast.AST]]] = {}  # name -> (line, full, value, stmt)
         self.detached: set[str] = set()  # names the function detaches somewhere: it knows they carry a graph
         self.regressed: set[str] = set()  # names fed to a regression loss: the function trains through them
+        self.fitted: set[frozenset] = set()  # the two names a regression loss compares (mse_loss(b, reward))
         for node in _walk_scope(func):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -103,6 +104,8 @@ class Flow:
             receiver = [call.func.value] if name == "pow" and isinstance(call.func, ast.Attribute) else []
             for arg in [*call.args, *receiver]:
                 self.regressed |= {ident(n) for n in ast.walk(arg) if ident(n)}
+            if name in REGRESSIONS and len(call.args) >= 2:
+                self.fitted.add(frozenset((ident(base(call.args[0])), ident(base(call.args[1])))))
 
     def at(self, name: str, line: int) -> list[ast.AST | None]:
         """The values `name` may hold at `line`: its last full binding before it and later partial ones."""
@@ -179,11 +182,22 @@ class Flow:
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
                 if self.value(node.right, line, trained) or self.value(node.left, line, trained):
                     return node
+                if self._baseline(node, line):
+                    return node
             elif isinstance(node, ast.Name) and node.id not in seen:
                 for v in self.at(node.id, line):
                     if v is not None and self.advantage(v, getattr(v, "lineno", line), seen | {node.id}):
                         return node
         return None
+
+
+    def _baseline(self, difference: ast.BinOp, line: int) -> bool:
+        """`reward - b` where the function also regresses b onto reward (`mse_loss(reward, b)`): b is a
+        learned baseline whatever its name (critique, b, pred_return), live when a forward gave it."""
+        target, estimate = ident(base(difference.left)), base(difference.right)
+        name = ident(estimate)
+        return bool(target and name and target != name and frozenset((target, name)) in self.fitted
+                    and isinstance(estimate, ast.Name) and self.live(estimate, line))
 
 
 def _walk_scope(scope: ast.AST):
