@@ -161,3 +161,45 @@ def test_specs_that_allow_new_torch_leave_it_info(tmp_path, spec_file):
 def test_a_pin_reaches_the_loader_of_another_file(tmp_path):
     files = {"augment.py": AUGMENT, "train.py": TRAIN, "requirements.txt": "torch==1.8.0\n"}
     assert _lint(tmp_path, files) == [("train.py", 6, "warning")]
+
+
+# MLD020: a class a star import brings (`ModelCheckpoint(...)`, `EarlyStopping(...)` of `from callbacks import *`)
+# is built by the call, not a model run in training mode
+STAR_CALLBACKS = {
+    "keyword_only": """
+        import torch
+        from trainer.callbacks import *
+        from trainer.core import fit
+        model = build_encoder().cuda()
+        callbacks = [ModelCheckpoint(filepath="best.pth", monitor="val_acc"), CSVLogger("log.csv")]
+        fit(model, torch.optim.Adam(model.parameters()), epochs=10, callbacks=callbacks)
+    """,
+    "positional_in_a_function": """
+        import torch
+        from .hooks import *
+
+        def train(model, loader, val_loader):
+            hooks = [BestModelSaver(model, "ckpt/best.pt"), ValidationLogger(val_loader, every=1)]
+            for x, y in loader:
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+            for hook in hooks:
+                hook.after_epoch()
+    """,
+    "evaluator_object": """
+        import torch
+        from evaluation.tools import *
+
+        model = torch.load("model.pt")
+        model.eval()
+        tester = ModelTester(model, test_loader=make_loader("test"))
+        print(tester.run())
+    """,
+}
+
+
+@pytest.mark.parametrize("case", sorted(STAR_CALLBACKS))
+def test_a_star_imported_class_is_built_not_run(tmp_path, case):
+    from .families import project_findings
+
+    assert project_findings(tmp_path, {"train.py": STAR_CALLBACKS[case]}, "MLD020") == []

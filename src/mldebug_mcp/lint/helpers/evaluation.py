@@ -137,7 +137,7 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     if name is None or ctx.qualname(func) is not None or name in ctx.functions or (
             isinstance(func, ast.Name) and name in relative_names(ctx)):
         return False  # imported or local callables are constructors/functions, not model instances
-    if _constructor(func):
+    if _constructor(func) or _unbound_class(func, ctx):
         return False  # `transformers.DataCollatorForLanguageModeling(...)` of a module bound at run time
     if name == "self":
         cls = ctx.enclosing_class(func)
@@ -166,6 +166,16 @@ def _constructor(func: ast.AST) -> bool:
     return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id != "self"
             and func.attr[:1].isupper() and any(c.islower() for c in func.attr[1:])
             and any(c.isupper() for c in func.attr[1:]))
+
+
+def _unbound_class(func: ast.AST, ctx: ModuleContext) -> bool:
+    """`ModelCheckpoint(...)` of a `from callbacks import *`: a CamelCase name this file never binds is a class the
+    star import brought (a constructor), not a model instance; `G(z)`, `D(x)` are single letters."""
+    if not isinstance(func, ast.Name):
+        return False
+    name = func.id
+    return (name[:1].isupper() and any(c.islower() for c in name[1:]) and any(c.isupper() for c in name[1:])
+            and not any(name in names for names in ctx.bindings.values()))
 
 
 def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:
