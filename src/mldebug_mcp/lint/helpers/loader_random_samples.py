@@ -109,9 +109,11 @@ def _calls_named(ctx: ModuleContext, names: set[str]) -> list[ast.Call]:
 def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool) -> bool:
     if any(ctx.qualname(b) in ITERABLE for b in cls.bases):
         return True
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    if "__getitem__" in methods and _episodic(cls, methods["__getitem__"], ctx):
+        return True
     if not draws:  # no random draw in the class: no sample part can be one
         return False
-    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
     sampling = [methods[name] for name in SAMPLING if name in methods]
     if not sampling:
         return False
@@ -120,6 +122,21 @@ def _unordered(cls: ast.ClassDef, ctx: ModuleContext, draws: bool) -> bool:
               if isinstance(n, ast.Return | ast.Yield) and n.value is not None]
     parts = [e for v in values for e in (v.elts if isinstance(v, ast.Tuple) else [v])]
     return bool(parts) and all(_random_part(p, drawn, ctx) for p in parts)
+
+
+RANDOM_MODULES = ("numpy.random.", "random.", "torch.rand")
+
+
+def _episodic(cls: ast.ClassDef, getitem: ast.FunctionDef, ctx: ModuleContext) -> bool:
+    """`__getitem__(self, index)` that never reads its index while the class draws at random (a few-shot
+    episode of `np.random.choice(classes, n_way)`): every item is a fresh draw, so there is no order to shuffle."""
+    params = getitem.args.args
+    if len(params) < 2:
+        return False
+    index = params[1].arg
+    if any(isinstance(n, ast.Name) and n.id == index for n in ast.walk(getitem)):
+        return False
+    return any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith(RANDOM_MODULES) for n in ast.walk(cls))
 
 
 def _random_attributes(cls: ast.ClassDef, ctx: ModuleContext) -> set[str]:
