@@ -45,6 +45,7 @@ from ..helpers.losses_elsewhere import (
     logits_keyword,
     resolved_fed,
 )
+from ..helpers.losses_gated import gate, gated_activations, gated_logit_losses
 from ..helpers.losses_logged import (
     class_activation_layers,
     logged_probabilities,
@@ -168,10 +169,13 @@ class ActivationIntoLogitLoss(Rule):
         if source is None:
             yield from self._handed(node, ctx)
             yield from self._as_logits(node, ctx)
+            yield from self._gated(node, ctx)
             return
         loss = _short(source.name)
         if silenced(node, ctx, self.code):
             return
+        if not any(input_kinds(arg, ctx) for arg in loss_inputs(node)):
+            yield from self._gated(node, ctx)  # an output whose kind differs by branch: the loss's own test decides
         for arg in loss_inputs(node):
             yield from self._hidden(node, arg, loss, ctx)
             for where, found in input_kinds(arg, ctx) or _branched(arg, loss, ctx):
@@ -191,6 +195,25 @@ class ActivationIntoLogitLoss(Rule):
                             call=call, kind=found.kind, line=found.origins[0].lineno, loss=f"{loss} (line {node.lineno})"))
                 else:  # an activation in another file's model: reported here at the loss, there at the activation
                     yield _activation_hit(where, self.message, found.kind, loss, f" of {found.via} (another file)")
+
+    def _gated(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
+        """A loss that is a logit loss on one branch of a test (`if self.task == "class"`), given an output
+        softmaxed on the same branch of the same test (helpers/losses_gated): reported at the activation."""
+        chosen = gated_logit_losses(call, ctx)
+        if not chosen or silenced(call, ctx, self.code):
+            return
+        for arg in loss_inputs(call):
+            for name, where in chosen:
+                loss = f"{_short(name)} (line {call.lineno}, on the same test)"
+                found = input_kinds(arg, ctx)
+                origins = [(o, f.kind) for _, f in found if f.kind in ACTIVATIONS for o in f.origins
+                           if {gate(p, ctx) for p in f.origins} == {where}]
+                # an output shaped per task by a method of the class, with other activations on other tasks
+                origins = origins or ([] if found else gated_activations(arg, call, where, ctx))
+                hits = [_activation_hit(o, self.message, kind, loss) for o, kind in origins if _paired(kind, _short(name))]
+                if hits:
+                    yield from hits
+                    return
 
     def _hidden(self, call: ast.Call, arg: ast.expr, loss: str, ctx: ModuleContext) -> Iterator[Hit]:
         """Probabilities the kinds do not show: logged before a cross-entropy (`torch.log(softmax(z) @ T)`), or
