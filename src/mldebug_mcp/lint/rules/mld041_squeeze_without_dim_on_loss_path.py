@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.tensors_flow import enclosing_forward, is_loss_class, reaches_return
 from ..helpers.tensors_index import squeezed_rows_index
+from ..helpers.tensors_unit_axis import unit_axis_squeeze
 from ..rule import Hit, Rule
 
 LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
@@ -87,7 +88,7 @@ class SqueezeWithoutDimOnLossPath(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if _squeezed(node, ctx) is node:
-            message = _in_forward(node, ctx) or squeezed_rows_index(node, ctx)
+            message = _in_forward(node, ctx) or squeezed_rows_index(node, ctx) or unit_axis_squeeze(node, ctx)
             if message:
                 yield Hit(node, message)
             return
