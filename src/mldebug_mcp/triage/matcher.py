@@ -39,11 +39,11 @@ CASE_SHARE = 0.3
 NB_SHARE = 6.0  # weight of the naive-Bayes mean log-likelihood, relative to the best cause (not standardised)
 NB_ALPHA = 0.5   # additive smoothing
 # Each word's naive-Bayes term is weighed by its IDF over the causes, capped at NB_IDF_CAP, to the power NB_IDF_POWER
-# (the mean becomes a weighted mean). With equal weights, words that most causes use ("test", "accuracy", "train",
-# "epoch", the `_metric` concept) outvoted the few specific ones and favoured the causes whose wording is most
-# generic: metric-bug and expected-behaviour sat in the top three of 38 and 25 of the 126 top-3 misses of real
-# threads d-i (issue 19). The cap (the IDF of a word in about 40 of the 143 causes) keeps one rare word from ruling. Chosen on
-# the forum rows and the case-base CV: 0.5/1.5 moved those counts to 36/20 with every row within one case;
+# (nb_weight; the mean becomes a weighted mean). With equal weights, words that most causes use ("test", "accuracy",
+# "train", "epoch", the `_metric` concept) outvoted the few specific ones and favoured the causes whose wording is
+# most generic: metric-bug and expected-behaviour sat in the top three of 38 and 25 of the 126 top-3 misses of real
+# threads d-i (issue 19). The cap (the IDF of a word in about 40 of the 143 causes) keeps one rare word from ruling.
+# Chosen on the forum rows and the case-base CV: 0.5/1.5 moved those counts to 36/20 with every row within one case;
 # IDF**0.3 uncapped or a power of 1 cost two heldout top-3 or earlier top-1 cases.
 NB_IDF_POWER = 0.5
 NB_IDF_CAP = 1.5
@@ -67,6 +67,11 @@ def _norm(vector: Vector) -> Vector:
 
 def _weigh(idf: dict[str, float], bag: Counter[str] | dict[str, float]) -> Vector:
     return {t: (1 + math.log(n)) * idf[t] for t, n in bag.items() if n > 0 and t in idf}
+
+
+def nb_weight(idf: float) -> float:
+    """The weight of a word's term in the naive-Bayes mean: its IDF, capped at NB_IDF_CAP, to the power NB_IDF_POWER."""
+    return min(idf, NB_IDF_CAP) ** NB_IDF_POWER
 
 
 @cache
@@ -219,9 +224,9 @@ class CauseIndex:
 
     def _likelihoods(self, known: list[str], entries: dict[str, list]) -> list[float]:
         """Per cause, the mean naive-Bayes log-likelihood of the known words (in their order, repeats kept),
-        each word weighed by its IDF, capped at NB_IDF_CAP, to the power NB_IDF_POWER."""
+        each word weighed by nb_weight."""
         seen = {t: dict(zip(e[1][::3], e[2])) for t, e in entries.items()}
-        rows = [(seen[t], min(entries[t][0], NB_IDF_CAP) ** NB_IDF_POWER) for t in known]
+        rows = [(seen[t], nb_weight(entries[t][0])) for t in known]
         total = sum(w for _, w in rows) or 1.0
         return [sum(w * row.get(c, unseen) for row, w in rows) / total for c, unseen in enumerate(self.unseen)]
 
