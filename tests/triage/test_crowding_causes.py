@@ -1,12 +1,15 @@
 """Causes that crowded triage's top three on real threads whose words did not support them (issue 19): the
 `_zero` concept fired on the 0 that opens every decimal ("lr 0.001"), lending zero-loss wording to threads that
-report no zero at all."""
+report no zero at all, and the naive-Bayes fit let the words most causes share outvote the specific ones. Also
+the same embedding for every input read as constant outputs."""
 
 from __future__ import annotations
 
 import pytest
 
 from mldebug_mcp.services.triage import triage
+from mldebug_mcp.triage import matcher
+from mldebug_mcp.triage.signals import read_observations
 from mldebug_mcp.triage.text import tokens
 
 
@@ -45,8 +48,6 @@ def test_a_zero_loss_still_ranks_masked_labels():
 # most generic (metric-bug, expected-behaviour). Each word's term is now weighed by its IDF over the causes,
 # capped, to a power: only the words that most causes share lose weight.
 def test_words_most_causes_share_weigh_less_in_the_naive_bayes_fit():
-    from mldebug_mcp.triage import matcher
-
     index = matcher.bundled_index()
     entries = index._entries(["loss", "train", "byol", "probe"])
     weight = {t: matcher.nb_weight(e[0]) for t, e in entries.items()}
@@ -55,8 +56,6 @@ def test_words_most_causes_share_weigh_less_in_the_naive_bayes_fit():
 
 
 def test_the_weighted_likelihood_is_a_mean_of_the_word_terms():
-    from mldebug_mcp.triage import matcher
-
     index = matcher.bundled_index()
     words = ["byol", "byol"]
     single, double = index._likelihoods(words[:1], index._entries(words)), index._likelihoods(words, index._entries(words))
@@ -65,8 +64,6 @@ def test_the_weighted_likelihood_is_a_mean_of_the_word_terms():
 
 @pytest.mark.parametrize("text", ["every image gets the same embedding", "all inputs map to the same representation"])
 def test_the_same_embedding_for_every_input_is_a_constant_output(text):
-    from mldebug_mcp.triage.signals import read_observations
-
     assert "constant_outputs" in read_observations(text)
 
 
