@@ -10,6 +10,7 @@ from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
 from .modes import SETUP, key_of, position
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 from .modes_handed_models import calls_by_ident
+from .modes_loading_methods import loaded_by_method
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -28,7 +29,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
             return _wrapper(evaluation[-1], ctx)
         return _no_grad_block(call, scope, ctx) or call
     top = _top_statement(call, scope, ctx)
-    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and (
+             _sets_up(n, key) or key in loaded_by_method(n, ctx))]  # self.load_model(path): the weights arrive
     if setup and isinstance(setup[-1], ast.Assign) and wraps_model(setup[-1].value, setup[-1].targets[0], ctx):
         return _top_statement(setup[-1], scope, ctx)  # eval() the model before wrapping it (DataParallel)
     if setup:
@@ -47,7 +49,8 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
     the class's method that sets `self.model` up, else where the script sets up a global model, else at
     the call."""
     top = _top_statement(call, scope, ctx)
-    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and _sets_up(n, key)]
+    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and (
+             _sets_up(n, key) or key in loaded_by_method(n, ctx))]  # self.load_model(path): the weights arrive
     # a setup under an `if` the call is not under (`if use_cuda: model = model.cuda()`) runs only sometimes:
     # eval() belongs after the last setup every run passes
     setup = _every_run(setup, set(ctx.ancestors(call)), ctx)
