@@ -11,7 +11,8 @@ from mldebug_mcp.triage.catalogue import load_catalogue
 
 
 def ranked_ids(symptom: str, n: int) -> list[str]:
-    return [h.cause for h in triage(symptom).hypotheses[:n]]
+    # triage returns DEFAULT_LIMIT hypotheses unless asked for more: ask for n, or a deeper look is cut to five
+    return [h.cause for h in triage(symptom, limit=n).hypotheses[:n]]
 
 
 def cause_table_tests(textbook: dict[str, str], decoy: dict[str, str]):
