@@ -15,6 +15,7 @@ from ..context import ModuleContext
 from .evaluation import scope_calls
 from .modes import key_of, switches
 from .modes_evidence import framework_managed, model_class, trains
+from .modes_handed_models import calls_by_ident
 from .modes_models import forward_receiver
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -103,10 +104,21 @@ def _entry(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> tuple[int 
             continue
         if isinstance(parent, ast.ClassDef) and model_class(parent, ctx):
             return None  # a model's own method: it runs in whatever mode the model's user set
-        if switches(function, ctx) or trains(scope_calls(function, ctx), ctx) or framework_managed(function, ctx):
+        if switches(function, ctx) or trains(scope_calls(function, ctx), ctx) or (
+                framework_managed(function, ctx) and not _own_step(function, parent, ctx)):
             return None
         return index, receiver
     return None
+
+
+def _own_step(function: ast.AST, parent: ast.AST, ctx: ModuleContext) -> bool:
+    """`val_step` of a class that runs it itself (`self.val_step(x, y)` in its own val_epoch): a helper of the
+    class's own loop, not a hook a framework calls in the mode it set (framework_managed takes `*step` for one)."""
+    if not (isinstance(parent, ast.ClassDef) and function.name.endswith("step")):
+        return False
+    return any(isinstance(c.func, ast.Attribute) and c.func.attr == function.name and isinstance(c.func.value, ast.Name)
+               and c.func.value.id == "self" for c in calls_by_ident(ctx).get(function.name, ())
+               if ctx.enclosing_class(c) is parent)
 
 
 def _held(receiver: ast.AST | None, function: ast.AST, ctx: ModuleContext) -> ast.AST | None:
