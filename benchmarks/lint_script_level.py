@@ -30,6 +30,13 @@ from mldebug_mcp.lint.engine import lint_source
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "lint" / "fixtures"
 SKIPPED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Nonlocal, ast.Global)
+PRELUDE = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+
+
+def first_line(node: ast.stmt) -> int:
+    """The statement's first line, its first decorator's for a decorated def or class."""
+    decorators = getattr(node, "decorator_list", None)
+    return decorators[0].lineno if decorators else node.lineno
 
 
 def as_script(function: ast.FunctionDef, lines: list[str], prelude: list[str]) -> tuple[str, int] | None:
@@ -38,8 +45,8 @@ def as_script(function: ast.FunctionDef, lines: list[str], prelude: list[str]) -
     the result; None when it cannot be converted."""
     if any(isinstance(n, SKIPPED) or isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(function)):
         return None
-    body = function.body[1:] if isinstance(function.body[0], ast.Expr) and isinstance(
-        getattr(function.body[0], "value", None), ast.Constant) else function.body
+    first = function.body[0]
+    body = function.body[1:] if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) else function.body
     if not body:
         return None
     text = textwrap.dedent("\n".join(lines[body[0].lineno - 1:function.end_lineno]))
@@ -61,12 +68,11 @@ def main() -> int:
             continue
         source = path.read_text(encoding="utf-8")
         lines, tree = source.splitlines(), ast.parse(source)
+        # the imports and definitions (from a first decorator), their marks dropped: only the script's lines count
+        definitions = [(node, [line.split(f"# {code}")[0].rstrip() for line in lines[first_line(node) - 1:node.end_lineno]])
+                       for node in tree.body if isinstance(node, PRELUDE)]
         for function in [n for n in tree.body if isinstance(n, ast.FunctionDef)]:
-            # the imports and every other definition, their marks dropped (only the script's lines are scored)
-            prelude = [line.split(f"# {code}")[0].rstrip() for node in tree.body if node is not function
-                       and isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef)
-                       for line in lines[(node.decorator_list[0].lineno if getattr(node, "decorator_list", None)
-                                          else node.lineno) - 1:node.end_lineno]]
+            prelude = [line for node, text in definitions if node is not function for line in text]
             converted = as_script(function, lines, prelude)
             if converted is None:
                 continue
