@@ -8,7 +8,8 @@ from ..rule import Hit, Rule
 
 # a log-probability, and a value estimate or an advantage, somewhere in the module's text
 LOG_TEXTS = ("log_prob", "logp", "log_pi", "log_softmax", "logprob", "log_policy", ".log()", "torch.log(", "log_p")
-VALUE_TEXTS = ("value", "Value", "critic", "baseline", "Vs", "V", "v", "vs", "advantage", "adv", "A")
+VALUE_TEXTS = ("value", "Value", "critic", "baseline", "Vs", "V", "v", "vs", "advantage", "adv", "A",
+               "mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss")  # a baseline regressed onto the reward
 
 
 class PolicyLossAdvantageNotDetached(Rule):
