@@ -313,18 +313,10 @@ def _stays_at_top(index: int, stmt: ast.stmt) -> bool:
     return False
 
 
-def _module_body_free_names(stmts: list) -> set[str]:
-    """Names the defs and classes among these statements read when called (or, for a class body, when defined)."""
-    names = set()
-    for stmt in stmts:
-        names |= {n for node in _walk_scope([stmt]) if isinstance(node, _SCOPES) for n in _free_names(node)}
-        names |= _loads([stmt])
-    return names
-
-
 def wrap_main(tree: ast.Module, keep: set[str]) -> None:
     """Move the statements a script runs at its top level into `def _script_main():`, called at the module's end."""
-    moved = [s for i, s in enumerate(tree.body) if not _stays_at_top(i, s)]
+    stays = [_stays_at_top(i, s) for i, s in enumerate(tree.body)]
+    moved = [s for s, stay in zip(tree.body, stays) if not stay]
     if not moved:
         return
     walked = list(_walk_scope(moved))
@@ -332,11 +324,11 @@ def wrap_main(tree: ast.Module, keep: set[str]) -> None:
            for n in walked) or any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
                                    for n in walked):
         return
-    staying = [s for s in tree.body if not any(s is m for m in moved)]
+    staying = [s for s, stay in zip(tree.body, stays) if stay]
     bound = {name for name, _ in _stores(moved)}
     # what a def or class of the module reads, what the staying statements bind (a literal constant the script
     # rebinds), and what the other files name: these stay module globals
-    shared = _module_body_free_names(staying) | {name for name, _ in _stores(staying)} | keep
+    shared = _loads(staying) | {name for name, _ in _stores(staying)} | keep
     if any(isinstance(n, ast.Call) and getattr(n.func, "id", None) in {"globals", "locals", "vars", "exec", "eval"}
            for n in walked):
         shared |= bound
