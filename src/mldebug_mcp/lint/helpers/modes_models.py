@@ -240,6 +240,10 @@ def untrained_here(receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleConte
     name = (ctx.call_name(value) or ident(value.func) or "").rsplit(".", 1)[-1]
     if not name[:1].isupper():
         return False  # a function may load weights inside
+    if isinstance(receiver, ast.Name) and any(
+            isinstance(v, ast.Call) and any(w in (ident(v.func) or "").lower() for w in ("pretrained", "load"))
+            for v in ctx.values_of(receiver, at=receiver)):
+        return False  # a branch loads trained weights (`if name: model = X.from_pretrained(...) else: X(...)`)
     inner = strip_calls(value.args[0], SETUP) if value.args else None
     if isinstance(inner, ast.Name) and model_like(inner, ctx):
         return False  # a wrapper (MMDataParallel(model.cuda())) of a model set up before it
@@ -333,12 +337,25 @@ def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
     if not isinstance(value, ast.Call):
         return False
     if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
-        return True
+        return not _own_loader_in_train_mode(value, ctx)
     wrapped = value.args[0] if value.args and isinstance(value.args[0], ast.Name | ast.Attribute) else None
     if wrapped is not None and depth < 3 and not (ident(value.func) or "")[:1].isupper() and (
             wrapped is not func) and mode_free(wrapped, ctx, depth + 1):
         return True  # a wrapper function keeps the mode of the model it wraps
     return _free_build(value, ctx, 0)
+
+
+def _own_loader_in_train_mode(value: ast.Call, ctx: ModuleContext) -> bool:
+    """`HyenaDNAPreTrainedModel.from_pretrained(path)` of a class of this file whose from_pretrained builds the
+    model and loads its weights without eval(): unlike the libraries' from_pretrained, it returns it training."""
+    func = value.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ctx.classes):
+        return False
+    method = next((m for m in ctx.classes[func.value.id].body
+                   if isinstance(m, ast.FunctionDef) and m.name == func.attr), None)
+    return method is not None and not any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train")
+        for c in ast.walk(method))
 
 
 def _free_build(value: ast.AST, ctx: ModuleContext, depth: int, needs: set[str] | None = None) -> bool:
