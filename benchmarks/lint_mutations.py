@@ -522,7 +522,7 @@ def _outline(scope, loop, namer, tree_free: set[str]) -> tuple[ast.FunctionDef, 
 
 
 def outline_loops(tree: ast.Module, keep: set[str]) -> None:
-    """Move each batch loop (the innermost loop calling .backward() and each evaluation loop (innermost under
+    """Move each batch loop (the innermost loop calling `.backward()`) and each evaluation loop (innermost under
     `with torch.no_grad()`) into a module-level function `_loop_N(...)`, called where the loop was."""
     namer = _Namer("_loop_", tree)
     tree_free = {n for stmt in tree.body if isinstance(stmt, _SCOPES)
