@@ -16,8 +16,8 @@ Beside triage's own rates it prints two reference readers, both LLM helpers work
 Triage itself is scored on its top ten (limit=10), the candidates it hands an agent.
 
 Splits:
-- `heldout`: collected_d.yaml, collected and labelled blind; none of its threads is in the case base, no
-  setting was chosen on it, and only its aggregate is read. This is the test.
+- `heldout`: collected_d.yaml, collected and labelled blind; none of its threads was in the case base when it was
+  scored, no setting was chosen on it, and only its aggregate is read. This was the test.
 - `fresh`: collected_e.yaml, collected and labelled blind in the same way on 2026-11-25, after that day's
   catalogue changes; aggregate only.
 - `blind_f`: collected_f.yaml, 45 GitHub threads collected 2026-11-27 by three helpers who never saw the
@@ -27,7 +27,7 @@ Splits:
 - `blind_h`: collected_h.yaml, a fifth set collected the same way on 2026-11-27 (sixth session); scored once.
 - `blind_i`: collected_i.yaml, a sixth set collected the same way later in that session; scored once.
 - `blind_j`: collected_j.yaml, a seventh set collected the same way later still; scored once.
-  After each of d-g was scored, its threads' paraphrases joined the case base (data/cases/c_forum_d..g.yaml):
+  After each of d-i was scored, its threads' paraphrases joined the case base (data/cases/c_forum_d..i.yaml):
   from then on they are development data and are scored, like a/b/c, against an index without their fold.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
@@ -63,6 +63,8 @@ HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collect
 READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
            # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
            "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
+# Collected but not yet scored: kept out of every row (and of tuning) until its one scoring.
+PENDING: set[str] = set()
 SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g", "blind_h", "blind_i", "blind_j")
 FOLDS = 5
 TOP = (1, 3, 5, 10)
@@ -72,10 +74,6 @@ def split_of(file_name: str, url: str) -> str:
     if file_name in HELD_OUT:
         return HELD_OUT[file_name]
     return "dev" if hashlib.sha1(url.encode()).hexdigest()[0] in DEV_DIGITS else "earlier"
-
-
-# Collected but not yet scored: kept out of every row (and of tuning) until its one scoring.
-PENDING: set[str] = set()
 
 
 def load_cases() -> list[dict]:
@@ -110,7 +108,7 @@ def index_without_fold(fold: int) -> CauseIndex:
 
 @cache
 def paraphrased_urls() -> frozenset[str]:
-    """Threads whose paraphrase is in the bundled case base (a/b/c, and d-g since they were scored once)."""
+    """Threads whose paraphrase is in the bundled case base (a/b/c, and each later set once it was scored)."""
     return frozenset(c.url for c in load_catalogue().cases)
 
 
