@@ -68,8 +68,14 @@ def write_packets(out: Path, private: Path, sets: list[str]) -> None:
     causes = neutral_cause_ids(list(load_catalogue().causes))
     (out / "catalogue.md").write_text(neutralise(catalogue_index(), causes), encoding="utf-8")
     case_ids: dict[str, dict[str, str]] = {}
+    paraphrased = {case.url.rstrip("/") for case in load_catalogue().cases}
     for name in sets:
         cases = load_set(name)
+        # Triage would be matched against our own paraphrases of these threads: packets made now would flatter it.
+        leaked = [c["id"] for c in cases if c["url"].rstrip("/") in paraphrased]
+        if leaked:
+            raise SystemExit(f"set {name}: {len(leaked)} of its threads are paraphrased in the case base; its packets "
+                             "must be made before the set joins the case base (pick sets with --sets)")
         random.Random(f"{SEED}-{name}").shuffle(cases)
         case_ids[name] = {f"case-{n:03d}": case["id"] for n, case in enumerate(cases, 1)}
         expert, agent = [], []
