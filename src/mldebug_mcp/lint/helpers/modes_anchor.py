@@ -157,15 +157,45 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
     cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
     if cls is None:
         return None
+    parts = key.split(".")
+    for end in range(len(parts), 1, -1):  # self.model.text_encoder: a part of self.model, set up with it
+        found = _class_setup_of(scope, ".".join(parts[:end]), cls, ctx)
+        if found is not None:
+            return found
+    return None
+
+
+def _class_setup_of(scope: ast.AST, key: str, cls: ast.ClassDef, ctx: ModuleContext) -> ast.AST | None:
     for method in cls.body:
         if method is scope or not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or scope_trains(
                 method, ctx):
             continue
-        setup = [n for n in _statements(method, ctx) if _sets_up(n, key)]
+        statements = _statements(method, ctx)
+        setup = [n for n in statements if _sets_up(n, key)]
         if any(isinstance(n, ast.Assign | ast.AnnAssign) and isinstance(n.value, ast.Call) for n in setup) and any(
-                _loads_weights(n) for n in setup):
+                _loads_weights(n) or _loads_weights_via_local(n, statements) for n in setup):
             return _end_of(_every_run(setup, set(), ctx)[-1])
     return None
+
+
+def _loads_weights_via_local(stmt: ast.stmt, statements: list[ast.stmt]) -> bool:
+    """`self.model = model.to(device)` after `model = build_retrieval(pretrained=ckpt_path, ...)` in the method:
+    the local name it is set up from was built with trained weights."""
+    value = stmt.value if isinstance(stmt, ast.Assign) else None
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        value = value.func.value  # model.to(device).half()
+    if not isinstance(value, ast.Name):
+        return False
+    return any(isinstance(n, ast.Assign) and position(n) < position(stmt) and any(
+        isinstance(t, ast.Name) and t.id == value.id for t in n.targets) and (
+        _loads_weights(n) or _given_weight_path(n.value)) for n in statements)
+
+
+def _given_weight_path(value: ast.AST) -> bool:
+    """A build call given a checkpoint for `pretrained` (`pretrained=self.model_path`, not True/False/None)."""
+    return isinstance(value, ast.Call) and any(
+        k.arg == "pretrained" and not (isinstance(k.value, ast.Constant) and k.value.value in (True, False, None))
+        for k in value.keywords)
 
 
 def _loads_weights(stmt: ast.stmt) -> bool:
