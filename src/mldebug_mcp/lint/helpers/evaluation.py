@@ -175,7 +175,8 @@ def _unbound_class(func: ast.AST, ctx: ModuleContext) -> bool:
         return False
     name = func.id
     return (name[:1].isupper() and any(c.islower() for c in name[1:]) and any(c.isupper() for c in name[1:])
-            and not any(name in names for names in ctx.bindings.values()))
+            and name not in ctx.memo(("evaluation", "bound-names"),
+                                     lambda: frozenset(n for names in ctx.bindings.values() for n in names)))
 
 
 def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:
