@@ -63,7 +63,7 @@ def is_optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
         return False
     receiver = call.func.value
-    name = _receiver_name(receiver).lower()
+    name = ident(receiver).lower()
     if "sched" in name or "lr" == name or name.endswith("_lr"):
         return False
     built = ctx.constructed(receiver) or ""
@@ -78,7 +78,7 @@ def is_scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
         return False
     receiver = call.func.value
-    name = _receiver_name(receiver).lower()
+    name = ident(receiver).lower()
     built = ctx.constructed(receiver) or ""
     return "sched" in name or "lr_scheduler" in built
 
@@ -87,7 +87,8 @@ def is_zero_grad(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in ZERO_GRAD
 
 
-def _receiver_name(expr: ast.AST) -> str:
+def ident(expr: ast.AST) -> str:
+    """`opt` -> 'opt', `self.opt` -> 'opt'; '' for anything else."""
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Attribute):

@@ -7,6 +7,7 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import under_no_grad
+from .loops import ident
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # ends the graph: the value is a number or a new leaf from here on
@@ -26,14 +27,6 @@ STALE = re.compile(r"(^|_)(old|target|tgt|next|prev|buffer|buf|batch|mb|rollout|
 VALUE_CALL = re.compile(r"critic|value|baseline|(^|_)vf($|_)|(^|_)v_?net")
 MODULES = {"torch", "F", "np", "numpy", "nn", "functional"}
 REGRESSIONS = {"mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss"}
-
-
-def ident(expr: ast.AST) -> str:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return ""
 
 
 def base(expr: ast.AST) -> ast.AST:
