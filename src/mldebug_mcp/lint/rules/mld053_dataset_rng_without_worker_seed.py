@@ -96,7 +96,7 @@ class DatasetRngWithoutWorkerSeed(Rule):
             return
         wrapper = unseeded_worker_wrapper(node, ctx)
         if wrapper is not None:
-            global_only, severity, why = _global_weight(ctx, wrapper[1])
+            severity, why = _global_weight(ctx, wrapper[1])
             yield Hit(wrapper[0], f"this wrapper runs in each DataLoader worker but does not reseed NumPy: the "
                                   f"wrapped data's np.random draws ({wrapper[1]}) {why}", severity)
             return
@@ -118,7 +118,7 @@ class DatasetRngWithoutWorkerSeed(Rule):
             name = ctx.call_name(call)
             if name in NUMPY_GLOBAL and "global" not in reported and _unseeded_workers(ctx, generator_helps=True):
                 reported.add("global")
-                _, severity, why = _global_weight(ctx, "")
+                severity, why = _global_weight(ctx, "")
                 yield Hit(call, f"np.random.{name.rsplit('.', 1)[1]} in a Dataset with num_workers > 0 and no "
                                 f"worker_init_fn: {why}", severity)
             attr = _self_generator(call, ctx)
@@ -168,22 +168,22 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
             yield Hit(call, f"augmentation randomness drawn at {drawn} repeats across this DataLoader's workers "
                             "(num_workers > 0, no worker_init_fn)")
         else:
-            _, severity, why = _global_weight(ctx, drawn)
+            severity, why = _global_weight(ctx, drawn)
             yield Hit(call, f"augmentation randomness drawn from np.random at {drawn} in this DataLoader's workers "
                             f"(num_workers > 0, no worker_init_fn): {why}", severity)
 
 
-def _global_weight(ctx: ModuleContext, drawn: str) -> tuple[bool, str | None, str]:
-    """(global only, severity, why) for draws from NumPy's global state (or a generator object, when `drawn` says
+def _global_weight(ctx: ModuleContext, drawn: str) -> tuple[str | None, str]:
+    """(severity, why) for draws from NumPy's global state (or a generator object, when `drawn` says
     so): torch >= 1.9 reseeds that state in every worker, so they repeat only where the project pins older torch."""
     if drawn_from_owned(drawn):
-        return False, None, "repeat across workers (a generator object is copied, never reseeded)"
+        return None, "repeat across workers (a generator object is copied, never reseeded)"
     pin = pins_old_torch(ctx.path)
     if pin:
-        return True, None, f"workers repeat each other's draws: this project pins torch below 1.9 ({pin}), " \
-                           "which does not reseed NumPy per worker"
-    return True, "info", "torch >= 1.9 reseeds NumPy per worker, so draws repeat only on older torch " \
-                         "(seed workers for reproducibility)"
+        return None, f"workers repeat each other's draws: this project pins torch below 1.9 ({pin}), " \
+                      "which does not reseed NumPy per worker"
+    return "info", "torch >= 1.9 reseeds NumPy per worker, so draws repeat only on older torch " \
+                  "(seed workers for reproducibility)"
 
 
 def _unpacked_from(name: ast.AST, ctx: ModuleContext) -> list[ast.expr]:
