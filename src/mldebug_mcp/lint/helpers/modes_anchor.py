@@ -201,10 +201,15 @@ def _given_weight_path(value: ast.AST) -> bool:
 def _loads_weights(stmt: ast.stmt) -> bool:
     """`self.model = self._load(cfg, weights)`, `self.model.load_state_dict(...)`: trained weights, to predict
     with (a model built from a config to be trained is switched where it evaluates)."""
-    return any(isinstance(n, ast.Call) and (LOADS.search(ast.unparse(n.func).rsplit(".", 1)[-1]) or any(
-        k.arg == "pretrained" and isinstance(k.value, ast.Constant) and k.value.value is True or k.arg == "weights"
-        and not (isinstance(k.value, ast.Constant) and k.value.value is None) for k in n.keywords))
-        for n in ast.walk(stmt))  # resnet50(pretrained=True), vgg16(weights=...): built with trained weights
+    return any(isinstance(n, ast.Call) and (LOADS.search(ast.unparse(n.func).rsplit(".", 1)[-1]) or given_weights(n))
+               for n in ast.walk(stmt))
+
+
+def given_weights(call: ast.Call) -> bool:
+    """Built with trained weights: `resnet50(pretrained=True)`, `vgg16(weights=...)` (weights= anything but None)."""
+    return any(k.arg == "pretrained" and isinstance(k.value, ast.Constant) and k.value.value is True
+               or k.arg == "weights" and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+               for k in call.keywords)
 
 
 LOADS = re.compile(r"(?i)load|restore|checkpoint|pretrained")

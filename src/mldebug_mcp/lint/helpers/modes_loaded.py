@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from ..context import ModuleContext
-from .evaluation import ident, model_like, tokens
+from .evaluation import ident, model_like, strip_calls, tokens
 from .modes import SETUP, direct_switch, key_of, position
-from .modes_anchor import global_setup_end
+from .modes_anchor import given_weights, global_setup_end
 from .modes_evidence import file_trains, framework_managed, model_class
 from .modes_facts import callee_mode
 from .modes_indirect import runs_model
@@ -159,23 +159,11 @@ def _built_with_weights(ctx: ModuleContext) -> list[tuple[str, ast.Call]]:
     found = []
     for stmt in ctx.by_type.get(ast.Assign, ()):
         key = key_of(stmt.targets[0]) if len(stmt.targets) == 1 else None
-        value = stmt.value
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SETUP:
-            value = value.func.value  # .to(device), .cuda()
-        if key and not frozen(key) and isinstance(value, ast.Call) and _given_weights(value) and (
+        value = strip_calls(stmt.value, SETUP)  # .to(device), .cuda()
+        if key and not frozen(key) and isinstance(value, ast.Call) and given_weights(value) and (
                 ctx.method_name(value) != "from_pretrained"):
             found.append((key, value))
     return found
-
-
-def _given_weights(call: ast.Call) -> bool:
-    """`pretrained=True`, or `weights=` something other than None."""
-    for keyword in call.keywords:
-        if keyword.arg == "pretrained" and isinstance(keyword.value, ast.Constant) and keyword.value.value is True:
-            return True
-        if keyword.arg == "weights" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None):
-            return True
-    return False
 
 
 SHAPE_ATTRS = {"size", "shape", "dim", "ndim", "ndimension"}
