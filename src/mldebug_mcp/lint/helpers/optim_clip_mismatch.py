@@ -41,7 +41,7 @@ def clipped_elsewhere(opt: ast.Call, ctx: ModuleContext) -> tuple[ast.Call, ast.
             clipped = _keys(clip.args[0], ctx)
             if not clipped or any(_related(c, o) for c in clipped for o in own):
                 continue
-            for other_name, other in built.items():
+            for other in built.values():
                 theirs = _keys(params_argument(other), ctx) if other is not opt else None
                 if theirs and all(any(_related(c, t) for t in theirs) for c in clipped):
                     return clip, call, other

@@ -140,10 +140,10 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> b
                 called = True
             continue
         if _rewrapped(node, parent, ctx) or _handed_to_evaluation(node, parent, ctx):
-            continue
-        if depth and _handed_to_training(node, parent, ctx, depth):
-            called = True
             continue  # `vae = nn.DataParallel(vae)`, `evaluate(loader, vae)`: its parameters reach no optimiser
+        if depth and _handed_to_training(node, parent, ctx, depth):
+            called = True  # `train_one_epoch(vae, loader)`: the helper's parameter is trained there
+            continue
         if isinstance(parent, ast.Attribute) and parent.value is node:
             call = ctx.parent(parent)
             if isinstance(parent.ctx, ast.Store):
