@@ -74,6 +74,8 @@ class Flow:
                 self._call(node)
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
                 self.regressed |= {ident(n) for n in ast.walk(node.left) if ident(n)}
+        for found in self.binds.values():  # by line (stable), once here rather than in every `at`
+            found.sort(key=lambda b: b[0])
 
     def _bind(self, target: ast.AST, value: ast.AST | None, stmt: ast.AST, full: bool = True) -> None:
         if isinstance(target, ast.Tuple | ast.List):
@@ -102,7 +104,7 @@ class Flow:
 
     def at(self, name: str, line: int) -> list[ast.AST | None]:
         """The values `name` may hold at `line`: its last full binding before it and later partial ones."""
-        found = sorted((b for b in self.binds.get(name, ()) if b[0] < line), key=lambda b: b[0])
+        found = [b for b in self.binds.get(name, ()) if b[0] < line]
         last_full = max((i for i, b in enumerate(found) if b[1]), default=0)
         return [None if under_no_grad(stmt, self.ctx) else value for _, _, value, stmt in found[last_full:]]
 
@@ -183,7 +185,6 @@ class Flow:
                         return node
         return None
 
-
     def _baseline(self, difference: ast.BinOp, line: int) -> bool:
         """`reward - b` where the function also regresses b onto reward (`mse_loss(reward, b)`): b is a
         learned baseline whatever its name (critique, b, pred_return), live when a forward gave it."""
@@ -194,7 +195,7 @@ class Flow:
 
 
 def _walk_scope(scope: ast.AST):
-    """The nodes of a function (or of a script's module level), not entering nested defs and classes."""
+    """The nodes of a function (or of a script's module level), not entering nested defs, classes and lambdas."""
     stack = [scope]
     while stack:
         node = stack.pop()
