@@ -29,8 +29,7 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
             return _wrapper(evaluation[-1], ctx)
         return _no_grad_block(call, scope, ctx) or call
     top = _top_statement(call, scope, ctx)
-    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and (
-             _sets_up(n, key) or key in loaded_by_method(n, ctx))]  # self.load_model(path): the weights arrive
+    setup = _setups_before(top, key, scope, ctx)
     if setup and isinstance(setup[-1], ast.Assign) and wraps_model(setup[-1].value, setup[-1].targets[0], ctx):
         return _top_statement(setup[-1], scope, ctx)  # eval() the model before wrapping it (DataParallel)
     if setup:
@@ -49,12 +48,18 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
     the class's method that sets `self.model` up, else where the script sets up a global model, else at
     the call."""
     top = _top_statement(call, scope, ctx)
-    setup = [n for n in _statements(scope, ctx) if position(n) < position(top) and (
-             _sets_up(n, key) or key in loaded_by_method(n, ctx))]  # self.load_model(path): the weights arrive
+    setup = _setups_before(top, key, scope, ctx)
     # a setup under an `if` the call is not under (`if use_cuda: model = model.cuda()`) runs only sometimes:
     # eval() belongs after the last setup every run passes
     setup = _every_run(setup, set(ctx.ancestors(call)), ctx)
     return _end_of(setup[-1]) if setup else _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or top
+
+
+def _setups_before(top: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> list[ast.stmt]:
+    """The statements of `scope` before `top` that set `key` up, in order (`self.load_model(path)` too: the
+    weights arrive there)."""
+    return [n for n in _statements(scope, ctx) if position(n) < position(top) and (
+            _sets_up(n, key) or key in loaded_by_method(n, ctx))]
 
 
 def class_setup_end(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
