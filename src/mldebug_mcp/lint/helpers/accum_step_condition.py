@@ -22,6 +22,7 @@ from .graph import callee
 from .loops import LOOPS, is_any_backward
 from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional_in
 from .optim_values import optimizer_step
+from .script_scope import function_or_module
 
 BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
 
@@ -238,7 +239,7 @@ def _counter(name: str, loop: ast.AST, at: ast.stmt, ctx: ModuleContext, depth: 
             or not isinstance(advances[0].value, ast.Constant) or not unconditional_in(advances[0], loop, ctx):
         return None
     # a script's loop at module level counts from a value set at the top of the script
-    owner = ctx.enclosing(loop, FUNCTIONS) or ctx.tree
+    owner = function_or_module(loop, ctx)
     before = [n for n in ast.walk(owner) if isinstance(n, ast.Assign) and n.lineno < loop.lineno
               and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name
               and (owner is not ctx.tree or ctx.scope_of(n) is ctx.tree)]

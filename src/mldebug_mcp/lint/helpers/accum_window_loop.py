@@ -12,6 +12,7 @@ from ..context import ModuleContext
 from .loops import LOOPS, calls_in_order, is_any_backward
 from .optim_steps import FUNCTIONS, call_sites
 from .optim_values import optimizer_step
+from .script_scope import function_or_module
 
 
 def window_loop_total(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
@@ -24,7 +25,7 @@ def window_loop_total(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     calls = [c for c in calls_in_order(loop.body) if ctx.enclosing(c, LOOPS + FUNCTIONS) is loop]
     if any(optimizer_step(c, ctx) for c in calls) or not any(is_any_backward(c) for c in calls):
         return None
-    function = ctx.enclosing(loop, FUNCTIONS) or ctx.tree  # a script's window loop, stepped after at top level
+    function = function_or_module(loop, ctx)  # a script's window loop, stepped after at top level
     if _steps_after(function, loop.end_lineno or loop.lineno, ctx):
         return total
     return total if function is not ctx.tree and _caller_steps(function, ctx, 2) else None
@@ -58,5 +59,5 @@ def _count_break(loop: ast.AST) -> ast.expr | None:
 
 
 def _steps_after(function: ast.AST, line: int, ctx: ModuleContext) -> bool:
-    return any(optimizer_step(c, ctx) and c.lineno > line and (ctx.enclosing(c, FUNCTIONS) or ctx.tree) is function
+    return any(optimizer_step(c, ctx) and c.lineno > line and function_or_module(c, ctx) is function
                for c in calls_in_order(function.body))

@@ -19,6 +19,7 @@ from .graph import callee, in_no_grad, latest_value
 from .loops import is_backward, is_zero_grad
 from .optim_steps import FUNCTIONS, _says_it_clears, call_sites, expanded_calls
 from .optim_values import optimizer_step
+from .script_scope import function_or_module
 
 CUTS = {"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"}
 FAKE_TARGET_WORDS = {"fake", "zeros", "zero", "false"}  # a label that says "this sample is generated"
@@ -202,7 +203,7 @@ def generator_frozen(backward: ast.Call, ctx: ModuleContext) -> bool:
     """`set_requires_grad(netG, False)`, `netG.requires_grad_(False)`, a loop setting `p.requires_grad =
     False` over the generator's parameters, or Lightning's `self.toggle_optimizer(opt)`, before this
     backward in the same function, and not undone since (the last such switch before it decides)."""
-    function = ctx.enclosing(backward, FUNCTIONS) or ctx.tree  # a script's top-level loop is its own scope
+    function = function_or_module(backward, ctx)  # a script's top-level loop is its own scope
     switches: list[tuple[tuple[int, int], bool]] = []  # (position, frozen)
     # a script's own statements: the bodies of its functions and classes do not run in order with it
     nodes = _script_nodes(ctx) if function is ctx.tree else ast.walk(function)
@@ -250,7 +251,7 @@ def generator_steps_on_it(backward: ast.Call, ctx: ModuleContext) -> bool:
     optimiser steps, or the generator's own backward runs before a step, with nothing in between that may
     clear the generator's gradients (a zero_grad named for it or for nothing we can place, a helper that
     says it clears gradients)."""
-    function = ctx.enclosing(backward, FUNCTIONS) or ctx.tree  # a script's top-level loop is its own scope
+    function = function_or_module(backward, ctx)  # a script's top-level loop is its own scope
     found = _after(backward, function, ctx)
     if found is not None or function is ctx.tree:
         return bool(found)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .gan_updates import DISCRIMINATOR_WORDS, FUNCTIONS, words
+from .gan_updates import DISCRIMINATOR_WORDS, words
 from .loops import calls_in_order, is_any_backward, is_zero_grad
 from .optim_params import dotted
 from .optim_steps import local_callee
 from .optim_values import optimizer_step
 from .optim_zeroing import stepped_optimizer
-from .script_scope import trains
+from .script_scope import function_or_module, trains
 
 
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
@@ -28,7 +28,7 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
     after its step while a generator step with its own backward comes first."""
     if not ctx.has_text("zero_grad") or not ctx.backward_scopes and not trains(function, ctx):
         return None
-    calls = [c for c in calls_in_order(function.body) if (ctx.enclosing(c, FUNCTIONS) or ctx.tree) is function]
+    calls = [c for c in calls_in_order(function.body) if function_or_module(c, ctx) is function]
     if not trains(function, ctx) and not any(_backs(c, ctx) for c in calls):
         return None  # no backward in it (nor in a nested loop, nor in a helper it calls)
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
