@@ -9,6 +9,8 @@ test does: on the task where the output is softmaxed, the loss is the one that a
 import ast
 
 from ..context import ModuleContext
+from .kinds.vocabulary import ACTIVATIONS, MODULES, TENSOR_METHODS
+from .kinds.vocabulary import FUNCTIONS as KIND_FUNCTIONS
 from .losses import EXPECT_LOGITS, loss_source
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -115,7 +117,6 @@ def _target_index(value: ast.Call, name: str, ctx: ModuleContext) -> int | None:
 
 def _activation(value: ast.expr, ctx: ModuleContext) -> str | None:
     """The kind of an activation applied here: `F.softmax(x, 1)`, `x.sigmoid()`, `nn.Softmax(1)(x)`."""
-    from .kinds.vocabulary import FUNCTIONS as KIND_FUNCTIONS, MODULES, TENSOR_METHODS, ACTIVATIONS
     if not isinstance(value, ast.Call):
         return None
     if isinstance(value.func, ast.Call):
