@@ -203,11 +203,11 @@ class ActivationIntoLogitLoss(Rule):
         if not chosen or silenced(call, ctx, self.code):
             return
         for arg in loss_inputs(call):
+            found = input_kinds(arg, ctx)
             for name, where in chosen:
                 loss = f"{_short(name)} (line {call.lineno}, on the same test)"
-                found = input_kinds(arg, ctx)
-                origins = [(o, f.kind) for _, f in found if f.kind in ACTIVATIONS for o in f.origins
-                           if {gate(p, ctx) for p in f.origins} == {where}]
+                origins = [(o, f.kind) for _, f in found if f.kind in ACTIVATIONS
+                           and {gate(p, ctx) for p in f.origins} == {where} for o in f.origins]
                 # an output shaped per task by a method of the class, with other activations on other tasks
                 origins = origins or ([] if found else gated_activations(arg, call, where, ctx))
                 hits = [_activation_hit(o, self.message, kind, loss) for o, kind in origins if _paired(kind, _short(name))]
