@@ -138,11 +138,12 @@ class TrainModeNotRestored(Rule):
             # or one another file's evaluation helper leaves in eval mode (`perform_val(..., backbone, ...)`)
             if node not in ctx.backward_scopes or ctx.project is None:
                 return
-            built = _built_in_eval(node, list(calls_in_order(node.body)), ctx)
+            calls = list(calls_in_order(node.body))
+            built = _built_in_eval(node, calls, ctx)
             if built is not None:
                 yield built
                 return
-            if not any(_foreign_leaving_eval(c, ctx) is not None for c in calls_in_order(node.body)):
+            if not any(_foreign_leaving_eval(c, ctx) is not None for c in calls):
                 return
         if node in ctx.backward_scopes:
             calls = list(calls_in_order(node.body))
