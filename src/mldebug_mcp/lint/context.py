@@ -244,7 +244,7 @@ class ModuleContext:
             if expr.id not in bound:
                 return []
             scope = self.scope_of(at or expr)
-            for candidate_scope in (self._closure(scope, expr.id), self.tree):
+            for candidate_scope in (self.closure_scope(scope, expr.id), self.tree):
                 values = self.bindings.get(candidate_scope, {}).get(expr.id)
                 if values:
                     line = getattr(at or expr, "lineno", 10**9)
@@ -267,15 +267,15 @@ class ModuleContext:
 
         return frozenset(self.memo(("global_names",), index).get(scope, ()))
 
-    def _closure(self, scope: Scope, name: str) -> Scope:
+    def closure_scope(self, scope: Scope, name: str) -> Scope:
         """The scope whose `name` a read in `scope` sees: a def that neither assigns nor takes the name reads its
-        enclosing def's (a nested `def train(X, y):` reading the `model` its function built)."""
+        enclosing def's (a nested `def train(X, y):` reading the `model` its function built); `scope` itself
+        when no enclosing def binds it (scope_of passes over class bodies, as Python's lookup does)."""
         inner = scope
         while name not in self.bindings.get(inner, {}) and isinstance(inner, _SCOPES):
-            outer = self.scope_of(inner)
-            if outer is self.tree or isinstance(outer, ast.ClassDef):
+            inner = self.scope_of(inner)
+            if inner is self.tree:
                 return scope
-            inner = outer
         return inner if self.bindings.get(inner, {}).get(name) else scope
 
     def resolve(self, expr: ast.AST, depth: int = 4) -> ast.AST:

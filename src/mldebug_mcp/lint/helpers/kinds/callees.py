@@ -151,7 +151,7 @@ class Callees:
         table = ctx.bindings.get(scope, {})
         own = scope
         if name.id not in table:  # the enclosing def's (a closure's), else the module's
-            scope = ctx._closure(scope, name.id)
+            scope = ctx.closure_scope(scope, name.id)
             scope = scope if scope is not own else ctx.tree
             table = ctx.bindings.get(scope, {})
         values = table.get(name.id)
