@@ -182,7 +182,15 @@ def _steps_next(loop: ast.AST, ctx: ModuleContext) -> bool:
     return False
 
 
-def _caller_steps_after(loop: ast.AST, function: ast.AST, ctx: ModuleContext) -> bool:
+def _steps_after(node: ast.AST, outer: ast.AST, ctx: ModuleContext) -> bool:
+    """`outer` (the loop or function running `node`) steps an optimiser unconditionally after `node`, or a step
+    follows `node`'s statement in its own block."""
+    statement = next((a for a in (node, *ctx.ancestors(node)) if isinstance(a, ast.stmt)), None)
+    return any(optimizer_step(c, ctx) and c.lineno > node.end_lineno and unconditional_in(c, outer, ctx)
+               for c in calls_in_order(outer.body)) or (statement is not None and _steps_next(statement, ctx))
+
+
+def _caller_steps_after(function: ast.AST, ctx: ModuleContext) -> bool:
     """The micro-batch loop is a helper's (`def forward_backward(model, micro_batches):`), the helper never
     steps, and every caller of this file steps the optimiser right after calling it (issue 17)."""
     if not isinstance(function, FUNCTIONS) or any(
@@ -194,11 +202,7 @@ def _caller_steps_after(loop: ast.AST, function: ast.AST, ctx: ModuleContext) ->
 
 def _steps_after_call(site: ast.Call, ctx: ModuleContext) -> bool:
     outer = ctx.enclosing(site, LOOPS + FUNCTIONS)
-    if outer is None:
-        return False
-    statement = next((a for a in ctx.ancestors(site) if isinstance(a, ast.stmt)), None)
-    return any(optimizer_step(c, ctx) and c.lineno > site.end_lineno and unconditional_in(c, outer, ctx)
-               for c in calls_in_order(outer.body)) or (statement is not None and _steps_next(statement, ctx))
+    return outer is not None and _steps_after(site, outer, ctx)
 
 
 def _strides_a_length(source: ast.expr) -> bool:
@@ -233,9 +237,7 @@ def micro_batch_loop(loop: ast.AST, ctx: ModuleContext) -> ast.expr | None:
     outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
     if outer is None:
         return None
-    if not any(optimizer_step(c, ctx) and c.lineno > loop.end_lineno and unconditional_in(c, outer, ctx)
-               for c in calls_in_order(outer.body)) and not _steps_next(loop, ctx) \
-            and not _caller_steps_after(loop, outer, ctx):
+    if not _steps_after(loop, outer, ctx) and not _caller_steps_after(outer, ctx):
         return None
     counted = [a for c in ast.walk(loop.iter) if isinstance(c, ast.Call) for a in c.args]
     return counted[-1] if counted else loop.iter
