@@ -164,8 +164,12 @@ def _constructor(func: ast.AST) -> bool:
     """`mod.SomeClass`: a CamelCase attribute of a name other than self (a class of a module, built by the
     call); `self.G`, `nets.D` are single letters held by an object."""
     return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id != "self"
-            and func.attr[:1].isupper() and any(c.islower() for c in func.attr[1:])
-            and any(c.isupper() for c in func.attr[1:]))
+            and _camel_case(func.attr))
+
+
+def _camel_case(name: str) -> bool:
+    """CamelCase (`SomeClass`, `ModelCheckpoint`: a capital, then both cases); not `G`, `MODEL` nor `Net`."""
+    return name[:1].isupper() and any(c.islower() for c in name[1:]) and any(c.isupper() for c in name[1:])
 
 
 def _unbound_class(func: ast.AST, ctx: ModuleContext) -> bool:
@@ -173,10 +177,8 @@ def _unbound_class(func: ast.AST, ctx: ModuleContext) -> bool:
     star import brought (a constructor), not a model instance; `G(z)`, `D(x)` are single letters."""
     if not isinstance(func, ast.Name):
         return False
-    name = func.id
-    return (name[:1].isupper() and any(c.islower() for c in name[1:]) and any(c.isupper() for c in name[1:])
-            and name not in ctx.memo(("evaluation", "bound-names"),
-                                     lambda: frozenset(n for names in ctx.bindings.values() for n in names)))
+    return _camel_case(func.id) and func.id not in ctx.memo(
+        ("evaluation", "bound-names"), lambda: frozenset(n for names in ctx.bindings.values() for n in names))
 
 
 def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:
