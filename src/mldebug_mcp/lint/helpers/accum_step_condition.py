@@ -58,25 +58,27 @@ def modulo_test(test: ast.expr) -> StepTest | None:
     return None
 
 
-def flag_test(test: ast.expr, ctx: ModuleContext) -> ast.expr | None:
-    """The modulo comparison a flag tested by an `if` was set from (`is_accumulating = step % k != 0`, then
-    `if is_accumulating:`): the one assignment of that name in the function, at its loop's level."""
+def flag_test(test: ast.expr, ctx: ModuleContext) -> tuple[StepTest, ast.expr] | None:
+    """(the step test an `if` on a flag makes, the modulo comparison the flag was set from) for
+    `is_accumulating = step % k != 0`, then `if is_accumulating:` or `if not is_accumulating:`: the one
+    assignment of that name in the function, at its loop's level."""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
     name = test.operand if negated else test
     if not isinstance(name, ast.Name):
         return None
     values = ctx.values_of(name, name)
-    if len(values) != 1 or modulo_test(values[0]) is None or ctx.scope_of(values[0]) is not ctx.scope_of(name):
+    if len(values) != 1 or ctx.scope_of(values[0]) is not ctx.scope_of(name):
         return None
-    return ast.UnaryOp(ast.Not(), values[0]) if negated else values[0]
+    found = modulo_test(ast.UnaryOp(ast.Not(), values[0]) if negated else values[0])
+    return (found, values[0]) if found is not None else None
 
 
 def test_of(node: ast.If, ctx: ModuleContext) -> StepTest | None:
     """The step test of an `if`: its own modulo comparison, or the one its flag was set from."""
     found = modulo_test(node.test)
     if found is None:
-        source = flag_test(node.test, ctx)
-        found = modulo_test(source) if source is not None else None
+        flag = flag_test(node.test, ctx)
+        found = flag[0] if flag is not None else None
     return found
 
 

@@ -64,9 +64,9 @@ class AccumulationStepCondition(Rule):
                 yield Hit(found[0], self.EVERY.format(sign=found[1]))
             return
         # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
-        # a flag set from the test (`accumulating = step % k != 0`) is reported where it is set: the fix goes there
-        flag = flag_test(node.test, ctx) if modulo_test(node.test) is None else None
-        remainder = modulo_test(node.test) or (modulo_test(flag) if flag is not None else None)
+        remainder, source = modulo_test(node.test), None
+        if remainder is None:  # a flag set from the test (`accumulating = step % k != 0`): reported where it is set
+            remainder, source = flag_test(node.test, ctx) or (None, None)
         if remainder is None or isinstance(remainder.divisor, ast.Constant) and remainder.divisor.value in (0, 1):
             return
         guard = step_guard(node, ctx)
@@ -76,9 +76,8 @@ class AccumulationStepCondition(Rule):
                 yield Hit(stray, self.STRAY.format(line=node.lineno, test=ast.unparse(node.test)))
             return
         test = guard.test
-        if flag is not None:
-            value = flag.operand if isinstance(flag, ast.UnaryOp) and not hasattr(flag, "lineno") else flag
-            where, shown = ctx.parent(value) or node, ast.unparse(value)
+        if source is not None:  # the fix goes where the flag is set
+            where, shown = ctx.parent(source) or node, ast.unparse(source)
         else:
             where, shown = node, ast.unparse(node.test)
         if not guard.steps_on_zero:
