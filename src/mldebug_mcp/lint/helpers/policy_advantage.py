@@ -135,12 +135,12 @@ class Flow:
         if isinstance(expr, ast.Attribute) and expr.attr == "data":
             return False
         if isinstance(expr, ast.Call):
-            name = callee(expr)
-            if name in CUTS or name in NUMBER_MAKERS or (self.ctx.call_name(expr) or "").startswith(("np.", "numpy.")):
+            name, qualified = callee(expr), self.ctx.call_name(expr) or ""
+            if name in CUTS or name in NUMBER_MAKERS or qualified.startswith(("np.", "numpy.")):
                 return False
             if method(expr) in PASS:
                 return any(self.live(a, line, seen, unknown) for a in [expr.func.value, *expr.args])
-            if (self.ctx.call_name(expr) or "").startswith(("torch.", "F.")):
+            if qualified.startswith(("torch.", "F.")):
                 return any(self.live(a, line, seen, unknown) for a in expr.args)
             return True  # a forward: a network's output
         if isinstance(expr, ast.BinOp):
