@@ -23,16 +23,11 @@ def loaded_by_method(stmt: ast.stmt, ctx: ModuleContext) -> frozenset[str]:
     return _loading_methods(cls, ctx).get(value.func.attr, frozenset())
 
 
-def loaded_before(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.stmt | None:
-    """The statement of `scope`, before `call`, that loads trained weights into `key` through a method of the class
-    (the last such statement). A direct `key.load_state_dict(...)` is modes_loaded's (it anchors past branches)."""
-    found = None
-    for stmt in getattr(scope, "body", ()):
-        if position(stmt) >= position(call):
-            break
-        if key in loaded_by_method(stmt, ctx):
-            found = stmt
-    return found
+def loaded_before(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """A statement of `scope`, before `call`, loads trained weights into `key` through a method of the class. A direct
+    `key.load_state_dict(...)` is modes_loaded's (it anchors past branches)."""
+    return any(position(stmt) < position(call) and key in loaded_by_method(stmt, ctx)
+               for stmt in getattr(scope, "body", ()))
 
 
 def _loading_methods(cls: ast.ClassDef, ctx: ModuleContext) -> dict[str, frozenset[str]]:

@@ -209,7 +209,7 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
             _generates(call) or (grad_off_at(call, scope, ctx) and (
                 named_for_evaluation(scope, ctx, file_too=True) or _samples(call, receiver, scope, ctx)))))
         if switch is None and not strong and not isinstance(ctx.parent(call), ast.Expr) and loaded_before(
-                call, key, scope, ctx) is not None and not region_trains(call, scope, ctx):
+                call, key, scope, ctx) and not region_trains(call, scope, ctx):
             strong = True  # trained weights loaded here (self.load_model(path)), then the model runs untrained
         if switch is not None:  # train() before the forward
             strong = strong or _eval_undone_under_no_grad(switch, call, key, scope, ctx)
