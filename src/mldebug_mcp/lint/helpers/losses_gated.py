@@ -9,6 +9,7 @@ test does: on the task where the output is softmaxed, the loss is the one that a
 import ast
 
 from ..context import ModuleContext
+from .kinds import method_of
 from .kinds.vocabulary import ACTIVATIONS, MODULES, TENSOR_METHODS
 from .kinds.vocabulary import FUNCTIONS as KIND_FUNCTIONS
 from .losses import EXPECT_LOGITS, loss_source
@@ -102,7 +103,7 @@ def _own_method(call: ast.Call, ctx: ModuleContext) -> ast.FunctionDef | None:
     cls = ctx.enclosing_class(call)
     if cls is None:
         return None
-    return next((f for f in cls.body if isinstance(f, FUNCTIONS) and f.name == func.attr), None)
+    return method_of(cls, func.attr)
 
 
 def _target_index(value: ast.Call, name: str, ctx: ModuleContext) -> int | None:
