@@ -22,7 +22,6 @@ from ..helpers.modes import (
     switches,
 )
 from ..helpers.modes_anchor import anchor, anchor_after_setup
-from ..helpers.modes_loading_methods import loaded_before
 from ..helpers.modes_evidence import (
     collected,
     drives_itself,
@@ -43,6 +42,7 @@ from ..helpers.modes_handoff import handed_to_evaluation
 from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
+from ..helpers.modes_loading_methods import loaded_before
 from ..helpers.modes_models import (
     SAMPLERS,
     bare_switch,
