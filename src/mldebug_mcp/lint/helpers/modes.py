@@ -60,15 +60,15 @@ def direct_switch(call: ast.Call) -> tuple[str | None, str] | None:
 
 
 # the words a project's own mode setter is handed for evaluation: `self.set_model_mode("eval")`
-EVAL_WORDS = {"eval", "evaluation", "test", "val", "valid", "validation", "inference", "predict"}
+SETTER_EVAL_WORDS = {"eval", "evaluation", "test", "val", "valid", "validation", "inference", "predict"}
 
 
 def _named_mode(call: ast.Call) -> str:
     """EVAL when the setter is told an evaluation mode by a constant (an argument or `mode=`), else SET
     (whatever it restores or is told at run time)."""
     said = [*call.args, *(k.value for k in call.keywords if k.arg == "mode")]  # set_mode(model, "eval") too
-    return EVAL if any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower() in EVAL_WORDS
-                       for a in said) else SET
+    return EVAL if any(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                       and a.value.lower() in SETTER_EVAL_WORDS for a in said) else SET
 
 
 def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]:
