@@ -26,10 +26,13 @@ from .script_scope import function_or_module, trains
 def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, str] | None:
     """(the statement that starts the discriminator's backward, its optimiser's name) when it is zeroed only
     after its step while a generator step with its own backward comes first."""
-    if not ctx.has_text("zero_grad") or not ctx.backward_scopes and not trains(function, ctx):
+    if not ctx.has_text("zero_grad"):
         return None
+    training = trains(function, ctx)
+    if not training and not ctx.backward_scopes:
+        return None  # no backward in the module's functions or loops, nor at a script's top level
     calls = [c for c in calls_in_order(function.body) if function_or_module(c, ctx) is function]
-    if not trains(function, ctx) and not any(_backs(c, ctx) for c in calls):
+    if not training and not any(_backs(c, ctx) for c in calls):
         return None  # no backward in it (nor in a nested loop, nor in a helper it calls)
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
