@@ -102,9 +102,9 @@ def _used_beside(log: ast.AST, names: list[str], ctx: ModuleContext) -> bool:
     inside = {id(n) for n in ast.walk(log)}
     log_arms = _arms(log, ctx)
     for node in ast.walk(func):
-        if isinstance(node, ast.Name) and node.id == names[0] and isinstance(node.ctx, ast.Load) and id(node) not in inside:
-            if not any((anc, not arm) in log_arms for anc, arm in _arms(node, ctx)):
-                return True
+        if isinstance(node, ast.Name) and node.id == names[0] and isinstance(node.ctx, ast.Load) \
+                and id(node) not in inside and not any((anc, not arm) in log_arms for anc, arm in _arms(node, ctx)):
+            return True
     return False
 
 
