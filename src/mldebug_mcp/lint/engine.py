@@ -373,6 +373,7 @@ def _parsed(path: Path, roots: Roots) -> tuple[ModuleContext | None, NotebookMod
         ctx, problem = parse_source(source, str(path), notebook is not None)
     if problem is not None:
         return None, None, _FileOutcome(path, in_cells([problem], notebook), {}, set())
+    ctx.roots = roots  # a rule reading a project file beside the module (MLD053's torch pin) stays inside them
     return ctx, notebook, None
 
 
