@@ -13,9 +13,13 @@ import ast
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from keyword import iskeyword
+from typing import TYPE_CHECKING
 
 from .helpers import kinds
 from .project_facts import LocalFacts, ProjectIndex
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ACTIVATIONS = {
     "torch.softmax": "softmax",
@@ -60,6 +64,8 @@ class ModuleContext:
         self.classes: dict[str, ast.ClassDef] = {}
         # filled by the engine: names defined in other files of the same run
         self.project: ProjectIndex | None = None
+        # the run's allow-list (None: unrestricted), for a rule that reads a project file beside the module
+        self.roots: tuple[Path, ...] | None = None
         self._resolving: set[str] = set()
         self._scopes: dict = {}
         self._call_names: dict = {}
