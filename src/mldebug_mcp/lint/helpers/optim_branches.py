@@ -67,10 +67,10 @@ def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If
 
 
 def _statement_of(call: ast.Call, block: list[ast.stmt], ctx: ModuleContext) -> ast.stmt:
-    """The statement of `block` (or nested in its with-blocks) that runs `call`."""
+    """The statement of `block` (or nested in its with-, try- or if-blocks) that runs `call`."""
     for candidate in (call, *ctx.ancestors(call)):
         if candidate in block:
-            # into with-blocks, and down an `elif` chain to the side that runs the call
+            # into with- and try-blocks, and into the side of an `if` (down an `elif` chain) that runs the call
             while isinstance(candidate, ast.With | ast.AsyncWith | ast.Try | ast.If):
                 sides = (candidate.body, candidate.orelse) if isinstance(candidate, ast.If) else (candidate.body,)
                 inner = next((s for side in sides for s in side if call in set(ast.walk(s))), None)
