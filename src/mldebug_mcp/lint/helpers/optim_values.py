@@ -54,7 +54,6 @@ def optimizer_annotation(text: str) -> bool:
     return ("optim." in text or "Optimizer" in text) and "sched" not in text.lower()
 
 
-
 def _uses(scope: ast.AST, ctx: ModuleContext) -> dict[str, set[str]]:
     """Per value spelling in a function or class: what is done with it ('optimizer' evidence, 'called')."""
     def collect() -> dict[str, set[str]]:
