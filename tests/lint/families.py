@@ -4,7 +4,8 @@
 import textwrap
 from pathlib import Path
 
-from mldebug_mcp.lint.engine import lint_paths
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths, lint_source
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -24,8 +25,6 @@ def found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[st
 def project_findings(folder: Path, files: dict[str, str], code: str) -> list[tuple[str, int]]:
     """Write `files` (name -> source, dedented; a name may hold folders) under `folder`, lint it with only `code`
     selected, and return the (file name, line) of its findings, sorted."""
-    from mldebug_mcp.lint.config import LintSettings
-
     for name, body in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,9 +44,6 @@ def both_ways(folder: Path, code: str) -> list[tuple[str, int]]:
 
 def snippet_lines(source: str, code: str) -> list[int]:
     """Lint `source` (one file, header included) with only `code` selected and return its finding lines, sorted."""
-    from mldebug_mcp.lint.config import LintSettings
-    from mldebug_mcp.lint.engine import lint_source
-
     return sorted({f.line for f in lint_source(source, "snippet.py", LintSettings(select=(code,))) if f.code == code})
 
 
