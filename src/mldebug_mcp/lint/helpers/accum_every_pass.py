@@ -14,7 +14,9 @@ import ast
 
 from ..context import ModuleContext
 from .accum_step_condition import modulo_test
+from .graph import callee
 from .loops import LOOPS, is_any_backward
+from .optim_clip_mismatch import CLIPS as GRADIENT_CLIPS
 from .optim_steps import CONDITIONAL, FUNCTIONS, expanded_calls
 from .optim_values import optimizer_step
 
@@ -45,8 +47,6 @@ def _accum_named(expr: ast.AST) -> bool:
 def _accumulation_sign(loop: ast.AST, ctx: ModuleContext) -> str | None:
     """The division or modulo test of this loop's own body on an accumulation count."""
     for node in ast.walk(loop):
-        if node is not loop and isinstance(node, (*LOOPS, *FUNCTIONS)):
-            continue
         if ctx.enclosing(node, (*LOOPS, *FUNCTIONS)) is not loop:
             continue
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div) and _accum_named(node.value):
@@ -62,13 +62,12 @@ def _accumulation_sign(loop: ast.AST, ctx: ModuleContext) -> str | None:
     return None
 
 
-CLIPS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "unscale_"}
+CLIPS = {*GRADIENT_CLIPS, "unscale_"}
 
 
 def _clips(body: list[ast.stmt]) -> bool:
     """The block clips or unscales the gradients: work done once per accumulated window."""
-    return any(isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in CLIPS
-               for stmt in body for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) and callee(n.func) in CLIPS for stmt in body for n in ast.walk(stmt))
 
 
 def _divides_when_above_one(node: ast.If) -> bool:
