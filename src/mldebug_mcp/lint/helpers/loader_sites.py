@@ -11,6 +11,7 @@ from ..context import ModuleContext
 from .graph import callee
 from .kinds import method_of
 from .loader_facts import loader_facts, scoped
+from .loops import LOOPS
 
 # calls that iterate the loader they are given (or wrap it for a loop)
 ITERATORS = frozenset({"enumerate", "iter", "zip", "tqdm", "trange", "cycle"})
@@ -192,8 +193,8 @@ def _result_handles(call: ast.Call, ctx: ModuleContext) -> list[tuple]:
 
 def _iterations(handles: list[tuple], ctx: ModuleContext, depth: int) -> list[ast.AST]:
     """The loops over (and iterator calls on) what the handles hold; calls merely given them do not count."""
-    return [s for s in _sites(handles, ctx, depth) if isinstance(s, ast.For | ast.AsyncFor) or isinstance(
-        s, ast.Call) and (s.func.id if isinstance(s.func, ast.Name) else getattr(s.func, "attr", "")) in ITERATORS]
+    return [s for s in _sites(handles, ctx, depth) if isinstance(s, ast.For | ast.AsyncFor)
+            or isinstance(s, ast.Call) and callee(s.func) in ITERATORS]
 
 
 def _local_callee(func: ast.AST, ctx: ModuleContext) -> tuple[ast.AST, ast.ClassDef | None] | None:
@@ -290,7 +291,7 @@ def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
                 continue
             if any(isinstance(n, ast.Call) and callee(n.func) == "len" for n in ast.walk(loop.iter)):
                 continue
-            if isinstance(ctx.enclosing(loop, _LOOPS + _BOUNDARIES), _LOOPS):
+            if isinstance(ctx.enclosing(loop, LOOPS + _BOUNDARIES), LOOPS):
                 continue  # inside another loop of its function
             counted.append(loop)
         return sorted([*named, *counted], key=lambda n: (n.lineno, n.col_offset))
@@ -298,7 +299,6 @@ def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
     return ctx.memo(("mld054", "counted-loops"), collect)
 
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _BOUNDARIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
