@@ -148,9 +148,9 @@ def _is_lr_scheduler(receiver: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _built_from_literals(receiver: ast.AST, ctx: ModuleContext) -> bool:
-    """Each value the name holds is a call of a class of another module given only numbers or strings
-    (`KLAnnealer(1000)`): it never holds an optimiser, so its step sets no learning rate (a KL weight, a
-    teacher-forcing ratio). A script imports such a class rather than defining it beside the loop."""
+    """Each value the name holds is a call, of anything but torch, given only constants (numbers, strings,
+    negated numbers: `KLAnnealer(1000)`, an imported `Annealer(0.0, 1.0, 5000)`): it never holds an optimiser, so
+    its step sets no learning rate (a KL weight, a teacher-forcing ratio)."""
     values = ctx.values_of(receiver) if isinstance(receiver, ast.Name) else []
     return bool(values) and all(
         isinstance(v, ast.Call) and not (ctx.qualname(v.func) or "").startswith("torch.")
