@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-OWN = {"parameters", "named_parameters", "buffers", "named_buffers"}
+OWN = {"parameters", "named_parameters"}  # the Module API's own (the buffers ones never name "param")
 
 
 def subset_helpers(ctx, parameter_free) -> list[tuple[ast.Return, list[str]]]:
