@@ -36,7 +36,7 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
         return None  # no backward in it (nor in a nested loop, nor in a helper it calls)
     named = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "step"]
     if len(named) < 2:
-        return None  # two optimisers step here, or none of this
+        return None  # fewer than two .step() calls: no generator update before a discriminator one
     steps = [(c, dotted(opt)) for c in named if optimizer_step(c, ctx) and (opt := stepped_optimizer(c)) is not None]
     for index, (d_step, d_name) in enumerate(steps):
         if not d_name or not words(d_name.rsplit(".", 1)[-1]) & DISCRIMINATOR_WORDS:
