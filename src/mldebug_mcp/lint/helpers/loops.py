@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..context import CHILD_FIELDS, ModuleContext, node_fields
+from .graph import callee
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -63,7 +64,7 @@ def is_optimizer_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
         return False
     receiver = call.func.value
-    name = ident(receiver).lower()
+    name = callee(receiver).lower()
     if "sched" in name or "lr" == name or name.endswith("_lr"):
         return False
     built = ctx.constructed(receiver) or ""
@@ -78,22 +79,13 @@ def is_scheduler_step(call: ast.Call, ctx: ModuleContext) -> bool:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
         return False
     receiver = call.func.value
-    name = ident(receiver).lower()
+    name = callee(receiver).lower()
     built = ctx.constructed(receiver) or ""
     return "sched" in name or "lr_scheduler" in built
 
 
 def is_zero_grad(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr in ZERO_GRAD
-
-
-def ident(expr: ast.AST) -> str:
-    """`opt` -> 'opt', `self.opt` -> 'opt'; '' for anything else."""
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return ""
 
 
 def sets_grad_to_none(body: list[ast.stmt]) -> bool:

@@ -7,7 +7,7 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import under_no_grad
-from .loops import ident
+from .graph import callee as ident  # `x` -> "x", `self.x` -> "x"; "" for anything else
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # ends the graph: the value is a number or a new leaf from here on
