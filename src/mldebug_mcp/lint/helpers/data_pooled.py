@@ -46,8 +46,7 @@ def pooled_statistics(ctx) -> list[tuple[ast.Call, str]]:
 def _pools_train_and_held_out(call: ast.Call) -> bool:
     if not call.args or not isinstance(call.args[0], ast.List | ast.Tuple):
         return False
-    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), call.args[1] if len(call.args) > 1 else None)
-    if axis is not None and not (isinstance(axis, ast.Constant) and axis.value in (0, None)):
+    if not _along_rows(call, call.args[1:]):
         return False  # side by side (features of one row), not more rows
     parts = {part_named(_root(part)) for part in call.args[0].elts}
     return {"train", "held out"} <= parts
@@ -97,10 +96,13 @@ def _data_of(call: ast.Call, ctx) -> list[ast.expr]:
         return []
     else:
         data = [call.func.value]
-    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), args[0] if args else None)
-    if axis is not None and not (isinstance(axis, ast.Constant) and axis.value in (0, None)):
-        return []  # per row or per feature along another axis: not the rows pooled
-    return data
+    return data if _along_rows(call, args) else []  # per row or along another axis: not the rows pooled
+
+
+def _along_rows(call: ast.Call, positional: list[ast.expr]) -> bool:
+    """The call's axis (`axis=`/`dim=`, else the first of `positional`) is absent, 0 or None: along the rows."""
+    axis = next((k.value for k in call.keywords if k.arg in {"axis", "dim"}), positional[0] if positional else None)
+    return axis is None or isinstance(axis, ast.Constant) and axis.value in (0, None)
 
 
 def _normalises(stat: ast.Call, ctx) -> bool:
