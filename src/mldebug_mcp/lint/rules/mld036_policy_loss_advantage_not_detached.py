@@ -2,14 +2,14 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.policy_advantage import FUNCTIONS, factors, flow, may_be_log_prob
+from ..helpers.policy_advantage import FUNCTIONS, REGRESSIONS, factors, flow, may_be_log_prob
 from ..rule import Hit, Rule
 
 # a log-probability, and a value estimate or an advantage, somewhere in the module's text (has_text finds a name
 # as a substring of the code's names: "v", "V" and "A" pass nearly every file, so LOG_TEXTS does the sifting)
 LOG_TEXTS = ("log_prob", "logp", "log_pi", "log_softmax", "logprob", "log_policy", ".log()", "torch.log(", "log_p")
 VALUE_TEXTS = ("value", "Value", "critic", "baseline", "Vs", "V", "v", "vs", "advantage", "adv", "A",
-               "mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss")  # a baseline regressed onto the reward
+               *sorted(REGRESSIONS))  # a baseline regressed onto the reward
 
 
 class PolicyLossAdvantageNotDetached(Rule):
