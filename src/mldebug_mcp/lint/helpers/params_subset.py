@@ -11,12 +11,15 @@ another parameters helper of the class lists, or one the class freezes or runs u
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+
+from ..context import ModuleContext
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OWN = {"parameters", "named_parameters"}  # the Module API's own (the buffers ones never name "param")
 
 
-def subset_helpers(ctx, parameter_free) -> list[tuple[ast.Return, list[str]]]:
+def subset_helpers(ctx: ModuleContext, parameter_free: Callable[[str], object]) -> list[tuple[ast.Return, list[str]]]:
     """(the helper's return, the parts left out) for each parameters helper of a class with a forward; a part
     counts when the class builds it from a class (`self.attn = LocalMHA(...)`) that `parameter_free` (the
     class's short name) does not call weightless."""
@@ -94,8 +97,8 @@ def _called_between(forward: ast.AST, listed: set[str]) -> list[str]:
 
 
 def _no_grad(with_: ast.With) -> bool:
-    return any("no_grad" in ast.unparse(item.context_expr) or "inference_mode" in ast.unparse(item.context_expr)
-               for item in with_.items)
+    return any(word in text for item in with_.items for text in [ast.unparse(item.context_expr)]
+               for word in ("no_grad", "inference_mode"))
 
 
 def _frozen_parts(cls: ast.ClassDef) -> set[str]:
@@ -116,7 +119,7 @@ def _frozen_parts(cls: ast.ClassDef) -> set[str]:
     return frozen
 
 
-def _built_parts(cls: ast.ClassDef, parameter_free) -> set[str]:
+def _built_parts(cls: ast.ClassDef, parameter_free: Callable[[str], object]) -> set[str]:
     """`self.x = SomeModule(...)` in the class, with a class that may hold weights."""
     built = set()
     for node in ast.walk(cls):
