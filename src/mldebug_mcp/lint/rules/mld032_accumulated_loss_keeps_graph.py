@@ -1,5 +1,6 @@
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 
 from ..context import ModuleContext
 from ..helpers.accum_backwarded import backwarded_value, returns_running_loss
@@ -402,10 +403,9 @@ def _reset_per_step(acc: ast.expr, node: ast.AST, loops: list[ast.AST], ctx: Mod
     if not values:
         return False
     calls = module_index(ctx)["backward"].get(ctx.scope_of(node), ())
-    for depth, outer in enumerate(loops[1:], start=1):
-        if not any(_inside(v, outer, ctx) and not _inside(v, loops[depth - 1], ctx) for v in values):
+    for inner, outer in pairwise(loops):  # `inner`: the loop inside `outer` that holds the append
+        if not any(_inside(v, outer, ctx) and not _inside(v, inner, ctx) for v in values):
             continue
-        inner = loops[depth - 1]  # the loop inside `outer` that holds the append
         return not any(_inside(c, inner, ctx) for c in calls) and any(
             _inside(c, outer, ctx) and c.lineno > node.lineno for c in calls)
     return False
