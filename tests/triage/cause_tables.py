@@ -15,6 +15,12 @@ def ranked_ids(symptom: str, n: int) -> list[str]:
     return [h.cause for h in triage(symptom, limit=n).hypotheses[:n]]
 
 
+def ranked_above(symptom: str, first: str, second: str) -> bool:
+    """`first` is in the symptom's top 20 and `second` is either not there or below it."""
+    ranked = ranked_ids(symptom, 20)
+    return first in ranked and (second not in ranked or ranked.index(first) < ranked.index(second))
+
+
 def cause_table_tests(textbook: dict[str, str], decoy: dict[str, str]):
     def test_every_cause_is_in_the_catalogue_with_a_real_case():
         catalogue = load_catalogue()

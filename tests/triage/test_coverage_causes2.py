@@ -3,7 +3,7 @@ the remaining [] labels: a textbook description of each puts it in triage's top 
 different failure keeps it out of the top five, and each has at least one real case in the case base."""
 
 
-from .cause_tables import cause_table_tests, ranked_ids
+from .cause_tables import cause_table_tests, ranked_above, ranked_ids
 from .test_coverage_causes import TEXTBOOK as FIRST_ROUND
 
 # Each description is our own wording of the cause's typical report, naming the API or setting involved.
@@ -70,11 +70,6 @@ DECOY = {
 (test_every_cause_is_in_the_catalogue_with_a_real_case,
  test_a_textbook_description_puts_the_cause_in_the_top_three,
  test_a_different_failure_keeps_the_cause_out_of_the_top_five) = cause_table_tests(TEXTBOOK, DECOY)
-
-
-def ranked_above(symptom: str, first: str, second: str) -> bool:
-    ranked = ranked_ids(symptom, 20)
-    return first in ranked and (second not in ranked or ranked.index(first) < ranked.index(second))
 
 
 IDENTICAL_VIEWS = FIRST_ROUND["augmentation-not-applied"]  # the two views are the same image

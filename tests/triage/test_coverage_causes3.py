@@ -3,8 +3,7 @@ the remaining [] labels of a-g: a textbook description of each puts it in triage
 a different failure keeps it out of the top five, and each has at least one real case in the case base."""
 
 
-from .cause_tables import cause_table_tests, ranked_ids
-from .test_coverage_causes2 import ranked_above
+from .cause_tables import cause_table_tests, ranked_above, ranked_ids
 
 # Each description is our own wording of the cause's typical report, naming the API or setting involved.
 TEXTBOOK = {
