@@ -180,14 +180,14 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
 
 
 MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
-DROP_KEYWORD = re.compile(r"(?i)drop")
+DROP_ONLY = re.compile(r"(?i)drop")  # "drop" alone: DROP_WORD also takes keep and survival
 
 
 def _drop_configured(call: ast.Call) -> bool:
     """A submodule built with a dropout or drop-path rate that is not a literal 0 (`EgoEncoder(...,
     drop_path_rate=cfg.rate)`, `Mlp(..., drop=p)`): its dropout follows model.eval(), so the class around it
     relies on the mode too."""
-    return any(k.arg and DROP_KEYWORD.search(k.arg) and not (isinstance(k.value, ast.Constant) and not k.value.value)
+    return any(k.arg and DROP_ONLY.search(k.arg) and not (isinstance(k.value, ast.Constant) and not k.value.value)
                for k in call.keywords)
 
 
@@ -199,7 +199,6 @@ def _inside(node: ast.AST, statement: ast.AST, ctx: ModuleContext) -> bool:
 # `torch.randperm(n)[:k]`, `torch.rand(b, n).argsort(-1)[:, :k]`) in code named for dropping
 RANDOM_DRAWS = {"torch.randperm", "torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like"}
 RANKS = {"topk", "argsort", "sort"}
-DROP_ONLY = re.compile(r"(?i)drop")
 
 
 def dropped_subset(draw: ast.Call, ctx: ModuleContext) -> ast.AST | None:
