@@ -12,6 +12,7 @@ import ast
 from collections.abc import Callable
 
 from ..context import ModuleContext
+from .graph import callee
 from .kinds import parameter_of
 
 # a tensor's .to()/.cuda() returns a copy: as a bare statement only a module's moves anything
@@ -36,13 +37,8 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
 def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast.AST, ModuleContext], bool]) -> bool:
     """A parameter of the function around `name`, never rebound there, that every call of that function in
     this file (at least one) hands a model: `val(net, loader)` -> val(v1, v2)'s v1."""
-    if name.id not in _param_names(ctx):
-        return False  # no parameter of that name (what parameter_of would find first)
-    found = parameter_of(name, ctx)
-    if found is None or found[0].name.startswith("__"):
-        return False  # __init__(self, m): called through the class, not by name
-    scope = found[0]
-    calls = _outside_calls(scope, ctx)
+    scope = _function_of_parameter(name, ctx)
+    calls = _outside_calls(scope, ctx) if scope is not None else []
     if not calls:
         return False
     for call in calls:
@@ -78,10 +74,17 @@ def _wrapped(argument: ast.AST, ctx: ModuleContext, model_like) -> bool:
 def may_be_handed(name: ast.Name, ctx: ModuleContext) -> bool:
     """Whether handed_a_model may hold for `name`: a parameter of a function (not a dunder) that the file
     calls from outside itself (what handed_a_model needs first; a cheap test per name, model_like answers)."""
+    scope = _function_of_parameter(name, ctx, reassigned=True)  # rebound or not: handed_a_model tells
+    return scope is not None and bool(_outside_calls(scope, ctx))
+
+
+def _function_of_parameter(name: ast.Name, ctx: ModuleContext, reassigned: bool = False) -> ast.AST | None:
+    """The function whose parameter `name` is (never rebound there unless `reassigned`), or None; None for a
+    dunder too (`__init__(self, m)` is called through the class, not by name)."""
     if name.id not in _param_names(ctx):
-        return False  # most callees are builtins and imports
-    found = parameter_of(name, ctx, reassigned=True)  # rebound or not: handed_a_model tells
-    return found is not None and not found[0].name.startswith("__") and bool(_outside_calls(found[0], ctx))
+        return None  # most callees are builtins and imports: no parameter of that name
+    found = parameter_of(name, ctx, reassigned=reassigned)
+    return None if found is None or found[0].name.startswith("__") else found[0]
 
 
 _PARAM_NAMES = ("modes-handed", "param-names")
@@ -102,9 +105,7 @@ def calls_by_ident(ctx: ModuleContext) -> dict[str, list[ast.Call]]:
     def group() -> dict[str, list[ast.Call]]:
         grouped: dict[str, list[ast.Call]] = {}
         for call in ctx.by_type.get(ast.Call, ()):
-            func = call.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            grouped.setdefault(name, []).append(call)
+            grouped.setdefault(callee(call.func), []).append(call)
         return grouped
     return ctx.memo(("mld020", "calls_by_ident"), group)
 
