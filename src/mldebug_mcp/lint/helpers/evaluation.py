@@ -177,8 +177,14 @@ def _unbound_class(func: ast.AST, ctx: ModuleContext) -> bool:
     star import brought (a constructor), not a model instance; `G(z)`, `D(x)` are single letters."""
     if not isinstance(func, ast.Name):
         return False
-    return _camel_case(func.id) and func.id not in ctx.memo(
-        ("evaluation", "bound-names"), lambda: frozenset(n for names in ctx.bindings.values() for n in names))
+    return _camel_case(func.id) and func.id not in bound_names(ctx)
+
+
+def bound_names(ctx: ModuleContext) -> frozenset[str]:
+    """The names some scope of the file assigns or takes as a parameter (ctx.bindings: imports, defs and classes
+    are not among them)."""
+    return ctx.memo(("evaluation", "bound-names"),
+                    lambda: frozenset(n for names in ctx.bindings.values() for n in names))
 
 
 def _wraps_model(func: ast.AST, ctx: ModuleContext) -> bool:

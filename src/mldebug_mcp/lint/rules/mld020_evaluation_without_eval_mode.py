@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.evaluation import (
+    bound_names,
     ident,
     model_like,
     own_nodes,
@@ -239,7 +240,7 @@ def _runner(receiver: ast.AST, ctx: ModuleContext) -> bool:
     """The receiver names a function or method of this file (which runs a model), not a model: the message must not
     tell the user to call .eval() on a function."""
     if isinstance(receiver, ast.Name):  # a def of this file, or a name no scope binds (imported, `from x import *`)
-        return receiver.id in ctx.functions or not any(receiver.id in names for names in ctx.bindings.values())
+        return receiver.id in ctx.functions or receiver.id not in bound_names(ctx)
     if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
         return any(isinstance(item, FUNCS) and item.name == receiver.attr
                    for cls in ctx.classes.values() for item in cls.body)
