@@ -167,7 +167,8 @@ def conv_output_rank(tensor: ast.expr, at: ast.AST, ctx) -> int | None:
 def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[set[str], ast.expr, bool] | None:
     """(the texts of the last axis's size: the source text without `self.` and the attributes the constructor's
     size is kept as; the layer's input; whether the input's axes all carry over) when `tensor` holds a Linear or
-    Embedding module's output (batch, ..., features), through layout-keeping layers in the same function. An Embedding appends its axis; a Linear replaces the last."""
+    Embedding module's output (batch, ..., features), through layout-keeping layers in the same function.
+    An Embedding appends its axis; a Linear replaces the last."""
     found = _conv_behind(tensor, at, ctx, 4, FEATURES_LAST)
     if found is None:
         return None
