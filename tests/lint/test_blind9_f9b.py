@@ -195,6 +195,22 @@ STAR_CALLBACKS = {
         tester = ModelTester(model, test_loader=make_loader("test"))
         print(tester.run())
     """,
+    # the cases above were quiet before the star-import rule too; these two are what it mends
+    "handed_val_data": """
+        import torch
+        from trainer.callbacks import *
+        model = build().cuda()
+        checkpoint = ModelCheckpoint(val_loader, "best.pth")
+    """,
+    "built_under_no_grad": """
+        import torch
+        from evaluation.tools import *
+
+        def evaluate(val_loader):
+            with torch.no_grad():
+                for x, y in val_loader:
+                    print(ModelScorer(x))
+    """,
 }
 
 
