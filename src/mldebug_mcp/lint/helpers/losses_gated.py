@@ -66,7 +66,9 @@ def gated_activations(arg: ast.expr, call: ast.Call, want: tuple[str, bool], ctx
         return []
     index = _target_index(made, arg.id, ctx)
     found = []
-    for ret in (n for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None):
+    nodes = list(ast.walk(method))
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    for ret in (n for n in nodes if isinstance(n, ast.Return) and n.value is not None):
         value = ret.value
         if isinstance(value, ast.Tuple):
             if index is None or index >= len(value.elts):
@@ -74,8 +76,8 @@ def gated_activations(arg: ast.expr, call: ast.Call, want: tuple[str, bool], ctx
             value = value.elts[index]
         if not isinstance(value, ast.Name):
             continue
-        for node in ast.walk(method):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets):
+        for node in assigns:
+            if any(isinstance(t, ast.Name) and t.id == value.id for t in node.targets):
                 kind = _activation(node.value, ctx)
                 if kind is not None and gate(node, ctx) == want:
                     found.append((node.value, kind))
