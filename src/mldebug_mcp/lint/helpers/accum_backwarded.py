@@ -4,8 +4,10 @@ This is evidence of a live loss tensor from what the code does with the value, w
 `l.backward()`, `scaler.scale(l).backward()`, `accelerator.backward(l)`, `self.manual_backward(l)` on
 the same name in the region; a term of such a sum (`t = a + b; t.backward()` keeps `a` and `b` live);
 an element a local helper returns beside the backwarded one when the helper builds that one from it
-(`t, _, a, b = self.completion(x)` with `return (a + b, ..., a, b)`); and an entry of a container
-whose other entry is backwarded (`ls[0].backward()` then `ema = k * ls[1] + ...`).
+(`t, _, a, b = self.completion(x)` with `return (a + b, ..., a, b)`); an entry of a container whose
+entries a backwarded value is built from (`ls[0].backward()` then `ema = k * ls[1] + ...`; the values of
+`parts.items()` after `sum(parts.values()).backward()`); and the result of a local function that returns a
+running total of what it backwarded (`returns_running_loss`).
 """
 
 from __future__ import annotations
