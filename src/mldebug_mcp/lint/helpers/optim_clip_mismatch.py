@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .graph import callee
 from .optim_params import covered, dotted, is_optimizer_name, params_argument, within
 
 CLIPS = {"clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"}
@@ -31,7 +32,7 @@ def clipped_elsewhere(opt: ast.Call, ctx: ModuleContext) -> tuple[ast.Call, ast.
     built = {n: c for c in calls if is_optimizer_name(ctx.call_name(c)) and (n := _assigned_name(c, ctx))}
     last_clip = None
     for call in calls:
-        method = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+        method = callee(call.func)
         if method in CLIPS and call.args:
             last_clip = call
         elif method == "step" and isinstance(call.func, ast.Attribute):
