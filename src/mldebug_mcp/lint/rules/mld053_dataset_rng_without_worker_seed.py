@@ -178,7 +178,7 @@ def _global_weight(ctx: ModuleContext, drawn: str) -> tuple[str | None, str]:
     so): torch >= 1.9 reseeds that state in every worker, so they repeat only where the project pins older torch."""
     if drawn_from_owned(drawn):
         return None, "repeat across workers (a generator object is copied, never reseeded)"
-    pin = pins_old_torch(ctx.path, ctx.roots)
+    pin = ctx.memo(("mld053", "torch-pin"), lambda: pins_old_torch(ctx.path, ctx.roots))  # once per file linted
     if pin:
         return None, f"workers repeat each other's draws: this project pins torch below 1.9 ({pin}), " \
                       "which does not reseed NumPy per worker"
