@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable
 
 from ..context import ModuleContext
+from .graph import callee
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OWN = {"parameters", "named_parameters"}  # the Module API's own (the buffers ones never name "param")
@@ -129,8 +130,7 @@ def _built_parts(cls: ast.ClassDef, parameter_free: Callable[[str], object]) -> 
         pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
             and len(target.elts) == len(value.elts) else [(target, value)]
         for part, call in pairs:  # `self.a, self.b = nn.Linear(...), nn.Linear(...)` pairwise
-            func = call.func if isinstance(call, ast.Call) else None
-            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            short = callee(call.func) if isinstance(call, ast.Call) else ""
             if short[:1].isupper() and not parameter_free(short) and (name := _self_part(part)) is not None:
                 built.add(name)
     return built
