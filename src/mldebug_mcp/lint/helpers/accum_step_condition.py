@@ -133,12 +133,12 @@ def step_guard(node: ast.If, ctx: ModuleContext) -> Guard | None:
     both = _backward_in_both(node, ctx)
     if not steps or (_backwards(branch) and not both):
         return None  # a backward in the branch: an update taken every k passes (a generator every n_critic)
-    every_pass = [(b, via) for b, via in _backwards(calls) if via not in inside and unconditional_in(via, owner, ctx)]
     if both:
         # `if accumulating: with model.no_sync(): loss.backward()` / `else: loss.backward(); opt.step()`: a
         # backward on every pass, before the step of its branch
-        return Guard(test, steps_on_zero, True) if steps and all(
+        return Guard(test, steps_on_zero, True) if all(
             any(b.lineno < s.lineno for b, _ in _backwards(branch)) for s in steps) else None
+    every_pass = [(b, via) for b, via in _backwards(calls) if via not in inside and unconditional_in(via, owner, ctx)]
     if not every_pass:
         return None
     # another optimiser stepping on every pass: alternating updates, not accumulation
