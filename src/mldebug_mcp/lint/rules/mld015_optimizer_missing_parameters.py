@@ -61,7 +61,9 @@ class OptimizerMissingParameters(Rule):
     evidence = "slavv"
     node_types = (ast.Call,)
     call_names = staticmethod(lambda name: name[:1].isupper())  # is_optimizer_name: a class name
-    requires_text = ('parameters', 'optimizer', 'clip_grad')  # skip modules that cannot contain the pattern (a handed optimizer)
+    # skip modules that cannot contain the pattern (any of: a handed optimizer; an update clipping parameters the
+    # stepped optimiser was not built on, `Adam(model.encoder_params)`)
+    requires_text = ('parameters', 'optimizer', 'clip_grad')
     BAD = (
         "import torch\n"
         "from torch import nn\n"
