@@ -172,7 +172,6 @@ def _built_in_train_mode(func: ast.AST, key: str, ctx: ModuleContext) -> bool:
                or (ident(c.func) or "") in ctx.functions for c in calls)
 
 
-
 def _switched(key: str, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     """The function switches the model, or, for a global, the script does; for `self.x`, any method of the
     class does (or a mode helper runs)."""
