@@ -180,7 +180,7 @@ def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, dep
         if parameter is None or parameter not in {a.arg for a in arguments + helper.args.kwonlyargs}:
             return False
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group"
-           for c in ast.walk(helper) if isinstance(c, ast.Call)):
+           for c in ctx.within(ast.Call, helper)):
         return False
     if any(isinstance(c.func, ast.Name) and c.func.id == parameter and is_loss_call(c, ctx)
            for c in ctx.in_scope(helper, (ast.Call,))):
