@@ -43,7 +43,10 @@ class MissingZeroGrad(Rule):
     optimiser stepped in a loop) that backwards without zeroing; an `if` whose two sides both step
     (`scaler.step(opt)` under AMP, `opt.step()` otherwise) while only one clears, in the loop or in the
     step method a trainer's loop calls; a zero_grad() that opens each accumulation window under
-    `if it % k == 1:`, which never holds when k is 1. The finding
+    `if it % k == 1:`, which never holds when k is 1; a GAN step whose discriminator optimiser is zeroed only
+    after its own step while the generator's backward before it ran through the discriminator. In a script's
+    top-level code: that GAN step, a side of an `if` that steps without clearing, a zero_grad() under a test
+    that never holds. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
