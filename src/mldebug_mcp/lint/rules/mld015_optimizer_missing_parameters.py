@@ -44,7 +44,9 @@ class OptimizerMissingParameters(Rule):
     module with weights itself (a loss with learnable uncertainty weights or a classifier head, from a local
     class or a method another file's subclass defines), never adding its parameters. And a model's own
     parameters helper (`def non_discr_parameters(self): return [*self.encoder.parameters(), ...]`) that leaves
-    out a part with weights which forward runs between the parts it lists (`self.encoder_attn`).
+    out a part with weights which forward runs between the parts it lists (`self.encoder_attn`). And an
+    optimiser whose update clips parameters (`clip_grad_norm_(model.decoder_params, 5)` before its step) that
+    it does not hold and another optimiser of the scope does: the two were given each other's parameters.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
