@@ -24,7 +24,9 @@ class GanFakeNotDetached(Rule):
     (`netG`, `generator`, `G` / `netD`, `discriminator`, `critic`), the discriminator's loss by its name
     (`errD`, `d_loss`, `loss_fake`), its step function's (`backward_D`), or a "fake" label as its target.
     `fake.detach()`, `with torch.no_grad(): fake = netG(z)`, `requires_grad_(False)` on the generator and a
-    generator zeroed before its own backward stay quiet.
+    generator zeroed before its own backward stay quiet. In a file with no backward, also a model's forward
+    that computes the discriminator's loss (`discr_loss = hinge(self.discr(fake), ...)`) from its live
+    reconstruction, for another file's trainer to back-propagate.
 
     Why is this bad: the discriminator's backward also fills the generator's .grad with the gradient of
     the discriminator's loss, the loss the generator should be pushing the other way. When nothing clears
