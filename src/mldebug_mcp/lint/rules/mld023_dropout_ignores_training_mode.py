@@ -32,8 +32,8 @@ KERNEL_RATES = {"flash_attn_func": ("dropout_p", 3), "flash_attn_qkvpacked_func"
 KERNEL_LIBRARIES = ("flash_attn", "xformers")
 # what a call of an attribute (`F.dropout(x)`, `x.bernoulli_(p)`) must be named to be reported: the last part of
 # a qualified name is its attribute (a dropout module built here is called by name, or is a call's result)
-CALLED_ATTRIBUTES = {n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION, *RANDOM_DRAWS)} | BERNOULLI | set(
-    KERNEL_RATES)
+CALLED_ATTRIBUTES = ({n.rsplit(".", 1)[-1] for n in (*FUNCTIONAL_DROPOUT, *ATTENTION, *RANDOM_DRAWS)}
+                     | BERNOULLI | set(KERNEL_RATES))
 DROPOUT_MODULES = {"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.Dropout3d",
                    "torch.nn.AlphaDropout", "torch.nn.FeatureAlphaDropout"}
 
