@@ -47,3 +47,12 @@ def test_source_text_without_a_file_reads_no_project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "requirements.txt").write_text("torch==1.8.1\n")
     assert pins_old_torch("<source>") is None
+
+
+@pytest.mark.parametrize("spec, pinned", [("torch~=1.8", False), ("torch~=1.8.1", True), ("torch~=1.9.0", False),
+                                          ("torch==1.8.1", True), ("torch<1.9", True), ("torch>=2.2", False)])
+def test_compatible_release_pins_follow_pep_440(tmp_path, spec, pinned):
+    # ~=1.8 allows any 1.x from 1.8 on (1.9 included); ~=1.8.1 stays within 1.8
+    code = _project(tmp_path)
+    (tmp_path / "project" / "requirements.txt").write_text(spec + "\n")
+    assert (pins_old_torch(str(code)) is not None) is pinned

@@ -14,7 +14,7 @@ DEPENDENCY_FILES = re.compile(r"requirements.*\.txt|setup\.py|setup\.cfg|pyproje
 # `torch==1.8.1`, `torch>=1.4,<1.9`, `pytorch=1.7` (conda), not torchvision nor pytorch-lightning
 TORCH_SPEC = re.compile(r"(?<![\w.-])(?:py)?torch(?![\w.-])\s*(\[[^\]]*\])?\s*((?:(?:==|=|~=|<=|<|>=|>|!=)\s*v?[\d.*]+"
                         r"\s*,?\s*)+)")
-BOUND = re.compile(r"(==|=|~=|<=|<|>=|>|!=)\s*v?(\d+)(?:\.(\d+))?")
+BOUND = re.compile(r"(==|=|~=|<=|<|>=|>|!=)\s*v?(\d+)(?:\.(\d+))?(\.\d+)?")
 RESEEDING = (1, 9)  # the first torch whose workers reseed NumPy
 FOLDERS_UP = 6
 MAX_BYTES = 200_000  # a dependency file larger than this is not one
@@ -25,7 +25,7 @@ def pins_old_torch(path: str, roots: tuple[Path, ...] | None = None) -> str | No
     no file behind it has no project to read. Not cached: a long-running server must see an edited file."""
     if not os.path.isfile(path):
         return None
-    folder = Path(os.path.abspath(path)).parent
+    folder = Path(os.path.realpath(path)).parent  # the real folders, so the allow-list check holds through links
     for _ in range(FOLDERS_UP):
         if roots is not None and not inside(folder, roots):
             return None
@@ -57,8 +57,10 @@ def _pinned_in(folder: Path, roots: tuple[Path, ...] | None) -> str | None:
 def _below_reseeding(spec: str) -> bool:
     """Every version the spec allows is older than 1.9: an exact or compatible pin to 1.x<1.9, or an upper bound
     at or below 1.9 (`<1.9`, `<=1.8.1`)."""
-    for op, major, minor in BOUND.findall(spec):
+    for op, major, minor, patch in BOUND.findall(spec):
         version = (int(major), int(minor or 0))
+        if op == "~=" and not patch:
+            continue  # PEP 440: ~=1.8 is >=1.8, ==1.*, which allows 1.9 and later; ~=1.8.1 stays within 1.8
         if op in ("==", "=", "~=", "<=") and version < RESEEDING:
             return True
         if op == "<" and version <= RESEEDING:
