@@ -31,3 +31,8 @@ def test_triage_reads_a_chinese_description():
     causes = [h.cause for h in result.hypotheses[:3]]
     assert "memory-leak-graph-retained" in causes
     assert result.symptom.startswith("多卡")  # the person's own words are echoed back, not the gloss
+
+
+def test_a_term_with_a_latin_capital_is_found_in_any_case():
+    # gloss() reads the lowercased text, so a glossary term written F值 must match "F值" and "f值" alike
+    assert "F1 score" in gloss("验证集F值很低") and "F1 score" in gloss("验证集f值很低")

@@ -19,7 +19,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 @lru_cache(maxsize=1)
 def _terms() -> tuple[tuple[str, str], ...]:
     data = yaml.safe_load((resources.files(DATA_PACKAGE) / "data" / "glossary.yaml").read_text(encoding="utf-8"))
-    pairs = [(term, english) for table in data.values() for term, english in table.items()]
+    # gloss() searches the lowercased text, so a term with a Latin capital (F值) is lowercased too
+    pairs = [(term.lower(), english) for table in data.values() for term, english in table.items()]
     # Longest first, so a phrase ("不下降") is read whole before its part ("下降").
     return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
 
