@@ -29,7 +29,8 @@ class OptimizerNotZeroed(Rule):
     (`train(..., g_optimizer, g_optimizer)` for `def train(..., g_optimizer, d_optimizer)`): the second
     one is then never zeroed nor stepped; and an optimiser zeroed only under an `if` while it steps every
     iteration (the finding sits at that zero_grad()); and an optimiser zeroed in a block that
-    back-propagates and steps another one, but never stepped anywhere in the file.
+    back-propagates and steps another one, but never stepped anywhere in the file. A script's top-level code
+    is read as one step: its optimiser is flagged when two backwards run before its step.
 
     Why is this bad: gradients accumulate until something clears them. The zero_grad() calls that are
     there make the loop look right, but this optimiser steps on the sum of every backward so far (and on
