@@ -171,7 +171,9 @@ def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: boo
             return [(b, True) for i in inputs for b, _ in walk(i)]
         # a live second argument: a commitment loss detaching its input on purpose, or (in the generator's
         # update) a composite criterion `(d_fake_score, fake, real)` whose score must still reach the generator
-        return [(b, True) for i in inputs for b, _ in walk(i) if generator and _detached_output(b, ctx) is not None]
+        if not generator:  # walking the inputs would only spend the shared budget on breaks dropped here
+            return []
+        return [(b, True) for i in inputs for b, _ in walk(i) if _detached_output(b, ctx) is not None]
     name, method = ctx.call_name(expr), ctx.method_name(expr)
     if name in PASS_FUNCTIONS and expr.args:
         return walk(expr.args[0])
