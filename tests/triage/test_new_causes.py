@@ -2,7 +2,7 @@
 of a different failure keeps it out of the top five, and each has at least one real case in the case base."""
 
 
-from .cause_tables import cause_table_tests, ranked_ids
+from .cause_tables import cause_table_tests
 
 # Each description is our own wording of the cause's typical report, naming the API or setting involved.
 TEXTBOOK = {
