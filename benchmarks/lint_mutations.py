@@ -79,13 +79,18 @@ def _words_in(texts: list[str]) -> set[str]:
     return words
 
 
+def _identifiers(tree: ast.AST) -> set[str]:
+    """Every name, attribute, parameter and def or class name the tree spells: what a new name must not be."""
+    return {getattr(n, attr) for n in ast.walk(tree) for attr in ("id", "attr", "arg", "name")
+            if isinstance(getattr(n, attr, None), str)}
+
+
 class _Namer:
     """Opaque new names (`v1`, `v2`, ...) that no identifier of the file already uses."""
 
     def __init__(self, prefix: str, tree: ast.Module) -> None:
         self.prefix, self.count, self.names = prefix, 0, {}
-        self.taken = {getattr(n, attr) for n in ast.walk(tree) for attr in ("id", "attr", "arg", "name")
-                      if isinstance(getattr(n, attr, None), str)}
+        self.taken = _identifiers(tree)
 
     def __call__(self, old: str) -> str:
         if old not in self.names:
@@ -334,7 +339,7 @@ def wrap_main(tree: ast.Module, keep: set[str]) -> None:
         shared |= bound
     declared = sorted(bound & shared)
     body: list[ast.stmt] = ([ast.Global(names=declared)] if declared else []) + moved
-    taken = _Namer("_script_main", tree).taken
+    taken = _identifiers(tree)
     name = next(n for n in ["_script_main", *(f"_script_main{i}" for i in range(1, 1000))] if n not in taken)
     func = ast.FunctionDef(name=name, args=ast.arguments(
         posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
