@@ -348,6 +348,11 @@ def wrap_main(tree: ast.Module, keep: set[str]) -> None:
     tree.body = staying + [func, call]
 
 
+def _parents(body: list) -> dict[int, ast.AST]:
+    """id(node) -> the node holding it, for every node of these statements in their own scope."""
+    return {id(c): p for p in _walk_scope(body) for c in ast.iter_child_nodes(p)}
+
+
 def _is_no_grad(item: ast.withitem) -> bool:
     expr = item.context_expr
     callee = expr.func if isinstance(expr, ast.Call) else expr
@@ -362,7 +367,7 @@ def _has_backward(loop: ast.AST) -> bool:
 
 def _candidate_loops(body: list) -> list[ast.AST]:
     """The innermost loops calling .backward( and the innermost loops under `with torch.no_grad()`, deepest first."""
-    parents = {id(c): p for p in _walk_scope(body) for c in ast.iter_child_nodes(p)}
+    parents = _parents(body)
     loops = [n for n in _walk_scope(body) if isinstance(n, _LOOPS)]
 
     def inner_loops(loop):
@@ -425,7 +430,7 @@ def _surely_bound(stmts: list) -> set[str]:
 
 def _surely_bound_before(scope: ast.AST, target: ast.AST) -> set[str]:
     """Names bound on every path from the start of the scope to target (a statement of the scope)."""
-    parents = {id(c): p for p in _walk_scope(scope.body) for c in ast.iter_child_nodes(p)}
+    parents = _parents(scope.body)
     names: set[str] = set()
     node = target
     while True:
