@@ -109,14 +109,14 @@ def index_without_fold(fold: int) -> CauseIndex:
 @cache
 def paraphrased_urls() -> frozenset[str]:
     """Threads whose paraphrase is in the bundled case base (a/b/c, and each later set once it was scored)."""
-    return frozenset(c.url for c in load_catalogue().cases)
+    return frozenset(c.url.rstrip("/") for c in load_catalogue().cases)  # a trailing slash is the same thread
 
 
 def evaluate(cases: list[dict]) -> list[dict]:
     for case in cases:
         # A thread must not be matched against our own paraphrase of it: a paraphrased thread is scored against
         # an index without its fold; a blind set (no paraphrase in the case base) against the bundled index.
-        index = index_without_fold(fold_of(case["url"])) if case["url"] in paraphrased_urls() else None
+        index = index_without_fold(fold_of(case["url"])) if case["url"].rstrip("/") in paraphrased_urls() else None
         result = triage(case["symptom"], limit=10, index=index)
         case["ranked"] = [h.cause for h in result.hypotheses]
         case["rank"] = rank_in(case["ranked"], case["causes"])
