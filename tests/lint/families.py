@@ -4,6 +4,8 @@
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_paths, lint_source
 
@@ -50,3 +52,24 @@ def snippet_lines(source: str, code: str) -> list[int]:
 def marked_lines(source: str, code: str) -> list[int]:
     """The lines of `source` marked `# <code>`: where the rule must fire, and nowhere else."""
     return [number for number, line in enumerate(source.splitlines(), 1) if f"# {code}" in line]
+
+
+def marked_snippet_tests(fires: dict, quiet: dict[str, list[str]], header: str):
+    """The two tests of a table of single-file snippets: each `fires[code]` (a snippet, or a list of them) fires
+    `code` exactly at its `# <code>` lines; each `quiet[code]` snippet (a correct variant) gives no `code` finding.
+    Snippets are dedented and put after `header`."""
+    firing = {code: [v] if isinstance(v, str) else v for code, v in fires.items()}
+
+    def cases(table: dict[str, list[str]]) -> list[tuple[str, int]]:
+        return [(code, index) for code, variants in sorted(table.items()) for index in range(len(variants))]
+
+    @pytest.mark.parametrize("code, index", cases(firing))
+    def test_snippet_fires_at_its_marks(code, index):
+        source = header + textwrap.dedent(firing[code][index])
+        assert snippet_lines(source, code) == marked_lines(source, code)
+
+    @pytest.mark.parametrize("code, index", cases(quiet))
+    def test_correct_snippet_is_quiet(code, index):
+        assert snippet_lines(header + textwrap.dedent(quiet[code][index]), code) == []
+
+    return test_snippet_fires_at_its_marks, test_correct_snippet_is_quiet

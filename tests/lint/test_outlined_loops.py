@@ -3,11 +3,7 @@
 steps, the model and loss built in `main()` and handed to a `train_one_epoch(...)` helper, a script whose `main()`
 declares `global model`. Each firing shape has a correct variant that stays quiet."""
 
-import textwrap
-
-import pytest
-
-from .families import marked_lines, snippet_lines
+from .families import marked_snippet_tests
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -473,12 +469,4 @@ QUIET = {
 }
 
 
-@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(FIRES.items()) for i in range(len(variants))])
-def test_outlined_step_fires(code, index):
-    source = HEADER + textwrap.dedent(FIRES[code][index])
-    assert snippet_lines(source, code) == marked_lines(source, code)
-
-
-@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(QUIET.items()) for i in range(len(variants))])
-def test_outlined_correct_step_is_quiet(code, index):
-    assert snippet_lines(HEADER + textwrap.dedent(QUIET[code][index]), code) == []
+test_outlined_step_fires, test_outlined_correct_step_is_quiet = marked_snippet_tests(FIRES, QUIET, HEADER)

@@ -2,11 +2,7 @@
 function (issue 17: the same BAD step, moved out of its `def`, was missed). Each firing script is a rule's shape
 written as a script; each quiet one is its correct variant, also at module level."""
 
-import textwrap
-
-import pytest
-
-from .families import marked_lines, snippet_lines
+from .families import marked_snippet_tests
 
 HEADER = "import torch\nimport torch.nn.functional as F\n"
 
@@ -66,12 +62,4 @@ QUIET = {
 }
 
 
-@pytest.mark.parametrize("code", sorted(FIRES))
-def test_script_level_step_fires(code):
-    source = HEADER + textwrap.dedent(FIRES[code])
-    assert snippet_lines(source, code) == marked_lines(source, code)
-
-
-@pytest.mark.parametrize("code, index", [(c, i) for c, variants in sorted(QUIET.items()) for i in range(len(variants))])
-def test_script_level_correct_step_is_quiet(code, index):
-    assert snippet_lines(HEADER + textwrap.dedent(QUIET[code][index]), code) == []
+test_script_level_step_fires, test_script_level_correct_step_is_quiet = marked_snippet_tests(FIRES, QUIET, HEADER)
