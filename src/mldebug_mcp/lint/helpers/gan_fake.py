@@ -15,13 +15,12 @@ import ast
 
 from ..context import ModuleContext
 from .gan_updates import DISCRIMINATOR_WORDS, GENERATOR_WORDS, generator_update, words
-from .graph import callee, in_no_grad, latest_value
+from .graph import GRAPH_CUTS as CUTS, callee, in_no_grad, latest_value
 from .loops import is_backward, is_zero_grad
 from .optim_steps import FUNCTIONS, _says_it_clears, call_sites, expanded_calls
 from .optim_values import optimizer_step
 from .script_scope import function_or_module
 
-CUTS = {"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"}
 FAKE_TARGET_WORDS = {"fake", "zeros", "zero", "false"}  # a label that says "this sample is generated"
 TRUE_TARGET_WORDS = {"real", "ones", "valid", "true"}
 

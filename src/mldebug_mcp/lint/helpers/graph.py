@@ -15,6 +15,8 @@ MODEL_WORDS = ("model", "net", "encoder", "decoder", "generator", "discriminator
 NOT_OUTPUTS = {"eval", "train", "to", "cuda", "cpu", "state_dict", "load_state_dict", "zero_grad", "apply", "modules",
                "children", "named_modules", "buffers", "named_buffers", "requires_grad_", "register_buffer", "half",
                "float", "double", "save_pretrained", "step", "size", "numel", "dim", "item", "detach", "numpy"}
+# methods after which a value no longer carries a graph: a number or a new leaf from here on (MLD035, MLD036)
+GRAPH_CUTS = frozenset({"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"})
 
 
 def other_framework(ctx: ModuleContext) -> bool:

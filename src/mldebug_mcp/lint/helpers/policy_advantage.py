@@ -7,11 +7,10 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import under_no_grad
+from .graph import GRAPH_CUTS as CUTS
 from .graph import callee as ident  # `x` -> "x", `self.x` -> "x"; "" for anything else
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# ends the graph: the value is a number or a new leaf from here on
-CUTS = {"detach", "detach_", "item", "numpy", "tolist", "cpu_numpy"}
 NUMBER_MAKERS = {"tensor", "as_tensor", "from_numpy", "FloatTensor", "LongTensor", "Tensor", "array", "asarray",
                  "float", "int", "zeros_like", "zeros", "ones", "ones_like", "full_like", "empty_like", "len"}
 # shape and reduction steps a value keeps its graph through
