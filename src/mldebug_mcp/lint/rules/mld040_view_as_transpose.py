@@ -19,6 +19,7 @@ from ..helpers.tensors_shape import (
     axis_behind_rest,
     batch_axis_of,
     constructed_shape,
+    dim_index,
     inverted_dims,
     leading_shape,
     moves_axes,
@@ -302,22 +303,9 @@ def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: Modul
         return False
     if not any(_is_batch_size(f, ctx) for f in (first.left, first.right)):
         return False
-    if any(_axis_read(f, tensor) == 1 for f in (first.left, first.right)):
+    if any(dim_index(f, ast.dump(tensor)) == 1 for f in (first.left, first.right)):
         return False  # `x.shape[0] * x.shape[1]`: the batch axis merged with its neighbour, not with the heads
     return kind_of(tensor, ctx) == "logits" and not _reordered_earlier(tensor, ctx)
-
-
-def _axis_read(size: ast.expr, tensor: ast.expr) -> int | None:
-    """The axis of `tensor` whose size `size` reads (`x.shape[1]`, `x.size(1)`), else None."""
-    if isinstance(size, ast.Subscript) and isinstance(size.value, ast.Attribute) and size.value.attr == "shape":
-        source, index = size.value.value, size.slice
-    elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size" \
-            and len(size.args) == 1:
-        source, index = size.func.value, size.args[0]
-    else:
-        return None
-    same = ast.dump(source) == ast.dump(tensor)
-    return index.value if same and isinstance(index, ast.Constant) and type(index.value) is int else None
 
 
 def _is_batch_size(size: ast.expr, ctx: ModuleContext) -> bool:
