@@ -15,12 +15,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "benchmarks" / "lint_corpus"
-BLIND = ROOT / "benchmarks" / "lint_corpus_blind"     # scored once, spent: development data now
-BLIND2 = ROOT / "benchmarks" / "lint_corpus_blind2"   # scored once, spent: development data now
-BLIND3 = ROOT / "benchmarks" / "lint_corpus_blind3"   # scored once, spent: development data now
-BLIND4 = ROOT / "benchmarks" / "lint_corpus_blind4"   # scored once, spent: development data now
-BLIND5 = ROOT / "benchmarks" / "lint_corpus_blind5"   # scored once, spent: development data now
-CORPORA = (CORPUS, BLIND, BLIND2, BLIND3, BLIND4, BLIND5)
+# the blind splits: each scored once, then development data (a split being collected is checked as it grows)
+BLINDS = tuple(sorted((ROOT / "benchmarks").glob("lint_corpus_blind*"), key=lambda p: int(p.name[17:] or 1)))
+CORPORA = (CORPUS, *BLINDS)
 CASES = [case for corpus in CORPORA for case in sorted((corpus / "cases").glob("*.yaml"))]
 
 
@@ -32,6 +29,10 @@ def held_out() -> set[str]:
 
 def load(path: Path) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_every_blind_split_is_checked() -> None:
+    assert len(BLINDS) >= 9 and BLINDS[0].name == "lint_corpus_blind" and BLINDS[1].name == "lint_corpus_blind2"
 
 
 def test_held_out_list_is_read() -> None:
