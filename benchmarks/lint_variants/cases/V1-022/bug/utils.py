@@ -1,0 +1,34 @@
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+
+def encode_onehot(labels):
+    classes = sorted(set(labels))
+    return np.identity(len(classes))[[classes.index(c) for c in labels]]
+
+
+def normalize_features(mx):
+    r_inv = np.power(np.array(mx.sum(1)), -1).flatten()
+    r_inv[np.isinf(r_inv)] = 0.0
+    return sp.diags(r_inv).dot(mx)
+
+
+def load_data(path="./data/cora/", dataset="cora"):
+    idx_features_labels = np.genfromtxt(f"{path}{dataset}.content", dtype=np.dtype(str))
+    features = sp.csr_matrix(idx_features_labels[:, 1:-1], dtype=np.float32)
+    labels = encode_onehot(list(idx_features_labels[:, -1]))
+    idx_map = {j: i for i, j in enumerate(np.array(idx_features_labels[:, 0], dtype=np.int32))}
+    edges_unordered = np.genfromtxt(f"{path}{dataset}.cites", dtype=np.int32)
+    edges = np.array(list(map(idx_map.get, edges_unordered.flatten())), dtype=np.int32).reshape(edges_unordered.shape)
+    adj = sp.coo_matrix((np.ones(edges.shape[0]), (edges[:, 0], edges[:, 1])), shape=(len(labels), len(labels)))
+    adj = adj + adj.T.multiply(adj.T > adj) - adj.multiply(adj.T > adj) + sp.eye(adj.shape[0])
+    features = torch.FloatTensor(np.array(normalize_features(features).todense()))
+    adj = torch.FloatTensor(np.array(normalize_features(adj).todense()))
+    labels = torch.LongTensor(np.where(labels)[1])
+    return adj, features, labels, torch.arange(140), torch.arange(200, 500), torch.arange(500, 1500)
+
+
+def accuracy(output, labels):
+    preds = output.max(1)[1].type_as(labels)
+    return preds.eq(labels).double().sum() / len(labels)
