@@ -98,14 +98,15 @@ def scheduler_facts(ctx: ModuleContext) -> dict[str, str]:
     """`sched-class:<Name>` = 'own' for each top-level class of this file that defines step() and derives from
     no class but `object` (or such a class of this file): a project's own scheduler (vq-vae-2's CycleScheduler
     sets the lr for the coming optimizer.step()), which torch's order rule is not about. A class with any other
-    base (torch's LRScheduler, a library's) is not told."""
-    if not ctx.has_text("step") or not ctx.classes:
+    base (torch's LRScheduler, a library's) is not told. Also `sched-stepper:<function>` (optim_sched_helpers)."""
+    if not ctx.has_text("step"):
         return {}
     from .loader_facts import (
         scoped,  # the scoping of project facts (one project of a multi-project folder)
     )
+    from .optim_sched_helpers import stepper_facts
 
-    found: dict[str, str] = {}
+    found: dict[str, str] = stepper_facts(ctx)
     for name, cls in ctx.classes.items():
         if ctx.parent(cls) is ctx.tree and any(isinstance(m, FUNCTIONS) and m.name == "step" for m in cls.body) \
                 and own_class(cls, ctx):

@@ -10,6 +10,7 @@ from ..helpers.optim_sched_order import (
     in_start_hook,
     steps_out_of_sight,
 )
+from ..helpers.optim_sched_helpers import handed_scheduler
 from ..helpers.optim_steps import call_sites
 from ..helpers.optim_values import optimizer_step, scheduler_step
 from ..rule import Hit, Rule
@@ -60,7 +61,14 @@ class SchedulerBeforeOptimizer(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         call = node.value
-        if not isinstance(call, ast.Call) or not scheduler_step(call, ctx) and not _stepped_at_start(node, ctx):
+        if not isinstance(call, ast.Call):
+            return
+        handed = handed_scheduler(call, ctx) if not scheduler_step(call, ctx) else None
+        if handed is not None:  # `update_lr(scheduler, epoch)`: a project function that steps the scheduler
+            if _is_lr_scheduler(handed, ctx) and _step_follows(node, ctx):
+                yield Hit(call)
+            return
+        if not scheduler_step(call, ctx) and not _stepped_at_start(node, ctx):
             return
         if (call.args or call.keywords) and not counts_ahead(call, ctx):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
