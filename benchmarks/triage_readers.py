@@ -39,7 +39,8 @@ from mldebug_mcp.triage.catalogue import load_catalogue
 
 CASES = Path(__file__).parent / "triage_cases"
 SETS = {"d": "collected_d.yaml", "e": "collected_e.yaml", "f": "collected_f.yaml", "g": "collected_g.yaml",
-        "h": "collected_h.yaml", "i": "collected_i.yaml", "j": "collected_j.yaml"}
+        "h": "collected_h.yaml", "i": "collected_i.yaml", "j": "collected_j.yaml",
+        "k": "collected_k.yaml"}
 READERS = ("agent", "expert")
 SEED = 20261127
 AGENT_LIMIT = 10
