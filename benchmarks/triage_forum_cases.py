@@ -27,7 +27,8 @@ Splits:
 - `blind_h`: collected_h.yaml, a fifth set collected the same way on 2026-11-27 (sixth session); scored once.
 - `blind_i`: collected_i.yaml, a sixth set collected the same way later in that session; scored once.
 - `blind_j`: collected_j.yaml, a seventh set collected the same way later still; scored once.
-  After each of d-i was scored, its threads' paraphrases joined the case base (data/cases/c_forum_d..i.yaml):
+- `blind_k`: collected_k.yaml, an eighth set collected the same way on 2026-11-27 (seventh session); scored once.
+  After each of d-j was scored, its threads' paraphrases joined the case base (data/cases/c_forum_d..j.yaml):
   from then on they are development data and are scored, like a/b/c, against an index without their fold.
 - `dev`: the cases of collected_a/b/c.yaml whose sha1(url) starts with a hex digit below 5; their misses
   may be read. All of a/b/c (dev and earlier) make up the forum score the ranking factors are tuned on
@@ -59,13 +60,14 @@ CASES = Path(__file__).parent / "triage_cases"
 DEV_DIGITS = "01234"
 HELD_OUT = {"collected_d.yaml": "heldout", "collected_e.yaml": "fresh", "collected_f.yaml": "blind_f",
             "collected_g.yaml": "blind_g", "collected_h.yaml": "blind_h",
-            "collected_i.yaml": "blind_i", "collected_j.yaml": "blind_j"}
+            "collected_i.yaml": "blind_i", "collected_j.yaml": "blind_j",
+            "collected_k.yaml": "blind_k"}
 READERS = {"expert": CASES / "expert_ranked.yaml", "agent": CASES / "agent_reranked.yaml",
            # Issue 19's readers (triage_readers.py): expert and agent with the catalogue, on the held-out sets only.
            "expert19": CASES / "readers" / "expert.yaml", "agent19": CASES / "readers" / "agent.yaml"}
 # Collected but not yet scored: kept out of every row (and of tuning) until its one scoring.
-PENDING: set[str] = {"collected_k.yaml"}
-SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g", "blind_h", "blind_i", "blind_j")
+PENDING: set[str] = set()
+SPLITS = ("dev", "earlier", "heldout", "fresh", "blind_f", "blind_g", "blind_h", "blind_i", "blind_j", "blind_k")
 FOLDS = 5
 TOP = (1, 3, 5, 10)
 
