@@ -42,7 +42,7 @@ def test_reader_rankings_are_distinct_catalogue_causes_for_known_cases(file_name
 @pytest.mark.parametrize("file_name", ["readers/expert.yaml", "readers/agent.yaml"])
 def test_issue_19_readers_rank_five_catalogue_causes_for_every_held_out_case(file_name):
     ranked = yaml.safe_load((CASES / file_name).read_text(encoding="utf-8"))
-    held_out = set().union(*(_ids(CASES / f"collected_{s}.yaml") for s in "defghij"))
+    held_out = set().union(*(_ids(CASES / f"collected_{s}.yaml") for s in "defghijk"))
     causes = set(load_catalogue().causes)
     assert set(ranked) == held_out
     bad = {case: picks for case, picks in ranked.items() if len(set(picks)) != 5 or set(picks) - causes}
