@@ -95,7 +95,8 @@ def own_nodes(func: ast.AST, ctx: ModuleContext | None = None) -> list[ast.AST]:
     if ctx is not None:
         return ctx.memo(("own-nodes", id(func)), lambda: own_nodes(func))
     body = getattr(func, "body", [])
-    stack = list(body) if isinstance(body, list) else [body]  # a lambda's body is one expression
+    # a lambda's body is one expression; a def or class in the body is its own scope (a closure)
+    stack = [n for n in body if not isinstance(n, NESTED)] if isinstance(body, list) else [body]
     found = []
     AST, table = ast.AST, CHILD_FIELDS  # fields that may hold a node: the same nodes, in the same order
     pop, push, keep = stack.pop, stack.append, found.append
