@@ -15,6 +15,7 @@ from ..helpers.evaluation import (
 from ..helpers.modes import (
     EVAL,
     SET,
+    TRAIN,
     direct_switch,
     key_of,
     mode_before,
@@ -51,6 +52,8 @@ from ..helpers.modes_models import (
     frozen,
     handed_in,
     mode_given,
+    ready_from_loader,
+    unpacked_ready,
     untrained_here,
 )
 from ..helpers.modes_nograd import disables_grad, grad_off_at
@@ -195,7 +198,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
     for call in scope_calls(scope, ctx):
         receiver = runs_model(call, ctx)
         key = key_of(receiver) if receiver is not None else None
-        if key is None or key in reported or mode_given(call, receiver, key, ctx):
+        if key is None or key in reported or (mode_given(call, receiver, key, ctx) and not _trained_pretrained(
+                call, receiver, key, scope, ctx)):
             continue
         if training_pass(scope, ctx):
             break  # log-probs for a policy-gradient loss: the training step's mode
@@ -234,6 +238,17 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         else:
             message = f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation"
         yield Hit(anchor(call, key, scope, ctx), message)
+
+
+def _trained_pretrained(call: ast.Call, receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """`model = Auto...from_pretrained(name)` starts in eval mode, but `model.train()` earlier in this scope (an
+    accelerate / no_trainer epoch loop) put it in training mode: a later evaluation needs eval() again."""
+    switch = mode_before(call, key, scope, ctx)
+    if switch is None or switch.mode != TRAIN or not switch.direct:
+        return False
+    value = ctx.resolve(receiver)
+    return ready_from_loader(receiver, ctx) or unpacked_ready(receiver, ctx) or isinstance(value, ast.Call) and (
+        ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower())
 
 
 def _runner(receiver: ast.AST, ctx: ModuleContext) -> bool:
