@@ -86,3 +86,124 @@ def test_scheduler_stepped_by_a_helper_of_another_file_before_the_epoch(tmp_path
     assert found == [("train.py", _line(SCHEDULE_LOOP, "update_lr(scheduler, epoch, log)")),
                      ("train.py", _line(SCHEDULE_LOOP, "utils.step_schedule(")),
                      ("train.py", _line(SCHEDULE_LOOP, "update_lr(self.scheduler"))]
+
+
+STEP_HELPERS = """
+    import torch
+
+
+    def train_step(model, batch, optimizer, scaler, loss_fn):
+        \"\"\"One AMP update.\"\"\"
+        x, y = batch
+        with torch.autocast("cuda"):
+            loss = loss_fn(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        return loss.detach()
+
+
+    def optimize(loss, opt, clip=None):
+        loss.backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(opt.param_groups[0]["params"], clip)
+        opt.step()
+
+
+    def update(net, x, y, optim):
+        optim.zero_grad()
+        net(x).sum().backward()
+        optim.step()
+
+
+    def fused_step(loss, optimizer):
+        loss.backward()
+        optimizer.step()
+"""
+
+STEP_LOOPS = """
+    import torch
+    from steps import fused_step, optimize, train_step, update
+
+
+    def main(model, loader, cfg, loss_fn):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+        scaler = torch.cuda.amp.GradScaler()
+        for epoch in range(cfg.epochs):
+            for batch in loader:
+                train_step(model, batch, optimizer, scaler, loss_fn)
+
+
+    class Runner:
+        def __init__(self, net):
+            self.net = net
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+        def epoch(self, loader):
+            opt = self.opt
+            for x, y in loader:
+                optimize(self.net(x).pow(2).mean(), opt)
+                update(self.net, x, y, opt)
+
+        def epoch_zeroed(self, loader):
+            for x, y in loader:
+                self.opt.zero_grad()
+                fused_step(self.net(x).mean(), self.opt)
+"""
+
+
+def test_step_helper_of_another_file_that_never_clears(tmp_path: Path):
+    found = project_findings(tmp_path, {"steps.py": STEP_HELPERS, "train.py": STEP_LOOPS}, "MLD010")
+    # the first statement after the docstring, where zero_grad() goes; `update` clears, `fused_step`'s caller does
+    assert found == [("steps.py", _line(STEP_HELPERS, "x, y = batch")), ("steps.py", _line(STEP_HELPERS, "loss.backward()"))]
+
+
+def test_step_helper_whose_loop_clears_is_quiet(tmp_path: Path):
+    loops = STEP_LOOPS.replace("for batch in loader:\n", "for batch in loader:\n                optimizer.zero_grad()\n")
+    loops = loops.replace("for x, y in loader:\n                optimize", "for x, y in loader:\n"
+                          "                self.net.zero_grad()\n                optimize")
+    assert project_findings(tmp_path, {"steps.py": STEP_HELPERS, "train.py": loops}, "MLD010") == []
+
+
+SHARDED_DATA = """
+    from torch.utils.data import DataLoader
+    from torch.utils.data.distributed import DistributedSampler
+
+
+    def make_loader(ds, batch_size, distributed, is_train=True):
+        sampler = DistributedSampler(ds, shuffle=is_train) if distributed else None
+        return DataLoader(ds, batch_size=batch_size, sampler=sampler, shuffle=sampler is None and is_train)
+"""
+
+EPOCH_METHOD_TRAINER = """
+    import torch
+    from torch.nn.parallel import DistributedDataParallel
+    from data import make_loader
+
+
+    class Engine:
+        def __init__(self, cfg, net, ds):
+            self.net = DistributedDataParallel(net)
+            self.opt = torch.optim.AdamW(self.net.parameters())
+            self.train_loader = make_loader(ds, cfg.batch_size, True)
+
+        def _epoch(self, epoch):
+            self.net.train()
+            for step, (x, y) in enumerate(self.train_loader):
+                self.opt.zero_grad()
+                self.net(x, y).backward()
+                self.opt.step()
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                self._epoch(epoch)
+"""
+
+
+def test_per_epoch_method_runs_a_sharded_train_loader_of_another_file(tmp_path: Path):
+    files = {"data.py": SHARDED_DATA, "engine.py": EPOCH_METHOD_TRAINER}
+    assert project_findings(tmp_path / "bug", files, "MLD054") == [
+        ("engine.py", _line(EPOCH_METHOD_TRAINER, "self.net.train()"))]
+    fixed = EPOCH_METHOD_TRAINER.replace("            self.net.train()\n", "            self.net.train()\n"
+                                         "            self.train_loader.sampler.set_epoch(epoch)\n")
+    assert project_findings(tmp_path / "ok", {**files, "engine.py": fixed}, "MLD054") == []

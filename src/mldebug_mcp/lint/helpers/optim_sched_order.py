@@ -98,15 +98,19 @@ def scheduler_facts(ctx: ModuleContext) -> dict[str, str]:
     """`sched-class:<Name>` = 'own' for each top-level class of this file that defines step() and derives from
     no class but `object` (or such a class of this file): a project's own scheduler (vq-vae-2's CycleScheduler
     sets the lr for the coming optimizer.step()), which torch's order rule is not about. A class with any other
-    base (torch's LRScheduler, a library's) is not told. Also `sched-stepper:<function>` (optim_sched_helpers)."""
+    base (torch's LRScheduler, a library's) is not told. Also the optimiser facts of optim_sched_helpers (a function
+    that steps the scheduler it is handed) and optim_step_helpers (a step helper called in a loop of another file)."""
+    from .optim_step_helpers import caller_facts
+
+    found: dict[str, str] = caller_facts(ctx)  # the calling file need not say `step`
     if not ctx.has_text("step"):
-        return {}
+        return found
     from .loader_facts import (
         scoped,  # the scoping of project facts (one project of a multi-project folder)
     )
     from .optim_sched_helpers import stepper_facts
 
-    found: dict[str, str] = stepper_facts(ctx)
+    found.update(stepper_facts(ctx))
     for name, cls in ctx.classes.items():
         if ctx.parent(cls) is ctx.tree and any(isinstance(m, FUNCTIONS) and m.name == "step" for m in cls.body) \
                 and own_class(cls, ctx):

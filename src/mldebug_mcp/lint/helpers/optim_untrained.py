@@ -17,7 +17,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .graph import is_loss_call
+from .graph import callee, is_loss_call
 from .loops import LOOPS
 from .optim_groups import frozen
 from .optim_params import dotted, is_optimizer_name, within
@@ -27,7 +27,7 @@ from .optim_steps import FUNCTIONS, local_callee, training_blocks
 WITHOUT_OWN_WEIGHTS = re.compile(
     r"Identity|Flatten|Unflatten|\w*Dropout\w*|\w*Pool[123]d|(Leaky)?ReLU6?|R?ReLU|[GS]?ELU|CELU|GELU|SiLU|Mish|"
     r"(Log)?Sigmoid|Tanh|Tanhshrink|(Log)?Softmax2?d?|Softmin|Softplus|Softsign|Hard\w+|Upsample\w*|Pixel(Un)?Shuffle"
-    r"|\w*Loss|Sequential|Module(List|Dict)|Parameter(List|Dict)|\w*Padding\w*|\w*Pad[123]d|ChannelShuffle|Fold|Unfold"
+    r"|\w*Loss(2d)?|Sequential|Module(List|Dict)|Parameter(List|Dict)|\w*Padding\w*|\w*Pad[123]d|ChannelShuffle|Fold|Unfold"
     r"|CosineSimilarity|PairwiseDistance|\w*Parallel|Module"
 )
 WEIGHTED_LOSSES = {"AdaptiveLogSoftmaxWithLoss"}
@@ -122,12 +122,14 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
         if not has_parameters(value, ctx) and not _sibling_of_held(value, held, optimizer, ctx) \
                 and not _built_from_held_pieces(value, held, ctx) and not _head_on_held(name, value, held, ctx):
             continue
-        if _trained(name, ctx.scope_of(assign), ctx) and not frozen(name, ctx) and name not in dict(found):
+        weighted = has_parameters(value, ctx)  # certain, not only by its siblings or pieces
+        if _trained(name, ctx.scope_of(assign), ctx, weighted=weighted) and not frozen(name, ctx) \
+                and name not in dict(found):
             found.append((name, assign.lineno))
     return found
 
 
-def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> bool:
+def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2, weighted: bool = False) -> bool:
     """Called in a training step (a block with a backward), never frozen, only ever called or moved; or handed
     to a helper of this file whose parameter is (`train_one_epoch(vae, loader)`, issue 17)."""
     called = False
@@ -141,13 +143,15 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> b
             continue
         if _rewrapped(node, parent, ctx) or _handed_to_evaluation(node, parent, ctx):
             continue  # `vae = nn.DataParallel(vae)`, `evaluate(loader, vae)`: its parameters reach no optimiser
-        if depth and _handed_to_training(node, parent, ctx, depth):
+        if depth and _handed_to_training(node, parent, ctx, depth, weighted):
             called = True  # `train_one_epoch(vae, loader)`: the helper's parameter is trained there
             continue
         if isinstance(parent, ast.Attribute) and parent.value is node:
             call = ctx.parent(parent)
             if isinstance(parent.ctx, ast.Store):
                 continue  # `vae.lm_head = model.lm_head`: a piece set on it, its own parameters stay
+            if _logged(parent, ctx):
+                continue  # `print(f"temp {criterion.logit_scale.exp()}")`: a value shown, not a use that trains it
             if parent.attr in {"eval", "requires_grad_"} or not (isinstance(call, ast.Call) and call.func is parent):
                 return False  # frozen, evaluated, or an attribute read: not sure it should train
             if parent.attr in FITS:
@@ -157,11 +161,27 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> b
     return called
 
 
+def _logged(node: ast.AST, ctx: ModuleContext) -> bool:
+    """The read sits in an f-string or in a call of print() or a logger's method."""
+    for above in ctx.ancestors(node):
+        if isinstance(above, ast.JoinedStr):
+            return True
+        if isinstance(above, ast.Call) and (callee(above.func) in LOGGING or callee(above.func.value if isinstance(
+                above.func, ast.Attribute) else above.func) in {"logger", "logging", "log", "writer"}):
+            return True
+        if isinstance(above, ast.stmt):
+            return False
+    return False
+
+
+LOGGING = {"print", "info", "debug", "warning", "log", "add_scalar", "log_dict", "set_postfix"}
+
+
 # an estimator's own fitting (an OOD detector's class means and covariances, a scikit-learn-style API)
 FITS = {"fit", "fit_features", "fit_transform", "fit_predict", "partial_fit"}
 
 
-def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, depth: int, weighted: bool) -> bool:
     """Handed to a function of this module (a plain-name call) that builds no optimiser and whose parameter
     receiving it is itself only called in a training step there."""
     if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)):
@@ -182,13 +202,13 @@ def _handed_to_training(node: ast.Name, parent: ast.AST, ctx: ModuleContext, dep
     if any(is_optimizer_name(ctx.call_name(c)) or ctx.method_name(c) == "add_param_group"
            for c in ctx.within(ast.Call, helper)):
         return False
-    if any(isinstance(c.func, ast.Name) and c.func.id == parameter and is_loss_call(c, ctx)
-           for c in ctx.in_scope(helper, (ast.Call,))):
-        return False  # `criterion(outputs, labels)`: a loss module handed in, not a model
+    if not weighted and any(isinstance(c.func, ast.Name) and c.func.id == parameter and is_loss_call(c, ctx)
+                            for c in ctx.in_scope(helper, (ast.Call,))):
+        return False  # `criterion(outputs, labels)`: a loss module handed in, not a model (unless it holds weights)
     if any(isinstance(c.func, ast.Attribute) and c.func.attr == "load_state_dict" and isinstance(c.func.value, ast.Name)
            and c.func.value.id == node.id for c in ctx.in_scope(ctx.scope_of(parent), (ast.Call,))):
         return False  # `q_target.load_state_dict(q.state_dict())`: a target network, updated by copying
-    return _trained(parameter, helper, ctx, depth - 1)
+    return _trained(parameter, helper, ctx, depth - 1, weighted)
 
 
 def _rewrapped(node: ast.Name, parent: ast.AST, ctx: ModuleContext) -> bool:

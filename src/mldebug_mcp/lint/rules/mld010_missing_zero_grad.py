@@ -17,7 +17,9 @@ from ..helpers.optim_branches import (
 )
 from ..helpers.optim_closure import unzeroed_closure
 from ..helpers.optim_step_branch import steps_here, unzeroed_step_side
+from ..helpers.optim_step_helpers import unzeroed_step_helper
 from ..helpers.optim_steps import (
+    call_sites,
     iteration,
     nested_loops,
     owner_of,
@@ -94,6 +96,8 @@ class MissingZeroGrad(Rule):
     BEFORE_BACKWARD = ("gradients are never cleared in this loop: call zero_grad() before this backward "
                        "(the optimizer steps on line {line})")
 
+    HELPER = ("{name}() backwards and steps {opt} without clearing its gradients, and the loop that calls it ({where}) "
+              "clears none either: every step adds up all earlier gradients; call {opt}.zero_grad() at its top")
     STALE_D = ("{name} is zeroed only after its step, and the generator's backward before this runs through the "
                "discriminator: its gradients are still there and this step applies them; call {name}.zero_grad() "
                "before the discriminator's backward")
@@ -122,6 +126,10 @@ class MissingZeroGrad(Rule):
                 yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
             elif trains:
                 yield from self._never_true(node, ctx)
+            if sided is None and not call_sites(node, ctx):  # a step helper called only by another file's loop
+                helper = unzeroed_step_helper(node, ctx)
+                if helper is not None:
+                    yield Hit(helper[0], self.HELPER.format(name=node.name, opt=helper[1], where=helper[2]))
             return
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return

@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.optim_children import left_out_parts
 from ..helpers.optim_clip_mismatch import clipped_elsewhere
 from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
+from ..helpers.optim_head_reset import head_reset_after_optimizer
 from ..helpers.optim_listed_twice import listed_twice
 from ..helpers.optim_loss_weights import built_beside_handed_optimizer
 from ..helpers.optim_params import (
@@ -96,6 +97,9 @@ class OptimizerMissingParameters(Rule):
     SUBSET = ("this parameters helper leaves out {missing}, which forward runs between the parts it lists: the "
               "loss backpropagates through them, but an optimizer built from this helper never updates them")
 
+    RESET = ("this optimizer is built on {path} before {call}() on line {line} replaces a layer of it with a new "
+             "one: the optimizer holds the old layer's tensors and the new one never trains; rebuild the head first")
+
     SWAPPED = ("the update that steps this optimizer (line {step}) clips {clipped}, which this optimizer does not "
                "hold and the one built on line {other} does: the two were given each other's parameters, so each "
                "step moves what the other loss trained")
@@ -108,6 +112,8 @@ class OptimizerMissingParameters(Rule):
             for ret, missing in subset_helpers(ctx, PARAMETER_FREE.fullmatch):
                 yield Hit(ret, self.SUBSET.format(missing=", ".join(f"self.{m}" for m in missing)))
         if ctx.has_text("optim"):
+            for assign, call, path in head_reset_after_optimizer(ctx):
+                yield Hit(assign, self.RESET.format(path=path, call=ast.unparse(call.func), line=call.lineno))
             for cls in ctx.classes.values():
                 for anchor, path, where in built_beside_handed_optimizer(cls, ctx):
                     yield Hit(anchor, self.HANDED.format(path=path, where=where))

@@ -17,6 +17,7 @@ from ..helpers.loader_sites import (
     has_epoch_loop,
     set_epoch_place,
 )
+from ..helpers.optim_steps import local_callee
 from ..rule import Hit, Rule
 
 SAMPLERS = {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
@@ -263,12 +264,49 @@ def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> ast.AST 
         else:
             continue
         for source in sources:
-            words = name_of(source).lower().rsplit(".", 1)[-1]
-            tokens = set(words.split("_"))
-            if ("train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))) \
-                    and not _built_here(source, ctx):
+            if _unseen_train_loader(source, ctx):
                 inside = _per_loader_pass(inner, source, ctx) if isinstance(inner, ast.Call) else None
                 return inside or _before(inner, loop)
+        if isinstance(inner, ast.Call) and not _epoch_handed_out_of_sight(loop, ctx):
+            inside = _per_epoch_pass(inner, ctx)
+            if inside is not None:
+                return inside
+    return None
+
+
+def _epoch_handed_out_of_sight(loop: ast.AST, ctx: ModuleContext) -> bool:
+    """The epoch loop hands its counter to a call we cannot read (`box.pre_epoch_process(epoch=epoch)`, a hook of
+    another file): that call may set the sampler's epoch. Printing, logging and saving it do not."""
+    counter = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if isinstance(loop, ast.For) else set()
+    for call in ast.walk(loop):
+        if not isinstance(call, ast.Call) or local_callee(call, ctx) is not None \
+                or callee(call.func) in {"print", "save", "info", "log", "debug", "format", "add_scalar", "log_dict"}:
+            continue
+        if any(isinstance(a, ast.Name) and a.id in counter for a in [*call.args, *(k.value for k in call.keywords)]):
+            return True
+    return False
+
+
+def _unseen_train_loader(source: ast.expr, ctx: ModuleContext) -> bool:
+    words = name_of(source).lower().rsplit(".", 1)[-1]
+    tokens = set(words.split("_"))
+    return ("train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))) \
+        and not _built_here(source, ctx)
+
+
+def _per_epoch_pass(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """`self.train_epoch(epoch)`, a function of this file run each epoch, whose batch loop runs over a train loader
+    this file does not build (`for x, y in self.train_dl:`): at its top, before the statement holding that loop."""
+    func = local_callee(call, ctx)
+    if func is None:
+        return None
+    for inner in ast.walk(func):
+        if isinstance(inner, ast.For | ast.AsyncFor):
+            source = inner.iter
+            while isinstance(source, ast.Call) and source.args and name_of(source.func).rsplit(".", 1)[-1] in ITERATORS:
+                source = source.args[0]  # enumerate(tqdm(loader))
+            if _unseen_train_loader(source, ctx):
+                return _before(inner, func)
     return None
 
 
