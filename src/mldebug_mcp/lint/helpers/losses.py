@@ -216,6 +216,9 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
     """The source of the loss a call computes when it applies its own softmax or sigmoid (expects logits): also
     a loss class of this file or another that hands its input to one (a focal loss built on
     F.binary_cross_entropy_with_logits), named after the loss it wraps."""
+    composed = _log_softmax_into_nll(call, ctx)
+    if composed is not None:
+        return composed
     source = loss_call_source(call, ctx)
     if source is None:  # `self.criterion(...)` set by a base class, maybe picked by a string this class sets
         # or handed to this class or function by another file; asked here, not kept: known once the index is
@@ -229,6 +232,29 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
             (wrapped or "").rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
+
+
+LOG_SOFTMAX_CALLS = {"torch.nn.functional.log_softmax", "torch.log_softmax", "torch.special.log_softmax"}
+NLL = {"torch.nn.functional.nll_loss", "torch.nn.NLLLoss"}
+
+
+def _log_softmax_into_nll(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
+    """`F.nll_loss(F.log_softmax(out, 1), y)` (or through a name, `logp = F.log_softmax(out, 1)`): the pair is a
+    cross-entropy, so the log_softmax call is a loss that expects raw logits in `out`."""
+    if not call.args or ctx.call_name(call) not in LOG_SOFTMAX_CALLS:
+        return None
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        fed = [c for c in ctx.in_scope(ctx.scope_of(call), (ast.Call,)) if c.lineno >= call.lineno and c.args
+               and isinstance(c.args[0], ast.Name) and c.args[0].id == name and ctx.resolve(c.args[0]) is call]
+    else:
+        fed = [parent] if isinstance(parent, ast.Call) and parent.args and parent.args[0] is call else []
+    for loss in fed:
+        source = loss_call_source(loss, ctx)
+        if source is not None and source.name in NLL:
+            return LossSource("torch.nn.functional.log_softmax then nll_loss", call, False)
+    return None
 
 
 def loss_inputs(call: ast.Call) -> list[ast.expr]:

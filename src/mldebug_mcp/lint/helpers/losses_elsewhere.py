@@ -9,7 +9,8 @@ import ast
 import os
 
 from . import kinds
-from .kinds.handoffs import handed_calls
+from .kinds.handoffs import SLOT, handed_calls
+from .losses_handed import LOSS_FOR
 
 # estimators that train the module they are handed with a default loss, called as criterion(module(X), y):
 # skorch's nets (NeuralNetClassifier takes the log of the module's output when the criterion is NLLLoss: a
@@ -42,7 +43,8 @@ def subclass_fed(call: ast.Call, ctx, facts: dict[str, str]) -> dict[str, str]:
     if not (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "self"
             and any(part in callee.attr for part in LOSS_ATTR)):
         return {}
-    where = f"{SELF_LOSS}{callee.attr}|{callee.attr} in {os.path.basename(ctx.path)}:{call.lineno}"
+    slot = _kept_parameter(callee, ctx)
+    where = f"{SELF_LOSS}{callee.attr}{slot}|{callee.attr} in {os.path.basename(ctx.path)}:{call.lineno}"
     told = {}
     for arg in loss_inputs(call):
         for name in kinds.fed_names(arg, ctx):
@@ -51,14 +53,42 @@ def subclass_fed(call: ast.Call, ctx, facts: dict[str, str]) -> dict[str, str]:
     return told
 
 
+def _kept_parameter(attr: ast.Attribute, ctx) -> str:
+    """`@compile.loss` when the base class keeps in `self.<attr>` the parameter `loss` of its method `compile`
+    (`self.loss_fn = loss.to(device) if isinstance(loss, nn.Module) else loss`): a Keras-like wrapper whose
+    subclass's callers hand the loss in (`model.compile(loss=nn.BCEWithLogitsLoss())`, told as lossfor:)."""
+    values = ctx.values_of(attr)
+    value = values[0] if len(values) == 1 else None
+    if isinstance(value, ast.IfExp):
+        sides = {ast.unparse(_unmoved(side)) for side in (value.body, value.orelse)}
+        value = _unmoved(value.body) if len(sides) == 1 else None
+    value = _unmoved(value) if value is not None else None
+    method = ctx.enclosing(value, (ast.FunctionDef,)) if isinstance(value, ast.Name) else None
+    if method is None or value.id not in {a.arg for a in method.args.args + method.args.kwonlyargs}:
+        return ""
+    positional = [a.arg for a in method.args.args[1:]]  # after self: `model.configure(nn.CrossEntropyLoss())`
+    at = f",{method.name}#{positional.index(value.id)}" if value.id in positional else ""
+    return f"@{method.name}.{value.id}{at}"
+
+
+def _unmoved(value: ast.expr) -> ast.expr:
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda"):
+        value = value.func.value
+    return value
+
+
 def subclass_loss(where: str, cls: ast.ClassDef, ctx) -> str | None:
     """A `self:<attr>|...` fact resolved for the subclass `cls`: where its base class's step computes the loss,
     when `cls` keeps a logit loss in that attribute (`self.criterion = nn.CrossEntropyLoss()`)."""
     from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES, loss_source
 
     attr, _, told = where[len(SELF_LOSS):].partition("|")
+    attr, _, slot = attr.partition("@")
     values = ctx.class_attrs.get(cls.name, {}).get(attr, [])
     found = {getattr(loss_source(v, ctx), "name", None) for v in values}
+    if not values and slot and ctx.project is not None:  # kept from a parameter: the loss callers hand to it
+        found = {ctx.project.kind_returned_by(f"{LOSS_FOR}{SLOT}{cls.name}.{s}")
+                 for s in slot.split(",")} - {None}
     if len(found) != 1 or not found <= (LOGIT_LOSSES | LOGIT_FUNCTIONS):
         return None
     return told.replace(attr, found.pop().rsplit(".", 1)[-1], 1)
@@ -178,10 +208,12 @@ def handed_over(project, name: str) -> str | None:
     by the same call (`train(ConvNet(), nn.CrossEntropyLoss(), ...)`)."""
     from .losses_chosen import fed_loss
 
-    slots = project.kind_returned_by(kinds.HAND + name)
+    owner, dot, method = name.partition(".")  # `Net.predict`: the method of a model handed to a slot
+    slots = project.kind_returned_by(kinds.HAND + owner)
     for slot in slots.split(";") if slots else ():
+        slot += dot + method
         where = project.fed_to(slot)
-        fed = resolve_slot_loss(where, name, project) if where and where.startswith(SLOT_LOSS) else \
+        fed = resolve_slot_loss(where, owner, project) if where and where.startswith(SLOT_LOSS) else \
             fed_loss(project, slot)
         if fed is None:
             fed = _relayed(project, slot)

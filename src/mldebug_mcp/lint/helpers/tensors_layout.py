@@ -14,6 +14,10 @@ from .tensors_channels import KEEPS_LAYOUT, SAME_LAYOUT_METHODS, layer_name
 
 REORDERS = {"permute", "transpose", "swapaxes", "swapdims"}
 APPENDS_AXIS = {"Embedding"}  # (*) -> (*, dim)
+# (*, in) -> (*, out): the leading axes carry over in their order. A recurrent layer keeps (seq, batch) first
+# without batch_first and (batch, seq) with it: either way its output has its input's leading axes
+REPLACES_LAST = {"Linear", "LazyLinear"}
+RECURRENT = {"GRU", "LSTM", "RNN"}
 
 
 def reordered_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[list[ast.expr], ast.Call] | None:
@@ -39,19 +43,62 @@ def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.e
         base = _layout(expr.func.value, expr, ctx, unpacks, depth - 1)
         return _reordered(base, expr) if base is not None else None
     if isinstance(expr, ast.Name):
-        value = value_before(expr, at, ctx)
+        value = _bound_before(expr, at, ctx)
         names = _unpacked_after(expr, value, at, ctx, unpacks)
         if names is not None:
             return names
         return _layout(value, value, ctx, unpacks, depth - 1) if value is not None else None
+    expr = _recurrent_call(expr, ctx) or expr  # `self.lstm(x)[0]`: the outputs
     if isinstance(expr, ast.Call) and expr.args and ctx.call_name(expr) is None:
         layer = layer_name(expr, ctx)
         if layer in APPENDS_AXIS:
             base = _layout(expr.args[0], expr, ctx, unpacks, depth - 1)
             return base + [ast.Name(id=f"<{layer} axis>")] if base is not None else None
+        if layer in REPLACES_LAST or layer in RECURRENT:
+            base = _layout(expr.args[0], expr, ctx, unpacks, depth - 1)
+            return base[:-1] + [ast.Name(id=f"<{layer} axis>")] if base is not None and len(base) >= 2 else None
         if layer in KEEPS_LAYOUT:
             return _layout(expr.args[0], expr, ctx, unpacks, depth - 1)
     return None
+
+
+def layer_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[list[ast.expr], str] | None:
+    """(the named axes of `tensor` at `call`, the layer that made it) when `tensor` is a Linear, Embedding or
+    recurrent layer's output (inline, or as the value its name holds): `B, N, C = x.shape`, then
+    `self.qkv(x)` is [B, N, <Linear axis>]; `out, _ = self.gru(x.transpose(0, 1))` is [N, B, <GRU axis>]."""
+    current, at = strip_calls(tensor, SAME_LAYOUT_METHODS), call
+    if isinstance(current, ast.Name):
+        value = _bound_before(current, call, ctx)
+        if value is None or _unpacked_after(current, value, call, ctx, unpacks):
+            return None
+        current, at = strip_calls(value, SAME_LAYOUT_METHODS), value
+    made = _recurrent_call(current, ctx) or current
+    layer = layer_name(made, ctx) if isinstance(made, ast.Call) and ctx.call_name(made) is None else ""
+    if layer not in REPLACES_LAST | RECURRENT | APPENDS_AXIS:
+        return None
+    layout = _layout(current, at, ctx, unpacks, 6)
+    return (layout, layer) if layout is not None else None
+
+
+def _recurrent_call(expr: ast.expr, ctx) -> ast.Call | None:
+    """The recurrent layer call behind `self.rnn(x)` or `self.rnn(x)[0]` (its outputs, not its hidden state)."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and expr.slice.value == 0:
+        expr = expr.value
+    ok = isinstance(expr, ast.Call) and expr.args and ctx.call_name(expr) is None and layer_name(expr, ctx) in RECURRENT
+    return expr if ok else None
+
+
+def _bound_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
+    """value_before, or the recurrent call whose outputs a later `out, (h, c) = self.lstm(x)` unpacks into
+    `name` (tuple targets of a call are not bound by the context)."""
+    value = value_before(name, at, ctx)
+    unpacked = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
+                and isinstance(a.value, ast.Call) and isinstance(a.targets[-1], ast.Tuple) and a.targets[-1].elts
+                and isinstance(a.targets[-1].elts[0], ast.Name) and a.targets[-1].elts[0].id == name.id]
+    latest = max(unpacked, key=lambda a: a.lineno, default=None)
+    if latest is not None and (value is None or latest.lineno > value.lineno):
+        return _recurrent_call(latest.value, ctx)
+    return value
 
 
 def _reorder(expr: ast.AST, ctx) -> bool:

@@ -314,7 +314,7 @@ class ActivationIntoLogitLoss(Rule):
                 yield from self._element_fed(name, ctx)
                 continue
             if "." in name:  # a method other than forward (`model.project(x)`), of a class or a factory's model
-                fed = fed_loss(project, name)
+                fed = _taken(project, name)  # or of a model handed to a trainer (`self.model.predict(x)`)
                 found = traced_method(name, ctx) if fed is not None else None
                 yield from _at_origins(found, self.message, fed, f" of {name}")
                 continue

@@ -13,7 +13,7 @@ from ..helpers.tensors_channels import (
     short_size,
     spanning_conv_channels,
 )
-from ..helpers.tensors_layout import reordered_layout, value_before
+from ..helpers.tensors_layout import layer_layout, reordered_layout, value_before
 from ..helpers.tensors_shape import (
     axes_of,
     axis_behind_rest,
@@ -42,6 +42,9 @@ REORDERED = (".{method}() names the sizes in an order the permuted/transposed te
              "memory across the wrong axes; permute to the order the sizes list first")
 FEATURES_FIRST = (".{method}() lists a Linear/Embedding output's feature size (its last axis) before one of its "
                   "earlier axes: the view reads neighbouring features as positions; transpose instead")
+
+THROUGH_LAYER = (".{method}() lists sizes in an order the {layer} output does not have (its axes: {axes}): it regroups "
+                 "memory across the wrong axes; transpose/permute to that order first")
 
 STRANDED = (".{method}() keeps {size} as an axis of its own but nothing after it holds the conv output's axes that "
             "follow it: the axes before it absorb them and {size} no longer indexes the same axis; move it with "
@@ -107,7 +110,10 @@ class ViewAsTranspose(Rule):
                 or self._moved_axes(node, tensor, sizes, ctx) or _inverted_named_dims(node, tensor, sizes, ctx) \
                 or _rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
-        elif _heads_merged_into_batch(tensor, sizes, ctx):
+        elif (made := layer_layout(tensor, node, ctx, self._unpacks_of(ctx))) is not None and moves_axes(made[0], sizes):
+            axes = ", ".join(ast.unparse(a) for a in made[0])
+            yield Hit(node, THROUGH_LAYER.format(method=method, layer=made[1], axes=axes))
+        elif made is None and _heads_merged_into_batch(tensor, sizes, ctx):  # a known layout merged in order is fine
             yield Hit(node, SPLIT_HEADS.format(method=method))
         elif _reordered_earlier(tensor, ctx):
             yield from self._misordered(node, tensor, sizes, method, ctx)

@@ -104,7 +104,7 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
     if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)
                            and not _table_column(expr.func.value, ctx)):
         if "norm" not in (name or method):
-            return "std"
+            return None if _per_channel_of_dataset(expr, name, ctx) else "std"
         normed = expr.func.value if name is None else (expr.args[0] if expr.args else None)
         return "norm" if normed is not None and _may_be_zero_vector(normed, ctx) else None
     if name == "torch.sqrt" and expr.args:
@@ -117,6 +117,20 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
         values = ctx.values_of(inner, at=expr)
         inner = values[0] if values else inner
     return "sqrt of a variance" if _is_variance(inner, ctx) else None
+
+
+def _per_channel_of_dataset(std: ast.Call, name: str | None, ctx: ModuleContext) -> bool:
+    """`x_train.std(dim=(0, 1))`, `torch.std(images, dim=(0, 2, 3))` outside a forward: per-channel statistics over
+    the samples and every position of a dataset, zero only for a channel constant across all of it (a dead
+    sensor); the tensor analogue of a table column's std. One axis (`x.std(0)`: per pixel, MNIST's borders are
+    constant) or a forward's batch statistics (a hand-written norm layer) still count."""
+    given = [k.value for k in std.keywords if k.arg in {"dim", "axis"}] or std.args[1 if name else 0:][:1]
+    axes = given[0].elts if given and isinstance(given[0], ast.Tuple | ast.List) else []
+    numbers = [a.value for a in axes if isinstance(a, ast.Constant) and type(a.value) is int]
+    if len(numbers) < 2 or len(numbers) != len(axes) or 0 not in numbers:
+        return False
+    func = ctx.enclosing(std, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return func is None or func.name != "forward"
 
 
 def _may_be_zero_vector(expr: ast.expr, ctx: ModuleContext) -> bool:

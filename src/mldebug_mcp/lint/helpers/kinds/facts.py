@@ -206,18 +206,34 @@ def fed_names(expr: ast.AST, ctx, depth: int = 8) -> set[str]:
             else:
                 if name is None and isinstance(callee, ast.Attribute) and callee.attr == "forward":
                     callee = callee.value
-                names = _model_names(callee, ctx, walk, depth)
-                if not names and isinstance(callee, ast.Attribute) and not callee.attr.startswith("_") \
+                names = _model_names(callee, ctx, walk, depth) | _own_forward_fed(callee, ctx, walk, depth)
+                parts = all(n[:1] == "~" for n in names)  # `net.decoder(x)` of a model handed in, or its method
+                if parts and isinstance(callee, ast.Attribute) and not callee.attr.startswith("_") \
                         and not (isinstance(callee.value, ast.Name) and callee.value.id == "self"):
                     # model.project(x): that method of another file's model (`Net.project`, `build_net().project`)
                     owner = callee.value.value if isinstance(callee.value, ast.Attribute) \
                         and callee.value.attr == "module" else callee.value  # model.module.project(x) under DDP
-                    names = {f"{n}.{callee.attr}" for n in _model_names(owner, ctx, walk, depth - 1)
-                             if n[:1].isalpha()}
+                    # or of a model handed in (`self.model.predict(x)`, `@Trainer#0.predict`), joined by the
+                    # model's file with what the caller hands that slot (losses_elsewhere.handed_over)
+                    names |= {f"{n}.{callee.attr}" for n in _model_names(owner, ctx, walk, depth - 1)
+                              if n[:1].isalpha() or n[:1] == "@"}
                 return names if element is None else _entries(names, element)
         else:
             return set()
     return set()
+
+
+def _own_forward_fed(callee: ast.expr, ctx, walk: Walk, depth: int) -> set[str]:
+    """`self(x)` / `self.forward(x)` in a step of a class whose own forward returns another file's model's output
+    (a LightningModule's `return self.net(x)`, `self.net = build_backbone(...)`): that model's names too."""
+    if not (isinstance(callee, ast.Name) and callee.id == "self") or depth <= 1:
+        return set()
+    cls = ctx.enclosing_class(callee)
+    forward = _forward(cls) if cls is not None else None
+    if forward is None or any(a is forward for a in ctx.ancestors(callee)):
+        return set()
+    returns = [r.value for r in walk.returns_of(forward) if r.value is not None]
+    return set().union(*(fed_names(r, ctx, depth - 1) for r in returns))
 
 
 def _last_word(name: str) -> str | None:
@@ -331,6 +347,10 @@ def _model_names_uncached(model: ast.AST, ctx, walk: Walk, depth: int) -> set[st
         name = ctx.call_name(model)
         if name is None and (module := picked_module(model.func, ctx)):  # getattr(models, args.model)(): any of its models
             return {module}
+        chosen = ctx.resolve(model.func) if name is None and isinstance(model.func, ast.Name) else None
+        if isinstance(chosen, ast.IfExp):  # `Model = GCN if args.model == "gcn" else SAGE`, then Model(...): each
+            return set().union(*(_model_names(ast.Call(func=c, args=[], keywords=[]), ctx, walk, depth - 1)
+                                 for c in (chosen.body, chosen.orelse) if isinstance(c, ast.Name | ast.Attribute)))
         if name is None and isinstance(model.func, ast.Subscript):  # MODELS[args.arch](...): each class listed
             picked = [e for e in picked_entries(model.func, ctx) if isinstance(e, ast.Name | ast.Attribute)]
             return set().union(*(_model_names(ast.Call(func=e, args=[], keywords=[]), ctx, walk, depth - 1)
