@@ -33,3 +33,15 @@ def _train_keys_per_scope(ctx: ModuleContext) -> list[frozenset[str]]:
                 per_scope.setdefault(ctx.enclosing(call, FUNCS) or ctx.tree, set()).add(switch[0])
         return [frozenset(keys) for keys in per_scope.values() if len(keys) > 1]
     return ctx.memo(("mld020", "train-keys-per-scope"), compute)
+
+
+def built_after(key: str, switch_node: ast.AST, scope: ast.AST, ctx: ModuleContext, other: str | None) -> bool:
+    """`model.eval()` (the other's switch), then `best_model = CNN().to(device)`: every binding of `key` in the
+    scope is a fresh build after that switch from a call that is not handed the other model (`deepcopy(model)`,
+    `load_best(model, path)` would return it, in its mode): the switch was made on another object."""
+    values = ctx.bindings.get(scope, {}).get(key) if "." not in key else None
+    root = (other or "").split(".")[0]
+    if not values or not root:
+        return False
+    return all(isinstance(v, ast.Call) and v.lineno > switch_node.lineno and not any(
+        isinstance(n, ast.Name) and n.id == root for n in ast.walk(v)) for v in values)

@@ -60,7 +60,7 @@ from ..helpers.modes_nograd import disables_grad, grad_off_at
 from ..helpers.modes_outside import set_outside, switching_scopes
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
-from ..helpers.modes_siblings import switched_apart
+from ..helpers.modes_siblings import built_after, switched_apart
 from ..helpers.modes_training_pass import in_trainer, run_by_trainers, training_pass
 from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
@@ -225,7 +225,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
                 yield Hit(switch.node, f"{key}.train() here, then {key} evaluates: dropout and BatchNorm run in "
                                        f"training mode; call {key}.eval() instead")
                 continue
-        elif any(s.mode == EVAL and ((s.direct and not switched_apart(key, s.key, ctx)) or related(s.key, key))
+        elif any(s.mode == EVAL and ((s.direct and not switched_apart(key, s.key, ctx) and not built_after(
+                key, s.node, scope, ctx, s.key)) or related(s.key, key))
                  for s in switches(scope, ctx) if position(s.node) < position(call)):
             continue  # another name may hold the same model
         elif set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)
