@@ -207,3 +207,50 @@ def test_per_epoch_method_runs_a_sharded_train_loader_of_another_file(tmp_path: 
     fixed = EPOCH_METHOD_TRAINER.replace("            self.net.train()\n", "            self.net.train()\n"
                                          "            self.train_loader.sampler.set_epoch(epoch)\n")
     assert project_findings(tmp_path / "ok", {**files, "engine.py": fixed}, "MLD054") == []
+
+
+AUGMENTATIONS = """
+    import torch
+    import torch.nn as nn
+    import torchaudio
+    import torchvision.transforms as T
+    from torch.utils.data import DataLoader
+    from torchvision import transforms
+
+    cfg = {"bs": 16, "epochs": 3}
+    wave_augment = nn.Sequential(
+        torchaudio.transforms.MelSpectrogram(sample_rate=16000, n_mels=64),
+        torchaudio.transforms.FrequencyMasking(freq_mask_param=15),
+    )
+    image_augment = torch.nn.Sequential(T.RandomResizedCrop(224), T.RandomHorizontalFlip())
+    color_augment = nn.Sequential(transforms.ColorJitter(0.2, 0.2), transforms.RandomCrop(32))
+
+
+    def pad_batch(batch):
+        feats = []
+        for wave, _, text, *_ in batch:
+            feats.append(wave_augment(wave).squeeze(0).transpose(0, 1))
+        return feats
+
+
+    def image_batch(batch):
+        out = []
+        for image, label in batch:
+            out.append(color_augment(image_augment(image)))
+        return out
+
+
+    loader = DataLoader(corpus, batch_size=cfg["bs"], shuffle=True, collate_fn=pad_batch)
+    images = DataLoader(pictures, batch_size=cfg["bs"], shuffle=True, collate_fn=image_batch)
+    for epoch in range(cfg["epochs"]):
+        for step, (feats, labels) in enumerate(loader):
+            if step % 100 == 0:
+                print(f"epoch {epoch} step {step} {decode(feats[:1])[0]!r}")
+"""
+
+
+def test_augmentation_pipelines_in_a_sequential_are_not_models_left_training():
+    from textwrap import dedent
+
+    from mldebug_mcp.lint.engine import lint_source
+    assert [f.line for f in lint_source(dedent(AUGMENTATIONS), "t.py") if f.code == "MLD020"] == []

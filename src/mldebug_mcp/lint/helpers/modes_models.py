@@ -364,7 +364,7 @@ def _free_build(value: ast.AST, ctx: ModuleContext, depth: int, needs: set[str] 
     name = ctx.call_name(value)
     if name in ctx.classes and depth < 3:
         return _class_free(ctx.classes[name], ctx, depth, needs)
-    if free_layer(value, name):
+    if free_layer(value, name, ctx):
         return True
     other = _other_files_class(value, name, ctx)
     if other is None:
@@ -411,7 +411,7 @@ def class_needs(cls: ast.ClassDef, ctx: ModuleContext) -> frozenset[str] | None:
     return ctx.memo(("modes", "class-needs", id(cls)), compute)
 
 
-def free_layer(value: ast.Call, name: str | None) -> bool:
+def free_layer(value: ast.Call, name: str | None, ctx: ModuleContext | None = None) -> bool:
     """A torch layer whose output does not depend on the mode: Linear, Conv, Embedding, LayerNorm, an
     LSTM/GRU of one layer whatever its dropout=, an InstanceNorm without running statistics, and containers
     of such layers."""
@@ -426,11 +426,18 @@ def free_layer(value: ast.Call, name: str | None) -> bool:
         return False
     if name not in CONTAINERS:
         return True  # nn.Parameter(torch.randn(d)): what it is built from is no layer
-    return all(isinstance(a, ast.Call) and _free_layer_call(a) for a in value.args if isinstance(a, ast.Call))
+    return all(isinstance(a, ast.Call) and _free_layer_call(a, ctx) for a in value.args if isinstance(a, ast.Call))
 
 
-def _free_layer_call(call: ast.Call) -> bool:
-    return free_layer(call, _torch_nn_name(call))
+def _free_layer_call(call: ast.Call, ctx: ModuleContext | None = None) -> bool:
+    return free_layer(call, _torch_nn_name(call)) or _data_transform(call, ctx)
+
+
+def _data_transform(call: ast.Call, ctx: ModuleContext | None) -> bool:
+    """`torchaudio.transforms.TimeMasking(...)`, `transforms.RandomCrop(...)` in a container: a data transform or
+    augmentation, which reads no training flag (it augments in eval mode too)."""
+    name = (ctx.qualname(call.func) if ctx is not None else None) or ast.unparse(call.func)
+    return bool(re.search(r"(^|\.)transforms\.\w+$", name))
 
 
 def _torch_nn_name(call: ast.Call) -> str | None:
@@ -472,7 +479,7 @@ def _class_free(cls: ast.ClassDef, ctx: ModuleContext, depth: int, needs: set[st
         return False  # another file's base class may hold dropout or BatchNorm
     if _runs_handed_module(cls):
         return False  # `self.encoder = encoder` from the caller, then self.encoder(x): any layers
-    free_calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and free_layer(n, ctx.call_name(n))]
+    free_calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and free_layer(n, ctx.call_name(n), ctx)]
     inside = {id(m) for c in free_calls for m in ast.walk(c)}
     free_attrs = _attrs_assigned_only(cls, free_calls)
     for node in ast.walk(cls):
