@@ -14,6 +14,7 @@ from ..helpers.tensors_channels import (
     spanning_conv_channels,
 )
 from ..helpers.tensors_layout import layer_layout, reordered_layout, value_before
+from ..helpers.tensors_recurrent import last_step_of_seq_first
 from ..helpers.tensors_shape import (
     axes_of,
     axis_behind_rest,
@@ -45,6 +46,12 @@ FEATURES_FIRST = (".{method}() lists a Linear/Embedding output's feature size (i
 
 THROUGH_LAYER = (".{method}() lists sizes in an order the {layer} output does not have (its axes: {axes}): it regroups "
                  "memory across the wrong axes; transpose/permute to that order first")
+
+SEQ_FIRST_BUILT = ("{layer} is built without batch_first, so its output is (seq, batch, features), but line {line} "
+                   "reads {read} as the last time step: that is the batch's last sample at every step; build it with "
+                   "batch_first=True for batch-first data")
+SEQ_FIRST_READ = ("{read} indexes axis 1 of a seq-first {layer} output (seq, batch, features) as time: it picks the "
+                  "batch's last sample at every step; the last step is out[-1] (or transpose first)")
 
 STRANDED = (".{method}() keeps {size} as an axis of its own but nothing after it holds the conv output's axes that "
             "follow it: the axes before it absorb them and {size} no longer indexes the same axis; move it with "
@@ -85,7 +92,7 @@ class ViewAsTranspose(Rule):
     evidence = "karpathy-recipe/backprop-to-chart-dependencies"
     node_types = (ast.Call,)
     call_names = frozenset(RESHAPES)  # x.view(...), x.reshape(...), torch.reshape(x, ...)
-    requires_text = ('view', 'reshape')  # skip modules that cannot contain the pattern
+    requires_text = ('view', 'reshape', 'LSTM', 'GRU', 'RNN')  # skip modules that cannot contain the pattern
     BAD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.view(B, C, T)\n"
     GOOD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.transpose(1, 2)\n"
 
@@ -124,6 +131,15 @@ class ViewAsTranspose(Rule):
                 yield Hit(node, FEATURES_FIRST.format(method=method))
             elif (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
                 yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        """A recurrent layer built without batch_first whose output a step reads as `out[:, -1]`."""
+        if not any(map(ctx.has_text, ("LSTM", "GRU", "RNN"))):
+            return
+        for where, read, built, reordered in last_step_of_seq_first(ctx):
+            layer = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
+            text = SEQ_FIRST_READ if reordered else SEQ_FIRST_BUILT
+            yield Hit(where, text.format(layer=layer, line=read.lineno, read=ast.unparse(read)))
 
     def _misordered(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], method: str,
                     ctx: ModuleContext) -> Iterator[Hit]:

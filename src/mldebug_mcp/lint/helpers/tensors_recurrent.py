@@ -1,0 +1,95 @@
+"""A recurrent layer built without batch_first, whose output is read as if it were (MLD040).
+
+`nn.LSTM/GRU/RNN` take and return (seq, batch, features) unless built with `batch_first=True`. A step that
+indexes the output's axis 1 as time (`out[:, -1]`, "the last step") reads the last sample of the batch at
+every step instead: either the data fed in is batch-first (the layer needs batch_first=True) or the index is
+on the wrong axis. Both run without an error, the shapes usually fit, and the model trains on scrambled data.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+RECURRENT = {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"}
+BATCH_FIRST_POSITION = 4  # LSTM(input_size, hidden_size, num_layers, bias, batch_first, ...)
+REORDERS = {"transpose", "permute", "movedim", "swapaxes", "swapdims", "t"}
+
+
+def last_step_of_seq_first(ctx) -> Iterator[tuple[ast.AST, ast.Subscript, ast.Call, bool]]:
+    """(where the fix goes, the subscript, the layer's construction, whether the input was reordered first) for
+    each `out[:, -1]` read straight from a seq-first layer's output (`out, (h, c) = self.lstm(x)`)."""
+    for cls in ctx.classes.values():
+        layers = _seq_first_layers(cls, ctx)
+        if not layers:
+            continue
+        for assign in ctx.within(ast.Assign, cls):
+            call, name = _output_of(assign, layers)
+            if call is None:
+                continue
+            reordered = _reordered(call.args[0], assign, ctx) if call.args else False
+            for read in _last_steps(name, assign, ctx):
+                built = layers[call.func.attr]
+                yield (read if reordered else built), read, built, reordered
+
+
+def _seq_first_layers(cls: ast.ClassDef, ctx) -> dict[str, ast.Call]:
+    """`self.<attr>` -> its nn.LSTM/GRU/RNN(...) construction, for those built without batch_first=True."""
+    found = {}
+    for attr, values in ctx.class_attrs.get(cls.name, {}).items():
+        if len(values) != 1 or not isinstance(values[0], ast.Call) or ctx.call_name(values[0]) not in RECURRENT:
+            continue
+        built = values[0]
+        flag = next((k.value for k in built.keywords if k.arg == "batch_first"), None)
+        if any(k.arg is None for k in built.keywords) or len(built.args) > BATCH_FIRST_POSITION:
+            continue  # **kwargs or batch_first given by position: not known
+        if flag is None or isinstance(flag, ast.Constant) and flag.value is False:
+            found[attr] = built
+    return found
+
+
+def _output_of(assign: ast.Assign, layers: dict[str, ast.Call]) -> tuple[ast.Call | None, str]:
+    """`out, _ = self.lstm(x)` / `out = self.gru(x)[0]`: the layer call and the name holding its output."""
+    target, value = assign.targets[-1], assign.value
+    if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+        name = target.elts[0].id
+    elif isinstance(target, ast.Name) and isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+            and value.slice.value == 0:
+        name, value = target.id, value.value
+    else:
+        return None, ""
+    ok = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in layers \
+        and isinstance(value.func.value, ast.Name) and value.func.value.id == "self"
+    return (value, name) if ok else (None, "")
+
+
+def _last_steps(name: str, assign: ast.Assign, ctx) -> Iterator[ast.Subscript]:
+    """`name[:, -1]` / `name[:, -1, :]` in the same function after `assign`, before `name` is bound again."""
+    func = ctx.enclosing(assign, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if func is None:
+        return
+    rebound = min((n.lineno for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name
+                   and isinstance(n.ctx, ast.Store) and n.lineno > assign.lineno), default=10**9)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and assign.end_lineno < node.lineno < rebound and _time_index(node.slice):
+            yield node
+
+
+def _time_index(index: ast.expr) -> bool:
+    """`[:, -1]`, `[:, -1, :]`: every batch row, the last position of axis 1."""
+    if not isinstance(index, ast.Tuple) or len(index.elts) < 2:
+        return False
+    first, second = index.elts[0], index.elts[1]
+    whole = isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None
+    last = isinstance(second, ast.UnaryOp) and isinstance(second.op, ast.USub) \
+        and isinstance(second.operand, ast.Constant) and second.operand.value == 1
+    return whole and last
+
+
+def _reordered(given: ast.expr, at: ast.AST, ctx) -> bool:
+    """The input was transposed or permuted on its way in (`self.lstm(x.transpose(0, 1))`, or a name holding one)."""
+    if isinstance(given, ast.Name):
+        values = [v for v in ctx.values_of(given, at=at) if getattr(v, "lineno", 0) < at.lineno]
+        given = values[0] if values else given
+    return any(isinstance(n, ast.Attribute) and n.attr in REORDERS for n in ast.walk(given))
