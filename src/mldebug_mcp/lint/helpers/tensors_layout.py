@@ -62,6 +62,11 @@ def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.e
     return None
 
 
+def named_layout(expr: ast.expr, at: ast.AST, ctx, unpacks) -> list[ast.expr] | None:
+    """The named axes of `expr` at `at`, followed through names, layers and reorders (None when not known)."""
+    return _layout(expr, at, ctx, unpacks, 6)
+
+
 def layer_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[list[ast.expr], str] | None:
     """(the named axes of `tensor` at `call`, the layer that made it) when `tensor` is a Linear, Embedding or
     recurrent layer's output (inline, or as the value its name holds): `B, N, C = x.shape`, then

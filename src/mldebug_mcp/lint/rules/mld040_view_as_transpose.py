@@ -14,7 +14,7 @@ from ..helpers.tensors_channels import (
     spanning_conv_channels,
 )
 from ..helpers.tensors_layout import layer_layout, reordered_layout, value_before
-from ..helpers.tensors_recurrent import last_step_of_seq_first
+from ..helpers.tensors_recurrent import batch_first_inputs, last_step_of_seq_first
 from ..helpers.tensors_shape import (
     axes_of,
     axis_behind_rest,
@@ -50,6 +50,8 @@ THROUGH_LAYER = (".{method}() lists sizes in an order the {layer} output does no
 SEQ_FIRST_BUILT = ("{layer} is built without batch_first, so its output is (seq, batch, features), but line {line} "
                    "reads {read} as the last time step: that is the batch's last sample at every step; build it with "
                    "batch_first=True for batch-first data")
+SEQ_FIRST_FED = ("{layer} is built without batch_first, so it reads axis 0 as time, but line {line} hands it data "
+                 "whose axes are ({axes}): it runs along the batch; build it with batch_first=True")
 SEQ_FIRST_READ = ("{read} indexes axis 1 of a seq-first {layer} output (seq, batch, features) as time: it picks the "
                   "batch's last sample at every step; the last step is out[-1] (or transpose first)")
 
@@ -136,10 +138,18 @@ class ViewAsTranspose(Rule):
         """A recurrent layer built without batch_first whose output a step reads as `out[:, -1]`."""
         if not any(map(ctx.has_text, ("LSTM", "GRU", "RNN"))):
             return
+        reported = set()
         for where, read, built, reordered in last_step_of_seq_first(ctx):
             layer = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
             text = SEQ_FIRST_READ if reordered else SEQ_FIRST_BUILT
+            reported.add(where)
             yield Hit(where, text.format(layer=layer, line=read.lineno, read=ast.unparse(read)))
+        for built, call, layout in batch_first_inputs(ctx, self._unpacks_of(ctx)):
+            if built not in reported:
+                reported.add(built)
+                layer = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
+                axes = ", ".join(ast.unparse(a) for a in layout)
+                yield Hit(built, SEQ_FIRST_FED.format(layer=layer, line=call.lineno, axes=axes))
 
     def _misordered(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], method: str,
                     ctx: ModuleContext) -> Iterator[Hit]:
