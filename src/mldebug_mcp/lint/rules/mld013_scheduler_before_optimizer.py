@@ -75,7 +75,9 @@ class SchedulerBeforeOptimizer(Rule):
         if not _is_lr_scheduler(call.func.value, ctx):
             return
         if _in_start_handler(node, ctx) or in_start_hook(node, ctx) and not _stepped_before(node, ctx):
-            yield Hit(call, self.HANDLER)
+            # the fix moves the step to the hook run after the period's updates: at the hook's `def` line
+            hook = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, *LOOPS))
+            yield Hit(hook if isinstance(hook, ast.FunctionDef | ast.AsyncFunctionDef) else call, self.HANDLER)
             return
         if _step_follows(node, ctx):
             yield Hit(call)

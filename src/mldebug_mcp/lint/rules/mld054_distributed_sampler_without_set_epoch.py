@@ -265,12 +265,38 @@ def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> ast.AST 
             continue
         for source in sources:
             if _unseen_train_loader(source, ctx):
-                inside = _per_loader_pass(inner, source, ctx) if isinstance(inner, ast.Call) else None
+                inside = (_per_loader_pass(inner, source, ctx) or _handed_pass(inner, source, ctx)) \
+                    if isinstance(inner, ast.Call) else None
                 return inside or _before(inner, loop)
         if isinstance(inner, ast.Call) and not _epoch_handed_out_of_sight(loop, ctx):
             inside = _per_epoch_pass(inner, ctx)
             if inside is not None:
                 return inside
+    return None
+
+
+def _handed_pass(call: ast.Call, source: ast.expr, ctx: ModuleContext) -> ast.AST | None:
+    """`self.train(train_loader)`, a method of this file that loops over the loader it is handed (also kept on self
+    first: `self.data_loader = data_loader`): before the statement of its body that holds that loop."""
+    func = local_callee(call, ctx)
+    if func is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    params = params[1:] if params[:1] == ["self"] and isinstance(call.func, ast.Attribute) else params
+    slot = next((i for i, a in enumerate(call.args) if a is source), None)
+    param = params[slot] if slot is not None and slot < len(params) else next(
+        (k.arg for k in call.keywords if k.value is source), None)
+    if param is None:
+        return None
+    held = {param} | {ast.unparse(t) for a in ast.walk(func) if isinstance(a, ast.Assign) and isinstance(
+        a.value, ast.Name) and a.value.id == param for t in a.targets}
+    for inner in ast.walk(func):
+        if isinstance(inner, ast.For | ast.AsyncFor):
+            iterated = inner.iter
+            while isinstance(iterated, ast.Call) and iterated.args and name_of(iterated.func).rsplit(".", 1)[-1] in ITERATORS:
+                iterated = iterated.args[0]
+            if ast.unparse(iterated) in held:
+                return _before(inner, func)
     return None
 
 
