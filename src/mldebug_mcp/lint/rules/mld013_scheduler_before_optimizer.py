@@ -4,13 +4,13 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.loader_facts import told_in_scope
 from ..helpers.loops import LOOPS, calls_in_order
+from ..helpers.optim_sched_helpers import handed_scheduler
 from ..helpers.optim_sched_order import (
     SCHEDULER_CLASS,
     counts_ahead,
     in_start_hook,
     steps_out_of_sight,
 )
-from ..helpers.optim_sched_helpers import handed_scheduler
 from ..helpers.optim_steps import call_sites
 from ..helpers.optim_values import optimizer_step, scheduler_step
 from ..rule import Hit, Rule
