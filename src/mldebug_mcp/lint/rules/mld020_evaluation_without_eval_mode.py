@@ -61,6 +61,7 @@ from ..helpers.modes_outside import set_outside, switching_scopes
 from ..helpers.modes_phase import phase_gated_train_switches
 from ..helpers.modes_shipped import shipped_weights_without_eval
 from ..helpers.modes_siblings import built_after, switched_apart
+from ..helpers.modes_train_hooks import train_hook_forwards
 from ..helpers.modes_training_pass import in_trainer, run_by_trainers, training_pass
 from ..helpers.modes_unswitched import unswitched_models
 from ..rule import Hit, Rule
@@ -180,6 +181,11 @@ class EvaluationWithoutEvalMode(Rule):
         for where, key, call in handed_to_evaluation(ctx):
             hits.setdefault(where.lineno, Hit(where, f"{key} is handed to {ast.unparse(call.func)}() in training mode: "
                                                     f"that function never calls eval(); call {key}.eval() first"))
+        for where, key, hook in train_hook_forwards(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{key} runs in training mode in {hook}(): Lightning calls this "
+                                                    f"hook with the module training, so these outputs use dropout "
+                                                    f"and batch statistics; call {key}.eval() before (and "
+                                                    f"{key}.train() after)"))
         for switch, key in phase_gated_train_switches(ctx):
             hits.setdefault(switch.lineno, Hit(switch, f"{key}.train() runs for every phase, but only the training "
                                                        f"phase updates: the other phase (validation) runs {key} in "
