@@ -18,36 +18,49 @@ from .loops import (
     is_zero_grad,
     sets_grad_to_none,
 )
-from .optim_steps import FUNCTIONS, local_callee
+from .optim_steps import FUNCTIONS, call_sites, local_callee
 
 CALLED_ZEROED = "step-call-zeroed"  # project fact (scoped): `<function>` is called in a loop that clears gradients
 CALLED_BARE = "step-call-bare"  # ... in a loop that clears none: value "file:line" of that call
 OPTIMIZER_NAMES = ("optim", "opt")
 
 
-def _optimizer_like(expr: ast.AST, ctx: ModuleContext) -> bool:
-    built = ctx.constructed(expr) or ""
-    if built.startswith("torch.optim.") and "lr_scheduler" not in built:
-        return True
-    name = callee(expr).lower()
-    return name.startswith(OPTIMIZER_NAMES) and "sched" not in name
+def _handed_optimizers(ctx: ModuleContext) -> list[ast.Call]:
+    """The calls that hand an optimiser over: an argument named like one (`optimizer`, `self.opt`), or a name this
+    file builds with torch.optim. Found from the names, not by reading every call."""
+    built = {t.id for a in ctx.by_type.get(ast.Assign, ()) if isinstance(a.value, ast.Call)
+             and (ctx.call_name(a.value) or "").startswith("torch.optim.") and "lr_scheduler" not in (
+                 ctx.call_name(a.value) or "") for t in a.targets if isinstance(t, ast.Name)}
+    wanted = built | {w for w in ctx.code_words.split("\n") if w.lower().startswith(OPTIMIZER_NAMES)
+                      and "sched" not in w.lower()}
+    found: dict[int, ast.Call] = {}
+    if not wanted:
+        return []
+    for node in [*ctx.by_type.get(ast.Name, ()), *ctx.by_type.get(ast.Attribute, ())]:
+        if (node.id if type(node) is ast.Name else node.attr) not in wanted:
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.keyword):
+            parent = ctx.parent(parent)
+        if isinstance(parent, ast.Call) and parent.func is not node and not (
+                isinstance(parent.func, ast.Attribute) and parent.func.value is node):
+            found[id(parent)] = parent
+    return list(found.values())
 
 
 def caller_facts(ctx: ModuleContext) -> dict[str, str]:
     """For each function of another file this file calls in a loop, handing it an optimiser: whether that loop
     clears the gradients."""
-    if not ctx.memo(("step-helpers", "text"), lambda: "optim" in ctx.source):
+    if not ctx.memo(("step-helpers", "text"), lambda: "opt" in ctx.source):
         return {}
     found: dict[str, str] = {}
-    for call in ctx.by_type.get(ast.Call, ()):
+    for call in _handed_optimizers(ctx):
         func = call.func
         if not (isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                and func.value.id not in ("self", "cls")) or local_callee(call, ctx) is not None:
-            continue
-        if not any(_optimizer_like(a, ctx) for a in [*call.args, *(k.value for k in call.keywords)]):
+                and func.value.id not in ("self", "cls")):
             continue
         loop = next((a for a in ctx.ancestors(call) if isinstance(a, LOOPS + FUNCTIONS)), None)
-        if not isinstance(loop, LOOPS):
+        if not isinstance(loop, LOOPS) or local_callee(call, ctx) is not None:
             continue
         key = CALLED_ZEROED if _clears(loop, ctx) else CALLED_BARE
         found.update(scoped(f"{key}:{callee(func)}", f"{os.path.basename(ctx.path)}:{call.lineno}", ctx))
@@ -73,6 +86,10 @@ def unzeroed_step_helper(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stm
     if not isinstance(ctx.parent(function), ast.Module):
         return None
     params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    if not any("opt" in p.lower() or "solver" in p.lower() for p in params):
+        return None  # a handed optimiser is stepped by its name (is_optimizer_step)
+    if call_sites(function, ctx):
+        return None  # called in this file: MLD010 reads it inlined at its callers' loops
     stepped = None
     backwards = False
     for node in ast.walk(function):

@@ -19,7 +19,6 @@ from ..helpers.optim_closure import unzeroed_closure
 from ..helpers.optim_step_branch import steps_here, unzeroed_step_side
 from ..helpers.optim_step_helpers import unzeroed_step_helper
 from ..helpers.optim_steps import (
-    call_sites,
     iteration,
     nested_loops,
     owner_of,
@@ -126,7 +125,7 @@ class MissingZeroGrad(Rule):
                 yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
             elif trains:
                 yield from self._never_true(node, ctx)
-            if sided is None and not call_sites(node, ctx):  # a step helper called only by another file's loop
+            if sided is None:  # a step helper called only by another file's loop
                 helper = unzeroed_step_helper(node, ctx)
                 if helper is not None:
                     yield Hit(helper[0], self.HELPER.format(name=node.name, opt=helper[1], where=helper[2]))
