@@ -129,3 +129,84 @@ def test_fresh_instance_switched_or_copied_is_quiet(tmp_path: Path):
     copied = NOTEBOOK.replace("best_model = build()", "best_model = copy.deepcopy(net)").replace(
         "import torch\n", "import copy\n    import torch\n", 1)
     assert project_findings(tmp_path / "b", {"data.py": data, "nb.py": copied}, "MLD020") == []
+
+
+# a home-made Learner dispatches hooks to callbacks it is handed (never imported: they come in a list); a
+# validation callback's hook leaves the learner's model in eval mode, and fit() switched train() once
+CALLBACKS = """
+    import torch
+
+
+    class Callback:
+        def before_epoch(self, learner): pass
+        def after_epoch(self, learner): pass
+
+
+    class DevScore(Callback):
+        def __init__(self, dev_loader):
+            self.dev_loader = dev_loader
+
+        @torch.no_grad()
+        def after_epoch(self, learner):
+            learner.net.eval()
+            learner.dev_acc = sum((learner.net(x).argmax(1) == y).float().mean() for x, y in self.dev_loader)
+
+
+    class TrainMode(Callback):
+        def before_train_epoch(self, learner):
+            learner.net.train()
+"""
+
+LEARNER = """
+    import torch
+
+
+    class Learner:
+        def __init__(self, net, loader, cbs):
+            self.net, self.loader, self.cbs = net, loader, cbs
+            self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+        def _step(self, x, y):
+            self.opt.zero_grad()
+            torch.nn.functional.cross_entropy(self.net(x), y).backward()
+            self.opt.step()
+
+        def _run(self, event):
+            for cb in self.cbs:
+                getattr(cb, event)(self)
+
+        def fit(self, epochs):
+            self.net.train()
+            for epoch in range(epochs):
+                for x, y in self.loader:
+                    self._step(x, y)
+                self._run("after_epoch")
+
+        def fit_direct(self, epochs):
+            self.net.train()
+            for epoch in range(epochs):
+                for x, y in self.loader:
+                    self._step(x, y)
+                for cb in self.cbs:
+                    cb.after_epoch(self)
+
+        def fit_restoring(self, epochs):
+            for epoch in range(epochs):
+                self._run("before_train_epoch")
+                for x, y in self.loader:
+                    self._step(x, y)
+                self._run("after_epoch")
+"""
+
+
+def test_callback_hook_of_another_file_leaves_the_learners_model_in_eval(tmp_path: Path):
+    found = project_findings(tmp_path, {"callbacks.py": CALLBACKS, "learner.py": LEARNER}, "MLD021")
+    assert found == [("learner.py", _line(LEARNER, 'self._run("after_epoch")')),
+                     ("learner.py", _line(LEARNER, "cb.after_epoch(self)"))]
+
+
+def test_callback_hook_that_restores_train_is_quiet(tmp_path: Path):
+    restoring = CALLBACKS.replace(
+        "for x, y in self.dev_loader)\n",
+        "for x, y in self.dev_loader)\n            learner.net.train()\n")
+    assert project_findings(tmp_path, {"callbacks.py": restoring, "learner.py": LEARNER}, "MLD021") == []

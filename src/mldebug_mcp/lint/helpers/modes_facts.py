@@ -25,6 +25,7 @@ from .evaluation import (
 from .loader_facts import scoped, told_in_scope
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
+from .modes_callback_hooks import hook_mode_facts, hook_mode_keys
 from .modes_nograd import grad_off_at
 
 MODE_FACT = "mode:"
@@ -72,6 +73,7 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         if trainer is not None:
             found.update(trains_handed_keys(ctx, trainer))
         found.update(_free_classes(ctx, module))
+        found.update(hook_mode_facts(ctx))  # a callback's hook that switches the model of the trainer it is handed
         return found
     if not ctx.has_text("def "):
         return {}
@@ -168,7 +170,8 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
                for m in cls.body if isinstance(m, FUNCS)}
     trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
     free = {key for name in _model_classes(ctx) for key in free_keys(ctx, f"{module}.{name}", "")}
-    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free)
+    return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free
+                     | hook_mode_keys(ctx))
 
 
 def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:

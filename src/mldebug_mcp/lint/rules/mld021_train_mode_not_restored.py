@@ -20,6 +20,7 @@ from ..helpers.modes import (
     update_step,
 )
 from ..helpers.modes_anchor import LastLine
+from ..helpers.modes_callback_hooks import dispatched_hook, hook_mode, hook_model_node
 from ..helpers.modes_epochs import (
     object_leaving_eval,
     training_helper_names,
@@ -135,16 +136,20 @@ class TrainModeNotRestored(Rule):
             return
         if not ctx.memo(("mld021", "mode-text"), lambda: any(map(ctx.has_text, MODE_TEXTS))):
             # no eval() here: only a model another file's factory returns in eval mode can be left in it
-            # or one another file's evaluation helper leaves in eval mode (`perform_val(..., backbone, ...)`)
-            if node not in ctx.backward_scopes or ctx.project is None:
+            # or one another file's evaluation helper leaves in eval mode (`perform_val(..., backbone, ...)`),
+            # or a callback's hook the loop dispatches (`self._cb("on_epoch_end")`)
+            if ctx.project is None:
                 return
             calls = list(calls_in_order(node.body))
-            built = _built_in_eval(node, calls, ctx)
-            if built is not None:
-                yield built
-                return
-            if not any(_foreign_leaving_eval(c, ctx) is not None for c in calls):
-                return
+            if not any(dispatched_hook(c) and _hook_leaving_eval(c, ctx) is not None for c in calls):
+                if node not in ctx.backward_scopes:
+                    return
+                built = _built_in_eval(node, calls, ctx)
+                if built is not None:
+                    yield built
+                    return
+                if not any(_foreign_leaving_eval(c, ctx) is not None for c in calls):
+                    return
         if node in ctx.backward_scopes:
             calls = list(calls_in_order(node.body))
             backward = next((i for i, c in enumerate(calls) if is_backward(c)), None)
@@ -184,7 +189,7 @@ class TrainModeNotRestored(Rule):
                 continue  # model.train() itself, even where a class of this file defines a train() method
             evaluation = call if is_eval_call(call) else _helper_leaving_eval(call, ctx)
             model_node = evaluation.func.value if evaluation is not None else (
-                _foreign_leaving_eval(call, ctx) or object_leaving_eval(call, ctx))
+                _foreign_leaving_eval(call, ctx) or object_leaving_eval(call, ctx) or _hook_leaving_eval(call, ctx))
             if model_node is None or any(j > i for j in restores) or not (
                     _trained_model(model_node, ctx) or _runs_in_step(model_node, calls[:backward], ctx)):
                 continue
@@ -487,6 +492,13 @@ def _foreign_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     return models[0] if models and callee_mode(call, ctx) == "eval" else None
 
 
+def _hook_leaving_eval(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
+    """`self._cb("on_epoch_end")` (or `cb.on_epoch_end(self)`) when a callback class of the run leaves the model
+    of the trainer it is handed in eval mode in that hook (`learn.model.eval()`): the trainer's `self.model`."""
+    hook = hook_mode(call, ctx)
+    return hook_model_node(call, hook[1]) if hook is not None and hook[0] == "eval" else None
+
+
 def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     """`.train()`, a mode helper, or a call to a function/method of this module that calls .train(), or to
     a function of another file of the run that leaves the model in training mode (train_one_epoch())."""
@@ -495,6 +507,9 @@ def _restores_train(call: ast.Call, ctx: ModuleContext) -> bool:
     if isinstance(call.func, ast.Attribute) and call.func.attr in {"train", "eval"}:
         return False  # net.train(False): a mode switch, not a call of a train() method of this file
     if handed_models(call, ctx) and callee_mode(call, ctx) in {"train", "set"}:
+        return True
+    hook = hook_mode(call, ctx)  # `self._cb("on_epoch_begin")`: a callback's hook of the run calls train()
+    if hook is not None and hook[0] in {"train", "set"}:
         return True
     for target in own_targets(call, ctx):
         bound = constant_arguments(call, target, ctx)  # `self.net_mode(train=False)` does not restore
