@@ -20,6 +20,7 @@ from .modes_nograd import grad_off_at
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 TRAIN_HOOK = re.compile(r"^on_train_(epoch|batch)_(end|start)$|^training_epoch_end$")
+HF_TRAIN_HOOK = re.compile(r"^on_(step|substep|epoch)_(end|begin)$")
 # methods of a LightningModule that are no forward of the network
 NOT_FORWARD = {"log", "log_dict", "print", "to", "cpu", "cuda", "parameters", "named_parameters", "state_dict",
                "save_hyperparameters", "all_gather", "modules", "children", "train", "eval", "zero_grad",
@@ -30,21 +31,21 @@ HOLDERS = {"trainer", "logger", "hparams", "device", "metrics"}  # what a module
 
 def train_hook_forwards(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, str]]:
     """(the hook's statement that holds the first such forward, the module's key, the hook's name) for each
-    training-phase hook of a Lightning callback or module that keeps a forward's output under no_grad and
-    switches no mode."""
-    if not (ctx.has_text("on_train_") or ctx.has_text("training_epoch_end")):
+    training-phase hook of a Lightning callback or module, or of a transformers TrainerCallback, that keeps a
+    forward's output under no_grad and switches no mode."""
+    if not any(map(ctx.has_text, ("on_train_", "training_epoch_end", "TrainerCallback"))):
         return  # most files define no such hook
     for kind in FUNCS:
         for func in ctx.by_type.get(kind, ()):
-            if not TRAIN_HOOK.match(func.name):
+            if not (TRAIN_HOOK.match(func.name) or HF_TRAIN_HOOK.match(func.name)):
                 continue
-            module = _module_of(func, ctx)
-            if module is None or any(s.mode in (EVAL, SET) for s in switches(func, ctx)):
+            modules = _modules_of(func, ctx)
+            if not modules or any(s.mode in (EVAL, SET) for s in switches(func, ctx)):
                 continue
-            call = next((c for c in scope_calls(func, ctx) if _forward_of(c, module)
+            call = next((c for c in scope_calls(func, ctx) if _forward_of(c, modules)
                          and not isinstance(ctx.parent(c), ast.Expr) and grad_off_at(c, func, ctx)), None)
             if call is not None:
-                yield _fix_place(call, func, ctx), module, func.name
+                yield _fix_place(call, func, ctx), (key_of(call.func) or "").split(".")[0], func.name
 
 
 def _fix_place(call: ast.Call, func: ast.AST, ctx: ModuleContext) -> ast.AST:
@@ -61,30 +62,56 @@ def _fix_place(call: ast.Call, func: ast.AST, ctx: ModuleContext) -> ast.AST:
     return found or call
 
 
-def _module_of(func: ast.AST, ctx: ModuleContext) -> str | None:
-    """The name that holds the trained module in the hook: the `pl_module` parameter of a Callback's hook
-    `(self, trainer, pl_module, ...)`, or `self` in a LightningModule's own hook."""
+def _modules_of(func: ast.AST, ctx: ModuleContext) -> set[str]:
+    """The names that hold the trained module in the hook: the `pl_module` parameter of a Lightning Callback's
+    hook `(self, trainer, pl_module, ...)` and names bound to `trainer.lightning_module`; `self` in a
+    LightningModule's own hook; the `model` a transformers TrainerCallback's hook is handed (HF's Trainer runs
+    these hooks between training steps, each of which calls model.train())."""
     cls = ctx.parent(func)
     if not isinstance(cls, ast.ClassDef):
-        return None
-    bases = [(ctx.qualname(b) or ident(b) or "") for b in cls.bases]
-    if any(b.rsplit(".", 1)[-1] == "Callback" for b in bases):
-        params = [a.arg for a in func.args.args]
-        return params[2] if len(params) > 2 else None
-    if any(b.rsplit(".", 1)[-1] == "LightningModule" for b in bases):
-        return "self"
-    return None
+        return set()
+    bases = {(ctx.qualname(b) or ident(b) or "").rsplit(".", 1)[-1] for b in cls.bases}
+    params = [a.arg for a in func.args.args]
+    if "Callback" in bases and TRAIN_HOOK.match(func.name):
+        found = {params[2]} if len(params) > 2 else set()
+        holders = {"lightning_module", "model"}
+        trainer = params[1] if len(params) > 1 else None
+    elif "LightningModule" in bases and TRAIN_HOOK.match(func.name):
+        return {"self"}
+    elif "TrainerCallback" in bases and HF_TRAIN_HOOK.match(func.name):
+        found = {a.arg for a in [*func.args.args, *func.args.kwonlyargs] if a.arg == "model"}
+        holders, trainer = set(), None
+    else:
+        return set()
+    for node in ast.walk(func):  # `module = trainer.lightning_module`, `model = kwargs["model"]`
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Attribute) and value.attr in holders and ident(value.value) == trainer or (
+                    _model_keyword(value)):
+                found.add(node.targets[0].id)
+    return found
 
 
-def _forward_of(call: ast.Call, module: str) -> bool:
+def _model_keyword(value: ast.AST) -> bool:
+    """`kwargs["model"]` or `kwargs.get("model")`: the model a transformers callback hook is handed."""
+    if isinstance(value, ast.Subscript):
+        key = value.slice
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get" and value.args:
+        key = value.args[0]
+    else:
+        return False
+    return isinstance(key, ast.Constant) and key.value == "model"
+
+
+def _forward_of(call: ast.Call, modules: set[str]) -> bool:
     """`pl_module(x)`, `pl_module.decode(z)`, `pl_module.generator(z)`, `self(z)`, `self.decoder(z)`: the module
     or one of its networks run on inputs (not a logging or bookkeeping method)."""
     func = call.func
     if not (call.args or call.keywords):
         return False
     if isinstance(func, ast.Name):
-        return func.id == module
+        return func.id in modules
     key = key_of(func) or ""
     parts = key.split(".")
-    return len(parts) in (2, 3) and parts[0] == module and parts[1] not in HOLDERS and parts[-1] not in NOT_FORWARD \
+    return len(parts) in (2, 3) and parts[0] in modules and parts[1] not in HOLDERS and parts[-1] not in NOT_FORWARD \
         and not parts[-1].startswith(("log", "_log", "save", "get_", "configure"))
