@@ -254,3 +254,10 @@ def test_augmentation_pipelines_in_a_sequential_are_not_models_left_training():
 
     from mldebug_mcp.lint.engine import lint_source
     assert [f.line for f in lint_source(dedent(AUGMENTATIONS), "t.py") if f.code == "MLD020"] == []
+
+
+def test_step_helper_whose_loop_clears_through_a_named_helper_is_quiet(tmp_path: Path):
+    loops = STEP_LOOPS.replace("from steps import", "from grads import clear_grads\n    from steps import").replace(
+        "for batch in loader:\n", "for batch in loader:\n                clear_grads(optimizer)\n")
+    found = project_findings(tmp_path, {"steps.py": STEP_HELPERS, "train.py": loops}, "MLD010")
+    assert ("steps.py", _line(STEP_HELPERS, "x, y = batch")) not in found

@@ -71,8 +71,9 @@ def _clears(loop: ast.AST, ctx: ModuleContext) -> bool:
     """The loop clears gradients: a zero_grad() in it, or in a function of this file it calls."""
     for node in ast.walk(loop):
         if isinstance(node, ast.Call):
-            if is_zero_grad(node):
-                return True
+            named = callee(node.func).lower()
+            if is_zero_grad(node) or "zero" in named or "clear" in named and "grad" in named:
+                return True  # also a helper of another file named for it (`clear_grads(opt)`, `zero_all(opts)`)
             helper = local_callee(node, ctx)
             if helper is not None and any(isinstance(c, ast.Call) and is_zero_grad(c) for c in ast.walk(helper)):
                 return True
