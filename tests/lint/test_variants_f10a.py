@@ -13,7 +13,8 @@ SCHEDULE_HELPERS = """
     def step_schedule(model, sched=None):
         if model is not None:
             model.momentum = 0.1
-        sched.step()
+        if sched is not None:
+            sched.step()
 
 
     def anneal(weight):

@@ -30,7 +30,7 @@ def stepper_facts(ctx: ModuleContext) -> dict[str, str]:
 def _stepped_parameter(function: ast.AST, ctx: ModuleContext) -> str | None:
     params = [a.arg for a in function.args.posonlyargs + function.args.args]
     stepped = None
-    for stmt in function.body:  # its own top level: each call steps it once
+    for stmt in _top_level(function.body, params):  # each call steps it once
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step"
                 and not call.args and not call.keywords and isinstance(call.func.value, ast.Name)
@@ -39,6 +39,21 @@ def _stepped_parameter(function: ast.AST, ctx: ModuleContext) -> str | None:
     if stepped is None or any(is_optimizer_step(c, ctx) for c in ast.walk(function) if isinstance(c, ast.Call)):
         return None
     return stepped
+
+
+def _top_level(body: list[ast.stmt], params: list[str]) -> list[ast.stmt]:
+    """The body's statements, and those of an `if` that only tests a parameter is given (`if scheduler is not
+    None:`, `if sched:`): the step runs on each call that hands one."""
+    found = []
+    for stmt in body:
+        found.append(stmt)
+        test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            test = test.left
+        if isinstance(test, ast.Name) and test.id in params:
+            found += stmt.body
+    return found
 
 
 def handed_scheduler(call: ast.Call, ctx: ModuleContext) -> ast.expr | None:
