@@ -97,6 +97,8 @@ def _bound_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     """value_before, or the recurrent call whose outputs a later `out, (h, c) = self.lstm(x)` unpacks into
     `name` (tuple targets of a call are not bound by the context)."""
     value = value_before(name, at, ctx)
+    if not ctx.memo(("layout", "recurrent-text"), lambda: any(map(ctx.has_text, RECURRENT))):
+        return value  # no recurrent layer named in the module: no outputs to unpack
     unpacked = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
                 and isinstance(a.value, ast.Call) and isinstance(a.targets[-1], ast.Tuple) and a.targets[-1].elts
                 and isinstance(a.targets[-1].elts[0], ast.Name) and a.targets[-1].elts[0].id == name.id]
