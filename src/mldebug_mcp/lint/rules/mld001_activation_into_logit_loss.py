@@ -88,7 +88,7 @@ def _template(message: str, kind: str, loss: str) -> str:
     """The message for an activation: the rule's, or the one for log-probabilities into a cross-entropy, told apart
     because log_softmax is idempotent: the loss is unchanged, but the step is redundant and the model's outputs
     are not the logits the code says (maintainers fix it all the same)."""
-    if kind == LOG_SOFTMAX and message == ActivationIntoLogitLoss.message and "ross" in loss \
+    if kind == LOG_SOFTMAX and message == ActivationIntoLogitLoss.message and ("ross" in loss or "nll_loss" in loss) \
             and "binary" not in loss.lower():
         return LOG_SOFTMAX_MESSAGE
     return message
