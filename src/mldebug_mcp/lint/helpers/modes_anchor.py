@@ -7,7 +7,7 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
-from .modes import SETUP, key_of, position
+from .modes import SETUP, TRAIN, key_of, position, switches
 from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
 from .modes_handed_models import calls_by_ident
 from .modes_loading_methods import loaded_by_method
@@ -160,8 +160,9 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
     there, when that method loads trained weights into it. A model handed in (`self.net = net`) is not this
     class's to switch there, nor one built to be trained (by `fit()`, or in `__init__` from a config)."""
     cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
-    if cls is None:
-        return None
+    if cls is None or any(s.mode == TRAIN and s.key == key for m in cls.body
+                          if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) for s in switches(m, ctx)):
+        return None  # a method of the class switches it to train(): trained here, not loaded to predict
     parts = key.split(".")
     for end in range(len(parts), 1, -1):  # self.model.text_encoder: a part of self.model, set up with it
         found = _class_setup_of(scope, ".".join(parts[:end]), cls, ctx)

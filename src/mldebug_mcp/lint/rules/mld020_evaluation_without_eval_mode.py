@@ -249,9 +249,15 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
 
 def _trained_pretrained(call: ast.Call, receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
     """`model = Auto...from_pretrained(name)` starts in eval mode, but `model.train()` earlier in this scope (an
-    accelerate / no_trainer epoch loop) put it in training mode: a later evaluation needs eval() again."""
+    accelerate / no_trainer epoch loop), or for `self.model` in another method of the class (train_epoch()), put
+    it in training mode: a later evaluation needs eval() again."""
     switch = mode_before(call, key, scope, ctx)
-    if switch is None or switch.mode != TRAIN or not switch.direct:
+    if switch is None and key.startswith("self.") and isinstance(scope, FUNCS):
+        cls = ctx.enclosing_class(scope)  # `self.model.train()` in the class's train_epoch(), evaluate() apart
+        if cls is None or not any(s.mode == TRAIN and s.direct and s.key == key for m in cls.body
+                                  if isinstance(m, FUNCS) and m is not scope for s in switches(m, ctx)):
+            return False
+    elif switch is None or switch.mode != TRAIN or not switch.direct:
         return False
     value = ctx.resolve(receiver)
     return ready_from_loader(receiver, ctx) or unpacked_ready(receiver, ctx) or isinstance(value, ast.Call) and (
