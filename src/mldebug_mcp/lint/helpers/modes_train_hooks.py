@@ -42,10 +42,38 @@ def train_hook_forwards(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, str]
             modules = _modules_of(func, ctx)
             if not modules or any(s.mode in (EVAL, SET) for s in switches(func, ctx)):
                 continue
-            call = next((c for c in scope_calls(func, ctx) if _forward_of(c, modules)
-                         and not isinstance(ctx.parent(c), ast.Expr) and grad_off_at(c, func, ctx)), None)
+            call, where = _kept_forward(func, modules, ctx), func
+            if call is None:  # a method of the class the hook calls (`self._log_samples(pl_module)`)
+                call, where = _helper_forward(func, modules, ctx)
             if call is not None:
-                yield _fix_place(call, func, ctx), (key_of(call.func) or "").split(".")[0], func.name
+                yield _fix_place(call, where, ctx), (key_of(call.func) or "").split(".")[0], func.name
+
+
+def _kept_forward(func: ast.AST, modules: set[str], ctx: ModuleContext) -> ast.Call | None:
+    return next((c for c in scope_calls(func, ctx) if _forward_of(c, modules)
+                 and not isinstance(ctx.parent(c), ast.Expr) and grad_off_at(c, func, ctx)), None)
+
+
+def _helper_forward(func: ast.AST, modules: set[str], ctx: ModuleContext) -> tuple[ast.Call | None, ast.AST]:
+    """(the kept forward, the method) in a method of the hook's class that the hook calls, handing it the module
+    (in a LightningModule, any of its methods), when that method switches no mode."""
+    cls = ctx.parent(func)
+    methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
+    for call in scope_calls(func, ctx):
+        target = call.func
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == "self" and target.attr in methods) or methods[target.attr] is func:
+            continue
+        helper = methods[target.attr]
+        params = [a.arg for a in helper.args.args][1:]
+        inner = {"self"} & modules
+        inner |= {params[i] for i, a in enumerate(call.args[:len(params)]) if isinstance(a, ast.Name) and a.id in modules}
+        inner |= {k.arg for k in call.keywords if k.arg and isinstance(k.value, ast.Name) and k.value.id in modules}
+        if inner and not any(s.mode in (EVAL, SET) for s in switches(helper, ctx)):
+            found = _kept_forward(helper, inner, ctx)
+            if found is not None:
+                return found, helper
+    return None, func
 
 
 def _fix_place(call: ast.Call, func: ast.AST, ctx: ModuleContext) -> ast.AST:
