@@ -83,9 +83,9 @@ def _fix_place(call: ast.Call, func: ast.AST, ctx: ModuleContext) -> ast.AST:
     for node in ctx.ancestors(call):
         if node is func:
             break
-        if isinstance(node, ast.With | ast.AsyncWith) and any(no_grad_expr(i.context_expr, ctx) for i in node.items):
-            found = node
-        elif found is None and isinstance(node, ast.stmt) and not isinstance(node, ast.With | ast.AsyncWith):
+        block = isinstance(node, ast.With | ast.AsyncWith)
+        grad_off = block and any(no_grad_expr(i.context_expr, ctx) for i in node.items)
+        if grad_off or (found is None and isinstance(node, ast.stmt) and not block):
             found = node
     return found or call
 

@@ -98,7 +98,12 @@ class EvaluationWithoutEvalMode(Rule):
     teacher or frozen feature extractor built or loaded by training code and run under no_grad in its step; a
     model class's own public inference method (predict(), encode()) that runs the whole model on inputs it
     prepares; a subclass's public method evaluating through a method it inherits from another file's class
-    that loops the model over a loader (an active-learning strategy's select()). The finding goes where the fix
+    that loops the model over a loader (an active-learning strategy's select()); a training-phase hook (Lightning's
+    on_train_epoch_end/on_train_batch_end of a Callback or LightningModule, a transformers TrainerCallback's
+    on_step_end/on_epoch_end) that runs the module, itself or through a method of its class, under no_grad to
+    log samples without eval(). A from_pretrained model starts in eval mode until this scope (or, for
+    self.model, its class) calls train(); another model's eval() says nothing of a model built afterwards
+    from a call not handed that model (a best checkpoint reloaded into a fresh instance). The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
     function handed the model (past its docstring, argument checks and log lines), after the module-level
     setup of a global model. Quiet for Lightning/HF hooks,

@@ -69,7 +69,9 @@ class TrainModeNotRestored(Rule):
     (G, D). Also: a model a builder returns in eval mode (`model.eval(); return model`) that a loop
     trains without train(), or that a framework module of the run trains as handed (reported at the
     builder's eval()), and a training-logic class whose validation-begin hook calls eval() while only
-    its epoch-begin hook calls train(). Reported where train() goes: at the top of each iteration when a train() sits right before the
+    its epoch-begin hook calls train(). A trainer that dispatches a hook to the callbacks it is handed
+    (`self._cb("on_epoch_end")`, `cb.after_epoch(self)`) switches its model as the callback classes of the run
+    do in that hook (`learn.model.eval()` leaves it in eval mode; `learn.model.train()` restores). Reported where train() goes: at the top of each iteration when a train() sits right before the
     loop, else after the periodic evaluation block (or the call); when the loop calls a helper not named for
     evaluation that evaluates through another one (`self.log_and_save()` -> `self.evaluate()`) or switches as
     a side effect of running the model (a trigger or attack search), before that function returns. A step
