@@ -249,7 +249,18 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
                        f"this evaluation; call model.eval() first (or inside {key})")
         else:
             message = f"{key} evaluates in training mode: {key}.eval() is never called before this evaluation"
-        yield Hit(anchor(call, key, scope, ctx), message)
+        where = anchor(call, key, scope, ctx)
+        if switch is not None and switch.mode == TRAIN and position(where) < position(switch.node):
+            where = _after_train_switch(call, switch.node, scope, ctx)  # an eval() above the train() is undone
+        yield Hit(where, message)
+
+
+def _after_train_switch(call: ast.Call, switch: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """Where eval() goes when a train() (`train_epoch(model, ...)`) runs between the model's set-up and this
+    evaluation: the outermost loop around the call that starts after that train(), else the call's statement."""
+    loops = [n for n in enclosing_loops(call, scope, ctx)
+             if isinstance(n, ast.For | ast.AsyncFor | ast.While) and position(n) > position(switch)]
+    return loops[-1] if loops else next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), call)
 
 
 def _trained_pretrained(call: ast.Call, receiver: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
@@ -262,7 +273,7 @@ def _trained_pretrained(call: ast.Call, receiver: ast.AST, key: str, scope: ast.
         if cls is None or not any(s.mode == TRAIN and s.direct and s.key == key for m in cls.body
                                   if isinstance(m, FUNCS) and m is not scope for s in switches(m, ctx)):
             return False
-    elif switch is None or switch.mode != TRAIN or not switch.direct:
+    elif switch is None or switch.mode != TRAIN:  # its own train(), or a helper's (train_epoch(model, ...))
         return False
     value = ctx.resolve(receiver)
     return ready_from_loader(receiver, ctx) or unpacked_ready(receiver, ctx) or isinstance(value, ast.Call) and (
