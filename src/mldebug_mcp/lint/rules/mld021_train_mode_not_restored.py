@@ -205,8 +205,11 @@ class TrainModeNotRestored(Rule):
                 continue
             if not _leaves_loop(call, node, ctx):
                 model = ast.unparse(model_node)
+                caller = ast.unparse(call.func) + "()"
+                if evaluation is None and dispatched_hook(call) and _hook_leaving_eval(call, ctx) is not None:
+                    caller = f"the callbacks' {dispatched_hook(call)}() hook"  # a callback class of the run
                 message = self.message.format(model=model) if evaluation is call else (
-                    f"{ast.unparse(call.func)}() sets {model}.eval() and nothing in this training loop calls .train() "
+                    f"{caller} sets {model}.eval() and nothing in this training loop calls .train() "
                     "again; later steps train in eval mode")
                 where = _where_train_goes(call, node, ctx)
                 if isinstance(where, LastLine) and evaluation is not call:
