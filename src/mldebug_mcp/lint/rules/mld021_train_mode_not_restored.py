@@ -140,8 +140,8 @@ class TrainModeNotRestored(Rule):
             # no eval() here: only a model another file's factory returns in eval mode can be left in it
             # or one another file's evaluation helper leaves in eval mode (`perform_val(..., backbone, ...)`),
             # or a callback's hook the loop dispatches (`self._cb("on_epoch_end")`)
-            if ctx.project is None:
-                return
+            if ctx.project is None or (node not in ctx.backward_scopes and not training_helper_names(ctx)):
+                return  # most loops train nothing, here or through a helper of this file
             calls = list(calls_in_order(node.body))
             if not any(dispatched_hook(c) and _hook_leaving_eval(c, ctx) is not None for c in calls):
                 if node not in ctx.backward_scopes:
