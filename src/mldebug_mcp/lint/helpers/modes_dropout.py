@@ -164,13 +164,14 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
     (in __init__ or a layer-making helper) or reads `training` in another statement. MC-dropout classes (named
     for sampling or uncertainty) keep dropout on on purpose."""
     cls = ctx.enclosing_class(node)
-    if cls is None or MC_WORD.search(cls.name):
+    if cls is None or (MC_WORD.search(cls.name) and not MULTI_SAMPLE.search(cls.name)):
         return False
 
     def compute() -> frozenset:
         found = set()
         for n in ast.walk(cls):
-            builds = isinstance(n, ast.Call) and (MODE_MODULES.match(ctx.call_name(n) or "") or _drop_configured(n))
+            builds = isinstance(n, ast.Call) and (MODE_MODULES.match(ctx.call_name(n) or "") or _drop_configured(n)
+                                                  or _library_backbone(n, ctx))
             if builds or (isinstance(n, ast.Attribute) and n.attr == "training" and isinstance(n.ctx, ast.Load)):
                 found.add(n)
         return frozenset(found)
@@ -180,6 +181,16 @@ def follows_mode(node: ast.AST, ctx: ModuleContext) -> bool:
 
 
 MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
+# multi-sample dropout averages several dropout draws of a head during training: no MC sampling at inference
+MULTI_SAMPLE = re.compile(r"(?i)multi_?sampl")
+# a backbone loaded from a model library holds dropout and norm layers that model.eval() switches
+BACKBONE_CALLS = re.compile(r"(timm\.create_model|torchvision\.models\.\w+|transformers\.\w+)$")
+
+
+def _library_backbone(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`AutoModel.from_pretrained(name)`, `timm.create_model(...)`, `torchvision.models.resnet50(...)`: a
+    submodule of the class whose own dropout and norm layers follow model.eval()."""
+    return ctx.method_name(call) == "from_pretrained" or bool(BACKBONE_CALLS.match(ctx.call_name(call) or ""))
 DROP_ONLY = re.compile(r"(?i)drop")  # "drop" alone: DROP_WORD also takes keep and survival
 
 
