@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
+from ..helpers.probs_cross_entropy import hand_written_cross_entropy
 from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.probs_outside_loss import positive_literal, writes_parameter
 from ..helpers.probs_policy import sampled_network_probabilities
@@ -83,7 +84,8 @@ class LogWithoutClamp(Rule):
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \
             or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx) \
-            or _branch_probability(argument, ctx) or _sampled_probability(argument, ctx)
+            or _branch_probability(argument, ctx) or _sampled_probability(argument, ctx) \
+            or _cross_entropy_by_hand(node, argument, ctx)
         if what:
             yield Hit(node, self.message.format(what=what))
 
@@ -179,6 +181,13 @@ def _branch_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
         return None  # the callers agree on a kind: judged elsewhere
     line = f" (line {kinds[0].origins[0].lineno})" if kinds[0].origins else ""
     return f"a {kinds[0].kind} output on one branch{line}"
+
+
+def _cross_entropy_by_hand(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str | None:
+    """`-(soft_targets * torch.log(probs)).sum(1).mean()` in a loss (helpers/probs_cross_entropy)."""
+    if hand_written_cross_entropy(log, argument, ctx):
+        return "the probabilities a hand-written cross-entropy is given"
+    return None
 
 
 def _sampled_probability(argument: ast.expr, ctx: ModuleContext) -> str | None:
