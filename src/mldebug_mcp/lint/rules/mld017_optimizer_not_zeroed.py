@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.loops import LOOPS, calls_in_order, is_optimizer_step
+from ..helpers.optim_manual import manual_backwards, zero_follows_step, zero_precedes_backward
 from ..helpers.optim_handoff import never_stepped, optimizer_passed_twice, sometimes
 from ..helpers.optim_steps import (
     FUNCTIONS,
@@ -80,12 +81,15 @@ class OptimizerNotZeroed(Rule):
                     yield Hit(argument, self.TWICE.format(arg=ast.unparse(argument), first=first, second=second))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not (trains_at_top(ctx) if node is ctx.tree else node in training_blocks(ctx)):
+        # Lightning's manual optimisation back-propagates through self.manual_backward(loss): no .backward() here
+        lightning = isinstance(node, FUNCTIONS) and ctx.has_text("manual_backward") and bool(manual_backwards(node, ctx))
+        if not (lightning or (trains_at_top(ctx) if node is ctx.tree else node in training_blocks(ctx))):
             return  # no backward inside, nor in a helper it calls
         if isinstance(node, FUNCTIONS) and node.name.startswith("test"):
             return  # a test function runs once: only a loop inside it repeats the step (checked as that loop)
         it = iteration(node, ctx)
-        if not it.backwards or not it.steps or it.opaque_zeros or it.manual:
+        backwards = _backwards(node, it, ctx)
+        if not backwards or not it.steps or it.opaque_zeros or it.manual:
             return
         around = list(enclosing_iterations(node, ctx))
         if any(a.opaque_zeros or a.manual for a in around):
@@ -97,12 +101,13 @@ class OptimizerNotZeroed(Rule):
         for step, via in it.steps:
             # a step of this block, or (for a loop) of a local helper it calls: the helper's own check sees no
             # zeroing around it, the loop does (`self.update_critic(...)` next to `self.update_actor(...)`)
-            where = node if step is via else ctx.enclosing(step, FUNCTIONS) if isinstance(node, LOOPS) else None
+            where = node if step is via else ctx.enclosing(step, FUNCTIONS) if isinstance(node, LOOPS) or lightning \
+                else None
             owner = owner_of(step, ctx) or ctx.tree  # a step at a script's top level: the module's own
             optimizer = stepped_optimizer(step) if where is not None and owner is where else None
             if optimizer is None:
                 continue
-            if node is ctx.tree and sum(via.lineno < step.lineno for _, via in it.backwards) < 2:
+            if node is ctx.tree and sum(via.lineno < step.lineno for _, via in backwards) < 2:
                 continue  # a script's top level runs once: with one backward before it, the step sees no stale sum
             names = keys(optimizer, ctx)
             always = [z for z in zeros if not sometimes(z, step, node, ctx)]
@@ -115,28 +120,42 @@ class OptimizerNotZeroed(Rule):
                 continue
             others = ", ".join(sorted({ast.unparse(z.func.value) for z in zeros}))
             message = self.message.format(opt=ast.unparse(optimizer), others=others)
-            yield Hit(_anchor(where, step, ctx), message)
+            # the other optimisers are cleared right after their steps: this one's zero_grad() goes after its step
+            after = any(zero_follows_step(z, it) for z in always)
+            # ... or right before their backwards: this one's goes before its own backward
+            before = not after and any(zero_precedes_backward(z, it, backwards) for z in always)
+            yield Hit(step if after and step is via else _anchor(where, step, ctx, before), message)
 
 
-def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext) -> ast.AST:
+def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext, at_backward: bool = False) -> ast.AST:
     """Where the zero_grad() goes: the statement after the previous optimiser's step (this optimiser's
-    part of the iteration starts there), else the first statement of this part that runs a backward."""
+    part of the iteration starts there), else (or when the others are cleared right before their backwards)
+    the first statement of this part that runs a backward."""
     block = node.body
     last = top_statement(step, block, ctx)
     if last is None:
         return step
     earlier = block[: block.index(last)]
     stepped = [i for i, stmt in enumerate(earlier) if any(is_optimizer_step(c, ctx) for c in calls_in_order([stmt]))]
-    if stepped:
+    if stepped and not at_backward:
         return block[stepped[-1] + 1]
-    it = iteration(node, ctx)
+    if stepped:
+        earlier = earlier[stepped[-1] + 1:]
+    backwards = _backwards(node, iteration(node, ctx), ctx)
     for stmt in [*earlier, last]:
-        if any(via in set(calls_in_order([stmt])) for _, via in it.backwards):
+        if any(via in set(calls_in_order([stmt])) for _, via in backwards):
             while isinstance(stmt, ast.With | ast.AsyncWith | ast.Try):
-                inner = next((s for s in stmt.body if any(via in set(calls_in_order([s])) for _, via in it.backwards)),
+                inner = next((s for s in stmt.body if any(via in set(calls_in_order([s])) for _, via in backwards)),
                              None)
                 if inner is None:
                     break
                 stmt = inner
             return stmt
     return step
+
+
+def _backwards(node: ast.AST, it, ctx: ModuleContext) -> list[tuple[ast.Call, ast.Call]]:
+    """The block's backwards; a Lightning step function's `self.manual_backward(loss)` calls when it has no other."""
+    if it.backwards or not isinstance(node, FUNCTIONS) or not ctx.has_text("manual_backward"):
+        return it.backwards
+    return manual_backwards(node, ctx)
