@@ -25,6 +25,7 @@ from .losses_elsewhere import (
     subclass_fed,
 )
 from .losses_handed import handed_by_caller, handed_loss_facts
+from .losses_tabled import configured_loss
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -227,7 +228,8 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
         return LossSource(chosen, call, False) if chosen in EXPECT_LOGITS else None
     if source.name not in EXPECT_LOGITS:
         # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)
-        wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx) or built_loss(source.node, source.name, ctx)
+        wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx) or built_loss(source.node, source.name, ctx) \
+            or configured_loss(source.node, ctx, wrapped_logit_loss)
         logit = wrapped in EXPECT_LOGITS or wrapped_logit_loss(
             (wrapped or "").rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None

@@ -42,3 +42,25 @@ def kept_by_other_method(call: ast.Call, where: ast.expr, found: Traced, ctx: Mo
         return ""
     setter = setters.pop()
     return f" kept in self.{where.attr} by {setter.name}() (line {found.origins[0].lineno})"
+
+
+def helper_call(call: ast.Call, where: ast.expr, found: Traced, ctx: ModuleContext) -> tuple[ast.Call, str] | None:
+    """The call of a method of the same class (`y = self.predict_on_batch(x)`, `s = self.get_scores(f)`) whose
+    activation the loss is given, when every origin of it lies in that method: a scoring helper shared with
+    prediction, so the fix goes where the training step calls it (the step should take the logits)."""
+    value = where
+    if isinstance(where, ast.Name):
+        values = [v for v in ctx.values_of(where, at=where) if ctx.scope_of(v) is ctx.scope_of(call)]
+        value = values[0] if len(values) == 1 else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "self"):
+        return None
+    cls = ctx.enclosing_class(call)
+    method = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == value.func.attr), None) \
+        if cls is not None else None
+    if method is None or method.name in {"forward", "__call__"} or not found.origins \
+            or method is ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    if not all(ctx.enclosing(o, (ast.FunctionDef, ast.AsyncFunctionDef)) is method for o in found.origins):
+        return None
+    return value, f" of {method.name}() (line {found.origins[0].lineno}, a helper the step calls here)"

@@ -52,7 +52,9 @@ from ..helpers.losses_logged import (
     model_activations,
 )
 from ..helpers.losses_models import inference_forward_call, top_level_model
-from ..helpers.losses_sites import kept_by_other_method, modules_handed, silenced
+from ..helpers.losses_sites import helper_call, kept_by_other_method, modules_handed, silenced
+from ..helpers.losses_tabled import tabled_losses
+from ..helpers.models_registry import registered_entries
 from ..rule import Hit, Rule
 
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
@@ -170,6 +172,7 @@ class ActivationIntoLogitLoss(Rule):
             yield from self._handed(node, ctx)
             yield from self._as_logits(node, ctx)
             yield from self._gated(node, ctx)
+            yield from self._tabled(node, ctx)
             return
         loss = _short(source.name)
         if silenced(node, ctx, self.code):
@@ -188,6 +191,7 @@ class ActivationIntoLogitLoss(Rule):
                     kept = kept_by_other_method(node, where, found, ctx)
                     if kept:  # or here, where the loss could take the logits instead
                         yield _activation_hit(where, self.message, found.kind, loss, kept)
+                    yield from _at_helper_call(node, where, found, self.message, loss, ctx)
                     predicted = inference_forward_call(where, found, ctx)
                     if predicted is not None:  # or where the step asks forward, meant for inference
                         call = "self.forward(...)" if isinstance(predicted.func, ast.Attribute) else "self(...)"
@@ -195,6 +199,20 @@ class ActivationIntoLogitLoss(Rule):
                             call=call, kind=found.kind, line=found.origins[0].lineno, loss=f"{loss} (line {node.lineno})"))
                 else:  # an activation in another file's model: reported here at the loss, there at the activation
                     yield _activation_hit(where, self.message, found.kind, loss, f" of {found.via} (another file)")
+
+    def _tabled(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
+        """A loss picked from a table of losses by a configuration string (helpers/losses_tabled): reported at the
+        activation when every classification loss the table offers for it expects logits."""
+        names = tabled_losses(call, ctx, loss_source) if call.args else None
+        if not names or silenced(call, ctx, self.code):
+            return
+        for _, found in input_kinds(call.args[0], ctx):
+            fits = {n for n in names if _classifying(n) and _paired(found.kind, _short(n))}
+            if found.kind not in ACTIVATIONS or found.kind == LOG_SOFTMAX or not fits or not fits <= LOGIT_LOSSES:
+                continue
+            loss = f"{_short(min(fits))} (line {call.lineno}, the table's choice for a {found.kind})"
+            yield from (_activation_hit(o, self.message, found.kind, loss) for o in found.origins)
+            yield from _at_helper_call(call, call.args[0], found, self.message, loss, ctx)
 
     def _gated(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
         """A loss that is a logit loss on one branch of a test (`if self.task == "class"`), given an output
@@ -307,6 +325,8 @@ class ActivationIntoLogitLoss(Rule):
             for found in each_returned_model(func, ctx) if fed is not None else ():
                 if found.kind in ACTIVATIONS:
                     yield from _at_origins(found, self.message, fed, f" of a model {name}() returns")
+            if fed is not None:  # or each entry of the registry it picks a model from by name
+                yield from _registered(func, fed, name, self.message, ctx)
         for name, kind in facts.items():
             if kind not in ACTIVATIONS and kind != RELU:
                 continue
@@ -344,6 +364,33 @@ def _paired(kind: str, loss: str) -> bool:
     """A layer's softmax meets a cross-entropy, its sigmoid a binary one: a sigmoid may be a hidden activation."""
     binary = "inary" in loss or "BCE" in loss or "oftMargin" in loss or "oft_margin" in loss
     return binary == (kind == SIGMOID)
+
+
+def _at_helper_call(call: ast.Call, where: ast.expr, found: Traced, message: str, loss: str,
+                    ctx: ModuleContext) -> Iterator[Hit]:
+    """Also where the step calls the method of its class that applies the activation (a scoring helper shared
+    with prediction): there the step could take the logits instead."""
+    helper = helper_call(call, where, found, ctx)
+    if helper is not None:
+        yield _activation_hit(helper[0], message, found.kind, loss, helper[1])
+
+
+def _registered(factory: ast.AST, fed: str, name: str, message: str, ctx: ModuleContext) -> Iterator[Hit]:
+    """Each model of the registry `factory` picks from whose output activation another file's loss takes."""
+    seen = set()
+    for entry in registered_entries(factory, ctx):
+        owner = ctx.functions.get(entry)
+        found = traced_factory(owner, ctx) if owner is not None else traced_return(ctx.classes[entry], ctx)
+        if found is None or found.kind not in ACTIVATIONS or any(o in seen for o in found.origins):
+            continue
+        seen.update(found.origins)
+        yield from _at_origins(found, message, fed, f" of the model {entry} picked by {name}()")
+
+
+def _classifying(name: str) -> bool:
+    """A classification loss (a cross-entropy, an NLL, a soft margin), as opposed to a regression loss."""
+    short = _short(name)
+    return any(word in short for word in ("ross", "BCE", "NLL", "nll", "oftMargin", "oft_margin"))
 
 
 def _taken(project, name: str) -> str | None:

@@ -1,0 +1,133 @@
+"""Issue 17, blind-written variants round 2 (F11b): families the rules missed in small multi-file projects.
+
+MLD001: a model registry (a factory returning `TABLE[name](...)`, the table filled by a registering decorator, by
+`TABLE[key] = builder` or written as a dict) whose entry ends in an activation, another file's logit loss taking
+the factory's model. The single-file families (a loss picked from a table by a config string, a registry-built
+loss from a config dict, a scoring helper shared with prediction; MLD023's library backbone; MLD061's
+hand-written cross-entropy) are pinned by their fixtures (tests/lint/fixtures/)."""
+
+import textwrap
+from pathlib import Path
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths
+
+
+def _found(tmp_path: Path, files: dict[str, str], code: str) -> set[tuple[str, int]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    report = lint_paths([tmp_path], LintSettings(select=(code,)))
+    return {(Path(f.path).name, f.line) for f in report.findings if f.code == code}
+
+
+TRAIN = """
+    import torch
+    import torch.nn as nn
+    from zoo import {factory}
+
+    def run_epoch(net, loader, opt, crit):
+        for xb, yb in loader:
+            opt.zero_grad()
+            crit(net(xb), yb).backward()
+            opt.step()
+
+    def main(args, loader):
+        net = {factory}(args.arch, n_classes=args.n)
+        opt = torch.optim.Adam(net.parameters())
+        crit = nn.CrossEntropyLoss()
+        for _ in range(3):
+            run_epoch(net, loader, opt, crit)
+            print(crit(net(loader.x), loader.y).item())
+"""
+
+DECORATED_CLASSES = """
+    import torch.nn as nn
+
+    ARCHS = {{}}
+
+    def register(cls):
+        ARCHS[cls.__name__.lower()] = cls
+        return cls
+
+    @register
+    class SmallCNN(nn.Module):
+        def __init__(self, n_classes=10):
+            super().__init__()
+            self.fc = nn.Linear(16, n_classes)
+
+        def forward(self, x):
+            return {output}
+
+    def get_arch(arch, **kw):
+        return ARCHS.get(arch)(**kw)
+"""
+
+
+def test_a_registered_class_ending_in_softmax_is_reported(tmp_path):
+    files = {"zoo.py": DECORATED_CLASSES.format(output="self.fc(x).softmax(dim=-1)"),
+             "train.py": TRAIN.format(factory="get_arch")}
+    assert ("zoo.py", 17) in _found(tmp_path, files, "MLD001")
+
+
+def test_a_registered_class_returning_logits_is_quiet(tmp_path):
+    files = {"zoo.py": DECORATED_CLASSES.format(output="self.fc(x)"), "train.py": TRAIN.format(factory="get_arch")}
+    assert not _found(tmp_path, files, "MLD001")
+
+
+BUILDERS_IN_A_DICT = """
+    import torch.nn as nn
+
+    def mlp(n_classes):
+        return nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, n_classes), nn.{last})
+
+    def linear(n_classes):
+        return nn.Linear(32, n_classes)
+
+    BUILDERS = {{"mlp": mlp, "linear": linear}}
+
+    def build(name, **kw):
+        return BUILDERS[name](**kw)
+"""
+
+
+def test_a_builder_in_a_dict_table_ending_in_softmax_is_reported(tmp_path):
+    files = {"zoo.py": BUILDERS_IN_A_DICT.format(last="Softmax(dim=1)"), "train.py": TRAIN.format(factory="build")}
+    assert ("zoo.py", 5) in _found(tmp_path, files, "MLD001")
+
+
+def test_a_builder_in_a_dict_table_ending_in_a_hidden_layer_is_quiet(tmp_path):
+    files = {"zoo.py": BUILDERS_IN_A_DICT.format(last="Identity()"), "train.py": TRAIN.format(factory="build")}
+    assert not _found(tmp_path, files, "MLD001")
+
+
+STORED_ENTRIES = """
+    import torch.nn as nn
+
+    _REGISTRY = {}
+
+    class Tagger(nn.Module):
+        def __init__(self, n_classes):
+            super().__init__()
+            self.out = nn.Linear(16, n_classes)
+            self.act = nn.Sigmoid()
+
+        def forward(self, x):
+            return self.act(self.out(x))
+
+    _REGISTRY["tagger"] = Tagger
+
+    def create(name, **kw):
+        return _REGISTRY[name](**kw)
+"""
+
+
+def test_a_stored_entry_ending_in_sigmoid_meets_a_binary_logit_loss(tmp_path):
+    train = TRAIN.format(factory="create").replace("nn.CrossEntropyLoss()", "nn.BCEWithLogitsLoss()")
+    assert ("zoo.py", 13) in _found(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
+
+
+def test_a_stored_entry_ending_in_sigmoid_meets_bce_quietly(tmp_path):
+    train = TRAIN.format(factory="create").replace("nn.CrossEntropyLoss()", "nn.BCELoss()")
+    assert not _found(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
