@@ -102,7 +102,10 @@ def scheduler_facts(ctx: ModuleContext) -> dict[str, str]:
     that steps the scheduler it is handed) and optim_step_helpers (a step helper called in a loop of another file)."""
     from .optim_step_helpers import caller_facts
 
+    from .optim_handed_backward import handed_backward_facts
+
     found: dict[str, str] = caller_facts(ctx)  # the calling file need not say `step`
+    found.update(handed_backward_facts(ctx))  # a helper that backwards on the optimiser a step function hands it
     if not ctx.has_text("step"):
         return found
     from .loader_facts import (

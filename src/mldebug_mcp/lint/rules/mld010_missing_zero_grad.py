@@ -8,6 +8,7 @@ from ..helpers.loops import (
     LOOPS,
     calls_in_order,
     is_backward,
+    is_scheduler_step,
     is_zero_grad,
 )
 from ..helpers.optim_branches import (
@@ -16,9 +17,11 @@ from ..helpers.optim_branches import (
     zeroed_only_sometimes,
 )
 from ..helpers.optim_closure import unzeroed_closure
+from ..helpers.optim_handed_backward import unzeroed_handed_step
 from ..helpers.optim_step_branch import steps_here, unzeroed_step_side
 from ..helpers.optim_step_helpers import unzeroed_step_helper
 from ..helpers.optim_steps import (
+    call_sites,
     iteration,
     nested_loops,
     owner_of,
@@ -65,7 +68,8 @@ class MissingZeroGrad(Rule):
     evidence = "karpathy-mistakes/overfit-single-batch-first"
     # a script's module is read as a step function: its top-level code is the step (a notebook cell, a tutorial)
     node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)
-    requires_text = ('backward',)  # skip modules that cannot contain the pattern
+    # skip modules that cannot contain the pattern; a file with no backward may hand its optimiser to one elsewhere
+    requires_text = ('backward', 'step')
     BAD = (
         "def train(model, opt, loader, loss_fn):\n"
         "    for x, y in loader:\n"
@@ -97,11 +101,17 @@ class MissingZeroGrad(Rule):
 
     HELPER = ("{name}() backwards and steps {opt} without clearing its gradients, and the loop that calls it ({where}) "
               "clears none either: every step adds up all earlier gradients; call {opt}.zero_grad() at its top")
+    HANDED = ("{helper}() runs the backward on what {opt} is handed here, and {opt} steps after it, but nothing clears "
+              "the gradients: every update adds onto all earlier ones; call {opt}.zero_grad() before this")
     STALE_D = ("{name} is zeroed only after its step, and the generator's backward before this runs through the "
                "discriminator: its gradients are still there and this step applies them; call {name}.zero_grad() "
                "before the discriminator's backward")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if not ctx.has_text("backward"):  # only a step function whose backward runs in another file's helper
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield from self._handed(node, ctx)
+            return
         if isinstance(node, ast.Module):
             yield from self._script(node, ctx)
             return
@@ -129,6 +139,11 @@ class MissingZeroGrad(Rule):
                 helper = unzeroed_step_helper(node, ctx)
                 if helper is not None:
                     yield Hit(helper[0], self.HELPER.format(name=node.name, opt=helper[1], where=helper[2]))
+                    return
+            # the backward runs in the helper it hands the optimiser to (a loop of this file that calls this
+            # function reads it inlined)
+            if not trains or not call_sites(node, ctx):
+                yield from self._handed(node, ctx)
             return
         if node not in training_blocks(ctx):  # no backward inside, nor in a helper it calls
             return
@@ -166,8 +181,8 @@ class MissingZeroGrad(Rule):
         if plain and not accumulates:  # zero_grad() goes right after the step (or before the backward)
             if step is via and _zeroed_before(node, ctx):  # the fix moves that zero_grad() into this loop's top
                 yield Hit(node, self.ONCE_OUTSIDE)
-            else:
-                yield Hit(step)
+            else:  # after the step, and after the scheduler's step that follows it (where the fix usually goes)
+                yield Hit(_after_scheduler(step, ctx))
             return
         # the step may be skipped, or backward runs in an inner loop: zeroing belongs before the backward
         anchor = top_statement(backward_via, node.body, ctx) or backward
@@ -195,6 +210,11 @@ class MissingZeroGrad(Rule):
             yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
         elif trains:
             yield from self._never_true(module, ctx)
+
+    def _handed(self, function: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        handed = unzeroed_handed_step(function, ctx)
+        if handed is not None:
+            yield Hit(handed[0], self.HANDED.format(helper=handed[2], opt=handed[1]))
 
     def _never_true(self, block: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         found = zero_never_true(block, ctx)
@@ -239,3 +259,16 @@ def _loops(loop: ast.AST) -> bool:
                 and all(isinstance(a, ast.Constant) for a in it.args) and len(range(*[a.value for a in it.args])) <= 1:
             return False
     return True
+
+
+def _after_scheduler(step: ast.Call, ctx: ModuleContext) -> ast.AST:
+    """The scheduler's step right after the optimiser's (`opt.step(); sched.step()`), else the step itself."""
+    statement = ctx.parent(step)
+    block = getattr(ctx.parent(statement), "body", None) if isinstance(statement, ast.Expr) else None
+    if not block or statement not in block or block.index(statement) + 1 >= len(block):
+        return step
+    following = block[block.index(statement) + 1]
+    if isinstance(following, ast.Expr) and isinstance(following.value, ast.Call) \
+            and is_scheduler_step(following.value, ctx):
+        return following
+    return step

@@ -1,0 +1,85 @@
+"""Round 2 variants (F11a, issue 17): the families behind the optimiser-loop misses, in shapes of our own.
+
+MLD010: a step function hands its optimiser to a helper (of another file, or of its own) that runs the backward,
+then steps it, and nothing clears the gradients. Fixed shapes (the step function clears, the helper clears, a
+method of the file clears that optimiser) stay quiet."""
+
+from pathlib import Path
+
+from .families import both_ways
+
+WRAPPED_HELPERS = (
+    "def forward_backward(model, batch, crit, optimizer):\n"
+    "    loss = crit(model(batch['x']), batch['y'])\n"
+    "    optimizer.backward(loss)\n"
+    "    return loss.item()\n"
+    "\n"
+    "def grads_of(model, batch, crit, opt):\n"
+    "    loss = crit(model(batch['x']), batch['y'])\n"
+    "    loss.backward()\n"
+    "    return loss.item()\n"
+)
+
+UPDATER = (
+    "from helpers import forward_backward, grads_of\n"
+    "\n"
+    "class Updater:\n"
+    "    def __init__(self, model, crit, optimizer):\n"
+    "        self.model, self.crit, self.optimizer = model, crit, optimizer\n"
+    "\n"
+    "    def update(self, micro_batches):\n"
+    "        self.model.train()\n"
+    "        total = 0.0\n"
+    "        for batch in micro_batches:\n"
+    "            total += forward_backward(self.model, batch, self.crit, self.optimizer)\n"
+    "        self.optimizer.step()\n"
+    "        return total\n"
+)
+
+FUNCTION_STEP = (
+    "import helpers\n"
+    "\n"
+    "def train_step(model, batch, crit, opt):\n"
+    "    loss = helpers.grads_of(model, batch, crit, opt)\n"
+    "    opt.step()\n"
+    "    return loss\n"
+)
+
+
+def test_step_after_another_files_backward_helper(tmp_path: Path):
+    (tmp_path / "helpers.py").write_text(WRAPPED_HELPERS)
+    (tmp_path / "updater.py").write_text(UPDATER)
+    (tmp_path / "step.py").write_text(FUNCTION_STEP)
+    assert sorted(both_ways(tmp_path, "MLD010")) == [("step.py", 4), ("updater.py", 10)]
+
+
+def test_cleared_in_the_step_or_the_helper_or_elsewhere_is_quiet(tmp_path: Path):
+    (tmp_path / "helpers.py").write_text(WRAPPED_HELPERS)
+    (tmp_path / "updater.py").write_text(UPDATER.replace("        total = 0.0\n",
+                                                         "        total = 0.0\n        self.optimizer.zero_grad()\n"))
+    (tmp_path / "step.py").write_text(FUNCTION_STEP.replace("    loss = helpers", "    opt.zero_grad()\n    loss = helpers"))
+    assert both_ways(tmp_path, "MLD010") == []
+    (tmp_path / "helpers.py").write_text(WRAPPED_HELPERS.replace("    loss.backward()\n",
+                                                                 "    opt.zero_grad()\n    loss.backward()\n"))
+    (tmp_path / "step.py").write_text(FUNCTION_STEP)
+    assert both_ways(tmp_path, "MLD010") == []
+    # the trainer clears its optimiser in another method its driver calls
+    (tmp_path / "updater.py").write_text(UPDATER + "\n    def reset(self):\n        self.optimizer.zero_grad()\n")
+    assert both_ways(tmp_path, "MLD010") == []
+
+
+def test_local_helper_that_backwards_on_the_handed_optimiser(tmp_path: Path):
+    (tmp_path / "run.py").write_text(
+        "class Runner:\n"
+        "    def _backward(self, loss, optim):\n"
+        "        optim.backward(loss)\n"
+        "\n"
+        "    def step(self, batch):\n"
+        "        self._backward(self.loss(batch), self.optim)\n"
+        "        self.optim.step()\n"
+        "\n"
+        "class ScaledOptim:\n"
+        "    def backward(self, loss):\n"
+        "        loss.backward()\n"
+    )
+    assert both_ways(tmp_path, "MLD010") == [("run.py", 6)]
