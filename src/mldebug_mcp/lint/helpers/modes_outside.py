@@ -10,7 +10,7 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import scope_calls
-from .modes import EVAL, TRAIN, direct_switch, key_of, position, related, switches
+from .modes import EVAL, SET, TRAIN, direct_switch, key_of, position, related, switches
 from .modes_evidence import scope_trains
 from .modes_handed_models import calls_by_ident
 from .modes_indirect import runs_model
@@ -63,7 +63,7 @@ def _container_key(switch) -> str | None:
 
 
 def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -> bool:
-    """A call of `func` in this file follows an eval() in its scope, or sits in a function whose own
+    """A call of `func` in this file follows an eval() (or a train(flag)) in its scope, or sits in a function whose own
     callers do (main() -> evaluate() -> _batches()). Another model switched there (`self.sampler.eval()`
     before `self._features(x)` runs `self.inception`) does not count."""
     for call in calls_by_ident(ctx).get(func.name, ()):
@@ -71,14 +71,27 @@ def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -
         cls = ctx.enclosing_class(func)
         same_class = cls is not None and isinstance(caller, FUNCS) and ctx.enclosing_class(caller) is cls
         passed = _passed_key(func, call, key, cls is not None)
-        if any(s.mode == EVAL and position(s.node) < position(call) and not _other_model(s.key, key, same_class)
+        # train(is_training) sets the mode per phase: the caller chose it (a learner's one_epoch(training))
+        if any(s.mode in (EVAL, SET) and position(s.node) < position(call) and not _other_model(s.key, key, same_class)
                and (passed is None or s.key is None or related(s.key, passed))
                for s in switches(caller, ctx)):
+            return True
+        if passed is not None and _built_in_eval(passed, call, caller, ctx):
             return True
         if depth > 1 and isinstance(caller, FUNCS) and caller is not func and _callers_set_eval(
                 caller, key, ctx, depth - 1):
             return True
     return False
+
+
+def _built_in_eval(passed: str, call: ast.Call, caller: ast.AST, ctx: ModuleContext) -> bool:
+    """The caller got the model it hands on from a factory that returns it in eval mode
+    (`model = build_model(arch, ckpt)` whose builder, here or in another file of the run, ends with
+    `model.eval()`): the mode was set where the model was made."""
+    from .modes_factories import (
+        built_in_eval,  # that module reads the facts of the run, imported when needed
+    )
+    return any(k == passed for k, _, _ in built_in_eval(call, ctx))
 
 
 def _passed_key(func: ast.AST, call: ast.Call, key: str, method: bool) -> str | None:

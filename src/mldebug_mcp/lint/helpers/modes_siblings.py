@@ -3,6 +3,7 @@
 `model.train(); predictor.train()` in one scope says the author keeps two models (an encoder and a
 head, a GNN and its link predictor) and switches each by name: `model.eval()` before an evaluation
 then says nothing about `predictor`, which is not an alias of `model` (nobody switches an alias too).
+So does `student.train(); teacher.eval()`: two models put in different modes are not one.
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .modes import TRAIN, direct_switch
+from .modes import EVAL, TRAIN, direct_switch
 from .modes_handed_models import calls_by_ident
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def switched_apart(key: str, other: str | None, ctx: ModuleContext) -> bool:
-    """Whether one scope of the file switches both `key` and `other` to training mode by name, and neither
-    owns the other (`model.train(); model.head.train()` is one model)."""
+    """Whether one scope of the file switches both `key` and `other` by name, both to training mode or to
+    different modes (`self.student.train(); self.teacher.eval()`), and neither owns the other
+    (`model.train(); model.head.train()` is one model)."""
     if other is None or key == other or key.startswith(other + ".") or other.startswith(key + "."):
         return False
     return any(key in keys and other in keys for keys in _train_keys_per_scope(ctx))
@@ -26,12 +28,19 @@ def switched_apart(key: str, other: str | None, ctx: ModuleContext) -> bool:
 
 def _train_keys_per_scope(ctx: ModuleContext) -> list[frozenset[str]]:
     def compute() -> list[frozenset[str]]:
-        per_scope: dict[ast.AST, set[str]] = {}
-        for call in calls_by_ident(ctx).get("train", ()):  # `x.train()`: the only switch to training by name
-            switch = direct_switch(call)
-            if switch is not None and switch[1] == TRAIN and switch[0] is not None:
-                per_scope.setdefault(ctx.enclosing(call, FUNCS) or ctx.tree, set()).add(switch[0])
-        return [frozenset(keys) for keys in per_scope.values() if len(keys) > 1]
+        trained: dict[ast.AST, set[str]] = {}
+        evaluated: dict[ast.AST, set[str]] = {}
+        for name, modes in (("train", trained), ("eval", evaluated)):
+            for call in calls_by_ident(ctx).get(name, ()):
+                switch = direct_switch(call)
+                if switch is not None and switch[1] in (TRAIN, EVAL) and switch[0] is not None:
+                    found = trained if switch[1] == TRAIN else evaluated
+                    found.setdefault(ctx.enclosing(call, FUNCS) or ctx.tree, set()).add(switch[0])
+        # pairs trained together, or one trained and one evaluated in the same scope (a teacher beside its student)
+        groups = [frozenset(keys) for keys in trained.values() if len(keys) > 1]
+        groups += [frozenset({a, b}) for scope, keys in trained.items() for a in keys
+                   for b in evaluated.get(scope, ()) if a != b]
+        return groups
     return ctx.memo(("mld020", "train-keys-per-scope"), compute)
 
 

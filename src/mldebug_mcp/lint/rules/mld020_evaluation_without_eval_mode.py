@@ -24,6 +24,7 @@ from ..helpers.modes import (
     switches,
 )
 from ..helpers.modes_anchor import anchor, anchor_after_setup
+from ..helpers.modes_copies import unswitched_copies_evaluated
 from ..helpers.modes_evidence import (
     collected,
     drives_itself,
@@ -191,6 +192,10 @@ class EvaluationWithoutEvalMode(Rule):
                                                     f"hook with the module training, so these outputs use dropout "
                                                     f"and batch statistics; call {key}.eval() before (and "
                                                     f"{key}.train() after)"))
+        for call, key, wrapper in unswitched_copies_evaluated(ctx):
+            hits.setdefault(call.lineno, Hit(call, f"{key} is evaluated in training mode: {wrapper} deep-copies the "
+                                                   f"model with its training mode and never calls eval() on the "
+                                                   f"copy; call eval() on it after the copy (or {key}.eval() here)"))
         for switch, key in phase_gated_train_switches(ctx):
             hits.setdefault(switch.lineno, Hit(switch, f"{key}.train() runs for every phase, but only the training "
                                                        f"phase updates: the other phase (validation) runs {key} in "
