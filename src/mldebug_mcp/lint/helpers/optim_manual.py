@@ -32,9 +32,16 @@ def zero_follows_step(zero: ast.Call, it) -> bool:
 
 
 def zero_precedes_backward(zero: ast.Call, it, backwards: list[tuple[ast.Call, ast.Call]]) -> bool:
-    """This zero_grad() comes right before a backward (`opt_c.zero_grad(); critic_loss.backward()`)."""
+    """This zero_grad() comes right before a backward (`opt_c.zero_grad(); critic_loss.backward()`): the next
+    backward of the iteration is the next call that is no part of its own receiver or argument."""
     calls = [c for c, _ in it.calls]
     if zero not in calls:
         return False
-    index = calls.index(zero)
-    return index + 1 < len(calls) and calls[index + 1] in {c for c, _ in backwards}
+    following = {c for c, _ in backwards}
+    for call in calls[calls.index(zero) + 1:]:
+        if call in following:
+            return True
+        # the calls that build the backward's receiver (`self.loss(batch).backward()`) come first
+        if not any(call in set(ast.walk(b.func)) or any(call in set(ast.walk(a)) for a in b.args) for b in following):
+            return False
+    return False
