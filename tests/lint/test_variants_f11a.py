@@ -83,3 +83,39 @@ def test_local_helper_that_backwards_on_the_handed_optimiser(tmp_path: Path):
         "        loss.backward()\n"
     )
     assert both_ways(tmp_path, "MLD010") == [("run.py", 6)]
+
+
+# MLD032: a step of another file returns (loss, count, log); a loop sums the count and keeps the log. Only the
+# loss element carries the graph: summing it is the finding, summing the count is not.
+STEP_FILE = (
+    "class Task:\n"
+    "    def fit_batch(self, batch, model, crit, opt):\n"
+    "        loss, n_items, stats = crit(model, batch)\n"
+    "        opt.zero_grad()\n"
+    "        loss.backward()\n"
+    "        opt.step()\n"
+    "        return loss, n_items, stats\n"
+)
+
+SUMMING_FILE = (
+    "def run_epoch(task, batches, model, crit, opt):\n"
+    "    seen, logs, total = 0, [], 0.0\n"
+    "    for batch in batches:\n"
+    "        step_loss, n, log = task.fit_batch(batch, model, crit, opt)\n"
+    "        seen += n\n"
+    "        logs.append(log)\n"
+    "    return seen, logs\n"
+)
+
+
+def test_count_and_log_beside_a_returned_loss_are_quiet(tmp_path: Path):
+    (tmp_path / "task.py").write_text(STEP_FILE)
+    (tmp_path / "loop.py").write_text(SUMMING_FILE)
+    assert both_ways(tmp_path, "MLD032") == []
+
+
+def test_the_returned_loss_summed_elsewhere_still_fires(tmp_path: Path):
+    (tmp_path / "task.py").write_text(STEP_FILE)
+    (tmp_path / "loop.py").write_text(SUMMING_FILE.replace("        seen += n\n", "        seen += n\n        total += step_loss\n"))
+    found = both_ways(tmp_path, "MLD032")
+    assert found and all(name in ("task.py", "loop.py") for name, _ in found)

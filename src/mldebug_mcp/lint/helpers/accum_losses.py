@@ -271,7 +271,14 @@ def step_facts(ctx) -> dict[str, str]:
         return {}
     funcs = list(ctx.functions.values()) + [f for cls in ctx.classes.values() for f in cls.body
                                              if isinstance(f, FUNCTIONS[:2])]
-    return {f"{STEP_FACT}{f.name}": RETURNS for f in funcs if returns_backwarded(f, ctx)}
+    found = {}
+    for f in funcs:
+        if returns_backwarded(f, ctx):
+            positions = live_positions(f, ctx)
+            # `returns:0` (the elements that carry the graph) when the step returns a tuple
+            found[f"{STEP_FACT}{f.name}"] = RETURNS if positions is None else \
+                f"{RETURNS}:{','.join(map(str, sorted(positions)))}"
+    return found
 
 
 def returns_backwarded(func: ast.AST, ctx) -> bool:
@@ -303,9 +310,22 @@ def returns_backwarded(func: ast.AST, ctx) -> bool:
             for value in bindings.get(name, ()):
                 if isinstance(value, ast.BinOp):
                     live |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        # which elements of a returned tuple carry it (`return loss, sample_size, log`: only the first)
+        shapes = {len(r.elts) if isinstance(r, ast.Tuple) else None for r in returns}
+        if len(shapes) == 1 and None not in shapes:
+            ctx.memo(("accum-step-live-positions", func), lambda: frozenset(
+                i for r in returns for i, e in enumerate(r.elts) if _live_roots(e, ctx) & live))
         return any(_live_roots(e, ctx) & live for r in returns for e in _elements(r))
 
     return ctx.memo(("accum-step-returns", func), compute)
+
+
+def live_positions(func: ast.AST, ctx) -> frozenset[int] | None:
+    """The elements of the tuple `func` returns that carry what it backwarded, when every return is a tuple of one
+    length and the function returns a backwarded value (None: not known)."""
+    if not returns_backwarded(func, ctx):
+        return None
+    return ctx.memo(("accum-step-live-positions", func), lambda: None)
 
 
 def _backwarding_helpers(func: ast.AST, ctx) -> list[ast.AST]:
@@ -328,18 +348,32 @@ def from_backward_step(expr: ast.AST, ctx, depth: int = 4) -> bool:
     if depth <= 0 or expr is None:
         return False
     if isinstance(expr, ast.Name):
-        return from_backward_step(latest_value(expr, ctx), ctx, depth - 1)
+        value = latest_value(expr, ctx)
+        if isinstance(value, ast.Call) and not detached(value, ctx):  # `_, n, log = step(...)`: which element
+            return _step_call_returns(value, _position(expr, value, ctx), ctx)
+        return from_backward_step(value, ctx, depth - 1)
     if isinstance(expr, ast.Subscript | ast.Attribute):
         return from_backward_step(expr.value, ctx, depth - 1)
     if not isinstance(expr, ast.Call) or detached(expr, ctx):
         return False
-    local = local_callee(expr, ctx)
+    return _step_call_returns(expr, None, ctx)
+
+
+def _step_call_returns(call: ast.Call, position: int | None, ctx) -> bool:
+    """The call runs a training step that returns what it backwarded (its element at `position`, when known)."""
+    local = local_callee(call, ctx)
     if local is not None:
-        return returns_backwarded(local, ctx)
-    name = ctx.method_name(expr) or (expr.func.id if isinstance(expr.func, ast.Name) else None)
-    if name is None or ctx.project is None or (ctx.call_name(expr) or "").startswith(LIBRARIES):
+        positions = live_positions(local, ctx) if position is not None else None
+        return returns_backwarded(local, ctx) and (positions is None or position in positions)
+    name = ctx.method_name(call) or (call.func.id if isinstance(call.func, ast.Name) else None)
+    if name is None or ctx.project is None or (ctx.call_name(call) or "").startswith(LIBRARIES):
         return False  # torch's, NumPy's and other libraries' functions are not this project's training steps
-    return ctx.project.kind_returned_by(f"{STEP_FACT}{name}") == RETURNS
+    told = ctx.project.kind_returned_by(f"{STEP_FACT}{name}") or ""
+    if told == RETURNS:
+        return True
+    if not told.startswith(f"{RETURNS}:"):
+        return False
+    return position is None or str(position) in told.split(":", 1)[1].split(",")
 
 
 def _live_roots(expr: ast.AST, ctx) -> set[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 
-from .accum_losses import LIBRARIES, detached, returns_backwarded
+from .accum_losses import LIBRARIES, detached, live_positions, returns_backwarded
 from .graph import latest_value
 from .loops import LOOPS
 from .optim_steps import local_callee
@@ -68,6 +68,9 @@ def summed_elsewhere(ret: ast.Return, ctx) -> tuple[ast.expr, str] | None:
     if position != "*":
         if not isinstance(value, ast.Tuple) or int(position) >= len(value.elts):
             return None
+        live = live_positions(func, ctx)
+        if live is not None and int(position) not in live:
+            return None  # the element summed is a count or a log beside the loss (`return loss, n_tokens, log`)
         value = value.elts[int(position)]
     held = ctx.resolve(value) if isinstance(value, ast.Name) else value  # `acc = (...).mean().item()`
     if any(detached(v, ctx) or isinstance(v, ast.Constant) for v in (value, held)):
