@@ -257,3 +257,58 @@ def test_model_from_a_factory_that_switches_it_is_quiet(tmp_path: Path):
     assert project_findings(tmp_path / "a", {"members.py": FACTORY, "infer.py": ENSEMBLE}, "MLD020") == []
     unswitched = FACTORY.replace("return net.to(device).eval()", "return net.to(device)")
     assert project_findings(tmp_path / "b", {"members.py": unswitched, "infer.py": ENSEMBLE}, "MLD020") != []
+
+
+# a sampling script (it trains nothing) loads the model through a classmethod of the model class and hands it to
+# a decoding helper: eval() goes after the loading, in the caller
+SAMPLER = """
+    import torch
+    from model import TinyLM
+
+
+    def sample_text(net, prompt, steps):
+        out = prompt
+        with torch.no_grad():
+            for _ in range(steps):
+                logits = net(out)
+                nxt = logits[:, -1:].argmax(-1)
+                out = torch.cat([out, nxt], dim=1)
+        return out
+
+
+    def main(path):
+        net, tokenizer = TinyLM.restore_from(path)
+        net = net.to("cpu")
+        print(sample_text(net, tokenizer("hello"), 20))
+"""
+
+TINY_LM = """
+    import torch
+    import torch.nn as nn
+
+
+    class TinyLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 8)
+            self.drop = nn.Dropout(0.1)
+            self.out = nn.Linear(8, 10)
+
+        def forward(self, x):
+            return self.out(self.drop(self.emb(x)))
+
+        @classmethod
+        def restore_from(cls, path):
+            lm = cls()
+            lm.load_state_dict(torch.load(path))
+            return lm, None
+"""
+
+
+def test_sampling_helper_of_a_script_that_loads_the_model_is_reported_after_the_loading(tmp_path: Path):
+    found = [f for f in project_findings(tmp_path / "a", {"model.py": TINY_LM, "sample.py": SAMPLER}, "MLD020")
+             if f[0] == "sample.py"]
+    assert found == [("sample.py", _line(SAMPLER, 'net = net.to("cpu")'))]
+    fixed = SAMPLER.replace('net = net.to("cpu")\n', 'net = net.to("cpu")\n        net.eval()\n')
+    assert [f for f in project_findings(tmp_path / "b", {"model.py": TINY_LM, "sample.py": fixed}, "MLD020")
+            if f[0] == "sample.py"] == []

@@ -8,7 +8,13 @@ import re
 from ..context import ModuleContext
 from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
 from .modes import SETUP, TRAIN, key_of, position, switches
-from .modes_evidence import enclosing_loops, eval_source, scope_trains, trains
+from .modes_evidence import (
+    enclosing_loops,
+    eval_source,
+    file_trains,
+    scope_trains,
+    trains,
+)
 from .modes_handed_models import calls_by_ident
 from .modes_loading_methods import loaded_by_method
 
@@ -37,7 +43,8 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
         # unless the class loads it to predict, or the script builds it at module level
         return _class_setup(scope, key, ctx) or _global_setup(scope, key, ctx) or _loader_builder(
-            scope, key, ctx) or _past_bookkeeping(_opening(scope), call, key, scope, ctx)
+            scope, key, ctx) or _caller_loads(scope, key, ctx) or _past_bookkeeping(
+            _opening(scope), call, key, scope, ctx)
     if loops:
         return _wrapper(loops[-1], ctx)
     return top
@@ -124,6 +131,28 @@ def _loader_builder(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | N
         if _builds_loader(function, ctx):
             return _opening(function) if name in {a.arg for a in function.args.args} else None
     return None
+
+
+def _caller_loads(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None:
+    """In a file that trains nothing (a sampling or prediction script), a helper handed the model by the only
+    caller of this file, which loads trained weights into it right there (`model, vocab =
+    Net.from_checkpoint(path)`, `model.load_state_dict(...)`): eval() goes after that loading, where the model
+    is made ready for the script's use."""
+    name = key.split(".")[0]
+    if name == "self" or name not in {a.arg for a in (*scope.args.posonlyargs, *scope.args.args)} or file_trains(
+            ctx):
+        return None
+    callers = [c for c in calls_by_ident(ctx).get(scope.name, ()) if ctx.scope_of(c) is not scope]
+    if len(callers) != 1:
+        return None
+    caller, handed = ctx.scope_of(callers[0]), _argument_for(callers[0], scope, name)
+    if handed is None or "." in handed:
+        return None
+    setup = _every_run(_setups_before(_top_statement(callers[0], caller, ctx), handed, caller, ctx),
+                       set(ctx.ancestors(callers[0])), ctx)
+    loaded = [n for n in setup if any(isinstance(c, ast.Call) and LOADS.search(ident(c.func) or "")
+                                      for c in ast.walk(n))]
+    return _end_of(setup[-1]) if loaded else None
 
 
 def _builds_loader(function: ast.AST, ctx: ModuleContext) -> bool:
@@ -270,8 +299,8 @@ def _past_bookkeeping(opening: ast.stmt, call: ast.Call, key: str, scope: ast.AS
 
 
 def _bookkeeping(stmt: ast.stmt, model: str) -> bool:
-    """A counter, an empty container, a size, a meter or a flag set up before the loop: nothing that reads
-    the model."""
+    """A counter, an empty container, a size, a meter, a flag or a criterion/metric object
+    (`nn.CrossEntropyLoss(reduction="sum")`) set up before the loop: nothing that reads the model."""
     if not isinstance(stmt, ast.Assign):
         return False
     values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
@@ -279,7 +308,8 @@ def _bookkeeping(stmt: ast.stmt, model: str) -> bool:
         return True
     return isinstance(stmt.value, ast.Call) and not any(
         isinstance(n, ast.Name | ast.Attribute) and ast.unparse(n) == model for n in ast.walk(stmt.value)) and not any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for n in ast.walk(stmt.value))
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not n.func.attr[:1].isupper()
+        for n in ast.walk(stmt.value))  # a method may read anything; a class of a module is only built
 
 
 def _initial_value(value: ast.expr) -> bool:
