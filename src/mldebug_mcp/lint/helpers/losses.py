@@ -25,6 +25,7 @@ from .losses_elsewhere import (
     subclass_fed,
 )
 from .losses_handed import handed_by_caller, handed_loss_facts
+from .losses_keyed import keyed_fed, keyed_loss_facts
 from .losses_tabled import configured_loss
 
 # methods that change a tensor's shape or device but not what its values mean
@@ -150,6 +151,9 @@ def loss_source(expr: ast.AST, ctx: ModuleContext, depth: int = 8) -> LossSource
     for _ in range(depth):
         if isinstance(value, ast.Call):
             name = ctx.call_name(value)
+            if name == "functools.partial" and value.args:
+                value = value.args[0]  # partial(F.binary_cross_entropy_with_logits, pos_weight=w): the loss bound
+                continue
             if name is not None:
                 return LossSource(name, value, default)
             callee = value.func
@@ -277,6 +281,14 @@ def input_kinds(arg: ast.expr, ctx: ModuleContext) -> list[tuple[ast.expr, kinds
     return kinds.handed_kinds(core, ctx) if core is not None else []
 
 
+def _entry_loss(value: ast.AST, ctx: ModuleContext) -> str | None:
+    """The loss one entry of a dict of losses holds: a loss, or what a builder returns (`build_loss("bce")`)."""
+    source = loss_source(value, ctx)
+    if source is None or source.name in EXPECT_LOGITS:
+        return source.name if source is not None else None
+    return built_loss(source.node, source.name, ctx)
+
+
 def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
@@ -287,7 +299,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     keyword = ctx.has_text("logits=")
     framework = ctx.has_text("skorch") or ctx.has_text("skada")
     facts: dict[str, str] = {**hands, **loss_handoff_facts(ctx), **attr_loss_facts(ctx), **builder_facts(ctx),
-                             **handed_loss_facts(ctx), **object_loss_facts(ctx, loss_source, EXPECT_LOGITS)}
+                             **handed_loss_facts(ctx), **object_loss_facts(ctx, loss_source, EXPECT_LOGITS),
+                             **keyed_loss_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
     for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
         wrapped = wrapped_logit_loss(name, ctx)
@@ -314,6 +327,8 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
                     or source.name.startswith("torch."):
                 continue
             condition = f"{CONDITIONAL}{short}|"
+            for name, where in keyed_fed(call, short, ctx, kinds.fed_names, _entry_loss, EXPECT_LOGITS).items():
+                facts.setdefault(name, where)  # or one keeping a dict of losses, one per output entry
         where = f"{condition}{source.name.rsplit('.', 1)[-1]} in {os.path.basename(ctx.path)}:{call.lineno}"
         for arg in loss_inputs(call):
             names = kinds.fed_names(arg, ctx)

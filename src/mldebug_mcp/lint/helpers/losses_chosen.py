@@ -12,6 +12,7 @@ import ast
 import re
 
 from .kinds import class_constant, method_of
+from .losses_keyed import KEYED_CONDITION, keyed_loss
 
 ATTR = "lossattr:"
 CHOICE = "choice:"
@@ -223,11 +224,21 @@ def fed_loss(project, name: str) -> str | None:
     where = project.fed_to(name)
     if where is not None and where.startswith("slot:"):  # the loss is handed in too: known with the model only
         return None
+    if where is not None and where.startswith(KEYED_CONDITION):  # one entry of a dict of per-output losses
+        condition, _, where = where.partition("|")
+        loss = keyed_loss(project, condition, _told_table)
+        return f"{loss.rsplit('.', 1)[-1]} {where}" if loss and _logit(loss) else None
     if where is None or not where.startswith(CONDITIONAL):
         return where
     cls, _, where = where[len(CONDITIONAL):].partition("|")
     wrapped = project.kind_returned_by(WRAPS + cls) or _always_built_logit_loss(project, cls)
     return f"{where} (built on {wrapped.rsplit('.', 1)[-1]})" if wrapped else None
+
+
+def _logit(loss: str) -> bool:
+    from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES  # losses imports this module
+
+    return loss in LOGIT_LOSSES or loss in LOGIT_FUNCTIONS
 
 
 def _always_built_logit_loss(project, builder: str) -> str | None:
