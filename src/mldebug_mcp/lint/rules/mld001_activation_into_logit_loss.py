@@ -130,7 +130,12 @@ class ActivationIntoLogitLoss(Rule):
     among logit losses by branches, a dict or the callers, or kept on an arguments object (`args.loss_fn`,
     also by another file); the activation may be applied on the branch a class-count test picks
     (`if self.num_classes > 1: F.log_softmax(...)`), or kept on self by another method (then also reported
-    at the loss argument, where the logits could go).
+    at the loss argument, where the logits could go), or applied by a scoring helper of the class that the
+    training step calls (`y = self.predict_on_batch(x)`, also reported there). The loss may be picked from a
+    table by a config string (`LOSSES[name]()`, when the table's classification losses for the activation all
+    expect logits), built by a registry from a config dict (`MODELS.build(dict(type="CrossEntropyLoss"))`), or
+    be one entry of a dict of per-output losses a loss class applies to the model's output dict; the model may
+    be any entry of a registry a factory picks from by name (`return _entrypoints[name](**kwargs)`).
 
     Why is this bad: the activation is applied twice. Training still runs and the loss still
     falls, but gradients shrink and the loss cannot reach its minimum. The activation may be

@@ -43,7 +43,8 @@ class DropoutIgnoresTrainingMode(Rule):
     outside a training-only branch), flags dropout that does not follow the module's train/eval mode:
     F.dropout(x, p) without `training=self.training` (its default is training=True; writing
     training=True out is taken as deliberate, as in Tacotron's prenet, unless the same class otherwise
-    follows the mode: it builds dropout or BatchNorm modules or reads self.training), an attention call
+    follows the mode: it builds dropout or BatchNorm modules, holds a library backbone such as
+    AutoModel.from_pretrained or timm.create_model, or reads self.training), an attention call
     (torch's scaled_dot_product_attention, flash-attn's and xformers' kernels) given `dropout_p=` a fixed rate instead of one that is 0 outside training, an nn.Dropout built there
     and called (a fresh module is always in training mode), and a hand-made dropout mask (`bernoulli_(1 - p)`,
     `torch.rand(shape) < keep_prob`, rescaled by 1/(1-p) or named for a drop rate) drawn without an

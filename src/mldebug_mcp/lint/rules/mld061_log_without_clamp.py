@@ -44,7 +44,8 @@ class LogWithoutClamp(Rule):
     predictive distribution), a confidence a loss weighs its terms by and logs as a penalty
     (`err * c - w * torch.log(c)`), probabilities on one branch only (`if n > 1: out = F.softmax(out, 1)`,
     then `out.log()` in the loss the callers hand it to), or a log fed to a criterion whose one branch is
-    NLLLoss, with no clamp and no `+ eps`.
+    NLLLoss, or the probabilities a hand-written cross-entropy is given (`-(soft_targets *
+    torch.log(probs)).sum(1).mean()` in a function or class named for a loss), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged, nor
     a log written into a parameter's storage (a bias initialised from class frequencies), a ratio of
     literal positive numbers, or a log in a test module that steps no optimiser (a reference value).
