@@ -73,10 +73,57 @@ def _gathered(expr: ast.AST | None, optimizer: ast.Call, ctx: ModuleContext) -> 
             pieces.append(ast.List(elts=[node.args[0]]) if ctx.method_name(node) == "append" else node.args[0])
     if not pieces:
         return None
-    found = [covered(p, ctx) for p in pieces if not (isinstance(p, ast.List | ast.Tuple) and not p.elts)]
+    found = [_through_loops(p, covered(p, ctx), ctx) for p in pieces
+             if not (isinstance(p, ast.List | ast.Tuple) and not p.elts)]
     if any(f is None for f in found):
         return None
     return [c for f in found for c in f]
+
+
+def _through_loops(piece: ast.AST, sources: list | None, ctx: ModuleContext) -> list | None:
+    """A group built in a loop over the model's parts (`for depth, layer in enumerate(reversed(layers))` with
+    `layers = [model.backbone.embeddings] + list(model.backbone.encoder.layer)`, layer-wise learning rates) draws
+    from those parts: the loop variable stands for them."""
+    if not sources:
+        return sources
+    real = piece.elts[0] if isinstance(piece, ast.List) and len(piece.elts) == 1 and not hasattr(piece, "lineno") \
+        else piece
+    loops = {n.id: loop for loop in ctx.ancestors(real) if isinstance(loop, ast.For)
+             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    result = []
+    for path, flag in sources:
+        head, _, rest = path.partition(".")
+        loop = loops.get(head)
+        if loop is None:
+            result.append((path, flag))
+            continue
+        parts = _loop_parts(loop.iter, ctx)
+        if not parts:
+            return None  # a loop over something we cannot read
+        result.extend((f"{p}.{rest}" if rest else p, flag) for p in parts)
+    return result
+
+
+def _loop_parts(expr: ast.AST, ctx: ModuleContext, depth: int = 3) -> list[str] | None:
+    """The dotted modules a loop iterates over: through enumerate/reversed/list/sorted, `+` and list literals."""
+    if depth <= 0:
+        return None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in (
+            "enumerate", "reversed", "list", "sorted", "tuple") and expr.args:
+        return _loop_parts(expr.args[0], ctx, depth)
+    if isinstance(expr, ast.Starred):
+        return _loop_parts(expr.value, ctx, depth)
+    if isinstance(expr, ast.Name):
+        value = ctx.resolve(expr)
+        return None if value is expr or value is None else _loop_parts(value, ctx, depth - 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left, right = _loop_parts(expr.left, ctx, depth), _loop_parts(expr.right, ctx, depth)
+        return None if left is None or right is None else left + right
+    if isinstance(expr, ast.List | ast.Tuple):
+        found = [_loop_parts(e, ctx, depth) for e in expr.elts]
+        return None if any(f is None for f in found) else [p for f in found for p in f]
+    path = dotted(expr) if isinstance(expr, ast.Attribute) else None
+    return [path] if path else None
 
 
 def _model_class(root: str, listed: set[str], optimizer: ast.Call, ctx: ModuleContext) -> ast.ClassDef | None:

@@ -41,6 +41,8 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
     """The call builds a module that certainly has trainable parameters."""
     name = ctx.call_name(call) or ""
     simple = name.rsplit(".", 1)[-1]
+    if name.startswith("torch.nn.") and simple in CONTAINERS:  # weighted when a module it holds is
+        return depth > 0 and any(has_parameters(m, ctx, depth - 1) for m in _held_modules(call))
     if name.startswith("torch.nn.") and simple[:1].isupper():
         return simple in WEIGHTED_LOSSES or not WITHOUT_OWN_WEIGHTS.fullmatch(simple)
     cls = ctx.classes.get(name)
@@ -51,6 +53,20 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
         return False
     told = ctx.project.kind_returned_by(f"weighted:{simple}")
     return bool(told) and told.endswith("/*")
+
+
+CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+
+
+def _held_modules(call: ast.Call) -> list[ast.Call]:
+    """The module constructions a container is built from: `Sequential(Linear(...), Tanh())`, `ModuleList([...])`,
+    `ModuleList([Block() for _ in range(n)])`, `ModuleDict({"a": Linear(...)})`."""
+    found: list[ast.Call] = []
+    for arg in call.args:
+        items = arg.elts if isinstance(arg, ast.List | ast.Tuple) else list(arg.values) if isinstance(arg, ast.Dict) \
+            else [arg.elt] if isinstance(arg, ast.ListComp | ast.GeneratorExp) else [arg]
+        found.extend(strip_moves(i) for i in items if isinstance(i, ast.Call))
+    return found
 
 
 def strip_moves(value: ast.expr) -> ast.expr:
