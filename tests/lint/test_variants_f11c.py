@@ -312,3 +312,65 @@ def test_sampling_helper_of_a_script_that_loads_the_model_is_reported_after_the_
     fixed = SAMPLER.replace('net = net.to("cpu")\n', 'net = net.to("cpu")\n        net.eval()\n')
     assert [f for f in project_findings(tmp_path / "b", {"model.py": TINY_LM, "sample.py": fixed}, "MLD020")
             if f[0] == "sample.py"] == []
+
+
+# a hook-based trainer of the script switches train() when built; the evaluation helper of another file is
+# registered as a partial and leaves the model in eval mode
+EVAL_HELPERS = """
+    import torch
+
+
+    def run_test_set(model, loader):
+        model.eval()
+        total = 0
+        with torch.no_grad():
+            for x, y in loader:
+                total += (model(x).argmax(-1) == y).sum().item()
+        return total
+"""
+
+HOOK_TRAINER = """
+    import functools
+
+    import torch
+    from testing import run_test_set
+
+
+    class IterTrainer:
+        def __init__(self, model, data, optimizer):
+            model.train()
+            self.model, self.data, self.optimizer = model, data, optimizer
+            self.hooks = []
+
+        def step(self):
+            x, y = next(self.data)
+            loss = torch.nn.functional.cross_entropy(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+        def loop(self, iters):
+            for i in range(iters):
+                self.step()
+                for hook in self.hooks:
+                    hook()
+
+
+    def main(model, data, optimizer, test_loader):
+        trainer = IterTrainer(model, data, optimizer)
+        trainer.hooks.append(functools.partial(run_test_set, model, test_loader))
+        trainer.loop(10000)
+"""
+
+
+def test_evaluation_callback_of_a_trainer_that_trains_once(tmp_path: Path):
+    found = project_findings(tmp_path / "a", {"testing.py": EVAL_HELPERS, "train.py": HOOK_TRAINER}, "MLD021")
+    assert found == [("train.py", _line(HOOK_TRAINER, "functools.partial(run_test_set"))]
+    # the helper restores the mode it found
+    restoring = EVAL_HELPERS.replace("        return total", "        model.train()\n        return total")
+    assert project_findings(tmp_path / "b", {"testing.py": restoring, "train.py": HOOK_TRAINER}, "MLD021") == []
+    # the trainer puts the model in training mode at every step
+    per_step = HOOK_TRAINER.replace("            x, y = next(self.data)\n",
+                                    "            self.model.train()\n            x, y = next(self.data)\n")
+    assert per_step != HOOK_TRAINER
+    assert project_findings(tmp_path / "c", {"testing.py": EVAL_HELPERS, "train.py": per_step}, "MLD021") == []

@@ -83,7 +83,8 @@ class EvaluationWithoutEvalMode(Rule):
     outputs come from a loop, no_grad or prediction/deployment code, or it samples iteratively under no_grad
     (its output fed back as its next input), or it is the pretrained network of a metric class (Inception for
     FID) run by methods whose callers disable autograd. Two models the file switches to train() one by one
-    (`model.train(); predictor.train()`) are separate: an eval() of one leaves the other in training mode. Training mode: never switched with .eval() (nor by an enclosing function,
+    (`model.train(); predictor.train()`), or one to train() and the other to eval() (a student and its teacher),
+    are separate: an eval() of one leaves the other in training mode. Training mode: never switched with .eval() (nor by an enclosing function,
     a caller in this file, or a loader of this file or of the run that switches it), or .train() just
     before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
     .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model
@@ -102,7 +103,9 @@ class EvaluationWithoutEvalMode(Rule):
     that loops the model over a loader (an active-learning strategy's select()); a training-phase hook (Lightning's
     on_train_epoch_end/on_train_batch_end of a Callback or LightningModule, a transformers TrainerCallback's
     on_step_end/on_epoch_end) that runs the module, itself or through a method of its class, under no_grad to
-    log samples without eval(). A from_pretrained model starts in eval mode until this scope (or, for
+    log samples without eval(); an averaging wrapper of the run (EMA, SWA) whose deep copy of the model no
+    method switches, its copy handed to a helper that runs it with autograd off without switching it
+    (`validate(model_ema.module, loader)` after only the live model's eval()). A from_pretrained model starts in eval mode until this scope (or, for
     self.model, its class) calls train(); another model's eval() says nothing of a model built afterwards
     from a call not handed that model (a best checkpoint reloaded into a fresh instance). The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating

@@ -26,6 +26,7 @@ from ..helpers.modes_epochs import (
     training_helper_names,
     trains_through_helper,
 )
+from ..helpers.modes_eval_callbacks import eval_callbacks_for_trainer
 from ..helpers.modes_factories import builders_for_a_trainer, built_in_eval
 from ..helpers.modes_facts import callee_mode, handed_models
 from ..helpers.modes_handed_models import calls_by_ident
@@ -46,6 +47,9 @@ FACTORY_MESSAGE = ("{factory}() returns {model} in eval mode ({where}) and the t
 BUILDER_MESSAGE = ("{factory}() returns the model in eval mode, and {trainer} trains a model it is handed without "
                    "switching it to train mode: handed this one, every step trains in eval mode; drop the eval() "
                    "from the builder or call .train() when training starts")
+CALLBACK_MESSAGE = ("{func}() leaves {model} in eval mode and runs here as a callback of {trainer}, which switches "
+                    "{model} to train() only when it is built: every step after the first evaluation trains in "
+                    "eval mode; restore the mode at the end of {func}() (model.train(was_training))")
 HOOK_MESSAGE = ("{model}.eval() in {hook}() is undone only by {epoch_hook}(): a validation in mid-epoch leaves the "
                 "rest of that epoch training in eval mode; switch back with .train() when validation ends")
 
@@ -71,7 +75,10 @@ class TrainModeNotRestored(Rule):
     builder's eval()), and a training-logic class whose validation-begin hook calls eval() while only
     its epoch-begin hook calls train(). A trainer that dispatches a hook to the callbacks it is handed
     (`self._cb("on_epoch_end")`, `cb.after_epoch(self)`) switches its model as the callback classes of the run
-    do in that hook (`learn.model.eval()` leaves it in eval mode; `learn.model.train()` restores). Reported where train() goes: at the top of each iteration when a train() sits right before the
+    do in that hook (`learn.model.eval()` leaves it in eval mode; `learn.model.train()` restores). A trainer
+    class of the file that switches train() only when built, handed an evaluation callback (`lambda:
+    evaluate(model, loader)`, `partial(test, model)`) whose function leaves the model in eval mode, is reported
+    at that callback. Reported where train() goes: at the top of each iteration when a train() sits right before the
     loop, else after the periodic evaluation block (or the call); when the loop calls a helper not named for
     evaluation that evaluates through another one (`self.log_and_save()` -> `self.evaluate()`) or switches as
     a side effect of running the model (a trigger or attack search), before that function returns. A step
@@ -122,6 +129,8 @@ class TrainModeNotRestored(Rule):
         if uses_torch(ctx):  # a builder of this file returning eval mode, a module of the run training it as handed
             for func, switch, trainer in builders_for_a_trainer(ctx):
                 yield Hit(switch, BUILDER_MESSAGE.format(factory=func.name, trainer=trainer))
+            for call, func, model, trainer in eval_callbacks_for_trainer(ctx):
+                yield Hit(call, CALLBACK_MESSAGE.format(func=func, model=model, trainer=trainer))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
