@@ -15,7 +15,7 @@ from .loops import calls_in_order, is_optimizer_step
 from .optim_steps import FUNCTIONS, helper_calls, local_callee
 
 START_WORDS = {"start", "begin", "before", "pre"}
-PERIOD_WORDS = {"epoch", "batch", "iter", "iteration"}
+PERIOD_WORDS = {"epoch", "batch", "iter", "iteration", "step", "update"}  # a hook run before each step (`before_step`)
 END_WORDS = {"end", "after", "post", "finish", "complete", "completed"}
 TRAINING_WORDS = {"train", "fit"}
 NOT_TRAINING_WORDS = {"eval", "evaluate", "test", "valid", "validate", "validation", "save", "load", "log",
