@@ -25,22 +25,20 @@ def eval_callbacks_for_trainer(ctx: ModuleContext) -> list[tuple[ast.AST, str, s
         return []
     found = []
     for node in [*ctx.by_type.get(ast.Lambda, ()), *ctx.by_type.get(ast.Call, ())]:
-        call = _evaluation_in(node, ctx)
-        if call is None:
-            continue
-        evaluation, model = call
-        if not isinstance(ctx.parent(node), ast.Call | ast.List | ast.Tuple | ast.keyword):
-            continue  # handed on (registered), not called here
-        scope = ctx.scope_of(node)
-        trainer = _trainer_built_with(model, scope, ctx)
-        if trainer is not None:
-            found.append((evaluation, ident(evaluation.func) or "it", model, trainer))
+        handed = _handed_call(node)
+        if handed is None or not isinstance(ctx.parent(node), ast.Call | ast.List | ast.Tuple | ast.keyword):
+            continue  # no callback, or one called here rather than handed on (registered)
+        call, func, model = handed
+        # the trainer first: the mode analysis of the file is the costly part, and most callbacks train nothing
+        trainer = _trainer_built_with(model, ctx.scope_of(node), ctx)
+        if trainer is not None and _leaves_eval(func, ctx):
+            found.append((call, ident(call.func) or "it", model, trainer))
     return found
 
 
-def _evaluation_in(node: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] | None:
-    """`lambda: evaluate(model, ...)` or `partial(evaluate, model, ...)`: the evaluation call (the partial itself)
-    and the model's name, when the function leaves the model it is handed in eval mode."""
+def _handed_call(node: ast.AST) -> tuple[ast.Call, ast.expr, str] | None:
+    """`lambda: evaluate(model, ...)` or `partial(evaluate, model, ...)`: (the evaluation call, or the partial
+    itself; the function; the model's name, its first plain-name argument)."""
     if isinstance(node, ast.Lambda):
         call = node.body if isinstance(node.body, ast.Call) else None
         func, args = (call.func, call.args) if call is not None else (None, [])
@@ -51,11 +49,14 @@ def _evaluation_in(node: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] | 
     model = next((a.id for a in args if isinstance(a, ast.Name)), None)
     if call is None or model is None or not isinstance(func, ast.Name | ast.Attribute):
         return None
+    return call, func, model
+
+
+def _leaves_eval(func: ast.expr, ctx: ModuleContext) -> bool:
+    """The function (of this file, or of another file of the run) leaves the model it is handed in eval mode."""
     if isinstance(func, ast.Name) and func.id in ctx.functions:
-        mode = mode_facts(ctx).get(f"{MODE_FACT}{_module_name(ctx.path)}.{func.id}")
-    else:
-        mode = callee_mode(ast.Call(func=func, args=[], keywords=[]), ctx)
-    return (call, model) if mode == EVAL else None
+        return mode_facts(ctx).get(f"{MODE_FACT}{_module_name(ctx.path)}.{func.id}") == EVAL
+    return callee_mode(ast.Call(func=func, args=[], keywords=[]), ctx) == EVAL
 
 
 def _trainer_built_with(model: str, scope: ast.AST, ctx: ModuleContext) -> str | None:
