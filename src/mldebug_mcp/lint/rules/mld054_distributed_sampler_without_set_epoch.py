@@ -265,14 +265,24 @@ def _iterates_unseen_train_loader(loop: ast.AST, ctx: ModuleContext) -> ast.AST 
             continue
         for source in sources:
             if _unseen_train_loader(source, ctx):
-                inside = (_per_loader_pass(inner, source, ctx) or _handed_pass(inner, source, ctx)) \
-                    if isinstance(inner, ast.Call) else None
+                # a helper that loops over the loader it is handed: set_epoch goes in there when only the helper's
+                # object counts the epochs (`while self._epoch < n: self.train(loader)`); an epoch loop with its own
+                # counter (`for epoch in range(n)`) sets it before the call
+                handed = _handed_pass(inner, source, ctx) if isinstance(inner, ast.Call) \
+                    and not _named_counter(loop) else None
+                inside = (_per_loader_pass(inner, source, ctx) or handed) if isinstance(inner, ast.Call) else None
                 return inside or _before(inner, loop)
         if isinstance(inner, ast.Call) and not _epoch_handed_out_of_sight(loop, ctx):
             inside = _per_epoch_pass(inner, ctx)
             if inside is not None:
                 return inside
     return None
+
+
+def _named_counter(loop: ast.AST) -> bool:
+    """`for epoch in range(n)`, `for i, epoch in enumerate(...)`: the loop names its count (not `_`)."""
+    return isinstance(loop, ast.For | ast.AsyncFor) and any(
+        isinstance(n, ast.Name) and not n.id.startswith("_") for n in ast.walk(loop.target))
 
 
 def _handed_pass(call: ast.Call, source: ast.expr, ctx: ModuleContext) -> ast.AST | None:
