@@ -374,3 +374,47 @@ def test_evaluation_callback_of_a_trainer_that_trains_once(tmp_path: Path):
                                     "            self.model.train()\n            x, y = next(self.data)\n")
     assert per_step != HOOK_TRAINER
     assert project_findings(tmp_path / "c", {"testing.py": EVAL_HELPERS, "train.py": per_step}, "MLD021") == []
+
+
+# the same family written as functions, the models named for their roles only (no "model"/"net" in the names):
+# train() of one beside eval() of the other says both are modules
+KD_FUNCTIONS = """
+    import torch
+    import torch.nn.functional as F
+
+
+    def distill_epoch(student, teacher, loader, opt):
+        student.train()
+        teacher.eval()
+        for x, y in loader:
+            with torch.no_grad():
+                t = teacher(x)
+            loss = F.kl_div(student(x).log_softmax(-1), t.softmax(-1), reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+    @torch.no_grad()
+    def student_accuracy(student, teacher, val_loader):
+        teacher.eval()
+        hits = 0
+        for x, y in val_loader:
+            hits += (student(x).argmax(-1) == y).sum().item()
+        return hits
+
+
+    @torch.no_grad()
+    def teacher_accuracy(teacher, val_loader):
+        teacher.eval()
+        return sum((teacher(x).argmax(-1) == y).sum().item() for x, y in val_loader)
+"""
+
+
+def test_student_named_for_its_role_evaluated_after_the_teachers_eval(tmp_path: Path):
+    found = project_findings(tmp_path / "a", {"kd.py": KD_FUNCTIONS}, "MLD020")
+    switches = [n for n, line in enumerate(dedent(KD_FUNCTIONS).splitlines(), 1) if "teacher.eval()" in line]
+    assert found == [("kd.py", switches[1])]
+    fixed = KD_FUNCTIONS.replace("teacher.eval()\n        hits = 0", "student.eval()\n        hits = 0")
+    assert fixed != KD_FUNCTIONS
+    assert project_findings(tmp_path / "b", {"kd.py": fixed}, "MLD020") == []

@@ -21,7 +21,7 @@ IN_PLACE_MOVES = {"to", "cuda", "cpu"}
 
 def module_statement_owners(ctx: ModuleContext) -> set[str]:
     """The keys of what a statement treats as a module: `net.to(device)` / `net.cuda()` whose result is
-    discarded, and `net.eval()` (no arguments). Asked of nearly every module: the statements are walked,
+    discarded, `net.eval()` (no arguments), and `net.train()` beside another's eval(). Asked of nearly every module: the statements are walked,
     and the calls only where the code says `eval()`."""
     def compute() -> set[str]:
         calls = [s.value for s in ctx.by_type.get(ast.Expr, ()) if isinstance(s.value, ast.Call)
@@ -30,8 +30,19 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
             calls += [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
                       and c.func.attr == "eval" and not c.args and not c.keywords]
         keys = {key_of(c.func.value) for c in calls}
+        if calls and ctx.has_text(".train()"):
+            keys |= _trained_beside_evaluated(calls, ctx)
         return {k for k in keys if k is not None and k != "self"}
     return ctx.memo(("modes-handed", "statement-owners"), compute)
+
+
+def _trained_beside_evaluated(evals: list[ast.Call], ctx: ModuleContext) -> set[str | None]:
+    """`student.train()` in a scope that also calls `teacher.eval()`: the author switches two modules by name
+    (a trainer's or a tokenizer's train(), alone, is no such switch)."""
+    scopes = {ctx.scope_of(c) for c in evals if c.func.attr == "eval"}
+    return {key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
+            and c.func.attr == "train" and not c.args and not c.keywords
+            and isinstance(ctx.parent(c), ast.Expr) and ctx.scope_of(c) in scopes}
 
 
 def handed_a_model(name: ast.Name, ctx: ModuleContext, model_like: Callable[[ast.AST, ModuleContext], bool]) -> bool:
