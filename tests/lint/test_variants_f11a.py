@@ -119,3 +119,60 @@ def test_the_returned_loss_summed_elsewhere_still_fires(tmp_path: Path):
     (tmp_path / "loop.py").write_text(SUMMING_FILE.replace("        seen += n\n", "        seen += n\n        total += step_loss\n"))
     found = both_ways(tmp_path, "MLD032")
     assert found and all(name in ("task.py", "loop.py") for name, _ in found)
+
+
+# MLD032: a training step hands its live losses to a hook or callback, which keeps them across iterations.
+RUNNER = (
+    "class Runner:\n"
+    "    def step(self, i, batch):\n"
+    "        parts = self.model(batch)\n"
+    "        total = sum(parts.values())\n"
+    "        self.opt.zero_grad()\n"
+    "        total.backward()\n"
+    "        self.opt.step()\n"
+    "        parts['total'] = total\n"
+    "        self.fire('after_iter', i, parts)\n"
+    "\n"
+    "    def fit_batch(self, batch):\n"
+    "        loss = self.crit(self.model(batch))\n"
+    "        loss.backward()\n"
+    "        for callback in self.callbacks:\n"
+    "            callback.on_batch_end(self, loss)\n"
+)
+
+HOOKS = (
+    "class MetricHook:\n"
+    "    def __init__(self):\n"
+    "        self.seen = {}\n"
+    "\n"
+    "    def after_iter(self, runner, i, outputs):\n"
+    "        for key, val in outputs.items():\n"
+    "            self.seen.setdefault(key, [])\n"
+    "            self.seen[key].append(val)\n"
+    "\n"
+    "class LossCallback:\n"
+    "    def __init__(self):\n"
+    "        self.losses = []\n"
+    "\n"
+    "    def on_batch_end(self, trainer, loss):\n"
+    "        self.losses.append(loss)\n"
+)
+
+
+def test_hook_that_keeps_handed_losses(tmp_path: Path):
+    (tmp_path / "runner.py").write_text(RUNNER)
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    assert sorted(both_ways(tmp_path, "MLD032")) == [("hooks.py", 8), ("hooks.py", 15)]
+
+
+def test_hook_that_keeps_numbers_is_quiet(tmp_path: Path):
+    (tmp_path / "runner.py").write_text(RUNNER)
+    (tmp_path / "hooks.py").write_text(HOOKS.replace("append(val)", "append(val.item())")
+                                       .replace("append(loss)", "append(loss.detach())"))
+    assert both_ways(tmp_path, "MLD032") == []
+    # a step that hands on only what it turned into numbers
+    (tmp_path / "runner.py").write_text(RUNNER.replace("        parts['total'] = total\n", "")
+                                        .replace("'after_iter', i, parts", "'after_iter', i, {'total': total.item()}")
+                                        .replace("on_batch_end(self, loss)", "on_batch_end(self, loss.item())"))
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    assert both_ways(tmp_path, "MLD032") == []

@@ -36,8 +36,11 @@ def meter_facts(ctx) -> dict[str, str]:
     from .optim_children_facts import part_facts
     from .optim_loss_weights import weighted_facts
 
+    from .accum_hook_state import hook_loss_facts
+
     found = step_facts(ctx)
     found.update(summed_returns(ctx))
+    found.update(hook_loss_facts(ctx))  # which hooks a training step hands a live loss to
     # not meter facts: which classes hold weights, which parts a model class builds (MLD015); told here, with this file's other cheap facts,
     # until project_facts gives the optimiser facts a family of their own
     found.update(weighted_facts(ctx))

@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.accum_backwarded import backwarded_value, returns_running_loss
 from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_loss
 from ..helpers.accum_handoff import kept_for_a_log
+from ..helpers.accum_hook_state import hook_keeps_loss
 from ..helpers.accum_log_outputs import logged_loss_copy
 from ..helpers.accum_losses import (
     DETACHING,
@@ -40,6 +41,9 @@ LOGGED_COPY = ("'{loss}' is returned for backward and also kept, with its autogr
 
 SUMMED_ELSEWHERE = ("'{loss}' is returned with its autograd graph after the backward, and the loop at {where} adds "
                     "it to a running total: every step's graph stays in memory; return {loss}.item() or .detach()")
+
+HOOK_KEEPS = ("'{loss}' is kept with its autograd graph: a training step of the run hands {hook}() its live losses "
+              "and this keeps every iteration's, so every graph stays in memory; keep {loss}.detach() or .item()")
 
 COLLECTED = ("'{loss}' is stored with its autograd graph in the statistics collector '{collector}', which keeps "
              "every step's value: store {loss}.item() or {loss}.detach()")
@@ -84,7 +88,9 @@ class AccumulatedLossKeepsGraph(Rule):
     evidence = "pytorch-docs"
     node_types = (ast.AugAssign, ast.Assign, ast.Call, ast.Return)
     call_names = frozenset(UPDATES | {"append", "add_", "update"})  # the calls _accumulation reads
-    requires_text = ('backward', 'loss')  # skip modules that cannot contain the pattern (a step elsewhere may run backward)
+    # skip modules that cannot contain the pattern (a step elsewhere may run backward; a hook of another file's
+    # training step may keep what it is handed)
+    requires_text = ('backward', 'loss', 'hook', 'Hook', 'callback', 'Callback')
     BAD = (
         "def train(model, criterion, opt, loader):\n"
         "    total = 0.0\n"
@@ -98,8 +104,13 @@ class AccumulatedLossKeepsGraph(Rule):
     )
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
 
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        if ctx.project is not None and not other_framework(ctx):
+            for store, value, hook in hook_keeps_loss(ctx):
+                yield Hit(store, HOOK_KEEPS.format(loss=value, hook=hook))
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if other_framework(ctx):
+        if other_framework(ctx) or not (ctx.has_text("backward") or ctx.has_text("loss")):
             return
         if isinstance(node, ast.Return | ast.Assign) or ctx.method_name(node) == "update":
             copy = logged_loss_copy(node, ctx)
