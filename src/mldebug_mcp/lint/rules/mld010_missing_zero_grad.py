@@ -50,7 +50,9 @@ class MissingZeroGrad(Rule):
     `if it % k == 1:`, which never holds when k is 1; a GAN step whose discriminator optimiser is zeroed only
     after its own step while the generator's backward before it ran through the discriminator. In a script's
     top-level code: that GAN step, a side of an `if` that steps without clearing, a zero_grad() under a test
-    that never holds. The finding
+    that never holds. Also a step function that hands its optimiser to a helper which runs the backward (another
+    file's `task.train_step(sample, model, criterion, self.optimizer)`, `optimizer.backward(loss)`) and then steps
+    it, where nothing clears it (found at the hand-off). The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 

@@ -27,7 +27,8 @@ class SchedulerBeforeOptimizer(Rule):
     optimizer.step() of the same iteration: the scheduler first (possibly under an `if`, the
     optimiser step after that `if` or in the batch loop that follows) and no optimiser step
     earlier in that iteration; or a scheduler stepped in a pytorch-ignite handler for
-    EPOCH_STARTED / ITERATION_STARTED.
+    EPOCH_STARTED / ITERATION_STARTED, or in a hook named as run when an epoch, batch or step starts
+    (`before_step`, `on_train_batch_start`).
 
     Why is this bad: since PyTorch 1.1 the scheduler must step after the optimiser. Stepping it
     first skips the schedule's initial value and moves every change one step early; PyTorch only

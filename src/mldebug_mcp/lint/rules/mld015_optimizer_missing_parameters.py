@@ -39,7 +39,7 @@ class OptimizerMissingParameters(Rule):
     optimiser built from param groups when one group built before it is never added to the
     list it takes, and optimisers built on the model alone when the file gathers another
     module's parameters with the model's, and optimisers built from the model's parts one by one (param
-    groups per part) that leave out a part with weights the model's class builds and runs (`list(model.parameters()) + list(criterion.parameters())`,
+    groups per part, also built in a loop over its blocks for layer-wise learning rates) that leave out a part with weights the model's class builds and runs (`list(model.parameters()) + list(criterion.parameters())`,
     a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
     in eval mode are left out. Also a trainer class that trains with an optimiser it is handed and builds a
     module with weights itself (a loss with learnable uncertainty weights or a classifier head, from a local

@@ -31,7 +31,8 @@ class OptimizerNotZeroed(Rule):
     one is then never zeroed nor stepped; and an optimiser zeroed only under an `if` while it steps every
     iteration (the finding sits at that zero_grad()); and an optimiser zeroed in a block that
     back-propagates and steps another one, but never stepped anywhere in the file. A script's top-level code
-    is read as one step: an optimiser there is flagged only when two backwards run before its step.
+    is read as one step: an optimiser there is flagged only when two backwards run before its step. A Lightning
+    `training_step` with manual optimisation (`self.manual_backward(loss)`) is a training iteration too.
 
     Why is this bad: gradients accumulate until something clears them. The zero_grad() calls that are
     there make the loop look right, but this optimiser steps on the sum of every backward so far (and on

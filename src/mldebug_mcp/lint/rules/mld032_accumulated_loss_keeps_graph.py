@@ -69,7 +69,10 @@ class AccumulatedLossKeepsGraph(Rule):
     (`stat_col["loss"] = loss`), and a step's log dict holding the live loss kept on self for the
     epoch's end (`log, out = self.step(x, y)`; `self.training_step_outputs.append(log)`); a moving
     average or running mean of the loss (`ema = a * loss + (1 - a) * ema`); and a training step's return
-    of its live loss when a loop of another file adds the result to a running total.
+    of its live loss when a loop of another file adds the result to a running total (only the elements of a
+    returned tuple that carry the backwarded value: a token count or a log of `.data` beside it stays quiet);
+    and a hook or callback that a training step of the run hands its live losses
+    (`self.call_hook("after_train_iter", i, losses)`) and that keeps them on self (`self.history[k].append(v)`).
 
     Why is this bad: the running total holds a reference to every iteration's autograd graph, so
     activations are never freed. Training is unaffected until memory runs out much later, far from
