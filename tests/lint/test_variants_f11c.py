@@ -120,6 +120,13 @@ def test_averaged_copy_switched_by_its_class_or_its_caller_is_quiet(tmp_path: Pa
     assert project_findings(tmp_path / "a", {"averager.py": switched, "train.py": AVERAGER_SCRIPT}, "MLD020") == []
     by_caller = AVERAGER_SCRIPT.replace("smooth = score(", "avg.eval()\n            smooth = score(")
     assert project_findings(tmp_path / "b", {"averager.py": AVERAGER, "train.py": by_caller}, "MLD020") == []
+    # the script switches the copy in a set-up step of its own
+    setup = AVERAGER_SCRIPT.replace("        avg = WeightAverager(net)\n",
+                                    "        avg = WeightAverager(net)\n        freeze(avg.shadow)\n") + (
+        "\n    def freeze(copy):\n        copy.eval()\n        return copy\n")
+    assert setup != AVERAGER_SCRIPT
+    # (freeze(avg.shadow) switches it through a helper of the file)
+    assert project_findings(tmp_path / "e", {"averager.py": AVERAGER, "train.py": setup}, "MLD020") == []
     # a wrapper from a library (not a file of the run): its mode handling is not known here
     library = AVERAGER_SCRIPT.replace("from averager import WeightAverager", "from timm.utils import WeightAverager")
     assert project_findings(tmp_path / "c", {"train.py": library}, "MLD020") == []

@@ -15,6 +15,7 @@ import ast
 
 from ..context import ModuleContext
 from .modes import key_of, related, switches
+from .modes_handed_models import calls_by_ident
 
 MODE_FACT = "mode:"  # modes_facts' family (that module imports this one)
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -95,7 +96,7 @@ def unswitched_copies_evaluated(ctx: ModuleContext) -> list[tuple[ast.AST, str, 
     """(the call, the copy's key, the wrapper class) for each call that hands `wrapper.<copy>` to a function that
     runs the model it is handed with autograd off without switching its mode (`infers(call)`), where the wrapper
     is built from a class of the run that keeps that copy in the mode it was copied in, and this scope switches
-    neither the copy nor the wrapper before the call."""
+    neither the copy nor the wrapper before the call (nor does any eval() of the file)."""
     found = []
     for call in ctx.by_type.get(ast.Call, ()):
         for arg in call.args[:1]:
@@ -114,7 +115,9 @@ def unswitched_copies_evaluated(ctx: ModuleContext) -> list[tuple[ast.AST, str, 
                 continue
             key = key_of(arg)
             scope = ctx.scope_of(call)
-            if any(related(s.key, key) for s in switches(scope, ctx) if s.node.lineno < call.lineno):
-                continue
+            if any(related(s.key, key) for s in switches(scope, ctx) if s.node.lineno < call.lineno) or any(
+                    related(key_of(c.func.value), key) for c in calls_by_ident(ctx).get("eval", ())
+                    if isinstance(c.func, ast.Attribute) and key_of(c.func.value)):
+                continue  # switched before the call, or somewhere in the file (a setup step)
             found.append((call, key, qualname.rsplit(".", 1)[-1]))
     return found
