@@ -15,6 +15,7 @@ from .accum_losses import detached
 from .loader_facts import scoped, told_in_scope
 
 HOOK_LOSS = "hook-loss"
+HOOK_LOSS_ANY = "hook-loss-any"  # project fact (scoped): some training step of the run hands a hook its live losses
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -60,13 +61,20 @@ def hook_loss_facts(ctx) -> dict[str, str]:
             for index, arg in enumerate(passed):
                 if isinstance(arg, ast.Name) and arg.id in live:
                     found.update(scoped(f"{HOOK_LOSS}:{name}", str(len(passed) - 1 - index), ctx))
+                    found.update(scoped(HOOK_LOSS_ANY, "1", ctx))
     return found
+
+
+def may_keep_handed_losses(ctx) -> bool:
+    """The file defines classes and the run has a training step that hands a hook its live losses (cheap: asked
+    of every file that mentions hooks or callbacks)."""
+    return bool(ctx.classes) and ctx.project is not None and told_in_scope(ctx, HOOK_LOSS_ANY) is not None
 
 
 def hook_keeps_loss(ctx) -> list[tuple[ast.stmt, str, str]]:
     """(the store, the value kept, the hook's name) for each method of this file that a training step of the run
     hands a live loss and that keeps it (or its entries) on self without turning it into a number."""
-    if ctx.project is None:
+    if not may_keep_handed_losses(ctx):
         return []
     found = []
     for cls in ctx.classes.values():

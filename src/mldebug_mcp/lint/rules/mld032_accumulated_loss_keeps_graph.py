@@ -6,7 +6,7 @@ from ..context import ModuleContext
 from ..helpers.accum_backwarded import backwarded_value, returns_running_loss
 from ..helpers.accum_collectors import collector_store, holds_loss_entry, live_loss
 from ..helpers.accum_handoff import kept_for_a_log
-from ..helpers.accum_hook_state import hook_keeps_loss
+from ..helpers.accum_hook_state import hook_keeps_loss, may_keep_handed_losses
 from ..helpers.accum_log_outputs import logged_loss_copy
 from ..helpers.accum_losses import (
     DETACHING,
@@ -106,6 +106,10 @@ class AccumulatedLossKeepsGraph(Rule):
         "    return total / len(loader)\n"
     )
     GOOD = BAD.replace("total += loss\n", "total += loss.item()\n")
+
+    def applies(self, ctx: ModuleContext) -> bool:
+        # a file with no backward and no loss is read only as a hook of another file's training step
+        return ctx.has_text("backward") or ctx.has_text("loss") or may_keep_handed_losses(ctx)
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.project is not None and not other_framework(ctx):
