@@ -44,14 +44,11 @@ def _backwards(function: ast.AST) -> bool:
 
 def handed_backward_facts(ctx: ModuleContext) -> dict[str, str]:
     """For each function of this file that takes an optimiser parameter and runs a backward: whether it clears."""
-    if not ctx.has_text("backward"):
-        return {}
     found: dict[str, str] = {}
-    for kind in FUNCTIONS:
-        for function in ctx.by_type.get(kind, ()):
-            if _optimizer_params(function) and _backwards(function):
-                key = HANDED_CLEARS if _clears(function) else HANDED_BARE
-                found.update(scoped(f"{key}:{function.name}", "1", ctx))
+    for function in ctx.backward_scopes:  # the functions around a .backward() call, indexed once per file
+        if isinstance(function, FUNCTIONS) and _optimizer_params(function):
+            key = HANDED_CLEARS if _clears(function) else HANDED_BARE
+            found.update(scoped(f"{key}:{function.name}", "1", ctx))
     return found
 
 
