@@ -425,3 +425,18 @@ def test_student_named_for_its_role_evaluated_after_the_teachers_eval(tmp_path: 
     fixed = KD_FUNCTIONS.replace("teacher.eval()\n        hits = 0", "student.eval()\n        hits = 0")
     assert fixed != KD_FUNCTIONS
     assert project_findings(tmp_path / "b", {"kd.py": fixed}, "MLD020") == []
+
+
+def test_builder_that_loads_weights_for_a_predicting_script_is_reported_after_the_loading(tmp_path: Path):
+    unswitched = FACTORY.replace("return net.to(device).eval()", "return net.to(device)")
+    found = project_findings(tmp_path / "a", {"members.py": unswitched, "infer.py": ENSEMBLE}, "MLD020")
+    assert ("members.py", _line(unswitched, "net.load_state_dict(")) in found
+    # the script switches the model itself
+    switching = ENSEMBLE.replace('member = load_member(path, "cpu")\n',
+                                 'member = load_member(path, "cpu")\n            member.eval()\n')
+    assert switching != ENSEMBLE
+    assert project_findings(tmp_path / "b", {"members.py": unswitched, "infer.py": switching}, "MLD020") == []
+    # a training script resumes from the builder: no prediction file uses it
+    resume = ENSEMBLE.replace("return total", "total.sum().backward()\n        return total")
+    assert [f for f in project_findings(tmp_path / "c", {"members.py": unswitched, "infer.py": resume}, "MLD020")
+            if f[0] == "members.py"] == []

@@ -24,6 +24,7 @@ from ..helpers.modes import (
     switches,
 )
 from ..helpers.modes_anchor import anchor, anchor_after_setup
+from ..helpers.modes_builders import builders_evaluated_elsewhere
 from ..helpers.modes_copies import unswitched_copies_evaluated
 from ..helpers.modes_evidence import (
     collected,
@@ -105,7 +106,9 @@ class EvaluationWithoutEvalMode(Rule):
     on_step_end/on_epoch_end) that runs the module, itself or through a method of its class, under no_grad to
     log samples without eval(); an averaging wrapper of the run (EMA, SWA) whose deep copy of the model no
     method switches, its copy handed to a helper that runs it with autograd off without switching it
-    (`validate(model_ema.module, loader)` after only the live model's eval()). A from_pretrained model starts in eval mode until this scope (or, for
+    (`validate(model_ema.module, loader)` after only the live model's eval()); a builder that loads trained
+    weights into the model it returns without eval(), whose model a prediction file of the run (no backward,
+    autograd off) runs without switching it, reported after the loading. A from_pretrained model starts in eval mode until this scope (or, for
     self.model, its class) calls train(); another model's eval() says nothing of a model built afterwards
     from a call not handed that model (a best checkpoint reloaded into a fresh instance). The finding goes where the fix
     goes: right after the model is set up in the scope (before a device wrapper), at the top of an evaluating
@@ -195,6 +198,10 @@ class EvaluationWithoutEvalMode(Rule):
                                                     f"hook with the module training, so these outputs use dropout "
                                                     f"and batch statistics; call {key}.eval() before (and "
                                                     f"{key}.train() after)"))
+        for where, key, builder in builders_evaluated_elsewhere(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{builder}() loads trained weights into {key} and returns it in "
+                                                     f"training mode, and a prediction script of this project runs "
+                                                     f"it without eval(): call {key}.eval() after loading"))
         for call, key, wrapper in unswitched_copies_evaluated(ctx):
             hits.setdefault(call.lineno, Hit(call, f"{key} is evaluated in training mode: {wrapper} deep-copies the "
                                                    f"model with its training mode and never calls eval() on the "
