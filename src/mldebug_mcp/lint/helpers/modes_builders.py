@@ -43,7 +43,11 @@ def evaluated_builder_keys(ctx: ModuleContext) -> set[str]:
     """The keys evaluated_builder_facts may tell, without the analysis (what mode_fact_keys lists)."""
     if not _predicting_file(ctx):
         return set()
-    return {f"{MODE_FACT}{key}" for name in _imported(ctx).values() for key in scoped(f"~evaluated:{name}", "", ctx)}
+    imported = _imported(ctx)
+    if not imported:
+        return set()
+    scopes = [key.rsplit("@", 1)[-1] for key in scoped("~", "", ctx)]  # the folders, worked out once per file
+    return {f"{MODE_FACT}@~evaluated:{name}@{scope}" for name in imported.values() for scope in scopes}
 
 
 def evaluated_builder_facts(ctx: ModuleContext) -> dict[str, str]:
