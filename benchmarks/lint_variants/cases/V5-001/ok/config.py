@@ -1,0 +1,19 @@
+class CFG:
+    debug = False
+    apex = False
+    print_freq = 100
+    num_workers = 4
+    model_name = "tf_efficientnet_b3_ns"
+    size = 512
+    epochs = 10
+    lr = 1e-4
+    min_lr = 1e-6
+    weight_decay = 1e-6
+    batch_size = 16
+    hidden = 512
+    target_size = 5
+    target_col = "label"
+    n_fold = 5
+    trn_fold = [0, 1, 2, 3, 4]
+    seed = 42
+    train = True
