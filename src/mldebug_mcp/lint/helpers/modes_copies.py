@@ -77,11 +77,8 @@ def _copy_facts(ctx: ModuleContext, module: str) -> dict[str, str]:
 def _infers(call: ast.Call, ctx: ModuleContext) -> bool:
     """The called function (of this file, or imported from another file of the run) runs the model it is handed
     with autograd off and switches no mode (its mode fact is 'infers')."""
-    from .modes_facts import MODE_FACT as FACT  # they import this module
-    from .modes_facts import _module_name, callee_mode, mode_facts
-    if isinstance(call.func, ast.Name) and call.func.id in ctx.functions:
-        return mode_facts(ctx).get(f"{FACT}{_module_name(ctx.path)}.{call.func.id}") == "infers"
-    return callee_mode(call, ctx) == "infers"
+    from .modes_facts import function_mode  # that module imports this one
+    return function_mode(call.func, ctx) == "infers"
 
 
 def _super_call(node: ast.AST) -> bool:

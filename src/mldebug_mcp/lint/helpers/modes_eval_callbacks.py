@@ -14,7 +14,7 @@ import ast
 from ..context import ModuleContext
 from .evaluation import ident
 from .modes import EVAL, TRAIN, direct_switch, switches
-from .modes_facts import MODE_FACT, _module_name, callee_mode, mode_facts
+from .modes_facts import function_mode
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -31,7 +31,7 @@ def eval_callbacks_for_trainer(ctx: ModuleContext) -> list[tuple[ast.AST, str, s
         call, func, model = handed
         # the trainer first: the mode analysis of the file is the costly part, and most callbacks train nothing
         trainer = _trainer_built_with(model, ctx.scope_of(node), ctx)
-        if trainer is not None and _leaves_eval(func, ctx):
+        if trainer is not None and function_mode(func, ctx) == EVAL:  # the function leaves it in eval mode
             found.append((call, ident(call.func) or "it", model, trainer))
     return found
 
@@ -50,13 +50,6 @@ def _handed_call(node: ast.AST) -> tuple[ast.Call, ast.expr, str] | None:
     if call is None or model is None or not isinstance(func, ast.Name | ast.Attribute):
         return None
     return call, func, model
-
-
-def _leaves_eval(func: ast.expr, ctx: ModuleContext) -> bool:
-    """The function (of this file, or of another file of the run) leaves the model it is handed in eval mode."""
-    if isinstance(func, ast.Name) and func.id in ctx.functions:
-        return mode_facts(ctx).get(f"{MODE_FACT}{_module_name(ctx.path)}.{func.id}") == EVAL
-    return callee_mode(ast.Call(func=func, args=[], keywords=[]), ctx) == EVAL
 
 
 def _trainer_built_with(model: str, scope: ast.AST, ctx: ModuleContext) -> str | None:

@@ -25,8 +25,8 @@ from .evaluation import (
 from .loader_facts import scoped, told_in_scope
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
-from .modes_callback_hooks import hook_mode_facts, hook_mode_keys
 from .modes_builders import evaluated_builder_facts, evaluated_builder_keys
+from .modes_callback_hooks import hook_mode_facts, hook_mode_keys
 from .modes_copies import copy_fact_keys, copy_facts
 from .modes_nograd import grad_off_at
 
@@ -309,6 +309,14 @@ def callee_mode(call: ast.Call, ctx: ModuleContext) -> str | None:
     if len(parts) < 2 or ctx.project is None:
         return None
     return ctx.project.kind_returned_by(f"{MODE_FACT}{parts[-2]}.{parts[-1]}")
+
+
+def function_mode(func: ast.expr, ctx: ModuleContext) -> str | None:
+    """The mode fact of the function `func` names: this file's own (mode_facts), else one imported from another
+    file of the run (callee_mode); None when no file tells."""
+    if isinstance(func, ast.Name) and func.id in ctx.functions:
+        return mode_facts(ctx).get(f"{MODE_FACT}{_module_name(ctx.path)}.{func.id}")
+    return callee_mode(ast.Call(func=func, args=[], keywords=[]), ctx)
 
 
 def relative_import(func: ast.AST, ctx: ModuleContext) -> str | None:
