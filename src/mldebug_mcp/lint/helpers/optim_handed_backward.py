@@ -15,7 +15,8 @@ from ..context import ModuleContext
 from .graph import callee
 from .loader_facts import scoped, told_in_scope
 from .loops import is_backward, is_optimizer_step, is_zero_grad, sets_grad_to_none
-from .optim_steps import FUNCTIONS, local_callee, unconditional_in
+from .optim_step_helpers import says_it_clears
+from .optim_steps import FUNCTIONS, local_callee, top_statement, unconditional_in
 
 HANDED_BARE = "handed-backward-bare"  # project fact (scoped): `<function>` takes an optimiser and backwards
 HANDED_CLEARS = "handed-backward-clears"  # ... and clears gradients itself (or may: a zero/clear call)
@@ -30,12 +31,8 @@ def _optimizer_params(function: ast.AST) -> set[str]:
 
 def _clears(function: ast.AST) -> bool:
     """A zero_grad(), a `p.grad = None`, or a call named for clearing (`clear_grads(...)`, `self.zero_all()`)."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call):
-            named = callee(node.func).lower()
-            if is_zero_grad(node) or "zero" in named or "clear" in named and "grad" in named:
-                return True
-    return sets_grad_to_none(function.body)
+    return any(isinstance(node, ast.Call) and says_it_clears(node) for node in ast.walk(function)) \
+        or sets_grad_to_none(function.body)
 
 
 def _backwards(function: ast.AST) -> bool:
@@ -93,6 +90,5 @@ def unzeroed_handed_step(function: ast.AST, ctx: ModuleContext) -> tuple[ast.stm
             runs = told_in_scope(ctx, f"{HANDED_BARE}:{name}") is not None \
                 and told_in_scope(ctx, f"{HANDED_CLEARS}:{name}") is None
         if runs:
-            statement = next(s for s in function.body if call in set(ast.walk(s)))
-            return statement, optimizer, name
+            return top_statement(call, function.body, ctx), optimizer, name
     return None

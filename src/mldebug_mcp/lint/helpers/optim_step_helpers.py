@@ -51,7 +51,7 @@ def _handed_optimizers(ctx: ModuleContext) -> list[ast.Call]:
 def caller_facts(ctx: ModuleContext) -> dict[str, str]:
     """For each function of another file this file calls in a loop, handing it an optimiser: whether that loop
     clears the gradients."""
-    if not ctx.memo(("step-helpers", "text"), lambda: "opt" in ctx.source):
+    if "opt" not in ctx.source:
         return {}
     found: dict[str, str] = {}
     for call in _handed_optimizers(ctx):
@@ -67,13 +67,19 @@ def caller_facts(ctx: ModuleContext) -> dict[str, str]:
     return found
 
 
+def says_it_clears(call: ast.Call) -> bool:
+    """A zero_grad(), or a call named for clearing, also a helper of another file (`clear_grads(opt)`,
+    `zero_all(opts)`, `self.zero_all()`)."""
+    named = callee(call.func).lower()
+    return is_zero_grad(call) or "zero" in named or "clear" in named and "grad" in named
+
+
 def _clears(loop: ast.AST, ctx: ModuleContext) -> bool:
     """The loop clears gradients: a zero_grad() in it, or in a function of this file it calls."""
     for node in ast.walk(loop):
         if isinstance(node, ast.Call):
-            named = callee(node.func).lower()
-            if is_zero_grad(node) or "zero" in named or "clear" in named and "grad" in named:
-                return True  # also a helper of another file named for it (`clear_grads(opt)`, `zero_all(opts)`)
+            if says_it_clears(node):
+                return True
             helper = local_callee(node, ctx)
             if helper is not None and any(isinstance(c, ast.Call) and is_zero_grad(c) for c in ast.walk(helper)):
                 return True
