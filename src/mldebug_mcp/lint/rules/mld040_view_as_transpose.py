@@ -8,15 +8,20 @@ from ..helpers.tensors_channels import (
     SAME_LAYOUT_METHODS,
     channels_viewed_last,
     conv_channel_sizes,
-    conv_output_rank,
     features_last_size,
     short_size,
     spanning_conv_channels,
 )
-from ..helpers.tensors_layout import layer_layout, reordered_layout, value_before
+from ..helpers.tensors_layout import layer_layout, reordered_layout
+from ..helpers.tensors_named_sizes import (
+    axis_stranded,
+    inverted_named_dims,
+    named_axes,
+    named_sizes,
+    rows_behind_inner_axis,
+)
 from ..helpers.tensors_recurrent import batch_first_inputs, last_step_of_seq_first
 from ..helpers.tensors_shape import (
-    axes_of,
     axis_behind_rest,
     batch_axis_of,
     constructed_shape,
@@ -115,9 +120,9 @@ class ViewAsTranspose(Rule):
             yield from self._misordered(node, tensor, sizes, method, ctx)
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
-        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, _named_sizes(node, tensor, sizes, ctx)) \
-                or self._moved_axes(node, tensor, sizes, ctx) or _inverted_named_dims(node, tensor, sizes, ctx) \
-                or _rows_behind_inner_axis(node, tensor, sizes, ctx):
+        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, named_sizes(node, tensor, sizes, ctx)) \
+                or self._moved_axes(node, tensor, sizes, ctx) or inverted_named_dims(node, tensor, sizes, ctx) \
+                or rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif (made := layer_layout(tensor, node, ctx, self._unpacks_of(ctx))) is not None and moves_axes(made[0], sizes):
             axes = ", ".join(ast.unparse(a) for a in made[0])
@@ -131,7 +136,7 @@ class ViewAsTranspose(Rule):
                 yield Hit(node, CHANNELS_LAST.format(method=method))
             elif _features_moved_forward(node, tensor, sizes, ctx, self._unpacks_of(ctx)):
                 yield Hit(node, FEATURES_FIRST.format(method=method))
-            elif (stranded := _axis_stranded(node, tensor, sizes, ctx)) is not None:
+            elif (stranded := axis_stranded(node, tensor, sizes, ctx)) is not None:
                 yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
@@ -192,32 +197,6 @@ class ViewAsTranspose(Rule):
         return self._unpacks
 
 
-def _rows_behind_inner_axis(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
-    """`n_layers = states.shape[1]`, `n_seq = len(starts)`, then `states[batch][starts].reshape(n_layers, n_seq, -1)`:
-    rows picked by an index array come first (len(starts) of them) and keep the stored axes after them, so
-    listing a stored axis before the row count regroups memory instead of swapping the two axes."""
-    index = tensor.slice if isinstance(tensor, ast.Subscript) else None
-    if not isinstance(index, ast.Name | ast.Attribute):
-        return False
-    base = tensor
-    while isinstance(base, ast.Subscript):
-        base = base.value
-    source, rows = ast.dump(base), ast.dump(index)
-    axes = []
-    for size in sizes:
-        value = _size_value(size, call, ctx)
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
-                and len(value.args) == 1 and ast.dump(value.args[0]) == rows:
-            axes.append(0)  # the number of rows the index picks
-            continue
-        found = axes_of(value, source) if value is not None else None
-        axes.append(next(iter(found)) if found and len(found) == 1 else None)
-    if 0 not in axes:
-        return False
-    first = axes.index(0)
-    return any(a is not None and a >= 1 for a in axes[:first])
-
-
 def _keeps_shape(value: ast.expr, name: str | None) -> bool:
     """`x.float() / 255.0`, `x.to(device)`, `x * scale + shift`: the value is `name` with the same shape."""
     if name is None:
@@ -275,56 +254,8 @@ def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.ex
     # the input's axes carry over (all of them for an Embedding, all but the last for a Linear)
     carried = {name for a, names, s in unpacks if s == ast.dump(given) and a.lineno < call.lineno
                and ctx.scope_of(a) is scope for name in (names if appended else names[:-1])}
-    return any((axes := _named_axes(s, source, call, ctx)) and min(axes) >= 0
+    return any((axes := named_axes(s, source, call, ctx)) and min(axes) >= 0
                or isinstance(s, ast.Name) and s.id in carried for s in sizes[position + 1:])
-
-
-def _axis_stranded(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> ast.expr | None:
-    """`h = x.size(2)` then `x.view(b, -1, h, 1)` on a Conv2d output (b, c, h, w): the size of axis 2 is kept as
-    an axis, but only literal 1s follow it while the input's axis 3 follows axis 2, so the -1 before it takes
-    c * w and the kept axis is made of other elements. Returns the stranded size."""
-    source = ast.dump(tensor)
-    if _exact_by_count(sizes, source, call, ctx):
-        return None
-    rank = None
-    for position, size in enumerate(sizes):
-        axes = _named_axes(size, source, call, ctx)
-        if axes is None or len(axes) != 1:
-            continue
-        axis = next(iter(axes))
-        rest = sizes[position + 1:]
-        if not all(isinstance(r, ast.Constant) and r.value == 1 for r in rest):
-            continue  # something after it may hold the following axes
-        rank = rank or conv_output_rank(tensor, call, ctx)
-        if rank is None:
-            return None
-        if 0 < axis < rank - 1:  # the input has axes after this one; the view has no place for them
-            return size
-    return None
-
-
-def _exact_by_count(sizes: list[ast.expr], source: str, call: ast.Call, ctx: ModuleContext) -> bool:
-    """`s.view(s.size(0), s.size(1))` on a conv output pooled to (b, c, 1, 1): no -1, and every size is one of
-    the input's own axes, in order, or a literal 1. The element count then forces the axes left out to be 1:
-    the view only drops unit axes, and were they not 1 it would raise instead of mixing elements."""
-    last = -1
-    for size in sizes:
-        if isinstance(size, ast.Constant) and size.value == 1:
-            continue
-        axes = _named_axes(size, source, call, ctx)
-        if axes is None or len(axes) != 1 or next(iter(axes)) <= last:
-            return False
-        last = next(iter(axes))
-    return True
-
-
-def _named_axes(size: ast.expr, source: str, call: ast.Call, ctx: ModuleContext) -> set[int] | None:
-    """The input axes a size stands for: `x.size(2)`, or a name assigned one in this scope before the view."""
-    size = _size_value(size, call, ctx)
-    if size is None:
-        return None
-    axes = axes_of(size, source)
-    return {a for a in axes if a >= 0} if axes else None
 
 
 def _heads_merged_into_batch(tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
@@ -374,44 +305,3 @@ def _sizes(args: list[ast.expr], keywords: list[ast.keyword]) -> list[ast.expr]:
 
 def _reordered_before(tensor: ast.expr) -> bool:
     return any(isinstance(node, ast.Attribute) and node.attr in REORDERS for node in ast.walk(tensor))
-
-
-def _inverted_named_dims(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
-    """`batch = x.shape[0]; features = x.shape[1]; pixels = x.shape[2] * x.shape[3]` then
-    `x.view(batch, pixels, features)`: sizes held in names (or products of them) that stand for the tensor's
-    own axes, listed out of order."""
-    if not isinstance(tensor, ast.Name) or not any(isinstance(s, ast.Name) for s in sizes):
-        return False
-    source = ast.dump(tensor)
-    reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
-    groups = []
-    for size in sizes:
-        value = _size_value(size, call, ctx)
-        if isinstance(size, ast.Name) and (
-                value is None or any(value.lineno < line < call.lineno for line in reassigned)):
-            groups.append(None)  # unknown, or read before the tensor was rebound
-            continue
-        groups.append(axes_of(value, source))
-    known = [g for g in groups if g]
-    return len(known) >= 2 and any(
-        (a >= 0) == (b >= 0) and a > b for i, first in enumerate(known) for later in known[i + 1:]
-        for a in first for b in later)
-
-
-def _size_value(size: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
-    """What a size names: itself, or for a name its latest value bound before `call` in the same scope (None when
-    it comes from elsewhere)."""
-    return value_before(size, call, ctx) if isinstance(size, ast.Name) else size
-
-
-def _named_sizes(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> list[ast.expr]:
-    """The sizes with each name read as its value (`c = x.size(1)`), when bound in this scope after the tensor."""
-    if not isinstance(tensor, ast.Name) or not any(isinstance(s, ast.Name) for s in sizes):
-        return sizes
-    reassigned = [getattr(v, "lineno", 0) for v in ctx.values_of(tensor, at=call)]
-    named = []
-    for size in sizes:
-        value = _size_value(size, call, ctx)
-        stale = value is not None and any(value.lineno < line < call.lineno for line in reassigned)
-        named.append(size if value is None or stale or not isinstance(value, ast.expr) else value)
-    return named
