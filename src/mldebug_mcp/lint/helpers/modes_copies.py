@@ -65,10 +65,10 @@ def _copy_facts(ctx: ModuleContext, module: str) -> dict[str, str]:
         attrs = _copied_attributes(cls, ctx)
         if not attrs:
             continue
-        methods = [m for m in cls.body if isinstance(m, FUNCS)]
+        every = [s for m in cls.body if isinstance(m, FUNCS) for s in switches(m, ctx)]  # the class's, in order
         for attr in attrs:
             key = f"self.{attr}"
-            switched = [s for m in methods for s in switches(m, ctx) if (s.key is None and not _super_call(s.node))
+            switched = [s for s in every if (s.key is None and not _super_call(s.node))
                         or (s.key is not None and related(s.key, key))]
             found[f"{MODE_FACT}{module}.{name}.{COPY}{attr}"] = switched[-1].mode if switched else "keeps"
     return found
