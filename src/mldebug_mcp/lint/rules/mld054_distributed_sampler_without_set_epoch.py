@@ -300,14 +300,20 @@ def _handed_pass(call: ast.Call, source: ast.expr, ctx: ModuleContext) -> ast.AS
         return None
     held = {param} | {ast.unparse(t) for a in ast.walk(func) if isinstance(a, ast.Assign) and isinstance(
         a.value, ast.Name) and a.value.id == param for t in a.targets}
+    for inner, iterated in _loops_over(func):
+        if ast.unparse(iterated) in held:
+            return _before(inner, func)
+    return None
+
+
+def _loops_over(func: ast.AST) -> Iterator[tuple[ast.For | ast.AsyncFor, ast.expr]]:
+    """Each for loop in `func`, with what it runs over under its iterator wrappers (`enumerate(tqdm(loader))`)."""
     for inner in ast.walk(func):
         if isinstance(inner, ast.For | ast.AsyncFor):
-            iterated = inner.iter
-            while isinstance(iterated, ast.Call) and iterated.args and name_of(iterated.func).rsplit(".", 1)[-1] in ITERATORS:
-                iterated = iterated.args[0]
-            if ast.unparse(iterated) in held:
-                return _before(inner, func)
-    return None
+            source = inner.iter
+            while isinstance(source, ast.Call) and source.args and name_of(source.func).rsplit(".", 1)[-1] in ITERATORS:
+                source = source.args[0]
+            yield inner, source
 
 
 def _epoch_handed_out_of_sight(loop: ast.AST, ctx: ModuleContext) -> bool:
@@ -336,13 +342,9 @@ def _per_epoch_pass(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     func = local_callee(call, ctx)
     if func is None:
         return None
-    for inner in ast.walk(func):
-        if isinstance(inner, ast.For | ast.AsyncFor):
-            source = inner.iter
-            while isinstance(source, ast.Call) and source.args and name_of(source.func).rsplit(".", 1)[-1] in ITERATORS:
-                source = source.args[0]  # enumerate(tqdm(loader))
-            if _unseen_train_loader(source, ctx):
-                return _before(inner, func)
+    for inner, source in _loops_over(func):
+        if _unseen_train_loader(source, ctx):
+            return _before(inner, func)
     return None
 
 
