@@ -4,18 +4,14 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.kinds import (
     ACTIVATIONS,
-    ANY_MODEL,
     FACTORY,
     LOG_SOFTMAX,
     PROBABILITIES,
     RELU,
     SIGMOID,
     Traced,
-    class_aliases,
     each_returned_model,
-    module_names,
     project_facts,
-    traced_element,
     traced_factory,
     traced_method,
     traced_module_output,
@@ -34,16 +30,13 @@ from ..helpers.losses_branches import (
     by_class_count,
     class_count_kinds,
 )
-from ..helpers.losses_chosen import fed_loss
 from ..helpers.losses_defaults import paired_defaults
 from ..helpers.losses_elsewhere import (
     FRAMEWORK_NETS,
     KEYWORD,
     LOSS_KEYWORDS,
     callee_name,
-    handed_over,
     logits_keyword,
-    resolved_fed,
 )
 from ..helpers.losses_gated import gate, gated_activations, gated_logit_losses
 from ..helpers.losses_logged import (
@@ -51,10 +44,15 @@ from ..helpers.losses_logged import (
     logged_probabilities,
     model_activations,
 )
-from ..helpers.losses_models import inference_forward_call, top_level_model
-from ..helpers.losses_sites import helper_call, kept_by_other_method, modules_handed, silenced
+from ..helpers.losses_models import inference_forward_call
+from ..helpers.losses_sites import (
+    helper_call,
+    kept_by_other_method,
+    modules_handed,
+    silenced,
+)
 from ..helpers.losses_tabled import tabled_losses
-from ..helpers.models_registry import registered_entries
+from ..helpers.losses_taken import element_taken, model_taken, registered_models, taken
 from ..rule import Hit, Rule
 
 PREDICTION_MESSAGE = ("{call} returns forward's {kind} output (line {line}) to {loss}, which expects raw logits: "
@@ -292,18 +290,6 @@ class ActivationIntoLogitLoss(Rule):
                 at = f" (line {call.lineno})" if origin.lineno != call.lineno else ""
                 yield _activation_hit(origin, KEYWORD_MESSAGE, found.kind, name + at)
 
-    def _element_fed(self, name: str, ctx: ModuleContext) -> Iterator[Hit]:
-        """`Net/0` (`Net/logits`) whose activation another file's logit loss takes (`pred, aux = net(x)`;
-        `loss(pred, y)`, or `loss(out["logits"], y)`)."""
-        fed = fed_loss(ctx.project, name)
-        owner_name, index = name.split("/", 1)
-        if fed is None and not index.isdigit():  # out["exist"] of a model handed to the loss's file
-            fed = fed_loss(ctx.project, f"{ANY_MODEL}/{index}")
-        owner = ctx.classes.get(owner_name) or ctx.functions.get(owner_name)
-        key = int(index) if index.isdigit() else index  # a tuple element or a dict entry
-        found = traced_element(owner, key, ctx) if fed is not None and owner is not None else None
-        yield from _at_origins(found, self.message, fed, f" of {owner_name}")
-
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """A model of this file whose activation reaches a logit loss in another file (the project index)."""
         if ctx.has_text("=nn.") or ctx.has_text("= nn."):  # a signature's defaults pair an activation and the loss
@@ -315,49 +301,42 @@ class ActivationIntoLogitLoss(Rule):
         facts = project_facts(ctx)
         for name, cls in ctx.classes.items() if ctx.has_text("oftmax") or ctx.has_text("igmoid") else ():
             layers = class_activation_layers(cls, ctx)  # a layer's output activation, the loss in another file
-            fed = _taken(project, name) if layers else None
+            fed = taken(project, name) if layers else None
             for kind, value in layers if fed is not None else ():
                 if _paired(kind, fed):
                     yield Hit(value, LAYER_MESSAGE.format(activation=kind, model=name, loss=fed))
             if layers or name in facts or not branches_on_class_count(cls):
                 continue
-            fed = _taken(project, name)  # the multi-class branch of a forward that branches on the class count
+            fed = taken(project, name)  # the multi-class branch of a forward that branches on the class count
             found = traced_return(cls, ctx, lenient=True) if fed is not None else None
             if by_class_count(found, ctx) and _paired(found.kind, fed):
                 yield from _at_origins(found, self.message, fed, f" of {name}")
         for name, func in ctx.functions.items():  # a factory choosing among models: each one it may return
-            fed = None if name in facts or name + FACTORY in facts else _taken(project, name + FACTORY)
+            fed = None if name in facts or name + FACTORY in facts else taken(project, name + FACTORY)
             for found in each_returned_model(func, ctx) if fed is not None else ():
                 if found.kind in ACTIVATIONS:
                     yield from _at_origins(found, self.message, fed, f" of a model {name}() returns")
-            if fed is not None:  # or each entry of the registry it picks a model from by name
-                yield from _registered(func, fed, name, self.message, ctx)
+            for entry, found in registered_models(func, ctx) if fed is not None else ():  # or each registry entry
+                yield from _at_origins(found, self.message, fed, f" of the model {entry} picked by {name}()")
         for name, kind in facts.items():
             if kind not in ACTIVATIONS and kind != RELU:
                 continue
             if "/" in name:  # an element of the tuple it returns, unpacked by the file whose loss takes it
-                yield from self._element_fed(name, ctx)
+                fed, found = element_taken(name, ctx)
+                yield from _at_origins(found, self.message, fed, f" of {name.split('/', 1)[0]}")
                 continue
             if "." in name:  # a method other than forward (`model.project(x)`), of a class or a factory's model
-                fed = _taken(project, name)  # or of a model handed to a trainer (`self.model.predict(x)`)
+                fed = taken(project, name)  # or of a model handed to a trainer (`self.model.predict(x)`)
                 found = traced_method(name, ctx) if fed is not None else None
                 yield from _at_origins(found, self.message, fed, f" of {name}")
                 continue
             if name.endswith(FACTORY):  # a factory whose model another file's loss takes (`build_model()`)
-                fed = _taken(project, name)
+                fed = taken(project, name)
                 found = traced_factory(ctx.functions[name[:-len(FACTORY)]], ctx) if fed is not None else None
                 yield from _at_origins(found, self.message, fed, f" of the model {name} builds")
                 continue
             owner = ctx.classes.get(name) or ctx.functions.get(name)
-            fed = _taken(project, name)
-            if fed is None and isinstance(owner, ast.ClassDef):  # a model handed to a function of another file
-                fed = next(filter(None, (resolved_fed(fed_loss(project, alias), owner, ctx)
-                                         for alias in class_aliases(owner, ctx))), None)
-                if fed is None and kind in ACTIVATIONS and top_level_model(owner, ctx):
-                    # picked by name from this module (`getattr(models, args.model)()`), or a trainer's default
-                    fed = next(filter(None, (_taken(project, m) for m in module_names(ctx.path))), None)
-                    default = fed_loss(project, ANY_MODEL) if fed is None else None
-                    fed = fed or (f"a trainer's default loss, {default}" if default else None)
+            fed = model_taken(project, name, owner, kind, ctx)
             message = self.message
             if fed is not None and fed.startswith(KEYWORD):  # handed as logits=: log-probabilities are fine there
                 fed, message = (fed[len(KEYWORD):], KEYWORD_MESSAGE) if kind in PROBABILITIES else (None, message)
@@ -380,28 +359,10 @@ def _at_helper_call(call: ast.Call, where: ast.expr, found: Traced, message: str
         yield _activation_hit(helper[0], message, found.kind, loss, helper[1])
 
 
-def _registered(factory: ast.AST, fed: str, name: str, message: str, ctx: ModuleContext) -> Iterator[Hit]:
-    """Each model of the registry `factory` picks from whose output activation another file's loss takes."""
-    seen = set()
-    for entry in registered_entries(factory, ctx):
-        owner = ctx.functions.get(entry)
-        found = traced_factory(owner, ctx) if owner is not None else traced_return(ctx.classes[entry], ctx)
-        if found is None or found.kind not in ACTIVATIONS or any(o in seen for o in found.origins):
-            continue
-        seen.update(found.origins)
-        yield from _at_origins(found, message, fed, f" of the model {entry} picked by {name}()")
-
-
 def _classifying(name: str) -> bool:
     """A classification loss (a cross-entropy, an NLL, a soft margin), as opposed to a regression loss."""
     short = _short(name)
     return any(word in short for word in ("ross", "BCE", "NLL", "nll", "oftMargin", "oft_margin"))
-
-
-def _taken(project, name: str) -> str | None:
-    """Where another file's logit loss takes the output of the model `name`, directly or after a third file
-    hands the model over (helpers/losses_elsewhere.handed_over)."""
-    return fed_loss(project, name) or handed_over(project, name)
 
 
 def _at_origins(found: Traced | None, message: str, loss: str, of: str) -> Iterator[Hit]:
