@@ -56,8 +56,7 @@ def _trainer_built_with(model: str, scope: ast.AST, ctx: ModuleContext) -> str |
     """The class of this file built with `model` in `scope` that switches its model to train() only in
     __init__ and loops in another method (a step loop that never restores the mode)."""
     for call in ctx.in_scope(scope, (ast.Call,)):
-        name = ident(call.func) if isinstance(call.func, ast.Name) else None
-        cls = ctx.classes.get(name) if name else None
+        cls = ctx.classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
         if cls is None or not any(isinstance(a, ast.Name) and a.id == model for a in call.args):
             continue
         methods = {m.name: m for m in cls.body if isinstance(m, FUNCS)}
@@ -65,8 +64,7 @@ def _trainer_built_with(model: str, scope: ast.AST, ctx: ModuleContext) -> str |
         if init is None or not any(s.mode == TRAIN and s.direct for s in switches(init, ctx)):
             continue
         others = [m for n, m in methods.items() if n != "__init__"]
-        if any(direct_switch(c) is not None and direct_switch(c)[1] == TRAIN
-               for m in others for c in ctx.within(ast.Call, m)):
+        if any((direct_switch(c) or (None, None))[1] == TRAIN for m in others for c in ctx.within(ast.Call, m)):
             continue  # the trainer restores the mode itself (model.train() in its step or loop)
         if any(isinstance(n, ast.For | ast.While) for m in others for n in ast.walk(m)):
             return cls.name
