@@ -95,10 +95,10 @@ def builders_evaluated_elsewhere(ctx: ModuleContext) -> list[tuple[ast.AST, str,
     for name, func in ctx.functions.items():
         if not isinstance(func, FUNCS) or ctx.parent(func) is not ctx.tree:
             continue
-        loads = [c for c in ctx.within(ast.Call, func) if isinstance(c.func, ast.Attribute)
+        calls = ctx.within(ast.Call, func)
+        loads = [c for c in calls if isinstance(c.func, ast.Attribute)
                  and c.func.attr == "load_state_dict" and key_of(c.func.value)]
-        if not loads or any(isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train")
-                            for c in ctx.within(ast.Call, func)):
+        if not loads or any(isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train") for c in calls):
             continue
         key = key_of(loads[-1].func.value)
         returned = [r for r in ctx.within(ast.Return, func) if r.value is not None
