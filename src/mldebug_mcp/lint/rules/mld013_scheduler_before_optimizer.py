@@ -64,12 +64,13 @@ class SchedulerBeforeOptimizer(Rule):
         call = node.value
         if not isinstance(call, ast.Call):
             return
-        handed = handed_scheduler(call, ctx) if not scheduler_step(call, ctx) else None
+        stepped = scheduler_step(call, ctx)
+        handed = handed_scheduler(call, ctx) if not stepped else None
         if handed is not None:  # `update_lr(scheduler, epoch)`: a project function that steps the scheduler
             if _is_lr_scheduler(handed, ctx) and _step_follows(node, ctx):
                 yield Hit(call)
             return
-        if not scheduler_step(call, ctx) and not _stepped_at_start(node, ctx):
+        if not stepped and not _stepped_at_start(node, ctx):
             return
         if (call.args or call.keywords) and not counts_ahead(call, ctx):
             return  # sched.step(val_loss) is ReduceLROnPlateau; its order does not matter
