@@ -152,7 +152,7 @@ class TrainModeNotRestored(Rule):
             if ctx.project is None or (node not in ctx.backward_scopes and not training_helper_names(ctx)):
                 return  # most loops train nothing, here or through a helper of this file
             calls = list(calls_in_order(node.body))
-            if not any(dispatched_hook(c) and _hook_leaving_eval(c, ctx) is not None for c in calls):
+            if not any(_hook_leaving_eval(c, ctx) is not None for c in calls):
                 if node not in ctx.backward_scopes:
                     return
                 built = _built_in_eval(node, calls, ctx)
@@ -215,7 +215,7 @@ class TrainModeNotRestored(Rule):
             if not _leaves_loop(call, node, ctx):
                 model = ast.unparse(model_node)
                 caller = ast.unparse(call.func) + "()"
-                if evaluation is None and dispatched_hook(call) and _hook_leaving_eval(call, ctx) is not None:
+                if evaluation is None and _hook_leaving_eval(call, ctx) is not None:
                     caller = f"the callbacks' {dispatched_hook(call)}() hook"  # a callback class of the run
                 message = self.message.format(model=model) if evaluation is call else (
                     f"{caller} sets {model}.eval() and nothing in this training loop calls .train() "
