@@ -11,10 +11,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .tensors_layout import named_layout
+
 RECURRENT = {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"}
 BATCH_FIRST_POSITION = 4  # LSTM(input_size, hidden_size, num_layers, bias, batch_first, ...)
 REORDERS = {"transpose", "permute", "movedim", "swapaxes", "swapdims", "t"}
-BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch", "nbatch"}
+BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}  # or any name with "batch" in it
 
 
 def last_step_of_seq_first(ctx) -> Iterator[tuple[ast.AST, ast.Subscript, ast.Call, bool]]:
@@ -99,8 +101,6 @@ def _reordered(given: ast.expr, at: ast.AST, ctx) -> bool:
 def batch_first_inputs(ctx, unpacks) -> Iterator[tuple[ast.Call, ast.Call, list[ast.expr]]]:
     """(the construction, the call, the input's named axes) for a seq-first layer handed data whose first axis the
     code itself names as the batch (`B, T, C = x.shape`, then `self.lstm(x)`, maybe through an embedding)."""
-    from .tensors_layout import named_layout  # the layout machinery of MLD040's views
-
     for cls in ctx.classes.values():
         layers = _seq_first_layers(cls, ctx)
         for call in ctx.within(ast.Call, cls) if layers else ():
@@ -109,10 +109,11 @@ def batch_first_inputs(ctx, unpacks) -> Iterator[tuple[ast.Call, ast.Call, list[
                     and func.value.id == "self" and call.args):
                 continue
             layout = named_layout(call.args[0], call, ctx, unpacks)
-            if layout and len(layout) >= 3 and _batch_name(layout[0]) and not _batch_name(layout[1]):
+            if layout and len(layout) >= 3 and batch_name(layout[0]) and not batch_name(layout[1]):
                 yield layers[func.attr], call, layout
 
 
-def _batch_name(size: ast.expr) -> bool:
+def batch_name(size: ast.expr) -> bool:
+    """A size whose name says it is the batch size (`B`, `bsz`, `batch_size`)."""
     name = size.id.lower() if isinstance(size, ast.Name) else ""
     return name in BATCH_NAMES or "batch" in name

@@ -20,7 +20,11 @@ from ..helpers.tensors_named_sizes import (
     named_sizes,
     rows_behind_inner_axis,
 )
-from ..helpers.tensors_recurrent import batch_first_inputs, last_step_of_seq_first
+from ..helpers.tensors_recurrent import (
+    batch_first_inputs,
+    batch_name,
+    last_step_of_seq_first,
+)
 from ..helpers.tensors_shape import (
     axis_behind_rest,
     batch_axis_of,
@@ -36,7 +40,6 @@ from ..rule import Hit, Rule
 RESHAPES = {"view", "reshape"}
 # any of these earlier in the same expression means the axes were already reordered
 REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H"}
-BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}
 SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
                "the axes between: each 'head' then holds a run of positions with every head's features, not "
                "one head's features at every position")
@@ -275,7 +278,7 @@ def _is_batch_size(size: ast.expr, ctx: ModuleContext) -> bool:
     """`x.size(0)`, `x.shape[0]` (or a name holding one), or a name that says it is the batch size."""
     if batch_axis_of(size, ctx) is not None:
         return True
-    return isinstance(size, ast.Name) and (size.id.lower() in BATCH_NAMES or "batch" in size.id.lower())
+    return batch_name(size)
 
 
 def _reordered_earlier(tensor: ast.expr, ctx: ModuleContext, depth: int = 4) -> bool:
