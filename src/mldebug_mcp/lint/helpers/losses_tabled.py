@@ -66,11 +66,10 @@ def configured_loss(call: ast.AST, ctx, wrapped) -> str | None:
     kind = _type_of(config, ctx)
     if not kind or not kind.endswith("Loss"):
         return None
+    from .losses import LOGIT_LOSSES  # losses imports this module
+
     torch_name = "torch.nn." + kind
-    return torch_name if torch_name in LOGITS else wrapped(kind, ctx)
-
-
-LOGITS = {"torch.nn.CrossEntropyLoss", "torch.nn.BCEWithLogitsLoss", "torch.nn.MultiLabelSoftMarginLoss"}
+    return torch_name if torch_name in LOGIT_LOSSES else wrapped(kind, ctx)
 
 
 def _type_of(config: ast.AST | None, ctx) -> str | None:
