@@ -13,10 +13,10 @@ import ast
 
 from .accum_losses import detached
 from .loader_facts import scoped, told_in_scope
+from .optim_steps import FUNCTIONS
 
 HOOK_LOSS = "hook-loss"
 HOOK_LOSS_ANY = "hook-loss-any"  # project fact (scoped): some training step of the run hands a hook its live losses
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _live_names(func: ast.AST, ctx) -> set[str]:
