@@ -21,8 +21,8 @@ IN_PLACE_MOVES = {"to", "cuda", "cpu"}
 
 def module_statement_owners(ctx: ModuleContext) -> set[str]:
     """The keys of what a statement treats as a module: `net.to(device)` / `net.cuda()` whose result is
-    discarded, `net.eval()` (no arguments), and `net.train()` beside another's eval(). Asked of nearly every module: the statements are walked,
-    and the calls only where the code says `eval()`."""
+    discarded, `net.eval()` (no arguments), and `net.train()` beside another's eval(). Asked of nearly every
+    module: the statements are walked, and the calls only where the code says `eval()`."""
     def compute() -> set[str]:
         calls = [s.value for s in ctx.by_type.get(ast.Expr, ()) if isinstance(s.value, ast.Call)
                  and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in IN_PLACE_MOVES]
@@ -36,12 +36,12 @@ def module_statement_owners(ctx: ModuleContext) -> set[str]:
     return ctx.memo(("modes-handed", "statement-owners"), compute)
 
 
-def _trained_beside_evaluated(evals: list[ast.Call], ctx: ModuleContext) -> set[str | None]:
-    """`student.train()` in a scope that also calls `teacher.eval()`: the author switches two modules by name
-    (a trainer's or a tokenizer's train(), alone, is no such switch)."""
-    scopes = {ctx.scope_of(c) for c in evals if c.func.attr == "eval"}
-    return {key_of(c.func.value) for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute)
-            and c.func.attr == "train" and not c.args and not c.keywords
+def _trained_beside_evaluated(calls: list[ast.Call], ctx: ModuleContext) -> set[str | None]:
+    """`student.train()` in a scope that also calls `teacher.eval()` (one of `calls`): the author switches two
+    modules by name (a trainer's or a tokenizer's train(), alone, is no such switch)."""
+    scopes = {ctx.scope_of(c) for c in calls if c.func.attr == "eval"}
+    return {key_of(c.func.value) for c in calls_by_ident(ctx).get("train", ()) if isinstance(c.func, ast.Attribute)
+            and not c.args and not c.keywords
             and isinstance(ctx.parent(c), ast.Expr) and ctx.scope_of(c) in scopes}
 
 
