@@ -8,12 +8,38 @@ import ast
 from ..context import ModuleContext
 from ..noqa import suppressed
 from .kinds import Traced, traced_module_output
-from .losses_elsewhere import MODEL_KEYWORDS
+from .losses import loss_source
+from .losses_elsewhere import FRAMEWORK_NETS, LOSS_KEYWORDS, MODEL_KEYWORDS
 
 
 def silenced(call: ast.Call, ctx: ModuleContext, code: str) -> bool:
     """A noqa comment (bare or naming `code`) on the loss call: it also silences the activation reported elsewhere."""
     return suppressed(ctx.lines, call.lineno, call.end_lineno or call.lineno, code)
+
+
+def loss_handed_with_model(call: ast.Call, ctx: ModuleContext) -> tuple[str, ast.AST, Traced | None] | None:
+    """(the loss's name, where it is given, what the model handed with it returns) for a loss handed over with a
+    model: skorch's `NeuralNetClassifier(module, criterion=nn.CrossEntropyLoss)` (or its default loss, then
+    reported at `criterion=` or the call), a base class given its layers and `loss=` (modules_handed)."""
+
+    net = ctx.call_name(call)
+    given = next((k.value for k in call.keywords if k.arg in LOSS_KEYWORDS), None)
+    if net in FRAMEWORK_NETS:
+        module = next((k.value for k in call.keywords if k.arg == "module"), call.args[0] if call.args else None)
+        if module is None or isinstance(module, ast.Starred):
+            return None
+        found = traced_module_output(module, ctx)
+        loss = loss_source(given, ctx) if given is not None else None
+        name, node = (loss.name, loss.node) if loss is not None else (FRAMEWORK_NETS[net], given or call)
+    elif given is not None:
+        loss = loss_source(given, ctx)
+        if loss is None:
+            return None
+        found = modules_handed(call, ctx)
+        name, node = loss.name, loss.node
+    else:
+        return None
+    return name, node, found
 
 
 def modules_handed(call: ast.Call, ctx: ModuleContext) -> Traced | None:

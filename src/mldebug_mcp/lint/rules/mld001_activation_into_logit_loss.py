@@ -14,7 +14,6 @@ from ..helpers.kinds import (
     project_facts,
     traced_factory,
     traced_method,
-    traced_module_output,
     traced_return,
 )
 from ..helpers.losses import (
@@ -32,9 +31,7 @@ from ..helpers.losses_branches import (
 )
 from ..helpers.losses_defaults import paired_defaults
 from ..helpers.losses_elsewhere import (
-    FRAMEWORK_NETS,
     KEYWORD,
-    LOSS_KEYWORDS,
     callee_name,
     logits_keyword,
 )
@@ -48,7 +45,7 @@ from ..helpers.losses_models import inference_forward_call
 from ..helpers.losses_sites import (
     helper_call,
     kept_by_other_method,
-    modules_handed,
+    loss_handed_with_model,
     silenced,
 )
 from ..helpers.losses_tabled import tabled_losses
@@ -251,23 +248,10 @@ class ActivationIntoLogitLoss(Rule):
     def _handed(self, call: ast.Call, ctx: ModuleContext) -> Iterator[Hit]:
         """A loss handed over with a model that returns probabilities (skorch's `NeuralNetClassifier(module,
         criterion=nn.CrossEntropyLoss)`, a base class given its layers and `loss=`): reported at the loss."""
-        net = ctx.call_name(call)
-        given = next((k.value for k in call.keywords if k.arg in LOSS_KEYWORDS), None)
-        if net in FRAMEWORK_NETS:
-            module = next((k.value for k in call.keywords if k.arg == "module"), call.args[0] if call.args else None)
-            if module is None or isinstance(module, ast.Starred):
-                return
-            found = traced_module_output(module, ctx)
-            loss = loss_source(given, ctx) if given is not None else None
-            name, node = (loss.name, loss.node) if loss is not None else (FRAMEWORK_NETS[net], given or call)
-        elif given is not None:
-            loss = loss_source(given, ctx)
-            if loss is None:
-                return
-            found = modules_handed(call, ctx)
-            name, node = loss.name, loss.node
-        else:
+        handed = loss_handed_with_model(call, ctx)
+        if handed is None:
             return
+        name, node, found = handed
         if name not in LOGIT_LOSSES or found is None or (found.kind not in ACTIVATIONS and found.kind != RELU):
             return
         lines = sorted({o.lineno for o in found.origins if o.lineno != node.lineno})
