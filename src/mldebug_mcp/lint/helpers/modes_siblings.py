@@ -30,7 +30,7 @@ def _train_keys_per_scope(ctx: ModuleContext) -> list[frozenset[str]]:
     def compute() -> list[frozenset[str]]:
         trained: dict[ast.AST, set[str]] = {}
         evaluated: dict[ast.AST, set[str]] = {}
-        for name, modes in (("train", trained), ("eval", evaluated)):
+        for name in ("train", "eval"):
             for call in calls_by_ident(ctx).get(name, ()):
                 switch = direct_switch(call)
                 if switch is not None and switch[1] in (TRAIN, EVAL) and switch[0] is not None:
