@@ -185,13 +185,13 @@ MC_WORD = re.compile(r"(?i)mc_?drop|monte|bayes|uncertain|sampl")
 MULTI_SAMPLE = re.compile(r"(?i)multi_?sampl")
 # a backbone loaded from a model library holds dropout and norm layers that model.eval() switches
 BACKBONE_CALLS = re.compile(r"(timm\.create_model|torchvision\.models\.\w+|transformers\.\w+)$")
+DROP_ONLY = re.compile(r"(?i)drop")  # "drop" alone: DROP_WORD also takes keep and survival
 
 
 def _library_backbone(call: ast.Call, ctx: ModuleContext) -> bool:
     """`AutoModel.from_pretrained(name)`, `timm.create_model(...)`, `torchvision.models.resnet50(...)`: a
     submodule of the class whose own dropout and norm layers follow model.eval()."""
     return ctx.method_name(call) == "from_pretrained" or bool(BACKBONE_CALLS.match(ctx.call_name(call) or ""))
-DROP_ONLY = re.compile(r"(?i)drop")  # "drop" alone: DROP_WORD also takes keep and survival
 
 
 def _drop_configured(call: ast.Call) -> bool:
