@@ -17,6 +17,7 @@ from ..context import ModuleContext
 from .evaluation import SETUP_CALLS, strip_calls
 from .loader_facts import scoped, told_in_scope
 from .modes import key_of, related
+from .modes_handed_models import calls_by_ident
 
 MODE_FACT = "mode:"  # modes_facts' family (that module imports this one)
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -56,7 +57,7 @@ def evaluated_builder_facts(ctx: ModuleContext) -> dict[str, str]:
     if not _predicting_file(ctx):
         return {}
     imported = _imported(ctx)
-    evals = [c for c in ctx.by_type.get(ast.Call, ()) if isinstance(c.func, ast.Attribute) and c.func.attr == "eval"]
+    evals = [c for c in calls_by_ident(ctx).get("eval", ()) if isinstance(c.func, ast.Attribute)]
     found: dict[str, str] = {}
     for node in ctx.by_type.get(ast.Assign, ()):
         value = strip_calls(node.value, SETUP_CALLS)
