@@ -33,9 +33,14 @@ def _hooks(ctx: ModuleContext):
                 yield cls, method
 
 
+def _switch_text(ctx: ModuleContext) -> bool:
+    """Cheap: the file writes a mode switch (most define no hook that switches)."""
+    return ctx.has_text(".eval(") or ctx.has_text(".train(")
+
+
 def hook_mode_keys(ctx: ModuleContext) -> set[str]:
     """The keys hook_mode_facts may tell, without the analysis (what mode_fact_keys lists)."""
-    if not (ctx.has_text(".eval(") or ctx.has_text(".train(")):
+    if not _switch_text(ctx):
         return set()
     return {key for _, method in _hooks(ctx) for key in _keys(method.name, "", ctx)}
 
@@ -44,7 +49,7 @@ def hook_mode_facts(ctx: ModuleContext) -> dict[str, str]:
     """For each hook whose last mode switch is on a model the handed object holds (`learn.model.eval()`):
     '<mode>:<attribute>' under the hook's name."""
     found: dict[str, str] = {}
-    if not (ctx.has_text(".eval(") or ctx.has_text(".train(")):
+    if not _switch_text(ctx):
         return found
     for _, method in _hooks(ctx):
         handed = method.args.args[1].arg
