@@ -194,10 +194,10 @@ class EvaluationWithoutEvalMode(Rule):
             hits.setdefault(where.lineno, Hit(where, f"{key} is handed to {ast.unparse(call.func)}() in training mode: "
                                                     f"that function never calls eval(); call {key}.eval() first"))
         for where, key, hook in train_hook_forwards(ctx):
-            hits.setdefault(where.lineno, Hit(where, f"{key} runs in training mode in {hook}(): Lightning calls this "
-                                                    f"hook with the module training, so these outputs use dropout "
-                                                    f"and batch statistics; call {key}.eval() before (and "
-                                                    f"{key}.train() after)"))
+            hits.setdefault(where.lineno, Hit(where, f"{key} runs in training mode in {hook}(): the trainer calls "
+                                                    f"this training-phase hook with the model training, so these "
+                                                    f"outputs use dropout and batch statistics; call {key}.eval() "
+                                                    f"before (and {key}.train() after)"))
         for where, key, builder in builders_evaluated_elsewhere(ctx):
             hits.setdefault(where.lineno, Hit(where, f"{builder}() loads trained weights into {key} and returns it in "
                                                      f"training mode, and a prediction script of this project runs "
