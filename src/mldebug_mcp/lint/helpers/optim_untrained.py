@@ -17,7 +17,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .graph import callee, is_loss_call
+from .graph import GRAPH_CUTS, callee, is_loss_call
 from .loops import LOOPS
 from .optim_groups import frozen
 from .optim_params import dotted, is_optimizer_name, within
@@ -139,6 +139,8 @@ def untrained_modules(optimizer: ast.Call, held: set[str], ctx: ModuleContext) -
                 and not _built_from_held_pieces(value, held, ctx) and not _head_on_held(name, value, held, ctx):
             continue
         weighted = has_parameters(value, ctx)  # certain, not only by its siblings or pieces
+        if weighted and _weights_read_detached(value, ctx):
+            continue  # `F.cross_entropy(out, y) * self.scale.detach()`: no gradient reaches them, nothing to update
         if _trained(name, ctx.scope_of(assign), ctx, weighted=weighted) and not frozen(name, ctx) \
                 and name not in dict(found):
             found.append((name, assign.lineno))
@@ -175,6 +177,27 @@ def _trained(name: str, scope: ast.AST, ctx: ModuleContext, depth: int = 2, weig
             continue  # crf.decode(...), criterion.cuda(): its parameters stay where they are
         return False  # handed to a wrapper or a helper, stored, returned: its parameters may reach an optimiser
     return called
+
+
+def _weights_read_detached(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`call` builds a class of this module whose own parameters (`self.w = nn.Parameter(...)`) are read, outside
+    `__init__`, only through a graph cut (`self.w.detach()`, `.item()`, `.data`): the loss never reaches them."""
+    cls = ctx.classes.get(ctx.call_name(call) or "")
+    if cls is None:
+        return False
+    own = {t.attr for a in ctx.within(ast.Assign, cls) for t in a.targets
+           if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+           and isinstance(a.value, ast.Call) and (ctx.call_name(a.value) or "").endswith("Parameter")}
+    if not own:
+        return False
+    reads = [n for n in ctx.within(ast.Attribute, cls) if n.attr in own and isinstance(n.value, ast.Name)
+             and n.value.id == "self" and isinstance(n.ctx, ast.Load)
+             and getattr(ctx.enclosing(n, FUNCTIONS), "name", "__init__") != "__init__"]
+    return bool(reads) and all(isinstance(ctx.parent(n), ast.Attribute) and ctx.parent(n).attr in DETACHING
+                               for n in reads)
+
+
+DETACHING = GRAPH_CUTS | {"data"}
 
 
 def _logged(node: ast.AST, ctx: ModuleContext) -> bool:
