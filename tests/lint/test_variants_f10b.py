@@ -6,21 +6,7 @@ softmax fed to `F.nll_loss(F.log_softmax(...))` (the pair is a cross-entropy); a
 `self.loss_fn` the loss its `compile(loss=...)` is handed by a caller of the subclass.
 MLD040 and MLD062 are pinned by their fixtures (tests/lint/fixtures/)."""
 
-import textwrap
-from pathlib import Path
-
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
-
-
-def _found(tmp_path: Path, files: dict[str, str], code: str) -> set[tuple[str, int]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    report = lint_paths([tmp_path], LintSettings(select=(code,)))
-    return {(Path(f.path).name, f.line) for f in report.findings if f.code == code}
-
+from .families import project_findings
 
 NETS = """
     import torch.nn as nn
@@ -106,15 +92,15 @@ STEP_OWN_LOGITS = """
 
 
 def test_step_through_own_forward_reaches_the_factorys_model(tmp_path):
-    assert ("nets.py", 8) in _found(tmp_path, {"nets.py": NETS, "task.py": STEP_VIA_OWN_FORWARD}, "MLD001")
+    assert ("nets.py", 8) in project_findings(tmp_path, {"nets.py": NETS, "task.py": STEP_VIA_OWN_FORWARD}, "MLD001")
 
 
 def test_self_call_through_own_forward_reaches_the_model(tmp_path):
-    assert ("nets.py", 8) in _found(tmp_path, {"nets.py": NETS, "wrap.py": STEP_VIA_SELF_CALL}, "MLD001")
+    assert ("nets.py", 8) in project_findings(tmp_path, {"nets.py": NETS, "wrap.py": STEP_VIA_SELF_CALL}, "MLD001")
 
 
 def test_own_forward_of_a_logits_model_is_quiet(tmp_path):
-    assert _found(tmp_path, {"nets.py": NETS, "wrap.py": STEP_OWN_LOGITS}, "MLD001") == set()
+    assert project_findings(tmp_path, {"nets.py": NETS, "wrap.py": STEP_OWN_LOGITS}, "MLD001") == []
 
 
 CHOSEN_MODELS = """
@@ -173,15 +159,15 @@ NLL_OF_RAW_SCORES = """
 
 
 def test_softmax_model_chosen_by_a_conditional_into_log_softmax_nll(tmp_path):
-    assert ("models.py", 7) in _found(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_OF_LOG_SOFTMAX}, "MLD001")
+    assert ("models.py", 7) in project_findings(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_OF_LOG_SOFTMAX}, "MLD001")
 
 
 def test_log_softmax_held_in_a_name_for_nll_loss(tmp_path):
-    assert ("models.py", 7) in _found(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_THROUGH_A_NAME}, "MLD001")
+    assert ("models.py", 7) in project_findings(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_THROUGH_A_NAME}, "MLD001")
 
 
 def test_raw_scores_into_log_softmax_nll_are_quiet(tmp_path):
-    assert _found(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_OF_RAW_SCORES}, "MLD001") == set()
+    assert project_findings(tmp_path, {"models.py": CHOSEN_MODELS, "train.py": NLL_OF_RAW_SCORES}, "MLD001") == []
 
 
 KERAS_BASE = """
@@ -231,19 +217,19 @@ SOFTMAX_NET = """
 
 def test_loss_handed_to_a_keras_like_compile_reaches_the_subclass(tmp_path):
     run = "from torch import nn\nfrom net import Tagger\nm = Tagger()\nm.compile(loss=nn.BCEWithLogitsLoss(), optimizer=None)\n"
-    found = _found(tmp_path, {"base.py": KERAS_BASE, "net.py": SIGMOID_NET, "run.py": run}, "MLD001")
+    found = project_findings(tmp_path, {"base.py": KERAS_BASE, "net.py": SIGMOID_NET, "run.py": run}, "MLD001")
     assert ("net.py", 7) in found
 
 
 def test_loss_handed_positionally_to_a_configure_method(tmp_path):
     run = "import torch.nn as nn\nfrom net import Classifier\nc = Classifier()\nc.configure(nn.CrossEntropyLoss())\n"
-    found = _found(tmp_path, {"engine.py": CONFIGURED_BASE, "net.py": SOFTMAX_NET, "run.py": run}, "MLD001")
+    found = project_findings(tmp_path, {"engine.py": CONFIGURED_BASE, "net.py": SOFTMAX_NET, "run.py": run}, "MLD001")
     assert ("net.py", 7) in found
 
 
 def test_a_probability_loss_handed_to_compile_is_quiet(tmp_path):
     run = "from torch import nn\nfrom net import Tagger\nm = Tagger()\nm.compile(loss=nn.BCELoss(), optimizer=None)\n"
-    assert _found(tmp_path, {"base.py": KERAS_BASE, "net.py": SIGMOID_NET, "run.py": run}, "MLD001") == set()
+    assert project_findings(tmp_path, {"base.py": KERAS_BASE, "net.py": SIGMOID_NET, "run.py": run}, "MLD001") == []
 
 
 PREDICTING_NET = """
@@ -293,16 +279,16 @@ FUNCTION_PREDICTS = """
 
 def test_method_of_a_model_handed_to_a_trainer_with_a_default_loss(tmp_path):
     run = "from net import Net\nfrom trainer import Trainer\nTrainer(Net(), None).train_epoch([])\n"
-    found = _found(tmp_path, {"net.py": PREDICTING_NET, "trainer.py": TRAINER_PREDICTS, "run.py": run}, "MLD001")
+    found = project_findings(tmp_path, {"net.py": PREDICTING_NET, "trainer.py": TRAINER_PREDICTS, "run.py": run}, "MLD001")
     assert ("net.py", 10) in found
 
 
 def test_method_of_a_model_handed_to_a_function(tmp_path):
     run = "from net import Net\nfrom engine import fit\nfit(Net(), [], None)\n"
-    found = _found(tmp_path, {"net.py": PREDICTING_NET, "engine.py": FUNCTION_PREDICTS, "run.py": run}, "MLD001")
+    found = project_findings(tmp_path, {"net.py": PREDICTING_NET, "engine.py": FUNCTION_PREDICTS, "run.py": run}, "MLD001")
     assert ("net.py", 13) in found
 
 
 def test_method_used_only_for_evaluation_is_quiet(tmp_path):
     run = "from net import Net\nfrom trainer import Trainer\nTrainer(Net(), None).train_epoch([])\n"
-    assert _found(tmp_path, {"net.py": PREDICTING_NET, "trainer.py": TRAINER_EVALUATES, "run.py": run}, "MLD001") == set()
+    assert project_findings(tmp_path, {"net.py": PREDICTING_NET, "trainer.py": TRAINER_EVALUATES, "run.py": run}, "MLD001") == []

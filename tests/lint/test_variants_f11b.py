@@ -8,21 +8,7 @@ by a builder of a third file (`functools.partial(F.binary_cross_entropy_with_log
 loss from a config dict, a scoring helper shared with prediction; MLD023's library backbone; MLD061's
 hand-written cross-entropy) are pinned by their fixtures (tests/lint/fixtures/)."""
 
-import textwrap
-from pathlib import Path
-
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_paths
-
-
-def _found(tmp_path: Path, files: dict[str, str], code: str) -> set[tuple[str, int]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    report = lint_paths([tmp_path], LintSettings(select=(code,)))
-    return {(Path(f.path).name, f.line) for f in report.findings if f.code == code}
-
+from .families import project_findings
 
 TRAIN = """
     import torch
@@ -70,12 +56,12 @@ DECORATED_CLASSES = """
 def test_a_registered_class_ending_in_softmax_is_reported(tmp_path):
     files = {"zoo.py": DECORATED_CLASSES.format(output="self.fc(x).softmax(dim=-1)"),
              "train.py": TRAIN.format(factory="get_arch")}
-    assert ("zoo.py", 17) in _found(tmp_path, files, "MLD001")
+    assert ("zoo.py", 17) in project_findings(tmp_path, files, "MLD001")
 
 
 def test_a_registered_class_returning_logits_is_quiet(tmp_path):
     files = {"zoo.py": DECORATED_CLASSES.format(output="self.fc(x)"), "train.py": TRAIN.format(factory="get_arch")}
-    assert not _found(tmp_path, files, "MLD001")
+    assert not project_findings(tmp_path, files, "MLD001")
 
 
 BUILDERS_IN_A_DICT = """
@@ -96,12 +82,12 @@ BUILDERS_IN_A_DICT = """
 
 def test_a_builder_in_a_dict_table_ending_in_softmax_is_reported(tmp_path):
     files = {"zoo.py": BUILDERS_IN_A_DICT.format(last="Softmax(dim=1)"), "train.py": TRAIN.format(factory="build")}
-    assert ("zoo.py", 5) in _found(tmp_path, files, "MLD001")
+    assert ("zoo.py", 5) in project_findings(tmp_path, files, "MLD001")
 
 
 def test_a_builder_in_a_dict_table_ending_in_a_hidden_layer_is_quiet(tmp_path):
     files = {"zoo.py": BUILDERS_IN_A_DICT.format(last="Identity()"), "train.py": TRAIN.format(factory="build")}
-    assert not _found(tmp_path, files, "MLD001")
+    assert not project_findings(tmp_path, files, "MLD001")
 
 
 STORED_ENTRIES = """
@@ -127,12 +113,12 @@ STORED_ENTRIES = """
 
 def test_a_stored_entry_ending_in_sigmoid_meets_a_binary_logit_loss(tmp_path):
     train = TRAIN.format(factory="create").replace("nn.CrossEntropyLoss()", "nn.BCEWithLogitsLoss()")
-    assert ("zoo.py", 13) in _found(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
+    assert ("zoo.py", 13) in project_findings(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
 
 
 def test_a_stored_entry_ending_in_sigmoid_meets_bce_quietly(tmp_path):
     train = TRAIN.format(factory="create").replace("nn.CrossEntropyLoss()", "nn.BCELoss()")
-    assert not _found(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
+    assert not project_findings(tmp_path, {"zoo.py": STORED_ENTRIES, "train.py": train}, "MLD001")
 
 
 # MLD001: per-output losses, a loss class applying each loss of a dict to the matching entry of the model's output
@@ -197,20 +183,20 @@ FIT = """
 
 def test_a_sigmoid_entry_meeting_a_built_logit_loss_is_reported(tmp_path):
     files = {"heads.py": HEADS, "objectives.py": PER_OUTPUT, "fit.py": FIT.format(tags='make_criterion("multilabel")')}
-    assert ("heads.py", 14) in _found(tmp_path, files, "MLD001")
+    assert ("heads.py", 14) in project_findings(tmp_path, files, "MLD001")
 
 
 def test_a_sigmoid_entry_meeting_a_logit_loss_written_out_is_reported(tmp_path):
     files = {"heads.py": HEADS, "objectives.py": PER_OUTPUT, "fit.py": FIT.format(tags="nn.BCEWithLogitsLoss()")}
-    assert ("heads.py", 14) in _found(tmp_path, files, "MLD001")
+    assert ("heads.py", 14) in project_findings(tmp_path, files, "MLD001")
 
 
 def test_a_sigmoid_entry_meeting_bce_is_quiet(tmp_path):
     files = {"heads.py": HEADS, "objectives.py": PER_OUTPUT, "fit.py": FIT.format(tags="nn.BCELoss()")}
-    assert not _found(tmp_path, files, "MLD001")
+    assert not project_findings(tmp_path, files, "MLD001")
 
 
 def test_a_raw_entry_meeting_a_logit_loss_is_quiet(tmp_path):
     heads = HEADS.replace("torch.sigmoid(self.tags(h))", "self.tags(h)")
     files = {"heads.py": heads, "objectives.py": PER_OUTPUT, "fit.py": FIT.format(tags='make_criterion("multilabel")')}
-    assert not _found(tmp_path, files, "MLD001")
+    assert not project_findings(tmp_path, files, "MLD001")
