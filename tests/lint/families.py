@@ -24,6 +24,11 @@ def found(tmp_path: Path, files: dict[str, str], jobs: int = 1) -> list[tuple[st
     return sorted({(Path(f.path).name, f.line) for f in result.findings if f.code == "MLD001"})
 
 
+def line_of(source: str, text: str) -> int:
+    """The 1-based line of the dedented `source` that first contains `text`."""
+    return next(n for n, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line)
+
+
 def project_findings(folder: Path, files: dict[str, str], code: str) -> list[tuple[str, int]]:
     """Write `files` (name -> source, dedented; a name may hold folders) under `folder`, lint it with only `code`
     selected, and return the (file name, line) of its findings, sorted."""

@@ -2,7 +2,7 @@
 spread over files as projects write them (a step helper in utils.py, a sampler built in data.py)."""
 from pathlib import Path
 
-from .families import project_findings
+from .families import line_of, project_findings
 
 SCHEDULE_HELPERS = """
     def update_lr(scheduler, epoch, log):
@@ -77,16 +77,12 @@ SCHEDULE_LOOP = """
 """
 
 
-def _line(source: str, text: str) -> int:
-    from textwrap import dedent
-    return next(n for n, line in enumerate(dedent(source).splitlines(), 1) if text in line)
-
 
 def test_scheduler_stepped_by_a_helper_of_another_file_before_the_epoch(tmp_path: Path):
     found = project_findings(tmp_path, {"utils.py": SCHEDULE_HELPERS, "train.py": SCHEDULE_LOOP}, "MLD013")
-    assert found == [("train.py", _line(SCHEDULE_LOOP, "update_lr(scheduler, epoch, log)")),
-                     ("train.py", _line(SCHEDULE_LOOP, "utils.step_schedule(")),
-                     ("train.py", _line(SCHEDULE_LOOP, "update_lr(self.scheduler"))]
+    assert found == [("train.py", line_of(SCHEDULE_LOOP, "update_lr(scheduler, epoch, log)")),
+                     ("train.py", line_of(SCHEDULE_LOOP, "utils.step_schedule(")),
+                     ("train.py", line_of(SCHEDULE_LOOP, "update_lr(self.scheduler"))]
 
 
 STEP_HELPERS = """
@@ -156,7 +152,7 @@ STEP_LOOPS = """
 def test_step_helper_of_another_file_that_never_clears(tmp_path: Path):
     found = project_findings(tmp_path, {"steps.py": STEP_HELPERS, "train.py": STEP_LOOPS}, "MLD010")
     # the first statement after the docstring, where zero_grad() goes; `update` clears, `fused_step`'s caller does
-    assert found == [("steps.py", _line(STEP_HELPERS, "x, y = batch")), ("steps.py", _line(STEP_HELPERS, "loss.backward()"))]
+    assert found == [("steps.py", line_of(STEP_HELPERS, "x, y = batch")), ("steps.py", line_of(STEP_HELPERS, "loss.backward()"))]
 
 
 def test_step_helper_whose_loop_clears_is_quiet(tmp_path: Path):
@@ -204,7 +200,7 @@ EPOCH_METHOD_TRAINER = """
 def test_per_epoch_method_runs_a_sharded_train_loader_of_another_file(tmp_path: Path):
     files = {"data.py": SHARDED_DATA, "engine.py": EPOCH_METHOD_TRAINER}
     assert project_findings(tmp_path / "bug", files, "MLD054") == [
-        ("engine.py", _line(EPOCH_METHOD_TRAINER, "self.net.train()"))]
+        ("engine.py", line_of(EPOCH_METHOD_TRAINER, "self.net.train()"))]
     fixed = EPOCH_METHOD_TRAINER.replace("            self.net.train()\n", "            self.net.train()\n"
                                          "            self.train_loader.sampler.set_epoch(epoch)\n")
     assert project_findings(tmp_path / "ok", {**files, "engine.py": fixed}, "MLD054") == []
@@ -261,4 +257,4 @@ def test_step_helper_whose_loop_clears_through_a_named_helper_is_quiet(tmp_path:
     loops = STEP_LOOPS.replace("from steps import", "from grads import clear_grads\n    from steps import").replace(
         "for batch in loader:\n", "for batch in loader:\n                clear_grads(optimizer)\n")
     found = project_findings(tmp_path, {"steps.py": STEP_HELPERS, "train.py": loops}, "MLD010")
-    assert ("steps.py", _line(STEP_HELPERS, "x, y = batch")) not in found
+    assert ("steps.py", line_of(STEP_HELPERS, "x, y = batch")) not in found

@@ -1,14 +1,8 @@
 """Blind-written variants (F10c): the evaluation-mode families behind the misses and the false alarm, in shapes
 of our own, spread over files as projects write them (an engine factory in engine.py, a script in train.py)."""
 from pathlib import Path
-from textwrap import dedent
 
-from .families import project_findings
-
-
-def _line(source: str, text: str) -> int:
-    return next(n for n, line in enumerate(dedent(source).splitlines(), 1) if text in line)
-
+from .families import line_of, project_findings
 
 # a factory builds an engine around a closure that runs the model: the closure switches the mode on each call,
 # so the factory's caller need not (the mode fact of the factory must come from the closure, not "infers")
@@ -70,7 +64,7 @@ ENGINE_SCRIPT = """
 def test_closure_that_switches_the_mode_covers_the_factorys_callers(tmp_path: Path):
     found = project_findings(tmp_path, {"engine.py": ENGINE_FACTORIES, "train.py": ENGINE_SCRIPT}, "MLD020")
     # the closure of create_tester runs the model without eval(): reported there, not at the callers of the others
-    assert found == [("engine.py", _line(ENGINE_FACTORIES, "x, y = batch"))]
+    assert found == [("engine.py", line_of(ENGINE_FACTORIES, "x, y = batch"))]
 
 
 # a notebook exported as a script: the training cell ends with model.eval() for validation, a later cell builds a
@@ -118,7 +112,7 @@ NOTEBOOK = """
 def test_fresh_instance_best_model_after_another_models_eval(tmp_path: Path):
     data = "train_set = val_set = test_set = []\n"
     found = project_findings(tmp_path, {"data.py": data, "nb.py": NOTEBOOK}, "MLD020")
-    assert [line for _, line in found] == [_line(NOTEBOOK, "outputs = []") + 1]
+    assert [line for _, line in found] == [line_of(NOTEBOOK, "outputs = []") + 1]
 
 
 def test_fresh_instance_switched_or_copied_is_quiet(tmp_path: Path):
@@ -201,8 +195,8 @@ LEARNER = """
 
 def test_callback_hook_of_another_file_leaves_the_learners_model_in_eval(tmp_path: Path):
     found = project_findings(tmp_path, {"callbacks.py": CALLBACKS, "learner.py": LEARNER}, "MLD021")
-    assert found == [("learner.py", _line(LEARNER, 'self._run("after_epoch")')),
-                     ("learner.py", _line(LEARNER, "cb.after_epoch(self)"))]
+    assert found == [("learner.py", line_of(LEARNER, 'self._run("after_epoch")')),
+                     ("learner.py", line_of(LEARNER, "cb.after_epoch(self)"))]
 
 
 def test_callback_hook_that_restores_train_is_quiet(tmp_path: Path):

@@ -3,12 +3,7 @@ in shapes of our own, spread over files as projects write them."""
 from pathlib import Path
 from textwrap import dedent
 
-from .families import project_findings
-
-
-def _line(source: str, text: str) -> int:
-    return next(n for n, line in enumerate(dedent(source).splitlines(), 1) if text in line)
-
+from .families import line_of, project_findings
 
 # an averaging wrapper of the project deep-copies the live model (its training mode with it) and never switches
 # the copy; the script evaluates the copy with a helper that does not switch modes, after the live model's eval()
@@ -107,11 +102,11 @@ SWA_SCRIPT = """
 
 def test_averaged_copy_never_switched_is_reported_where_it_is_evaluated(tmp_path: Path):
     found = project_findings(tmp_path / "a", {"averager.py": AVERAGER, "train.py": AVERAGER_SCRIPT}, "MLD020")
-    assert found == [("train.py", _line(AVERAGER_SCRIPT, "smooth = score"))]
+    assert found == [("train.py", line_of(AVERAGER_SCRIPT, "smooth = score"))]
     found = project_findings(tmp_path / "b", {"swa.py": SWA, "evaluate.py": SWA_EVAL, "main.py": SWA_SCRIPT},
                              "MLD020")
     # (the helper that runs what it is handed under inference_mode without eval() is reported by itself too)
-    assert ("main.py", _line(SWA_SCRIPT, "accuracy_of(slow.averaged_model")) in found
+    assert ("main.py", line_of(SWA_SCRIPT, "accuracy_of(slow.averaged_model")) in found
 
 
 def test_averaged_copy_switched_by_its_class_or_its_caller_is_quiet(tmp_path: Path):
@@ -315,7 +310,7 @@ TINY_LM = """
 def test_sampling_helper_of_a_script_that_loads_the_model_is_reported_after_the_loading(tmp_path: Path):
     found = [f for f in project_findings(tmp_path / "a", {"model.py": TINY_LM, "sample.py": SAMPLER}, "MLD020")
              if f[0] == "sample.py"]
-    assert found == [("sample.py", _line(SAMPLER, 'net = net.to("cpu")'))]
+    assert found == [("sample.py", line_of(SAMPLER, 'net = net.to("cpu")'))]
     fixed = SAMPLER.replace('net = net.to("cpu")\n', 'net = net.to("cpu")\n        net.eval()\n')
     assert [f for f in project_findings(tmp_path / "b", {"model.py": TINY_LM, "sample.py": fixed}, "MLD020")
             if f[0] == "sample.py"] == []
@@ -372,7 +367,7 @@ HOOK_TRAINER = """
 
 def test_evaluation_callback_of_a_trainer_that_trains_once(tmp_path: Path):
     found = project_findings(tmp_path / "a", {"testing.py": EVAL_HELPERS, "train.py": HOOK_TRAINER}, "MLD021")
-    assert found == [("train.py", _line(HOOK_TRAINER, "functools.partial(run_test_set"))]
+    assert found == [("train.py", line_of(HOOK_TRAINER, "functools.partial(run_test_set"))]
     # the helper restores the mode it found
     restoring = EVAL_HELPERS.replace("        return total", "        model.train()\n        return total")
     assert project_findings(tmp_path / "b", {"testing.py": restoring, "train.py": HOOK_TRAINER}, "MLD021") == []
@@ -430,7 +425,7 @@ def test_student_named_for_its_role_evaluated_after_the_teachers_eval(tmp_path: 
 def test_builder_that_loads_weights_for_a_predicting_script_is_reported_after_the_loading(tmp_path: Path):
     unswitched = FACTORY.replace("return net.to(device).eval()", "return net.to(device)")
     found = project_findings(tmp_path / "a", {"members.py": unswitched, "infer.py": ENSEMBLE}, "MLD020")
-    assert ("members.py", _line(unswitched, "net.load_state_dict(")) in found
+    assert ("members.py", line_of(unswitched, "net.load_state_dict(")) in found
     # the script switches the model itself
     switching = ENSEMBLE.replace('member = load_member(path, "cpu")\n',
                                  'member = load_member(path, "cpu")\n            member.eval()\n')
