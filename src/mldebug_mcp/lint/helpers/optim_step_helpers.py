@@ -23,6 +23,7 @@ from .optim_steps import FUNCTIONS, call_sites, local_callee
 CALLED_ZEROED = "step-call-zeroed"  # project fact (scoped): `<function>` is called in a loop that clears gradients
 CALLED_BARE = "step-call-bare"  # ... in a loop that clears none: value "file:line" of that call
 OPTIMIZER_NAMES = ("optim", "opt")
+NOT_OPTIMIZERS = ("option",)  # `Optional`, `options`: type hints and settings, in nearly every file
 
 
 def _handed_optimizers(ctx: ModuleContext) -> list[ast.Call]:
@@ -32,7 +33,7 @@ def _handed_optimizers(ctx: ModuleContext) -> list[ast.Call]:
              and (ctx.call_name(a.value) or "").startswith("torch.optim.") and "lr_scheduler" not in (
                  ctx.call_name(a.value) or "") for t in a.targets if isinstance(t, ast.Name)}
     wanted = built | {w for w in ctx.code_words.split("\n") if w.lower().startswith(OPTIMIZER_NAMES)
-                      and "sched" not in w.lower()}
+                      and not w.lower().startswith(NOT_OPTIMIZERS) and "sched" not in w.lower()}
     found: dict[int, ast.Call] = {}
     if not wanted:
         return []
@@ -52,7 +53,7 @@ def caller_facts(ctx: ModuleContext) -> dict[str, str]:
     """For each function of another file this file calls in a loop, handing it an optimiser: whether that loop
     clears the gradients."""
     if "opt" not in ctx.source:
-        return {}
+        return {}  # a cheap first gate; _handed_optimizers reads the words
     found: dict[str, str] = {}
     for call in _handed_optimizers(ctx):
         func = call.func
