@@ -10,6 +10,7 @@ or a preprocessor's fit) is what normalises: a name later subtracted or divided 
 from __future__ import annotations
 
 import ast
+import re
 
 from .data import part_named, preprocessor
 from .data_fit_calls import fitted_arguments
@@ -61,7 +62,9 @@ def _root(expr: ast.expr) -> str:
 
 
 def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
-    """Statistic or fit calls over the pooled rows: on the expression itself, or on the name it is kept in."""
+    """Statistic or fit calls over the pooled rows: on the expression itself, or on the name it is kept in
+    (through a method chain: `pd.concat([...]).reset_index(drop=True)`, `torch.cat([...]).numpy()`)."""
+    pooled = _chained(pooled, ctx)
     parent = ctx.parent(pooled)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
@@ -71,6 +74,19 @@ def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
     if isinstance(parent, ast.Call) and any(d is pooled for d in _data_of(parent, ctx)):
         return [parent]
     return []
+
+
+def _chained(expr: ast.expr, ctx) -> ast.expr:
+    """The outermost value of a method chain on `expr` that keeps its rows (`.values`, `.reset_index()`)."""
+    while True:
+        parent = ctx.parent(expr)
+        if isinstance(parent, ast.Attribute) and parent.value is expr and parent.attr not in STATISTICS \
+                and parent.attr not in {"fit", "fit_transform"}:
+            expr = parent
+        elif isinstance(parent, ast.Call) and parent.func is expr:
+            expr = parent
+        else:
+            return expr
 
 
 def _local_fits(pooled: ast.Call, ctx) -> list[ast.Call]:
@@ -123,5 +139,17 @@ def _normalises(stat: ast.Call, ctx) -> bool:
 def _scaler(call: ast.Call, ctx) -> bool:
     """A preprocessor's fit that learns statistics of values; an encoder fitted on every part's categories
     (`LabelEncoder().fit(pd.concat([train.y, test.y]))`) only learns their names."""
-    name = preprocessor(call, ctx)
+    name = preprocessor(call, ctx) or _named_preprocessor(call, ctx)
     return name is not None and not name.endswith(("Encoder", "Binarizer"))
+
+
+# a preprocessor handed in rather than built here (`self.preprocessor.fit(X)`), told by its name
+PREPROCESSOR_WORDS = re.compile(r"preprocess|scaler|normali[sz]er|imputer|pipeline|vectori[sz]er|pca")
+
+
+def _named_preprocessor(call: ast.Call, ctx) -> str | None:
+    if ctx.method_name(call) not in {"fit", "fit_transform"} or ctx.call_name(call) is not None:
+        return None
+    receiver = call.func.value
+    name = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    return ast.unparse(receiver) if PREPROCESSOR_WORDS.search(name.lower()) else None
