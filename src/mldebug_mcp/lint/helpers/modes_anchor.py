@@ -34,10 +34,10 @@ def anchor(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleContext) -> ast.
         if evaluation:
             return _wrapper(evaluation[-1], ctx)
         return _no_grad_block(call, scope, ctx) or call
-    top = _top_statement(call, scope, ctx)
+    top = _script_statement(call, scope, ctx)
     setup = _setups_before(top, key, scope, ctx)
     if setup and isinstance(setup[-1], ast.Assign) and wraps_model(setup[-1].value, setup[-1].targets[0], ctx):
-        return _top_statement(setup[-1], scope, ctx)  # eval() the model before wrapping it (DataParallel)
+        return _script_statement(setup[-1], scope, ctx)  # eval() the model before wrapping it (DataParallel)
     if setup:
         return _end_of(setup[-1])
     if isinstance(scope, FUNCS):  # handed the model (a parameter, `self.model`): eval() opens the function,
@@ -54,7 +54,7 @@ def anchor_after_setup(call: ast.Call, key: str, scope: ast.AST, ctx: ModuleCont
     """Where model.eval() goes before `call` hands the model on: after it is set up in this scope, else in
     the class's method that sets `self.model` up, else where the script sets up a global model, else at
     the call."""
-    top = _top_statement(call, scope, ctx)
+    top = _script_statement(call, scope, ctx)
     setup = _setups_before(top, key, scope, ctx)
     # a setup under an `if` the call is not under (`if use_cuda: model = model.cuda()`) runs only sometimes:
     # eval() belongs after the last setup every run passes
@@ -348,6 +348,17 @@ def log_line(stmt: ast.stmt) -> bool:
 def _top_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
     for anc in ctx.ancestors(node):
         if anc is scope:
+            return node
+        node = anc
+    return node
+
+
+def _script_statement(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """The statement of `scope` that holds `node`; in a script, the statement under `if __name__ ==
+    "__main__":` (the model is set up by the statements before it in that block)."""
+    for anc in ctx.ancestors(node):
+        if anc is scope or isinstance(scope, ast.Module) and isinstance(anc, ast.If) and _main_guard(anc) and (
+                ctx.parent(anc) is scope and node in anc.body):
             return node
         node = anc
     return node
