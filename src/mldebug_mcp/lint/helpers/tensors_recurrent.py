@@ -4,6 +4,9 @@
 indexes the output's axis 1 as time (`out[:, -1]`, "the last step") reads the last sample of the batch at
 every step instead: either the data fed in is batch-first (the layer needs batch_first=True) or the index is
 on the wrong axis. Both run without an error, the shapes usually fit, and the model trains on scrambled data.
+The Transformer layers (nn.TransformerEncoderLayer, nn.MultiheadAttention, nn.Transformer, and an
+nn.TransformerEncoder/Decoder stacking such a layer) share the convention: without batch_first, self-attention
+mixes the samples of the batch instead of the positions of one sample.
 """
 
 from __future__ import annotations
@@ -14,7 +17,12 @@ from collections.abc import Iterator
 from .tensors_layout import named_layout
 
 RECURRENT = {"torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"}
-BATCH_FIRST_POSITION = 4  # LSTM(input_size, hidden_size, num_layers, bias, batch_first, ...)
+# where batch_first sits among the positional arguments: LSTM(input_size, hidden_size, num_layers, bias, batch_first)
+BATCH_FIRST_POSITION = {**dict.fromkeys(RECURRENT, 4), "torch.nn.TransformerEncoderLayer": 6,
+                        "torch.nn.TransformerDecoderLayer": 6, "torch.nn.MultiheadAttention": 8,
+                        "torch.nn.Transformer": 10}
+# a stack takes its layout from the layer it is handed (its first argument)
+STACKS = {"torch.nn.TransformerEncoder": "encoder_layer", "torch.nn.TransformerDecoder": "decoder_layer"}
 REORDERS = {"transpose", "permute", "movedim", "swapaxes", "swapdims", "t"}
 BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}  # or any name with "batch" in it
 
@@ -27,7 +35,7 @@ def last_step_of_seq_first(ctx) -> Iterator[tuple[ast.AST, ast.Subscript, ast.Ca
         if not layers:
             continue
         for assign in ctx.within(ast.Assign, cls):
-            call, name = _output_of(assign, layers)
+            call, name = _output_of(assign, layers, ctx)
             if call is None:
                 continue
             reordered = _reordered(call.args[0], assign, ctx) if call.args else False
@@ -40,18 +48,38 @@ def _seq_first_layers(cls: ast.ClassDef, ctx) -> dict[str, ast.Call]:
     """`self.<attr>` -> its nn.LSTM/GRU/RNN(...) construction, for those built without batch_first=True."""
     found = {}
     for attr, values in ctx.class_attrs.get(cls.name, {}).items():
-        if len(values) != 1 or not isinstance(values[0], ast.Call) or ctx.call_name(values[0]) not in RECURRENT:
+        if len(values) != 1 or not isinstance(values[0], ast.Call):
             continue
-        built = values[0]
-        flag = next((k.value for k in built.keywords if k.arg == "batch_first"), None)
-        if any(k.arg is None for k in built.keywords) or len(built.args) > BATCH_FIRST_POSITION:
-            continue  # **kwargs or batch_first given by position: not known
-        if flag is None or isinstance(flag, ast.Constant) and flag.value is False:
+        built = _layer_of(values[0], ctx)
+        if built is not None and _seq_first(built, ctx):
             found[attr] = built
     return found
 
 
-def _output_of(assign: ast.Assign, layers: dict[str, ast.Call]) -> tuple[ast.Call | None, str]:
+def _layer_of(built: ast.Call, ctx) -> ast.Call | None:
+    """The construction that decides the layout: the layer itself, or the layer a Transformer stack is handed
+    (`nn.TransformerEncoder(layer, n)` with `layer = nn.TransformerEncoderLayer(...)` just above)."""
+    name = ctx.call_name(built)
+    if name in BATCH_FIRST_POSITION:
+        return built
+    if name not in STACKS:
+        return None
+    layer = built.args[0] if built.args else next((k.value for k in built.keywords if k.arg == STACKS[name]), None)
+    if isinstance(layer, ast.Name):
+        values = [v for v in ctx.values_of(layer, at=built) if getattr(v, "lineno", 0) < built.lineno]
+        layer = values[-1] if len(values) == 1 else None
+    return layer if isinstance(layer, ast.Call) and ctx.call_name(layer) in BATCH_FIRST_POSITION else None
+
+
+def _seq_first(built: ast.Call, ctx) -> bool:
+    """Built without batch_first=True (and without **kwargs or a positional batch_first, which could set it)."""
+    flag = next((k.value for k in built.keywords if k.arg == "batch_first"), None)
+    if any(k.arg is None for k in built.keywords) or len(built.args) > BATCH_FIRST_POSITION[ctx.call_name(built)]:
+        return False
+    return flag is None or isinstance(flag, ast.Constant) and flag.value is False
+
+
+def _output_of(assign: ast.Assign, layers: dict[str, ast.Call], ctx) -> tuple[ast.Call | None, str]:
     """`out, _ = self.lstm(x)` / `out = self.gru(x)[0]`: the layer call and the name holding its output."""
     target, value = assign.targets[-1], assign.value
     if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
@@ -59,6 +87,10 @@ def _output_of(assign: ast.Assign, layers: dict[str, ast.Call]) -> tuple[ast.Cal
     elif isinstance(target, ast.Name) and isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
             and value.slice.value == 0:
         name, value = target.id, value.value
+    elif isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr in layers and ctx.call_name(layers[value.func.attr]) not in RECURRENT \
+            and ctx.call_name(layers[value.func.attr]) != "torch.nn.MultiheadAttention":
+        name = target.id  # a Transformer layer returns the tensor itself: `out = self.encoder(x)`
     else:
         return None, ""
     ok = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in layers \

@@ -85,7 +85,10 @@ class ViewAsTranspose(Rule):
     an Embedding appends an axis, `x.permute(0, 1, 3, 2, 4).reshape(B, C * D, H, W)`; found at the
     permute). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
-    a transposed or permuted tensor that follow its new order are not flagged.
+    a transposed or permuted tensor that follow its new order are not flagged. Also a recurrent or
+    Transformer layer (LSTM, GRU, TransformerEncoderLayer, MultiheadAttention, a TransformerEncoder stacking
+    one) built without batch_first, whose output is read as `out[:, -1]` or which is handed data whose
+    first axis the code names as the batch (`B, N, D = x.shape`).
 
     Why is this bad: view and reshape keep the memory order and only relabel the shape, so the
     result has the intended shape but its elements are scrambled across positions or samples.
@@ -102,7 +105,7 @@ class ViewAsTranspose(Rule):
     evidence = "karpathy-recipe/backprop-to-chart-dependencies"
     node_types = (ast.Call,)
     call_names = frozenset(RESHAPES)  # x.view(...), x.reshape(...), torch.reshape(x, ...)
-    requires_text = ('view', 'reshape', 'LSTM', 'GRU', 'RNN')  # skip modules that cannot contain the pattern
+    requires_text = ('view', 'reshape', 'LSTM', 'GRU', 'RNN', 'Transformer', 'MultiheadAttention')  # skip modules that cannot contain the pattern
     BAD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.view(B, C, T)\n"
     GOOD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.transpose(1, 2)\n"
 
@@ -143,8 +146,9 @@ class ViewAsTranspose(Rule):
                 yield Hit(node, STRANDED.format(method=method, size=ast.unparse(stranded)))
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
-        """A recurrent layer built without batch_first whose output a step reads as `out[:, -1]`."""
-        if not any(map(ctx.has_text, ("LSTM", "GRU", "RNN"))):
+        """A recurrent or Transformer layer built without batch_first whose output a step reads as `out[:, -1]`, or
+        which is handed data whose first axis the code names as the batch."""
+        if not any(map(ctx.has_text, ("LSTM", "GRU", "RNN", "Transformer", "MultiheadAttention"))):
             return
         reported = set()
         for where, read, built, reordered in last_step_of_seq_first(ctx):
