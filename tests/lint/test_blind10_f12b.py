@@ -81,3 +81,117 @@ def test_script_under_main_guard_with_eval_is_quiet():
     for source, name in ((SCRIPT_UNDER_MAIN, "gen"), (SCRIPT_HELPER_LOOP, "net"), (SCRIPT_CHECKPOINT_DICT, "model")):
         fixed = source.replace("{switch}", f"    {name}.eval()")
         assert _lines(fixed, "MLD020") == []
+
+
+# MLD020: an evaluation function that leaves the mode to its callers; one caller switches eval() first, the epoch
+# loop calls it right after train() without eval(): eval() goes before that call.
+TRAINER_METHODS = """
+    import torch
+
+
+    class Runner:
+        def __init__(self, net, loader, val_loader):
+            self.net, self.loader, self.val_loader = net, loader, val_loader
+            self.opt = torch.optim.Adam(net.parameters())
+
+        def run_test(self):
+            self.net.eval()
+            return self.test_epoch()
+
+        def fit(self, epochs):
+            for epoch in range(epochs):
+                self.net.train()
+                for x, y in self.loader:
+                    self.opt.zero_grad()
+                    torch.nn.functional.mse_loss(self.net(x), y).backward()
+                    self.opt.step()
+    {switch}
+                score = self.test_epoch()
+                print(epoch, score)
+
+        def test_epoch(self):
+            total = 0.0
+            with torch.no_grad():
+                for x, y in self.val_loader:
+                    total += (self.net(x) - y).abs().mean().item()
+            return total
+"""
+
+FUNCTIONS_WITH_MODEL = """
+    import torch
+
+
+    def validate(model, loader):
+        errors = []
+        for x, y in loader:
+            errors.append((model(x).argmax(1) != y).float().mean())
+        return torch.stack(errors).mean()
+
+
+    def train(network, loader, val_loader, optimizer, epochs):
+        for epoch in range(epochs):
+            network.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                torch.nn.functional.cross_entropy(network(x), y).backward()
+                optimizer.step()
+    {switch}
+            if epoch % 5 == 0:
+                print(validate(network, val_loader))
+
+
+    def test(network, test_loader):
+        network.eval()
+        return validate(network, test_loader)
+"""
+
+HELPER_TRAINS = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, model, data):
+            self.model, self.data = model, data
+            self.optim = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def train_epoch(self):
+            self.model.train()
+            for x, y in self.data.train:
+                self.optim.zero_grad()
+                self.model.loss(x, y).backward()
+                self.optim.step()
+
+        def evaluate_split(self, split):
+            losses = []
+            with torch.no_grad():
+                for x, y in getattr(self.data, split):
+                    losses.append(torch.nn.functional.mse_loss(self.model(x), y).item())
+            return sum(losses) / len(losses)
+
+        def final_test(self):
+            self.model.eval()
+            return self.evaluate_split("test")
+
+        def run(self, epochs):
+            for _ in range(epochs):
+                self.model.train()
+                self.train_epoch()
+    {switch}
+                best = self.evaluate_split("val")
+            return best
+"""
+
+
+def _call_line(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line)
+
+
+def test_evaluation_called_after_train_beside_an_eval_caller_is_reported_at_the_call():
+    cases = ((TRAINER_METHODS, "score = self.test_epoch()", "self.net", "runner.py", 12),
+             (FUNCTIONS_WITH_MODEL, "print(validate(network", "network", "train.py", 8),
+             (HELPER_TRAINS, 'best = self.evaluate_split("val")', "self.model", "trainer.py", 12))
+    for source, call, name, path, indent in cases:
+        buggy = source.replace("    {switch}\n", "")
+        assert _call_line(buggy, call) in _lines(buggy, "MLD020", path), path
+        fixed = source.replace("{switch}", " " * indent + f"{name}.eval()")
+        assert _lines(fixed, "MLD020", path) == [], path

@@ -47,6 +47,7 @@ from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_loading_methods import loaded_before
+from ..helpers.modes_mixed_callers import called_after_train
 from ..helpers.modes_models import (
     SAMPLERS,
     bare_switch,
@@ -206,6 +207,11 @@ class EvaluationWithoutEvalMode(Rule):
             hits.setdefault(call.lineno, Hit(call, f"{key} is evaluated in training mode: {wrapper} deep-copies the "
                                                    f"model with its training mode and never calls eval() on the "
                                                    f"copy; call eval() on it after the copy (or {key}.eval() here)"))
+        for where, key, evaluation in called_after_train(ctx):
+            hits.setdefault(where.lineno, Hit(where, f"{evaluation}() runs {key} in training mode here: {key}.train() "
+                                                    f"comes before this call and no eval() (another call of "
+                                                    f"{evaluation}() follows {key}.eval()); call {key}.eval() "
+                                                    f"first and {key}.train() after"))
         for switch, key in phase_gated_train_switches(ctx):
             hits.setdefault(switch.lineno, Hit(switch, f"{key}.train() runs for every phase, but only the training "
                                                        f"phase updates: the other phase (validation) runs {key} in "
