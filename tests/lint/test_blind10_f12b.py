@@ -195,3 +195,104 @@ def test_evaluation_called_after_train_beside_an_eval_caller_is_reported_at_the_
         assert _call_line(buggy, call) in _lines(buggy, "MLD020", path), path
         fixed = source.replace("{switch}", " " * indent + f"{name}.eval()")
         assert _lines(fixed, "MLD020", path) == [], path
+
+
+# MLD010: several generator updates before the discriminator's; the adversarial one backpropagates through the
+# (not frozen) discriminator, whose optimiser is zeroed only after its own step: its zero_grad goes right after
+# that generator update. Set-up that freezes other modules (requires_grad_(False) on an encoder) changes nothing.
+GAN_FUNCTION = """
+    import torch
+
+
+    def train(gen, critic, encoder, loader, epochs):
+        encoder.requires_grad_(False)
+        opt_g = torch.optim.Adam(gen.parameters())
+        opt_d = torch.optim.Adam(critic.parameters())
+        for _ in range(epochs):
+            for x, y in loader:
+                rec = gen(encoder(x))
+                loss_rec = (rec - y).abs().mean()
+                loss_rec.backward()
+                opt_g.step()
+                opt_g.zero_grad()
+                fake = gen(encoder(x))
+                loss_adv = -critic(fake).mean()
+                loss_adv.backward()
+                opt_g.step()
+                opt_g.zero_grad()
+    {switch}
+                loss_idt = (gen(encoder(y)) - y).abs().mean()
+                loss_idt.backward()
+                opt_g.step()
+                opt_g.zero_grad()
+                loss_d = critic(fake.detach()).mean() - critic(y).mean()
+                loss_d.backward()
+                opt_d.step()
+                opt_d.zero_grad()
+"""
+
+GAN_TRAINER = """
+    import torch
+
+
+    class CycleTrainer:
+        def __init__(self, g_ab, g_ba, disc_a, disc_b):
+            self.g_ab, self.g_ba, self.disc_a, self.disc_b = g_ab, g_ba, disc_a, disc_b
+            self.optimizer_g = torch.optim.Adam(list(g_ab.parameters()) + list(g_ba.parameters()))
+            self.optimizer_disc = torch.optim.Adam(list(disc_a.parameters()) + list(disc_b.parameters()))
+
+        def fit(self, loader, accelerator):
+            for a, b in loader:
+                fake_b, fake_a = self.g_ab(a), self.g_ba(b)
+                gan_loss = self.disc_b(fake_b).mean() + self.disc_a(fake_a).mean()
+                accelerator.backward(gan_loss)
+                self.optimizer_g.step()
+                self.optimizer_g.zero_grad()
+    {switch}
+                cycle = (self.g_ba(fake_b) - a).abs().mean() + (self.g_ab(fake_a) - b).abs().mean()
+                accelerator.backward(cycle)
+                self.optimizer_g.step()
+                self.optimizer_g.zero_grad()
+                d_loss = self.disc_b(fake_b.detach()).mean() + self.disc_a(fake_a.detach()).mean()
+                accelerator.backward(d_loss)
+                self.optimizer_disc.step()
+                self.optimizer_disc.zero_grad()
+"""
+
+GAN_SCRIPT = """
+    import torch
+    from nets import G, D
+
+    netG, netD = G(), D()
+    encoder = torch.hub.load("repo", "encoder")
+    encoder.requires_grad_(False)
+    optG = torch.optim.Adam(netG.parameters())
+    optD = torch.optim.Adam(netD.parameters())
+    for epoch in range(10):
+        for real in torch.load("data.pt"):
+            fake = netG(torch.randn(8, 16))
+            errG = torch.nn.functional.softplus(-netD(fake)).mean()
+            errG.backward()
+            optG.step()
+            optG.zero_grad()
+    {switch}
+            feat = (encoder(fake) - encoder(real)).pow(2).mean()
+            feat.backward()
+            optG.step()
+            optG.zero_grad()
+            errD = torch.nn.functional.softplus(netD(fake.detach())).mean()
+            errD.backward()
+            optD.step()
+            optD.zero_grad()
+"""
+
+
+def test_discriminator_zeroed_after_its_step_is_reported_after_the_adversarial_update():
+    cases = ((GAN_FUNCTION, "loss_adv.backward()", "opt_d", 12, "train.py"),
+             (GAN_TRAINER, "accelerator.backward(gan_loss)", "self.optimizer_disc", 12, "trainer.py"),
+             (GAN_SCRIPT, "errG.backward()", "optD", 8, "gan.py"))
+    for source, backward, optimizer, indent, path in cases:
+        buggy = source.replace("    {switch}\n", "")
+        assert _lines(buggy, "MLD010", path) == [_call_line(buggy, backward) + 2], path
+        fixed = source.replace("{switch}", " " * indent + f"{optimizer}.zero_grad()")
+        assert _lines(fixed, "MLD010", path) == [], path

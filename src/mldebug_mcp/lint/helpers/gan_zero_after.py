@@ -56,9 +56,10 @@ def stale_discriminator_window(function: ast.AST, ctx: ModuleContext) -> tuple[a
             continue  # never zeroed (another finding), or zeroed before its step
         if any(dotted(z.func.value) not in (g_name, d_name) and _before(z, d_backward) for z in zeroes):
             continue  # the discriminator's module (or all) zeroed before its backward
-        if ctx.has_text("requires_grad") and "requires_grad" in ast.unparse(function):
+        if ctx.has_text("requires_grad") and "requires_grad" in ast.unparse(_step_loop(d_step, function, ctx)):
             return None  # the discriminator may be frozen during the generator's update
-        return _opening(d_backward, g_step, function, ctx), d_name
+        return _after_update_through(calls, g_name, d_step, function, ctx) or _opening(
+            d_backward, g_step, function, ctx), d_name
     return None
 
 
@@ -69,6 +70,51 @@ def _backs(call: ast.Call, ctx: ModuleContext) -> bool:
         return True
     helper = local_callee(call, ctx)
     return helper is not None and helper in ctx.backward_scopes
+
+
+def _after_update_through(calls: list[ast.Call], g_name: str, d_step: ast.Call, function: ast.AST,
+                          ctx: ModuleContext) -> ast.AST | None:
+    """When several generator updates (a cycle loss, an adversarial loss, an identity loss) run before the
+    discriminator's, the zero_grad belongs right after the update whose loss is computed through the
+    discriminator: at that update's last `g_opt.zero_grad()` / `g_opt.step()`, when another generator backward
+    follows it."""
+    g_steps = [c for c in calls if _before(c, d_step) and isinstance(c.func, ast.Attribute) and (
+        c.func.attr == "step" and dotted(c.func.value) == g_name)]
+    # the generator's backwards: those before its last step (the discriminator's own loss runs through it too)
+    backwards = [c for c in calls if _backs(c, ctx) and g_steps and _before(c, g_steps[-1])]
+    through = [b for b in backwards if _through_discriminator(b, function, ctx)]
+    if not through or through[-1] is backwards[-1]:
+        return None
+    after, next_backward = through[-1], backwards[backwards.index(through[-1]) + 1]
+    closing = [c for c in calls if _before(after, c) and _before(c, next_backward) and isinstance(
+        c.func, ast.Attribute) and c.func.attr in ("step", "zero_grad") and dotted(c.func.value) == g_name]
+    if not closing:
+        return None
+    return next((a for a in ctx.ancestors(closing[-1]) if isinstance(a, ast.stmt)), closing[-1])
+
+
+def _through_discriminator(backward: ast.Call, function: ast.AST, ctx: ModuleContext) -> bool:
+    """The loss handed to this backward is computed (here or one assignment up) by calling a module named as
+    a discriminator (`loss_gan = net_disc_a(fake_b).mean()`, `errG = criterion(netD(fake), real)`)."""
+    values = [*backward.args, *([backward.func.value] if isinstance(backward.func, ast.Attribute) else [])]
+    names = {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+    sources = [*values, *(a.value for a in ast.walk(function) if isinstance(a, ast.Assign | ast.AugAssign) and any(
+        isinstance(t, ast.Name) and t.id in names for t in (a.targets if isinstance(a, ast.Assign) else [a.target]))
+        and _before(a, backward))]
+    return any(isinstance(c, ast.Call) and words((dotted(c.func) or "").rsplit(".", 1)[-1]) & DISCRIMINATOR_WORDS
+               for v in sources for c in ast.walk(v))
+
+
+def _step_loop(step: ast.Call, function: ast.AST, ctx: ModuleContext) -> ast.AST:
+    """The innermost loop of `function` around the discriminator's step, else the function: a requires_grad_()
+    there may freeze the discriminator for the generator's update; one in the set-up before the loop (a frozen
+    text encoder, a feature extractor) does not."""
+    for ancestor in ctx.ancestors(step):
+        if ancestor is function:
+            break
+        if isinstance(ancestor, ast.For | ast.AsyncFor | ast.While):
+            return ancestor
+    return function
 
 
 def _before(a: ast.AST, b: ast.AST) -> bool:
