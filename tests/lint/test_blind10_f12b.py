@@ -6,7 +6,9 @@ from mldebug_mcp.lint.engine import lint_source
 
 
 def _lines(source: str, code: str, path: str = "predict.py") -> list[int]:
-    return sorted(f.line for f in lint_source(textwrap.dedent(source), path) if f.code == code)
+    findings = lint_source(textwrap.dedent(source), path)
+    assert not any(f.code == "MLD000" for f in findings), "the snippet must parse"
+    return sorted(f.line for f in findings if f.code == code)
 
 
 # MLD020: a prediction script whose whole body sits under `if __name__ == "__main__":` builds the model, loads
@@ -296,3 +298,81 @@ def test_discriminator_zeroed_after_its_step_is_reported_after_the_adversarial_u
         assert _lines(buggy, "MLD010", path) == [_call_line(buggy, backward) + 2], path
         fixed = source.replace("{switch}", " " * indent + f"{optimizer}.zero_grad()")
         assert _lines(fixed, "MLD010", path) == [], path
+
+
+# MLD010: one optimiser stepped twice per iteration (a reconstruction update, then an adversarial one), cleared
+# before only the second: the first applies the gradients the previous adversarial backward left.
+TWICE_SCRIPT = """
+    import torch
+    from nets import G, D
+
+    netG, netD = G(), D()
+    optD = torch.optim.Adam(netD.parameters())
+    optG = torch.optim.Adam(netG.parameters())
+    for x in torch.load("data.pt"):
+        netD.zero_grad()
+        errD = netD(x).mean() - netD(netG(x).detach()).mean()
+        errD.backward()
+        optD.step()
+    {switch}
+        rec = (netG(x) - x).pow(2).mean()
+        rec.backward()
+        optG.step()
+        netG.zero_grad()
+        errG = -netD(netG(x)).mean()
+        errG.backward()
+        optG.step()
+"""
+
+TWICE_FUNCTION = """
+    import torch
+
+
+    def fit(model, critic, loader, opt_model, opt_critic):
+        for batch in loader:
+            opt_critic.zero_grad()
+            critic_loss = critic(batch).mean()
+            critic_loss.backward()
+            opt_critic.step()
+    {switch}
+            vae_loss = model.elbo(batch)
+            vae_loss.backward()
+            opt_model.step()
+            opt_model.zero_grad()
+            adv_loss = -critic(model.sample(batch.size(0))).mean()
+            adv_loss.backward()
+            opt_model.step()
+"""
+
+TWICE_METHOD = """
+    import torch
+
+
+    class Trainer:
+        def __init__(self, encoder, decoder):
+            self.encoder, self.decoder = encoder, decoder
+            self.optimizer = torch.optim.Adam(list(encoder.parameters()) + list(decoder.parameters()))
+
+        def train_epoch(self, loader):
+            for x, y in loader:
+    {switch}
+                recon = (self.decoder(self.encoder(x)) - x).abs().mean()
+                recon.backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+                task = torch.nn.functional.cross_entropy(self.decoder.head(self.encoder(x)), y)
+                task.backward()
+                self.optimizer.step()
+"""
+
+
+def test_optimizer_stepped_twice_and_cleared_once_is_reported_before_the_uncleared_update():
+    cases = ((TWICE_SCRIPT, "rec = ", "optG", 4, "vaegan.py"),
+             (TWICE_FUNCTION, "vae_loss = ", "opt_model", 8, "train.py"),
+             (TWICE_METHOD, "recon = ", "self.optimizer", 12, "trainer.py"))
+    for source, update, optimizer, indent, path in cases:
+        buggy = source.replace("    {switch}\n", "")
+        assert _lines(buggy, "MLD010", path) == [_call_line(buggy, update)], path
+        fixed = source.replace("{switch}", " " * indent + f"{optimizer}.zero_grad()")
+        assert _lines(fixed, "MLD010", path) == [], path
+        assert _lines(fixed, "MLD017", path) == [], path

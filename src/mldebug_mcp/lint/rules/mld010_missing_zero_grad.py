@@ -20,6 +20,7 @@ from ..helpers.optim_closure import unzeroed_closure
 from ..helpers.optim_handed_backward import unzeroed_handed_step
 from ..helpers.optim_step_branch import steps_here, unzeroed_step_side
 from ..helpers.optim_step_helpers import unzeroed_step_helper
+from ..helpers.optim_twice_stepped import stale_second_window
 from ..helpers.optim_steps import (
     call_sites,
     iteration,
@@ -52,7 +53,8 @@ class MissingZeroGrad(Rule):
     top-level code: that GAN step, a side of an `if` that steps without clearing, a zero_grad() under a test
     that never holds. Also a step function that hands its optimiser to a helper which runs the backward (another
     file's `task.train_step(sample, model, criterion, self.optimizer)`, `optimizer.backward(loss)`) and then steps
-    it, where nothing clears it (found at the hand-off). The finding
+    it, where nothing clears it (found at the hand-off). And an optimiser stepped twice in each iteration
+    (a VAE update, then an adversarial one) but cleared before only one of its steps. The finding
     sits where the fix goes: at the step, or before the backward when the step is conditional
     or the backward runs in an inner (accumulation) loop.
 
@@ -109,6 +111,10 @@ class MissingZeroGrad(Rule):
                "discriminator: its gradients are still there and this step applies them; call {name}.zero_grad() "
                "before the discriminator's backward")
 
+    TWICE = ("{name} steps twice in each iteration but is cleared before only one of its steps: the next step "
+             "applies the gradients the backward before the other step left too; call zero_grad() here, before "
+             "this update's backward")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not ctx.has_text("backward"):  # only a step function whose backward runs in another file's helper
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -161,8 +167,11 @@ class MissingZeroGrad(Rule):
                 yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
             elif not it.opaque_zeros and not it.manual:
                 rare = zeroed_only_sometimes(node, it, ctx)
+                twice = stale_second_window(node, ctx) if rare is None else None
                 if rare is not None:
                     yield Hit(rare, self.SOMETIMES)
+                elif twice is not None:
+                    yield Hit(twice[0], self.TWICE.format(name=twice[1]))
                 else:
                     yield from self._never_true(node, ctx)
             return
