@@ -376,3 +376,62 @@ def test_optimizer_stepped_twice_and_cleared_once_is_reported_before_the_unclear
         fixed = source.replace("{switch}", " " * indent + f"{optimizer}.zero_grad()")
         assert _lines(fixed, "MLD010", path) == [], path
         assert _lines(fixed, "MLD017", path) == [], path
+
+
+# MLD020 (quiet): a function never called in this file but handed by name to another object's method (a trainer
+# of another file that switches the mode itself) runs in the mode that method sets.
+CALLBACKS = (
+    """
+    import torch
+    import trainer_lib
+
+    def main(model, loader, mode):
+        runner = trainer_lib.Runner(model, loader)
+        if mode == "eval":
+            def evaluate(net, batch):
+                x, y = batch
+                return (net(x).argmax(1) == y).float().mean()
+            print(runner.eval(evaluate, "model.pt"))
+    """,
+    """
+    import torch
+    from engine import Engine
+
+    def predict_step(model, batch):
+        with torch.no_grad():
+            return model(batch["x"]).softmax(-1)
+
+    engine = Engine(torch.load("net.pt", weights_only=False))
+    engine.run(step_fn=predict_step)
+    """,
+    """
+    import torch
+
+    def score(network, images):
+        return network(images).sigmoid()
+
+    def test(harness, checkpoint):
+        harness.load(checkpoint)
+        return harness.evaluate(score)
+    """,
+)
+
+CALLED_HERE = """
+    import torch
+
+    def evaluate(net, loader):
+        return sum((net(x).argmax(1) == y).float().mean().item() for x, y in loader)
+
+    def main(net, loader, opt):
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(net(x), y).backward()
+            opt.step()
+        print(evaluate(net, loader))
+"""
+
+
+def test_function_handed_to_another_objects_method_is_quiet():
+    for source in CALLBACKS:
+        assert _lines(source, "MLD020", "classify.py") == []
+    assert _lines(CALLED_HERE, "MLD020", "train.py") != []

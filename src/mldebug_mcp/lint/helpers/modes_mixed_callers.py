@@ -76,3 +76,20 @@ def _callers_name(func: ast.AST, call: ast.Call, key: str, caller: ast.AST, ctx:
 def _statement(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
     """The statement that makes the call: eval() goes on the line above it."""
     return next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), call)
+
+
+def handed_to_another_object(func: ast.AST, ctx: ModuleContext) -> bool:
+    """A function of this file never called here but handed by name to a method of an object whose code lies
+    elsewhere (`trainer.eval(evaluate, model_file)`, `runner.run(predict_step)`): it runs in the mode that
+    method sets, which this file cannot see."""
+    if not isinstance(func, FUNCS) or ctx.enclosing_class(func) is not None:
+        return False
+    by_name = calls_by_ident(ctx)
+    if any(isinstance(c.func, ast.Name) and c.func.id == func.name for c in by_name.get(func.name, ())):
+        return False  # called here: its callers' modes are read
+    for calls in by_name.values():
+        for call in calls:
+            if isinstance(call.func, ast.Attribute) and any(
+                    isinstance(a, ast.Name) and a.id == func.name for a in (*call.args, *(k.value for k in call.keywords))):
+                return True
+    return False

@@ -47,7 +47,7 @@ from ..helpers.modes_indirect import running_scopes, runs_model
 from ..helpers.modes_library import scores_callers_model
 from ..helpers.modes_loaded import loaded_and_run_in_train_mode
 from ..helpers.modes_loading_methods import loaded_before
-from ..helpers.modes_mixed_callers import called_after_train
+from ..helpers.modes_mixed_callers import called_after_train, handed_to_another_object
 from ..helpers.modes_models import (
     SAMPLERS,
     bare_switch,
@@ -172,7 +172,8 @@ class EvaluationWithoutEvalMode(Rule):
         # scopes run none
         running = running_scopes(ctx)
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
-            if scope in running and not framework_managed(scope, ctx) and not run_by_trainers(scope, ctx):
+            if scope in running and not framework_managed(scope, ctx) and not run_by_trainers(
+                    scope, ctx) and not handed_to_another_object(scope, ctx):
                 for hit in _scope_hits(scope, ctx):
                     hits.setdefault(hit.node.lineno, hit)
         loaded = list(_loaded_for_evaluation(ctx))
