@@ -435,3 +435,79 @@ def test_function_handed_to_another_objects_method_is_quiet():
     for source in CALLBACKS:
         assert _lines(source, "MLD020", "classify.py") == []
     assert _lines(CALLED_HERE, "MLD020", "train.py") != []
+
+
+# MLD032: an epoch function that returns a list of `loss.item()` values keeps no graph in the caller's history;
+# the same list of live losses does.
+EPOCH_LISTS = (
+    """
+    import torch.nn.functional as F
+
+    def train(model, loader, optimizer):
+        losses, scores = [], []
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            losses.append({kept})
+            scores.append((model(x).argmax(1) == y).float().mean().item())
+            loss.backward()
+            optimizer.step()
+        return losses, scores
+
+    def main(model, loader, optimizer, epochs):
+        history = []
+        for epoch in range(epochs):
+            train_losses, train_scores = train(model, loader, optimizer)
+            history.append(train_losses)
+        return history
+    """,
+    """
+    import torch
+
+    class Runner:
+        def epoch(self, loader):
+            batch_losses = []
+            for x, y in loader:
+                self.opt.zero_grad()
+                loss = torch.nn.functional.mse_loss(self.net(x), y)
+                loss.backward()
+                self.opt.step()
+                batch_losses.append({kept})
+            return batch_losses
+
+        def fit(self, loader, epochs):
+            curve = []
+            for _ in range(epochs):
+                epoch_losses = self.epoch(loader)
+                curve.append(epoch_losses)
+            return curve
+    """,
+    """
+    import torch
+
+    def run_epoch(net, batches, opt):
+        per_batch = []
+        for x, y in batches:
+            opt.zero_grad()
+            loss = (net(x) - y).pow(2).mean()
+            loss.backward()
+            opt.step()
+            per_batch.append({kept})
+        return per_batch
+
+    if __name__ == "__main__":
+        net, opt, batches = torch.load("setup.pt", weights_only=False)
+        log = []
+        for epoch in range(10):
+            epoch_loss = run_epoch(net, batches, opt)
+            log += [epoch_loss]
+    """,
+)
+
+
+def test_returned_list_of_item_values_keeps_no_graph():
+    for source in EPOCH_LISTS:
+        assert _lines(source.replace("{kept}", "loss.item()"), "MLD032", "train.py") == []
+        assert _lines(source.replace("{kept}", "float(loss)"), "MLD032", "train.py") == []
+        live = source.replace("{kept}", "loss")
+        assert _call_line(live, "append(loss)") in _lines(live, "MLD032", "train.py")

@@ -5,7 +5,8 @@ function that sums `loss.item()` and returns `total / count` (or a meter's `loss
 `loss.item()`) returns a number, and keeping it keeps no graph. The returned value is read through what
 the helper's names are: tuple-unpacked constants (`total, n = 0.0, 0`), `+=` of numbers, a running
 average's attribute whose every update was given a number, a number divided by a count, and the
-returns of the helpers it calls in turn (`loss, n_correct, n_word = cal_performance(...)`).
+returns of the helpers it calls in turn (`loss, n_correct, n_word = cal_performance(...)`), and a list
+started empty whose every append gets a number (`losses.append(loss.item())`).
 """
 
 from __future__ import annotations
@@ -111,10 +112,25 @@ def _name_is_number(name: ast.Name, ctx, depth: int) -> bool:
         if not _call_returns_number(value, position, ctx, depth):
             return False
         value = None
+    if isinstance(value, ast.List) and not value.elts:
+        return _list_of_numbers(name, ctx, depth)  # `losses = []`, then `losses.append(loss.item())`
     if value is not None and not number_valued(value, ctx, depth - 1):
         return False
     more = module_index(ctx)["augmented"].get((ctx.scope_of(name), name.id), ())
     return all(number_valued(a.value, ctx, depth - 1) for a in more)
+
+
+def _list_of_numbers(name: ast.Name, ctx, depth: int) -> bool:
+    """A list started empty whose every `append(...)` in the function gets a number (`losses.append(loss.item())`)
+    and that nothing else fills (`extend`, `insert`, an item assigned)."""
+    scope = ctx.scope_of(name)
+    fills = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+             and isinstance(c.func.value, ast.Name) and c.func.value.id == name.id
+             and c.func.attr in ("append", "extend", "insert", "__setitem__")]
+    stores = [t for t in ctx.in_scope(scope, (ast.Subscript,)) if isinstance(t.ctx, ast.Store)
+              and isinstance(t.value, ast.Name) and t.value.id == name.id]
+    return bool(fills) and not stores and all(
+        c.func.attr == "append" and len(c.args) == 1 and number_valued(c.args[0], ctx, depth - 1) for c in fills)
 
 
 def _meter_of_numbers(meter: ast.Name, ctx, depth: int) -> bool:
