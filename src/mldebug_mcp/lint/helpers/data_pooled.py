@@ -49,8 +49,9 @@ def _pools_train_and_held_out(call: ast.Call) -> bool:
         return False
     if not _along_rows(call, call.args[1:]):
         return False  # side by side (features of one row), not more rows
-    parts = {part_named(_root(part)) for part in call.args[0].elts}
-    return {"train", "held out"} <= parts
+    parts = [part_named(_root(part)) for part in call.args[0].elts]
+    # a held-out part pooled with one that is not (named so, or not named at all: `[self.rows, self.X_val]`)
+    return "held out" in parts and any(p != "held out" for p in parts)
 
 
 def _root(expr: ast.expr) -> str:
@@ -66,14 +67,23 @@ def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
     (through a method chain: `pd.concat([...]).reset_index(drop=True)`, `torch.cat([...]).numpy()`)."""
     pooled = _chained(pooled, ctx)
     parent = ctx.parent(pooled)
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        name = parent.targets[0].id
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and _kept_in(parent.targets[0]):
+        name = _kept_in(parent.targets[0])
         scope = ctx.scope_of(pooled)
         return [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > pooled.lineno
-                and any(isinstance(d, ast.Name) and d.id == name for d in _data_of(c, ctx))]
+                and any(_kept_in(d) == name for d in _data_of(c, ctx))]
     if isinstance(parent, ast.Call) and any(d is pooled for d in _data_of(parent, ctx)):
         return [parent]
     return []
+
+
+def _kept_in(target: ast.expr) -> str | None:
+    """The name a value is kept in: `pooled`, or `self.pooled` (an attribute of the instance)."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return "self." + target.attr
+    return None
 
 
 def _chained(expr: ast.expr, ctx) -> ast.expr:
