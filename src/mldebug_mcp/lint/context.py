@@ -10,7 +10,6 @@ by type so rules are dispatched without walking again.
 from __future__ import annotations
 
 import ast
-import builtins
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from keyword import iskeyword
@@ -226,25 +225,21 @@ class ModuleContext:
         return None
 
     def _star_imported(self, name: str) -> str | None:
-        """A name this module never binds, when its only star import can give it: `from model import *` makes
-        `Discriminator()` model.Discriminator, and the torch modules research code re-exports that way (`nn`,
-        `F`, `optim`) their usual torch names, whatever the number of star imports. Another name: None with
-        several star imports (which one gives it is unknown), for a builtin, or when the module binds it."""
-        def facts() -> tuple[str | None, frozenset[str]]:
-            modules = {n.module for n in self.by_type.get(ast.ImportFrom, ())
-                       if n.module and any(a.name == "*" for a in n.names)}
-            bound = {n.id for n in self.by_type.get(ast.Name, ()) if not isinstance(n.ctx, ast.Load)}
-            bound |= {a.arg for a in self.by_type.get(ast.arg, ())}
-            bound |= {d.name for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-                      for d in self.by_type.get(kind, ())}
-            bound |= {h.name for h in self.by_type.get(ast.ExceptHandler, ()) if h.name}
-            bound |= {n for kind in (ast.Global, ast.Nonlocal) for g in self.by_type.get(kind, ()) for n in g.names}
-            return (modules.pop() if len(modules) == 1 else None), frozenset(bound)
-
-        module, bound = self.memo(("star-import",), facts)
-        if name in bound or name in _BUILTINS:
+        """The torch modules research code reaches through `from model import *` (`nn`, `F`, `optim`, `torch`
+        imported in the other file) as their usual torch names, when this module never binds the name. Other
+        names stay unknown: rules read an unresolved bare call as a project function, and a star-imported one is."""
+        if name not in _REEXPORTED:
             return None
-        return _REEXPORTED.get(name, f"{module}.{name}" if module is not None else None)
+
+        def bound() -> frozenset[str]:
+            names = {n.id for n in self.by_type.get(ast.Name, ()) if not isinstance(n.ctx, ast.Load)}
+            names |= {a.arg for a in self.by_type.get(ast.arg, ())}
+            names |= {d.name for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                      for d in self.by_type.get(kind, ())}
+            names |= {n for kind in (ast.Global, ast.Nonlocal) for g in self.by_type.get(kind, ()) for n in g.names}
+            return frozenset(names)
+
+        return None if name in self.memo(("star-import-bound",), bound) else _REEXPORTED[name]
 
     def call_name(self, call: ast.AST) -> str | None:
         if not isinstance(call, ast.Call):
@@ -398,7 +393,6 @@ def _is_class_name(qualname: str) -> bool:
     return qualname.rsplit(".", 1)[-1][:1].isupper()
 
 
-_BUILTINS = frozenset(dir(builtins))
 # torch modules research code imports in one file and reaches through `from that_file import *`
 _REEXPORTED = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "optim": "torch.optim"}
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
