@@ -1,6 +1,7 @@
 """The tests every batch of new triage causes gets: each has a real case, a textbook description of it puts
-it in triage's top three, and a description of a different failure keeps it out of the top five (or in its noise tail, kept_out). A test
-module defines its TEXTBOOK and DECOY tables and binds the three tests this returns to module-level names."""
+it in triage's top three, and a description of a different failure keeps it out of the top five (or in its
+noise tail: kept_out). A test module defines its TEXTBOOK and DECOY tables and binds the three tests this
+returns to module-level names."""
 
 from __future__ import annotations
 
