@@ -49,7 +49,7 @@ def _train_callers(func: ast.AST, key: str, calls: list[ast.Call], ctx: ModuleCo
         if before and before[-1].mode in (EVAL, SET):
             evaluated = True
         elif before and before[-1].mode == TRAIN and before[-1].key is not None:
-            training.append((_statement(call, caller, ctx), name))
+            training.append((_statement(call, ctx), name))
     if evaluated:
         for stmt, name in training:
             yield stmt, name, func.name
@@ -73,7 +73,7 @@ def _callers_name(func: ast.AST, call: ast.Call, key: str, caller: ast.AST, ctx:
     return passed + ("." + rest if rest else "") if passed else None
 
 
-def _statement(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> ast.AST:
+def _statement(call: ast.Call, ctx: ModuleContext) -> ast.AST:
     """The statement that makes the call: eval() goes on the line above it."""
     return next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), call)
 
