@@ -30,14 +30,13 @@ def stale_second_window(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, st
     zeros = [c for c in calls if is_zero_grad(c)]
     if not zeros:
         return None  # never cleared in the loop: another finding
-    by_name: dict[str, list[ast.Call]] = {}
+    by_name: dict[str, tuple[ast.AST, list[ast.Call]]] = {}
     for step in steps:
         optimizer = stepped_optimizer(step)
         name = dotted(optimizer) if optimizer is not None else None
         if name:
-            by_name.setdefault(name, []).append(step)
-    for name, own in by_name.items():
-        optimizer = stepped_optimizer(own[0])
+            by_name.setdefault(name, (optimizer, []))[1].append(step)
+    for name, (optimizer, own) in by_name.items():
         if len(own) < 2 or not any(cleared([z], optimizer, ctx) for z in zeros):
             continue  # one step, or never cleared here (another finding)
         for index, step in enumerate(own):
