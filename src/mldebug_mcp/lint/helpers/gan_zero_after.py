@@ -80,8 +80,10 @@ def _after_update_through(calls: list[ast.Call], g_name: str, d_step: ast.Call, 
     follows it."""
     g_steps = [c for c in calls if _before(c, d_step) and isinstance(c.func, ast.Attribute) and (
         c.func.attr == "step" and dotted(c.func.value) == g_name)]
+    if not g_steps:
+        return None
     # the generator's backwards: those before its last step (the discriminator's own loss runs through it too)
-    backwards = [c for c in calls if _backs(c, ctx) and g_steps and _before(c, g_steps[-1])]
+    backwards = [c for c in calls if _backs(c, ctx) and _before(c, g_steps[-1])]
     through = [b for b in backwards if _through_discriminator(b, function, ctx)]
     if not through or through[-1] is backwards[-1]:
         return None
