@@ -67,8 +67,7 @@ def _statistic_users(pooled: ast.Call, ctx) -> list[ast.Call]:
     (through a method chain: `pd.concat([...]).reset_index(drop=True)`, `torch.cat([...]).numpy()`)."""
     pooled = _chained(pooled, ctx)
     parent = ctx.parent(pooled)
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and _kept_in(parent.targets[0]):
-        name = _kept_in(parent.targets[0])
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and (name := _kept_in(parent.targets[0])):
         scope = ctx.scope_of(pooled)
         return [c for c in ctx.in_scope(scope, (ast.Call,)) if c.lineno > pooled.lineno
                 and any(_kept_in(d) == name for d in _data_of(c, ctx))]
@@ -91,9 +90,7 @@ def _chained(expr: ast.expr, ctx) -> ast.expr:
     while True:
         parent = ctx.parent(expr)
         if isinstance(parent, ast.Attribute) and parent.value is expr and parent.attr not in STATISTICS \
-                and parent.attr not in {"fit", "fit_transform"}:
-            expr = parent
-        elif isinstance(parent, ast.Call) and parent.func is expr:
+                and parent.attr not in {"fit", "fit_transform"} or isinstance(parent, ast.Call) and parent.func is expr:
             expr = parent
         else:
             return expr
