@@ -23,6 +23,8 @@ BATCH_FIRST_POSITION = {**dict.fromkeys(RECURRENT, 4), "torch.nn.TransformerEnco
                         "torch.nn.Transformer": 10}
 # a stack takes its layout from the layer it is handed (its first argument)
 STACKS = {"torch.nn.TransformerEncoder": "encoder_layer", "torch.nn.TransformerDecoder": "decoder_layer"}
+# the layers that return (output, state) or (output, weights) rather than the output itself
+RETURNS_TUPLE = RECURRENT | {"torch.nn.MultiheadAttention"}
 REORDERS = {"transpose", "permute", "movedim", "swapaxes", "swapdims", "t"}
 BATCH_NAMES = {"b", "bs", "bsz", "nb", "n_batch"}  # or any name with "batch" in it
 
@@ -88,8 +90,8 @@ def _output_of(assign: ast.Assign, layers: dict[str, ast.Call], ctx) -> tuple[as
             and value.slice.value == 0:
         name, value = target.id, value.value
     elif isinstance(target, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-            and value.func.attr in layers and ctx.call_name(layers[value.func.attr]) not in RECURRENT \
-            and ctx.call_name(layers[value.func.attr]) != "torch.nn.MultiheadAttention":
+            and value.func.attr in layers \
+            and ctx.call_name(layers[value.func.attr]) not in RETURNS_TUPLE:
         name = target.id  # a Transformer layer returns the tensor itself: `out = self.encoder(x)`
     else:
         return None, ""
