@@ -40,6 +40,8 @@ from ..rule import Hit, Rule
 RESHAPES = {"view", "reshape"}
 # any of these earlier in the same expression means the axes were already reordered
 REORDERS = {"transpose", "permute", "movedim", "moveaxis", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H"}
+# names of the layers with a batch_first convention (recurrent and Transformer ones), looked for by finish()
+LAYER_TEXTS = ("LSTM", "GRU", "RNN", "Transformer", "MultiheadAttention")
 SPLIT_HEADS = (".{method}() merges the batch axis with a factor of the last axis (the heads) without moving "
                "the axes between: each 'head' then holds a run of positions with every head's features, not "
                "one head's features at every position")
@@ -105,7 +107,7 @@ class ViewAsTranspose(Rule):
     evidence = "karpathy-recipe/backprop-to-chart-dependencies"
     node_types = (ast.Call,)
     call_names = frozenset(RESHAPES)  # x.view(...), x.reshape(...), torch.reshape(x, ...)
-    requires_text = ('view', 'reshape', 'LSTM', 'GRU', 'RNN', 'Transformer', 'MultiheadAttention')  # skip modules that cannot contain the pattern
+    requires_text = ("view", "reshape", *LAYER_TEXTS)  # skip modules that cannot contain the pattern
     BAD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.view(B, C, T)\n"
     GOOD = "def to_channels_first(x):\n    B, T, C = x.shape\n    return x.transpose(1, 2)\n"
 
@@ -148,7 +150,7 @@ class ViewAsTranspose(Rule):
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         """A recurrent or Transformer layer built without batch_first whose output a step reads as `out[:, -1]`, or
         which is handed data whose first axis the code names as the batch."""
-        if not any(map(ctx.has_text, ("LSTM", "GRU", "RNN", "Transformer", "MultiheadAttention"))):
+        if not any(map(ctx.has_text, LAYER_TEXTS)):
             return
         reported = set()
         for where, read, built, reordered in last_step_of_seq_first(ctx):
