@@ -87,9 +87,10 @@ def handed_to_another_object(func: ast.AST, ctx: ModuleContext) -> bool:
     by_name = calls_by_ident(ctx)
     if any(isinstance(c.func, ast.Name) and c.func.id == func.name for c in by_name.get(func.name, ())):
         return False  # called here: its callers' modes are read
-    for calls in by_name.values():
-        for call in calls:
-            if isinstance(call.func, ast.Attribute) and any(
-                    isinstance(a, ast.Name) and a.id == func.name for a in (*call.args, *(k.value for k in call.keywords))):
-                return True
-    return False
+    return func.name in ctx.memo(("modes-handed-to-methods",), lambda: _handed_to_methods(by_name))
+
+
+def _handed_to_methods(by_name: dict[str, list[ast.Call]]) -> frozenset[str]:
+    """The bare names handed as arguments to a method call (`trainer.eval(evaluate, ...)`), once per module."""
+    return frozenset(a.id for calls in by_name.values() for call in calls if isinstance(call.func, ast.Attribute)
+                     for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name))
