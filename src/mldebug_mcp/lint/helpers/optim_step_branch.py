@@ -15,7 +15,13 @@ import ast
 
 from ..context import ModuleContext
 from .loops import LOOPS, is_zero_grad, sets_grad_to_none
-from .optim_steps import FUNCTIONS, enclosing_iterations, expanded_calls, iteration
+from .optim_steps import (
+    FUNCTIONS,
+    _says_it_clears,
+    enclosing_iterations,
+    expanded_calls,
+    iteration,
+)
 from .optim_values import optimizer_step
 from .optim_zeroing import cleared, keys, stepped_optimizer
 
@@ -73,12 +79,6 @@ def _shared_optimizer(side: list[ast.Call], other: list[ast.Call], ctx: ModuleCo
         if optimizer is not None and keys(optimizer, ctx) & other_names:
             return optimizer
     return None
-
-
-def _says_it_clears(call: ast.Call) -> bool:
-    func = call.func
-    name = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lower()
-    return "grad" in name and any(word in name for word in ("zero", "reset", "clear"))
 
 
 def _cleared_elsewhere(block: ast.AST, branch_if: ast.If, zeros: list[ast.Call], step: ast.Call,
