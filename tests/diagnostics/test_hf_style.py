@@ -127,7 +127,7 @@ def test_a_forward_that_raises_is_reported_once_with_user_frames_only():
     assert not any("/torch/" in f or "site-packages" in f or "mldebug_mcp" in f for f in frames), frames
     skipped = [c for c in report["checks"] if c["status"] == "skipped"]
     assert len(skipped) == len(CHECK_IDS) - 2
-    assert all("not run: the forward pass or loss raised" in c["summary"] for c in skipped)
+    assert all("not run: the forward pass, the loss or the train step raised" in c["summary"] for c in skipped)
 
 
 def test_a_loss_that_raises_is_reported_once_after_batch_sanity_names_the_cause():

@@ -29,6 +29,7 @@ from . import (
     train_eval_modes,
     update_ratio,
 )
+from .device import DEVICE_ASSERT_HELP, is_device_assert, synchronize
 from .preflight import forward_failure, skipped_after
 from .result import ERROR, FAIL, CheckResult, check_frames, user_traceback, worst
 from .session import Session
@@ -62,9 +63,17 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
         # first other check carries a forward that raises, once, rather than each check its own copy.
         carrier = next((m for m in selected if m is not batch_sanity), None)
         failure = forward_failure(session, (carrier or batch_sanity).CHECK) if selected else None
+        # the check in which a device-side assert left the CUDA context unusable (the preflight's included)
+        dead = failure.id if failure is not None and is_device_assert(failure.summary) else None
         for index, module in enumerate(selected):
             if progress is not None:
                 progress(index, len(selected), module.CHECK.id)
+            if dead is not None:
+                carries = failure is not None and module is (carrier or batch_sanity)
+                results.append(failure if carries else module.CHECK.skip(
+                    f"not run: the device-side assert in {dead} left this process's GPU context unusable (see "
+                    f"{dead}); rerun with --device cpu"))
+                continue
             if module is batch_sanity:
                 result = _run_one(module, session)
                 # batch_sanity alone carries the failing forward, unless the batch already explains it
@@ -73,6 +82,8 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
                 results.append(_run_one(module, session))
             else:
                 results.append(failure if module is carrier else skipped_after(module.CHECK, failure.id))
+            if results[-1].status == ERROR and is_device_assert(results[-1].summary):
+                dead = results[-1].id
     finally:
         session.restore()
     _charge_shared_runs(results, session)
@@ -107,12 +118,14 @@ def _run_one(module: Any, session: Session) -> CheckResult:
     before = session.run_seconds.get("real", 0.0)
     try:
         result = module.run(session)
+        synchronize(session.device)  # an asynchronous device-side assert is this check's, not the next one's
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # the check broke: say so, never as a verdict on the model
         error = {**user_traceback(exc, _OWN_DIR), "check_frames": check_frames(exc, _OWN_DIR)}
+        told = DEVICE_ASSERT_HELP if is_device_assert(error["message"]) else error["message"]
         result = module.CHECK.result(
-            ERROR, f"the check itself raised {error['type']}: {error['message']}", error=error,
+            ERROR, f"the check itself raised {error['type']}: {told}", error=error,
             meaning="This check could not reach a verdict: the exception says nothing about whether the model is "
                     "healthy. The other checks' verdicts stand.",
             next_test="Read the frames: in your code, the check's conditions (its description) trip it; in the "

@@ -218,8 +218,8 @@ def _shift_problems(s: Session, inputs: Any, targets: Any) -> list[tuple[str, st
     d = c.in_seq_dim if c.in_seq_dim is not None and c.in_seq_dim < tokens.ndim else 1
     length = tokens.shape[d]
     nxt = torch.cat([tokens.narrow(d, 1, length - 1), tokens.narrow(d, length - 1, 1)], dim=d)
-    copy_loss = c.best_loss(s.spec.loss_fn, tokens, targets)
-    next_loss = c.best_loss(s.spec.loss_fn, nxt, targets)
+    copy_loss = c.best_loss(s.loss_fn, tokens, targets)
+    next_loss = c.best_loss(s.loss_fn, nxt, targets)
     if math.isfinite(copy_loss) and copy_loss - c.floor < 0.1 * math.log(k) and not next_loss < copy_loss:
         return [(FAIL, "the loss rewards predicting the current input token: LM targets are not shifted by one "
                        f"(loss {copy_loss:.3g} for copying the input, {next_loss:.3g} for predicting the next token)")]

@@ -94,7 +94,7 @@ def _read(s: Any) -> Contract:
 
     spec = s.spec
     name, kind, ignore, smoothing = loss_facts(None if s.model_loss else spec.loss_fn)
-    facts = dict(loss_name=name, loss_kind=kind, label_smoothing=smoothing, class_weight=_class_weight(spec.loss_fn),
+    facts = dict(loss_name=name, loss_kind=kind, label_smoothing=smoothing, class_weight=_class_weight(s.loss_fn),
                  ignore_index=spec.ignore_index if ignore is None else ignore)
     try:
         model = s.fresh_model(train=False)
@@ -189,7 +189,7 @@ def _probe_class_axis(s: Any, base: Contract, axes: list[int]) -> int | None:
     scores = {}
     for axis in axes:
         probe = Contract(output_shape=base.output_shape, classes=base.classes, class_dim=axis)
-        scores[axis] = probe_loss(s.spec.loss_fn, probe.confident(targets), targets)
+        scores[axis] = probe_loss(s.loss_fn, probe.confident(targets), targets)
     finite = {a: v for a, v in scores.items() if math.isfinite(v)}
     return min(finite, key=finite.get) if finite else None
 
@@ -224,7 +224,7 @@ def _floor(s: Any, c: Contract, logits: Any) -> tuple[float, str]:
     if s.model_loss or not isinstance(targets, torch.Tensor) or not logits.is_floating_point():
         return 0.0, "not established (no loss_fn to probe); 0 assumed"
     if s.spec.task in CLASS_TASKS and c.class_targets_fit(targets):
-        best = c.best_loss(s.spec.loss_fn, targets, targets)
+        best = c.best_loss(s.loss_fn, targets, targets)
         if math.isfinite(best):
             return max(0.0, best), "the loss of confident predictions of the true labels"
         return 0.0, "not established (the loss does not take bare logits); 0 assumed"
@@ -235,7 +235,7 @@ def _floor(s: Any, c: Contract, logits: Any) -> tuple[float, str]:
         if s.spec.task == "binary":
             candidates.append(torch.logit(perfect.clamp(1e-4, 1 - 1e-4)))
     how = "the loss of predictions equal to the targets"
-    values = [probe_loss(s.spec.loss_fn, fake.to(logits.device), targets) for fake in candidates]
+    values = [probe_loss(s.loss_fn, fake.to(logits.device), targets) for fake in candidates]
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
         return 0.0, "not established (the loss does not take bare logits); 0 assumed"

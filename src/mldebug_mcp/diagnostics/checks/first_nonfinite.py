@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from .base import FAIL, PASS, Check, rounded
+from .device import NonFiniteOutput
 from .one_batch import RUN_KEY, real_curve
 from .session import Session
 from .tensors import call_model, tensors_in
@@ -14,6 +15,8 @@ from .tensors import call_model, tensors_in
 CHECK = Check("first_nonfinite", "First non-finite value", (
     "bekman/detect-nan-inf-per-module", "bekman/look-at-previous-frames"))
 
+# every submodule's output was finite: the NaN comes from the model's own forward code
+ROOT_BORN = "the model's output is NaN/Inf while every submodule's output is finite: born in its own forward code"
 FRAMES = 21  # frames kept before the first non-finite one, as in Bekman's DebugUnderflowOverflow
 
 
@@ -25,7 +28,8 @@ class Tracer:
         self.hit: dict[str, Any] | None = None
         self.before: list[dict[str, Any]] = []
         self.step = 0
-        self.handles = [m.register_forward_hook(self._hook(name or "(model)", type(m).__name__))
+        # before any other hook: the session's NaN guard (off the CPU) raises in its own
+        self.handles = [m.register_forward_hook(self._hook(name or "(model)", type(m).__name__), prepend=True)
                         for name, m in model.named_modules()]
 
     def _hook(self, name: str, kind: str) -> Any:
@@ -78,7 +82,10 @@ def run(s: Session) -> Any:
 
 
 def _one_step(s: Session, model: Any, tracer: Tracer) -> str | None:
-    output = call_model(model, s.batch[0])
+    try:
+        output = call_model(model, s.batch[0])
+    except NonFiniteOutput:  # off the CPU the session stops a NaN output before the loss
+        return _describe(tracer.hit) if tracer.hit is not None else ROOT_BORN
     if tracer.hit is not None:
         return _describe(tracer.hit)
     loss = s.output_loss(output, s.batch[1])
@@ -102,7 +109,12 @@ def _replay(s: Session, tracer: Tracer, steps: int) -> str:
     try:
         for step in range(steps):
             replay.step = step
-            value = s.step(model, s.batch, optimizer)
+            try:
+                value = s.step(model, s.batch, optimizer)
+            except NonFiniteOutput:  # off the CPU: the model's output turned NaN, stopped before the loss
+                if replay.hit is None:
+                    return f"at training step {step}: {ROOT_BORN}"
+                break
             if replay.hit is not None or not math.isfinite(value):
                 break
     finally:

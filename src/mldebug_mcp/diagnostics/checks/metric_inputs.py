@@ -141,7 +141,7 @@ def _confirmed(s: Any, p: Probes) -> Probes | str:
                     p.how, p.constant_how)
     if s.model_loss or probes.shuffled is None:
         return probes
-    best, other = (probe_loss(s.spec.loss_fn, t, p.targets) for t in (probes.perfect, probes.shuffled))
+    best, other = (probe_loss(s.loss_fn, t, p.targets) for t in (probes.perfect, probes.shuffled))
     if math.isfinite(best) and math.isfinite(other) and not best < other:
         return (f"the loss scores the constructed perfect predictions ({best:.4g}) no better than shuffled ones "
                 f"({other:.4g}): the outputs are not laid out as assumed ({probes.how}), so none is used")

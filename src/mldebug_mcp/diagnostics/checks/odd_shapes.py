@@ -107,7 +107,7 @@ def _loss_aligns(s: Session, logits: Any, targets: Any) -> bool:
     perfect = targets.reshape(logits.shape).to(logits.dtype)
     if s.spec.task == "binary" and contract_of(s).loss_kind != "bce":
         perfect = torch.logit(perfect.clamp(1e-4, 1 - 1e-4))
-    given, best = probe_loss(s.spec.loss_fn, logits, targets), probe_loss(s.spec.loss_fn, perfect, targets)
+    given, best = probe_loss(s.loss_fn, logits, targets), probe_loss(s.loss_fn, perfect, targets)
     return math.isfinite(best) and math.isfinite(given) and best <= ALIGNED * abs(given)
 
 

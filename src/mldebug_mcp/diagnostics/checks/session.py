@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from .batch_format import as_given, split_batch
+from .device import loss_on, refuse_nonfinite
 from .model_loss import computes_own_loss, loss_in
 from .result import user_traceback
 from .spec import DebugSpec
@@ -39,6 +40,13 @@ class Session:
         # Checks see (inputs, targets); a dict batch (Hugging Face) is handed back as a dict to train_step.
         self.dict_batch = isinstance(spec.batch, dict)
         self.model_loss = computes_own_loss(spec.loss_fn)
+        self.loss_fn = loss_on(spec.loss_fn, self.device)  # a loss module's class weights follow the model
+        # the spec's tensors were made elsewhere: a train_step may make more there (see preflight)
+        self.moved = str(self.device) != _model_device(spec.model)
+        # Off the CPU, a loss fed NaN can fire a device-side assert (binary_cross_entropy does), which leaves
+        # the CUDA context unusable for every later check; CPU raises a readable error instead. There, the
+        # model copies refuse a NaN output before any loss sees it (a diverged run then ends as on CPU).
+        self.guard_nonfinite = self.device.type != "cpu"
         self.batch = to_device(split_batch(spec.batch), self.device)
         self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
@@ -58,6 +66,8 @@ class Session:
         model.load_state_dict(self._pristine)
         model.to(self.device)
         model.train(train)
+        if self.guard_nonfinite and model is not self.spec.model:
+            model.register_forward_hook(refuse_nonfinite)
         return model
 
     def restore(self) -> None:
@@ -75,7 +85,7 @@ class Session:
 
     def output_loss(self, output: Any, targets: Any) -> Any:
         """The loss of a model output: the model's own (`.loss`) or loss_fn(output, targets)."""
-        return loss_in(output) if self.model_loss else self.spec.loss_fn(output, targets)
+        return loss_in(output) if self.model_loss else self.loss_fn(output, targets)
 
     def user_step(self, model: Any, batch: tuple, optimizer: Any) -> Any:
         """The user's train_step, given the batch in the layout the spec used."""
