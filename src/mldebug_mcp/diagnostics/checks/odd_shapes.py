@@ -121,27 +121,38 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 
 
 def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -> list[tuple[str, str]]:
-    whole = float(s.loss(model, sub))
+    batch_loss = s.loss(model, sub)
+    whole = float(batch_loss)
     parts = [float(s.loss(model, (take(sub[0], slice(j, j + 1)), take(sub[1], slice(j, j + 1))))) for j in range(p)]
     mean = sum(parts) / p
     gap = abs(whole - mean) / max(abs(mean), 1e-12)
-    measured.update(batch_loss=rounded(whole), mean_sample_loss=rounded(mean), relative_gap=rounded(gap))
-    if gap <= TOLERANCE:
+    # a bfloat16 or float16 loss rounds at its own precision (bf16: 2**-7 relative), far above float32's
+    tolerance = max(TOLERANCE, 2 * _epsilon(batch_loss))
+    measured.update(batch_loss=rounded(whole), mean_sample_loss=rounded(mean), relative_gap=rounded(gap),
+                    tolerance=rounded(tolerance))
+    if gap <= tolerance:
         return []
     # A loss averaged over counted elements (tokens, pixels; the ignore_index left out) weighs each
     # sample by how many of its targets count: that mean, not the per-sample one, is the contract.
     weights = _counted_targets(s, sub[1], p)
     if weights is not None and sum(weights) > 0:
         weighted = sum(w * v for w, v in zip(weights, parts)) / sum(weights)
-        if abs(whole - weighted) <= TOLERANCE * max(abs(weighted), 1e-12):
+        if abs(whole - weighted) <= tolerance * max(abs(weighted), 1e-12):
             measured.update(weighted_mean_sample_loss=rounded(weighted), weighted_by="counted target elements")
             return []
-    if abs(whole - sum(parts)) <= TOLERANCE * max(abs(whole), 1e-12):
+    if abs(whole - sum(parts)) <= tolerance * max(abs(whole), 1e-12):
         return [(WARN, f"the batch loss is the sum of per-sample losses ({whole:.4g}): reduction='sum' scales "
                        "the gradient with the batch size")]
     return [(FAIL, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}): "
                    "samples interact in eval mode, through the loss (broadcasting (N, 1) against (N,)) or the model "
                    "(mixing across the batch, randomness that survives eval); see batch_independence and train_eval_modes")]
+
+
+def _epsilon(value: Any) -> float:
+    import torch
+
+    dtype = getattr(value, "dtype", None)
+    return float(torch.finfo(dtype).eps) if isinstance(dtype, torch.dtype) and dtype.is_floating_point else 0.0
 
 
 def _counted_targets(s: Session, targets: Any, p: int) -> list[float] | None:

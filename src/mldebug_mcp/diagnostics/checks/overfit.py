@@ -8,6 +8,7 @@ from typing import Any
 from .base import FAIL, PASS, WARN, Check, rounded
 from .contract import contract_of
 from .one_batch import RUN_KEY, TARGET_FRACTION, Run, lr_text, real_curve, run_key, search, times, user_run
+from .precision import half_precision_eps
 from .session import Session
 
 CHECK = Check("overfit_one_batch", "Overfit one batch", (
@@ -65,7 +66,7 @@ def run(s: Session) -> Any:
     finite = [r for r in [user, *runs] if math.isfinite(r.last)]
     if not finite:
         also = ", and at every lower rate tried" if runs else ""
-        cause = "" if raised else ": the model, the loss or the step produces NaN/Inf (see first_nonfinite)"
+        cause = "" if raised else f": {half_precision_eps(s) or 'the model, the loss or the step produces NaN/Inf (see first_nonfinite)'}"
         return _result(FAIL, f"{at_given}{also}{cause}", measured, expected, series, details, error=raised)
     best = min(finite, key=lambda r: r.fraction())
     bug = _known_floor(s, best)

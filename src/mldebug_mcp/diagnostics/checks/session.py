@@ -36,6 +36,7 @@ class Session:
         self.steps = steps
         self.baseline_steps = min(baseline_steps, steps)
         self.device = _usable_device(device or spec.device or _model_device(spec.model))
+        _materialise_lazy(spec)
         self._pristine = {k: v.detach().clone() for k, v in spec.model.state_dict().items()}
         # Checks see (inputs, targets); a dict batch (Hugging Face) is handed back as a dict to train_step.
         self.dict_batch = isinstance(spec.batch, dict)
@@ -117,6 +118,14 @@ class Session:
             if loss is None:  # a step that returns nothing: measure the loss it left behind
                 with self.torch.no_grad():
                     loss = self.loss(model, batch)
+        elif _wants_closure(optimizer):  # LBFGS evaluates the loss itself, as often as its line search needs
+            def closure() -> Any:
+                optimizer.zero_grad(set_to_none=True)
+                value = self.loss(model, batch)
+                value.backward()
+                return value
+
+            loss = optimizer.step(closure)
         else:
             optimizer.zero_grad(set_to_none=True)
             loss = self.loss(model, batch)
@@ -199,6 +208,35 @@ def _usable_device(name: str) -> Any:
     if device.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
         raise SpecError(f"device {name!r} asked for MPS, which this machine lacks; use --device cpu")
     return device
+
+
+def _wants_closure(optimizer: Any) -> bool:
+    """Whether the optimizer's step requires a closure (LBFGS) rather than taking an optional one."""
+    try:
+        closure = inspect.signature(type(optimizer).step).parameters.get("closure")
+    except (TypeError, ValueError):
+        return False
+    return closure is not None and closure.default is inspect.Parameter.empty
+
+
+def _materialise_lazy(spec: DebugSpec) -> None:
+    """Lazy modules (nn.LazyLinear) get their weights at the first forward; until then no copy or state can be
+    taken. One forward on the spec's batch does what the user's first training step would."""
+    import torch
+
+    from .spec import SpecError
+
+    tensors = itertools.chain(spec.model.parameters(), spec.model.buffers())
+    if not any(torch.nn.parameter.is_lazy(t) for t in tensors):
+        return
+    inputs = to_device(split_batch(spec.batch)[0], _model_device(spec.model))
+    try:
+        with torch.no_grad():
+            call_model(spec.model, inputs)
+    except Exception as exc:  # noqa: BLE001 - said as a spec problem, with the model's own message
+        raise SpecError(f"the model has lazy modules whose weights do not exist yet, and the forward on the spec's "
+                        f"batch that would create them raised {type(exc).__name__}: {exc}; call the model once on "
+                        f"a batch before handing it to diagnose") from exc
 
 
 def _model_device(model: Any) -> str:

@@ -7,6 +7,7 @@ import statistics
 from typing import Any
 
 from .base import FAIL, PASS, WARN, Check, rounded
+from .precision import half_precision_eps
 from .session import Session
 
 CHECK = Check("update_ratio", "Update-to-data ratio per layer", (
@@ -47,8 +48,8 @@ def run(s: Session) -> Any:
     low = [n for n, v in ratios.items() if v < WARN_LOW]
     if median > FAIL_HIGH or any(v > 0 for v in values):
         status = FAIL
-        summary = (f"updates are huge (median log10 ratio {median:.2f}; max {max(values):.2f}): "
-                   "each step rewrites the weights, so the learning rate is far too high")
+        why = half_precision_eps(s) or "each step rewrites the weights, so the learning rate is far too high"
+        summary = f"updates are huge (median log10 ratio {median:.2f}; max {max(values):.2f}): {why}"
     elif high:
         status, summary = WARN, f"{len(high)} layers update faster than 10% of their scale per step: {', '.join(high[:4])}"
     elif low or median < WARN_LOW + 1:
