@@ -55,6 +55,33 @@ SETUPS: tuple[str, ...] = (
     "pinn_tanh_lbfgs",
     "timeseries_fcn",
     "softmax_regression",
+    # Written blind on 2026-11-27 by three helpers who never saw the checks (representation learning,
+    # generative and stochastic objectives, other training regimes); scored once before any check changed
+    # on them (benchmarks/diagnose_zoo2_blind.md), development data since.
+    "accum_clip_bf16_step",
+    "arcface_head",
+    "bert_mlm",
+    "beta_vae_annealed",
+    "byol_ema",
+    "center_loss",
+    "clip_contrastive",
+    "cox_survival",
+    "ctc_speech",
+    "ddpm_eps_prediction",
+    "distillation_kd",
+    "gaussian_nll_heteroscedastic",
+    "mae_random_masking",
+    "mixup_classifier",
+    "moe_aux_loss",
+    "ranknet_pairwise",
+    "realnvp_flow",
+    "siamese_contrastive_pairs",
+    "simclr_ntxent",
+    "sngan_discriminator",
+    "supcon",
+    "triplet_batch_hard",
+    "vqvae",
+    "wgan_gp",
 )
 
 

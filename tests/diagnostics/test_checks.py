@@ -225,8 +225,13 @@ def test_overfit_fails_with_softmax_head_and_warns_of_a_huge_learning_rate():
 
 def test_parameter_updates_frozen_layer_and_zero_grad_mistakes():
     frozen = b.classifier()
-    frozen["model"][0].requires_grad_(False)
+    frozen["model"][0].requires_grad_(False)  # handed to the spec's optimizer: maybe a mistake
     assert status(frozen, "parameter_updates") == "warn"
+    left_out = b.classifier(optimizer=lambda ps: torch.optim.Adam([p for p in ps if p.requires_grad], lr=1e-2))
+    left_out["model"][0].requires_grad_(False)
+    said = verdict(left_out, "parameter_updates")  # the optimizer leaves them out: deliberate, told not warned
+    assert said["status"] == "pass" and said["measured"]["frozen"] == 2
+    assert any("2 tensors are frozen" in d for d in said["details"])
     missing = verdict(b.classifier(train_step=train_step("never")), "parameter_updates")
     assert missing["status"] == "fail" and missing["measured"]["zero_grad_probe"] == "accumulating"
     between = verdict(b.classifier(train_step=train_step("between")), "parameter_updates")

@@ -63,12 +63,27 @@ def test_setup_trains_with_its_own_optimizer(name):
     model = spec["model"]
     model.train()
     optimizer = spec["optimizer"](model.parameters())
-    losses = [float(spec["train_step"](model, spec["batch"], optimizer).detach()) for _ in range(STEPS)]
+    step = spec.get("train_step") or _plain_step(spec["loss_fn"])
+    losses = [float(step(model, spec["batch"], optimizer).detach()) for _ in range(STEPS)]
     assert all(math.isfinite(v) for v in losses), losses
     tail = sum(losses[-5:]) / 5
     # at least 0.1%: a transformer trained from scratch (hf_bert_classifier) starts on a plateau
     assert tail < 0.999 * losses[0], f"{losses[0]:.4g} -> {tail:.4g} over {STEPS} steps"
     assert max(losses) < 1.5 * losses[0] + 1e-3, "the loss climbs: the step diverges"
+
+
+def _plain_step(loss_fn):
+    """The step diagnose takes for a spec without train_step: zero_grad, loss_fn(model(inputs), targets), step."""
+    from mldebug_mcp.diagnostics.checks.tensors import call_model
+
+    def step(model, batch, optimizer):
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(call_model(model, batch[0]), batch[1])
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step
 
 
 def _tensors(value):

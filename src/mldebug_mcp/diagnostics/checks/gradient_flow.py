@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import FAIL, PASS, WARN, Check, listed, rounded
+from .base import FAIL, PASS, Check, listed, rounded
+from .cancelling import HARMLESS, cancelling
 from .session import Session
 
 CHECK = Check("gradient_flow", "Gradient flow and optimizer coverage", (
@@ -37,17 +38,22 @@ def run(s: Session) -> Any:
             norms[name] = rounded(float(p.grad.norm()))
     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
     trainable = sum(1 for p in model.parameters() if p.requires_grad)
+    cancelled = cancelling(model)
+    groups["all-zero gradient"] = [n for n in groups["all-zero gradient"] if n not in cancelled]
     failing = [k for k in ("no gradient", "all-zero gradient", "non-finite gradient", "not in optimizer") if groups[k]]
-    details = [f"{'fail' if k in failing else 'warn'}: {k}: {listed(v)}" for k, v in groups.items() if v]
+    details = [f"fail: {k}: {listed(v)}" for k, v in groups.items() if v and k in failing]
+    if cancelled:
+        details.append(f"info: {HARMLESS}: {listed(sorted(cancelled))}")
     if frozen:
         details.append(f"info: frozen parameters: {listed(frozen)}")
+    if groups["frozen but in optimizer"]:
+        # settled in tests/diagnostics/test_gradient_facts.py: torch's optimizers skip a tensor whose .grad is None
+        details.append(f"info: {len(groups['frozen but in optimizer'])} frozen tensors are in the optimizer; it skips "
+                       "them while their .grad is None (a stale or zeroed .grad, from freezing after a backward or "
+                       "zero_grad(set_to_none=False), lets weight decay and momentum move them)")
     if failing:
         status = FAIL
         summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({listed(groups[k], 3)})" for k in failing)
-    elif groups["frozen but in optimizer"]:
-        status = WARN
-        summary = (f"{len(groups['frozen but in optimizer'])} frozen tensors are held by the optimizer: "
-                   "weight decay still moves them")
     else:
         status, summary = PASS, f"all {trainable} trainable tensors get finite non-zero gradients and are optimised"
     if trainable == 0:

@@ -8,12 +8,13 @@ from typing import Any
 from .base import FAIL, PASS, WARN, Check, rounded
 from .contract import contract_of
 from .session import Session
-from .tensors import call_model, primary
+from .tensors import call_model, tensors_in
 
 CHECK = Check("loss_at_init", "Loss at initialisation", ("karpathy-recipe/verify-loss-at-init", "cs231n/loss-at-chance"))
 
 # Our thresholds (refs/diagnostics.md): within 25% passes, up to 2x above or down to half warns.
 PASS_LOW, PASS_HIGH, WARN_LOW, WARN_HIGH = 0.75, 1.25, 0.5, 2.0
+HALF_LOW, HALF_HIGH = 0.4, 0.6  # regression: half the reference, the 1/2 (y - y_hat)^2 convention
 
 
 def expected_loss(s: Session) -> tuple[float | None, str]:
@@ -49,10 +50,10 @@ def run(s: Session) -> Any:
         loss = float(s.output_loss(output, s.batch[1]))
     expected, why = expected_loss(s)
     measured: dict[str, Any] = {"loss": rounded(loss)}
-    squashed = _squashed_output(s, primary(output))
+    squashed = _squashed_output(s, s.primary(output))
     if not math.isfinite(loss):
         return _result(FAIL, f"the loss at initialisation is {loss}", measured, expected, why)
-    if loss < 0:
+    if loss < 0 and expected is not None:  # cross-entropy and MSE cannot be negative; a critic's score or an NLL can
         return _result(FAIL, f"the loss is negative ({loss:.3g}): log-probabilities where logits belong, or a sign error",
                        measured, expected, why)
     if expected is None or expected <= 0:
@@ -66,22 +67,42 @@ def run(s: Session) -> Any:
         expected, why = spread, "Var(y) for MSE with predictions near one constant (up to mean(y^2) near 0)"
         ratio = loss / expected
         measured["ratio_to_expected"] = rounded(ratio)
-    if PASS_LOW <= ratio <= PASS_HIGH:
+    half = s.spec.task == "regression" and HALF_LOW <= ratio <= HALF_HIGH
+    if PASS_LOW <= ratio <= PASS_HIGH or half:
         status = PASS
     elif WARN_LOW <= ratio <= WARN_HIGH:
         status = WARN
     else:
         status = FAIL
     summary = f"loss {loss:.4g} vs expected {expected:.4g} ({why}): {ratio:.2f}x"
+    # a margin head (ArcFace, CosFace) or teacher forcing scores with the label in hand
+    given = status == FAIL and not squashed and _targets_among_inputs(s)
     if squashed:
         status, summary = FAIL, squashed
+    elif half:  # 0.5 * (y - y_hat)^2, and a Gaussian NLL at unit variance, are common and correct
+        summary += ": half the MSE, as a 1/2 (y - y_hat)^2 loss (or a Gaussian NLL at unit variance) gives"
     elif ratio > PASS_HIGH:
         summary += "; too high: logits too large at init, a summed reduction, or unscaled targets"
     elif ratio < PASS_LOW:
         summary += ("; too low for an untrained model: the loss is measured wrong (masked targets counted in the "
                     "divisor, a reduction over the wrong axis) or the weights are not untrained (pretrained, or read "
                     "after updates)")
+    if given:
+        status = WARN
+        summary += ("; but the model takes the targets as an input (a margin head such as ArcFace, or teacher "
+                    "forcing), so an untrained model need not score like a uniform guess")
     return _result(status, summary, measured, expected, why, squashed=bool(squashed))
+
+
+def _targets_among_inputs(s: Session) -> bool:
+    """Whether one of the model's input tensors is the targets themselves (same shape and values)."""
+    import torch
+
+    targets = s.batch[1]
+    if not isinstance(targets, torch.Tensor):
+        return False
+    return any(t is targets or (t.shape == targets.shape and t.dtype == targets.dtype and torch.equal(t, targets))
+               for _, t in tensors_in(s.batch[0]))
 
 
 def _result(status: str, summary: str, measured: dict, expected: float | None, why: str,
@@ -145,7 +166,7 @@ def _last_op(s: Session) -> str | None:
     try:
         model = s.fresh_model(train=False)
         with torch.enable_grad():
-            node = primary(call_model(model, s.batch[0])).grad_fn
+            node = s.primary(call_model(model, s.batch[0])).grad_fn
     except Exception:  # preflight reports a forward that raises
         return None
     while node is not None and type(node).__name__.startswith(SHAPE_OPS) and node.next_functions:

@@ -9,7 +9,7 @@ from typing import Any
 from .base import FAIL, WARN, Check, rounded
 from .contract import contract_of, probe_loss
 from .session import Session
-from .tensors import batch_size, call_model, content_tensors, map_tensors, primary, take
+from .tensors import batch_size, call_model, content_tensors, map_tensors, take
 
 CHECK = Check("odd_shapes", "Odd and prime-size dimensions", (
     "karpathy-recipe/fails-silently", "jones/unit-test-the-tricky-bits"))
@@ -31,20 +31,20 @@ def run(s: Session) -> Any:
     measured: dict[str, Any] = {}
     with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        logits = primary(call_model(model, inputs))
+        logits = s.primary(call_model(model, inputs))
         measured["output_shape"], measured["target_shape"] = list(logits.shape), _shape(targets)
         problems += _shape_problems(s, logits, targets)
         p = next((q for q in PRIMES if q < n), 1)
         sub = (take(inputs, slice(0, p)), take(targets, slice(0, p)))
         measured["prime_batch"] = p
-        sub_logits = _output_or_raise(model, sub[0], p, problems)
+        sub_logits = _output_or_raise(s, model, sub[0], p, problems)
         if sub_logits is None:
             pass
         elif sub_logits.shape[:1] != (p,):
             problems.append((FAIL, f"a batch of {p} gives output shape {tuple(sub_logits.shape)}: the batch size is baked in"))
         elif s.spec.task in PER_SAMPLE_TASKS:
             problems += _decomposition(s, model, sub, p, measured)
-        one = _output_or_raise(model, take(inputs, slice(0, 1)), 1, problems)
+        one = _output_or_raise(s, model, take(inputs, slice(0, 1)), 1, problems)
         if one is not None and one.shape[:1] != (1,):
             problems.append((FAIL, f"a batch of 1 gives output shape {tuple(one.shape)}: an unqualified squeeze() drops the batch axis"))
         if s.spec.seq_dim is not None:
@@ -60,10 +60,10 @@ def run(s: Session) -> Any:
         next_test="Add an assert on output and target shapes right before the loss call in the training code.")
 
 
-def _output_or_raise(model: Any, inputs: Any, size: int, problems: list) -> Any:
+def _output_or_raise(s: Session, model: Any, inputs: Any, size: int, problems: list) -> Any:
     """The logits for a smaller batch; a model that raises on it is this check's finding, not a crash."""
     try:
-        return primary(call_model(model, inputs))
+        return s.primary(call_model(model, inputs))
     except Exception as exc:  # the batch size is baked into the model (a reshape, a fixed buffer)
         problems.append((FAIL, f"a batch of {size} raises {type(exc).__name__} in eval mode: {exc}"))
         return None
@@ -187,7 +187,7 @@ def _sequence(s: Session, model: Any, inputs: Any, targets: Any, measured: dict)
         return []
     cut = (slice(None),) * seq_dim + (slice(0, prime),)
     short = map_tensors(inputs, lambda _, t: t[cut] if t.ndim > seq_dim and t.shape[seq_dim] == length else t)
-    out = primary(call_model(model, short))
+    out = s.primary(call_model(model, short))
     measured["prime_sequence"] = prime
     if out_dim is not None and s.spec.task == "lm" and (out.ndim <= out_dim or out.shape[out_dim] != prime):
         return [(FAIL, f"a sequence of {prime} gives output shape {tuple(out.shape)}: the sequence length is baked in "

@@ -17,7 +17,7 @@ from .result import CheckResult, user_traceback
 from .session import Session
 from .batch_format import split_batch
 from .model_loss import loss_in
-from .tensors import call_model, primary, tensors_in, to_device
+from .tensors import call_model, tensors_in, to_device
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 LOSS_STAGES = {True: "the model's own loss", False: "loss_fn"}  # by Session.model_loss
@@ -39,7 +39,7 @@ def forward_failure(s: Session, first: Check) -> CheckResult | None:
         with torch.no_grad():
             output = call_model(model, s.batch[0])
             stage = "reading the logits from the model's output"
-            primary(output)
+            s.primary(output)
             stage = LOSS_STAGES[s.model_loss]
             s.output_loss(output, s.batch[1])
             synchronize(s.device)  # an asynchronous device-side assert of the loss surfaces here

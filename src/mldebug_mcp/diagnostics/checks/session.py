@@ -79,7 +79,11 @@ class Session:
         self.torch.manual_seed(self.seed + offset)
 
     def logits(self, model: Any, inputs: Any) -> Any:
-        return primary(call_model(model, inputs))
+        return self.primary(call_model(model, inputs))
+
+    def primary(self, output: Any) -> Any:
+        """The logits in a model's output (see tensors.primary), knowing a classifier's class count."""
+        return primary(output, self.spec.num_classes if self.spec.task == "classification" else None)
 
     def loss(self, model: Any, batch: tuple) -> Any:
         return self.output_loss(call_model(model, batch[0]), batch[1])

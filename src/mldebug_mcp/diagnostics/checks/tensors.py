@@ -14,9 +14,17 @@ def call_model(model: Any, inputs: Any) -> Any:
     return model(inputs)
 
 
-def primary(output: Any) -> Any:
-    """The logits tensor of a model's output: itself, the first item, or `.logits`/`['logits']`."""
+def primary(output: Any, classes: int | None = None) -> Any:
+    """The logits tensor of a model's output: itself, the first item, or `.logits`/`['logits']`.
+
+    With `classes` (a classifier's class count), a tuple whose first item has no axis of that size but a
+    later item has one (`(features, logits)`, as center-loss and metric-learning code return) gives that item."""
     import torch
+
+    if classes is not None and isinstance(output, (tuple, list)) and output and not _has_classes(output[0], classes):
+        later = [item for item in output[1:] if _has_classes(item, classes)]
+        if later:
+            return later[0]
 
     if isinstance(output, torch.Tensor):
         return output
@@ -36,6 +44,12 @@ def primary(output: Any) -> Any:
         f"the model returned {type(output).__name__}; diagnose needs a tensor, a tuple whose first "
         "item is the logits tensor, or an object/dict with 'logits'"
     )
+
+
+def _has_classes(value: Any, classes: int) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor) and value.ndim >= 2 and classes in (value.shape[1], value.shape[-1])
 
 
 def tensors_in(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:

@@ -40,7 +40,12 @@ def run(s: Session) -> Any:
                 "train_same_seed_max_diff": rounded(_diff(train_a, train_b)), "mode_dependent_modules": explainers,
                 "train_mode_stochastic": not torch.equal(train_a, train_c)}
     problems: list[tuple[str, str]] = []
-    if not torch.equal(eval_a, eval_b):
+    if not torch.equal(eval_a, eval_b) and s.spec.task == "custom":
+        # a masked autoencoder masks at random and a diffusion model draws timesteps in forward, by design
+        problems.append((WARN, "two eval-mode passes on the same batch differ: randomness survives model.eval(); "
+                               "by design where forward samples (random masking, diffusion timesteps), a bug in a "
+                               "predictor (F.dropout without training=self.training)"))
+    elif not torch.equal(eval_a, eval_b):
         problems.append((FAIL, "two eval-mode passes on the same batch differ: randomness survives model.eval() "
                                "(F.dropout without training=self.training, or sampling in forward)"))
     if not torch.equal(train_a, train_b):

@@ -1,0 +1,42 @@
+"""Biases the loss cannot see: exactly zero gradient while their layer's weight learns.
+
+A bias followed by BatchNorm (which subtracts the batch mean), or inside a network whose loss takes a
+difference of two of its outputs (a WGAN critic's D(real) - D(fake), a Siamese distance), or whose loss
+terms balance at the start (a hinge on real and fake batches of one size), gets a gradient of exactly
+zero: harmless, and common in real code. A layer cut off from the loss, or with every unit dead, has a
+zero gradient on its weight too, and stays a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cancelling(model: Any) -> set[str]:
+    """After a backward: the biases with an all-zero gradient whose module's weight has a non-zero one."""
+    modules = dict(model.named_modules())
+    found = set()
+    for name, p in model.named_parameters():
+        owner_name, _, leaf = name.rpartition(".")
+        if leaf != "bias" or not p.requires_grad or p.grad is None or bool(p.grad.any()):
+            continue
+        weight = getattr(modules.get(owner_name), "weight", None)
+        grad = getattr(weight, "grad", None)
+        if grad is not None and bool(grad.any()) and bool(grad.isfinite().all()):
+            found.add(name)
+    return found
+
+
+def cancelled_biases(s: Any) -> set[str]:
+    """`cancelling` on a fresh copy after one backward of the spec's loss (kept for the run)."""
+    if "cancelled_biases" not in s.memo:
+        s.seeded()
+        model = s.fresh_model(train=True)
+        model.zero_grad(set_to_none=True)
+        s.loss(model, s.batch).backward()
+        s.memo["cancelled_biases"] = cancelling(model)
+    return s.memo["cancelled_biases"]
+
+
+HARMLESS = ("the loss does not change with these biases (a BatchNorm after them, a difference of two outputs, "
+            "or terms that balance): they never train, harmlessly")

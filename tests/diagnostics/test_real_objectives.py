@@ -1,0 +1,226 @@
+"""Healthy objectives from real projects that the checks once called broken (found by healthy setups written
+blind, benchmarks/diagnose_zoo/ since 2026-11-27), each beside the bug it must still catch; and the torch
+facts the messages rest on, settled by running them."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from mldebug_mcp.diagnostics.checks import run_checks
+
+from .builders import classifier, clusters, regression
+
+
+def _check(spec: dict, check: str, steps: int = 40) -> dict:
+    return run_checks(spec, steps=steps, only=[check])["checks"][0]
+
+
+# --- torch facts -----------------------------------------------------------------------------------------
+
+def test_torch_optimizers_skip_a_frozen_tensor_without_grad_even_with_weight_decay():
+    for make in (lambda ps: torch.optim.AdamW(ps, lr=0.1, weight_decay=0.5),
+                 lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.5)):
+        live, frozen = nn.Parameter(torch.ones(3)), nn.Parameter(torch.ones(3), requires_grad=False)
+        optimizer = make([live, frozen])
+        live.sum().backward()
+        optimizer.step()
+        assert frozen.grad is None and torch.equal(frozen.detach(), torch.ones(3))
+
+
+def test_but_a_zeroed_grad_lets_adamw_weight_decay_move_it():
+    frozen = nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.AdamW([frozen], lr=0.1, weight_decay=0.5)
+    frozen.grad = torch.zeros(3)  # what zero_grad(set_to_none=False) leaves
+    frozen.requires_grad_(False)
+    optimizer.step()
+    assert bool((frozen.detach() < 1).all())
+
+
+# --- gradients the loss cannot see -------------------------------------------------------------------------
+
+class SiameseHead(nn.Module):
+    """A contrastive pair model: the loss reads the difference of two passes, so the last bias cancels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 4))
+
+    def forward(self, pair):
+        return self.net(pair[:, 0]) - self.net(pair[:, 1])
+
+
+def _pairs():
+    x, y = clusters(n=64)
+    other = torch.roll(torch.arange(64), 1)
+    same = (y == y[other]).float()
+    return torch.stack([x, x[other]], dim=1), same
+
+
+def contrastive(diff, same, margin=2.0):
+    d = diff.norm(dim=1)
+    return (same * d.pow(2) + (1 - same) * F.relu(margin - d).pow(2)).mean()
+
+
+def test_a_bias_that_cancels_in_a_difference_is_harmless(single_thread):
+    spec = dict(model=SiameseHead(), batch=_pairs(), loss_fn=contrastive, task="custom")
+    flow = _check(spec, "gradient_flow")
+    assert flow["status"] == "pass" and any("never train, harmlessly" in d for d in flow["details"])
+    assert _check(spec, "parameter_updates")["status"] == "pass"
+
+
+def test_a_bias_before_batchnorm_is_harmless(single_thread):
+    spec = classifier()
+    spec["model"] = nn.Sequential(nn.Linear(12, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 4))
+    assert _check(spec, "gradient_flow")["status"] == "pass"
+
+
+def test_a_layer_cut_off_by_dead_units_still_fails(single_thread):
+    spec = classifier()
+    model = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+    with torch.no_grad():
+        model[0].bias.fill_(-100.0)  # every unit of the first layer is dead: weight and bias get no gradient
+    spec["model"] = model
+    assert _check(spec, "gradient_flow")["status"] == "fail"
+
+
+# --- frozen tensors ---------------------------------------------------------------------------------------
+
+class OnlineTarget(nn.Module):
+    """BYOL's shape: an online network trained by the optimizer, a target network moved by an EMA."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.online = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 4))
+        self.target = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 4))
+        self.target.requires_grad_(False)
+
+    def forward(self, x):
+        return self.online(x)
+
+
+def ema_step(model, batch, optimizer):
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(batch[0]), batch[1])
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        for t, o in zip(model.target.parameters(), model.online.parameters()):
+            t.mul_(0.99).add_(o, alpha=0.01)
+    return loss
+
+
+def test_an_ema_target_moved_by_the_train_step_is_not_a_frozen_tensor_trained(single_thread):
+    result = _check(classifier(model=OnlineTarget(), train_step=ema_step), "parameter_updates")
+    assert result["status"] == "pass" and result["measured"]["frozen_moved_by_train_step"] == 4
+
+
+class EditsFrozen(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(4), requires_grad=False)
+        self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+
+    def forward(self, x):
+        self.scale.data.mul_(1.01)  # an in-place edit in forward: a real bug
+        return self.body(x) * self.scale
+
+
+def test_a_frozen_tensor_edited_in_forward_still_fails(single_thread):
+    assert _check(classifier(model=EditsFrozen()), "parameter_updates")["status"] == "fail"
+
+
+def test_frozen_tensors_in_the_optimizer_are_told_not_warned(single_thread):
+    spec = classifier(optimizer=lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1))
+    spec["model"][0].requires_grad_(False)
+    result = _check(spec, "gradient_flow")
+    assert result["status"] == "pass" and any("skips them while their .grad is None" in d for d in result["details"])
+
+
+# --- the loss at initialisation ------------------------------------------------------------------------------
+
+def test_a_custom_objective_may_be_negative_but_cross_entropy_may_not(single_thread):
+    critic = dict(model=nn.Linear(12, 1), batch=clusters(), task="custom",
+                  loss_fn=lambda out, _y: out.mean() - 1.0)  # a critic's score: any sign
+    assert _check(critic, "loss_at_init")["status"] == "skipped"
+    negative = classifier(loss_fn=lambda out, y: -F.cross_entropy(out, y))
+    assert _check(negative, "loss_at_init")["status"] == "fail"
+
+
+def test_half_the_mse_is_the_one_half_convention_not_a_wrong_loss(single_thread):
+    assert _check(regression(loss_fn=lambda out, y: 0.5 * F.mse_loss(out, y)), "loss_at_init")["status"] == "pass"
+    assert _check(regression(loss_fn=lambda out, y: 0.1 * F.mse_loss(out, y)), "loss_at_init")["status"] == "fail"
+
+
+class MarginHead(nn.Module):
+    """ArcFace's shape: the labels go into forward, which adds an angular margin to the true class."""
+
+    def __init__(self, classes: int = 4, scale: float = 64.0, margin: float = 0.5) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 16))
+        self.weight = nn.Parameter(torch.randn(classes, 16))
+        self.scale, self.margin = scale, margin
+
+    def forward(self, x, labels):
+        cos = F.linear(F.normalize(self.body(x)), F.normalize(self.weight)).clamp(-1 + 1e-7, 1 - 1e-7)
+        theta = torch.acos(cos)
+        target = torch.cos(theta + self.margin)
+        onehot = F.one_hot(labels, cos.shape[1]).bool()
+        return self.scale * torch.where(onehot, target, cos)
+
+
+def test_a_margin_head_given_the_labels_warns_instead_of_failing(single_thread):
+    x, y = clusters()
+    spec = dict(model=MarginHead(), batch=((x, y), y), loss_fn=F.cross_entropy, task="classification", num_classes=4)
+    result = _check(spec, "loss_at_init")
+    assert result["status"] == "warn" and "takes the targets as an input" in result["summary"]
+
+
+# --- objectives that sample: custom tasks -------------------------------------------------------------------
+
+class RandomMask(nn.Module):
+    """MAE's shape: forward masks a random half of the features, in train and eval mode alike."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 12))
+
+    def forward(self, x):
+        keep = (torch.rand_like(x) > 0.5).float()
+        return self.body(x * keep)
+
+
+def test_sampling_in_forward_is_a_warning_for_a_custom_objective_and_a_failure_for_a_classifier(single_thread):
+    x, _ = clusters()
+    masked = dict(model=RandomMask(), batch=(x, x.clone()), loss_fn=F.mse_loss, task="custom")
+    assert _check(masked, "train_eval_modes")["status"] == "warn"
+
+    class NoisyClassifier(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+
+        def forward(self, x):
+            return self.body(F.dropout(x, 0.3))  # dropout without training=self.training: on in eval
+
+    assert _check(classifier(model=NoisyClassifier()), "train_eval_modes")["status"] == "fail"
+
+
+def test_features_then_logits_are_read_as_logits(single_thread):
+    class FeaturesAndLogits(nn.Module):  # center-loss and metric-learning code return (features, logits)
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 2))
+            self.head = nn.Linear(2, 4)
+
+        def forward(self, x):
+            f = self.features(x)
+            return f, self.head(f)
+
+    spec = classifier(model=FeaturesAndLogits(), loss_fn=lambda out, y: F.cross_entropy(out[1], y))
+    report = run_checks(spec, steps=40, only=["batch_sanity", "loss_at_init"])
+    assert all(c["status"] == "pass" for c in report["checks"]), [c["summary"] for c in report["checks"]]
+    assert math.isfinite(report["checks"][1]["measured"]["loss"])
