@@ -224,3 +224,91 @@ def test_features_then_logits_are_read_as_logits(single_thread):
     report = run_checks(spec, steps=40, only=["batch_sanity", "loss_at_init"])
     assert all(c["status"] == "pass" for c in report["checks"]), [c["summary"] for c in report["checks"]]
     assert math.isfinite(report["checks"][1]["measured"]["loss"])
+
+
+def test_the_activation_summary_names_the_worst_layer_not_the_first(single_thread):
+    model = nn.Sequential(nn.Linear(12, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 4))
+    with torch.no_grad():
+        model[0].bias[:16].fill_(-50.0)  # a quarter of the first layer dead: a warning
+        model[2].bias[:48].fill_(-50.0)  # three quarters of the second: a failure
+    result = _check(classifier(model=model), "activations")
+    assert result["status"] == "fail" and result["summary"].startswith("3:"), result["summary"]  # ReLU modules 1 and 3
+
+
+def _margin_loss(scale: float = 64.0, margin: float = 0.5):
+    """insightface's arrangement: the model outputs cosines, the loss adds the margin and the scale."""
+    def loss_fn(cos, labels):
+        cos = cos.clamp(-1 + 1e-7, 1 - 1e-7)
+        target = torch.cos(torch.acos(cos) + margin)
+        onehot = F.one_hot(labels, cos.shape[1]).bool()
+        return F.cross_entropy(scale * torch.where(onehot, target, cos), labels)
+    return loss_fn
+
+
+class Cosines(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 16))
+        self.weight = nn.Parameter(torch.randn(4, 16))
+
+    def forward(self, x):
+        return F.linear(F.normalize(self.body(x)), F.normalize(self.weight))
+
+
+def test_a_margin_and_scale_inside_the_loss_warn_but_a_summed_reduction_fails(single_thread):
+    margin = _check(classifier(model=Cosines(), loss_fn=_margin_loss()), "loss_at_init")
+    assert margin["status"] == "warn" and "rescales them first" in margin["summary"]
+    summed = _check(classifier(loss_fn=lambda out, y: F.cross_entropy(out, y, reduction="sum")), "loss_at_init")
+    assert summed["status"] == "fail"
+
+
+def test_a_bias_beside_a_spectral_norm_weight_that_cancels_is_harmless(single_thread):
+    net = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.utils.parametrizations.spectral_norm(nn.Linear(16, 4)))
+
+    class Pair(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, pair):
+            return self.net(pair[:, 0]) - self.net(pair[:, 1])
+
+    result = _check(dict(model=Pair(), batch=_pairs(), loss_fn=contrastive, task="custom"), "gradient_flow")
+    assert result["status"] == "pass" and "biases the loss cannot see" in result["summary"]
+
+
+# --- state the spec keeps beside its model -------------------------------------------------------------------
+
+class Centres(nn.Module):
+    """Center loss's centres: a module of the loss, moved by the step's own rule, not by the optimizer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("centres", torch.zeros(4, 4))
+
+    @torch.no_grad()
+    def update(self, features, labels, rate: float = 0.5):
+        for k in range(4):
+            chosen = features[labels == k]
+            if len(chosen):
+                self.centres[k] += rate * (chosen.mean(0) - self.centres[k])
+
+
+def test_state_beside_the_model_starts_every_run_afresh_and_is_given_back(single_thread):
+    centres = Centres()
+    starts = []
+
+    def step(model, batch, optimizer):
+        starts.append(centres.centres.abs().sum().item())
+        optimizer.zero_grad()
+        out = model(batch[0])
+        loss = F.cross_entropy(out, batch[1]) + 0.01 * (out - centres.centres[batch[1]]).pow(2).sum(1).mean()
+        loss.backward()
+        optimizer.step()
+        centres.update(out.detach(), batch[1])
+        return loss
+
+    report = run_checks(classifier(train_step=step), steps=40, only=["overfit_one_batch", "parameter_updates"])
+    assert all(c["status"] == "pass" for c in report["checks"]), [c["summary"] for c in report["checks"]]
+    assert torch.equal(centres.centres, torch.zeros(4, 4))  # the user's object, as it was
+    assert starts.count(0.0) >= 2  # each fresh run began from the centres the spec was built with

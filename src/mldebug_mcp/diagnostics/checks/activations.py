@@ -54,7 +54,8 @@ def run(s: Session) -> Any:
     if not graded and not bad:
         return CHECK.skip("no nn.ReLU/Tanh/Sigmoid modules to hook (functional activations are invisible to hooks); "
                           "activation scales are in the series")
-    summary = bad[0][1] if bad else f"{len(graded)} activation layers in their working range"
+    # the summary speaks for the worst layer, which is not always the first one found
+    summary = next((t for st, t in bad if st == status), f"{len(graded)} activation layers in their working range")
     return CHECK.result(
         status, summary, details=[f"{st}: {t}" for st, t in bad],
         measured={n: {k: rounded(x) for k, x in v.items()} for n, v in graded.items()},

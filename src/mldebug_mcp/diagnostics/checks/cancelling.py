@@ -20,9 +20,10 @@ def cancelling(model: Any) -> set[str]:
         owner_name, _, leaf = name.rpartition(".")
         if leaf != "bias" or not p.requires_grad or p.grad is None or bool(p.grad.any()):
             continue
-        weight = getattr(modules.get(owner_name), "weight", None)
-        grad = getattr(weight, "grad", None)
-        if grad is not None and bool(grad.any()) and bool(grad.isfinite().all()):
+        owner = modules.get(owner_name)
+        # its siblings: the weight, or the tensor a parametrization (spectral or weight norm) computes it from
+        siblings = [q for n, q in owner.named_parameters() if n != "bias"] if owner is not None else []
+        if any(q.grad is not None and bool(q.grad.any()) and bool(q.grad.isfinite().all()) for q in siblings):
             found.add(name)
     return found
 

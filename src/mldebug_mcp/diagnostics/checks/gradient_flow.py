@@ -56,6 +56,9 @@ def run(s: Session) -> Any:
         summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({listed(groups[k], 3)})" for k in failing)
     else:
         status, summary = PASS, f"all {trainable} trainable tensors get finite non-zero gradients and are optimised"
+        if cancelled:
+            summary = (f"all {trainable} trainable tensors are optimised and get finite gradients, non-zero but for "
+                       f"{len(cancelled)} biases the loss cannot see (harmless; see details)")
     if trainable == 0:
         status, summary = FAIL, "the model has no trainable parameters"
     return CHECK.result(

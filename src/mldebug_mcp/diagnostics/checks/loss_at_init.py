@@ -77,6 +77,7 @@ def run(s: Session) -> Any:
     summary = f"loss {loss:.4g} vs expected {expected:.4g} ({why}): {ratio:.2f}x"
     # a margin head (ArcFace, CosFace) or teacher forcing scores with the label in hand
     given = status == FAIL and not squashed and _targets_among_inputs(s)
+    plain = _plain_cross_entropy(s, output, loss) if status == FAIL and not squashed and not given else None
     if squashed:
         status, summary = FAIL, squashed
     elif half:  # 0.5 * (y - y_hat)^2, and a Gaussian NLL at unit variance, are common and correct
@@ -91,7 +92,34 @@ def run(s: Session) -> Any:
         status = WARN
         summary += ("; but the model takes the targets as an input (a margin head such as ArcFace, or teacher "
                     "forcing), so an untrained model need not score like a uniform guess")
+    elif plain is not None:
+        status = WARN
+        measured["plain_cross_entropy"] = rounded(plain)
+        summary += (f"; but plain cross-entropy of the outputs is {plain:.4g} ({plain / expected:.2f}x): loss_fn "
+                    f"rescales them first (an angular margin and scale, as ArcFace and CosFace losses do, or a "
+                    f"temperature), which sets its own starting loss")
     return _result(status, summary, measured, expected, why, squashed=bool(squashed))
+
+
+def _plain_cross_entropy(s: Session, output: Any, loss: float) -> float | None:
+    """For a classifier whose loss_fn is the user's own: cross-entropy of the outputs as they are, when that is
+    within the pass band of ln k while loss_fn is not (a margin or scale inside the loss), else None. A loss
+    that is the plain one times the batch size (a summed reduction) stays a failure."""
+    import torch
+    import torch.nn.functional as F
+
+    c = contract_of(s)
+    targets = s.batch[1]
+    if s.spec.task != "classification" or c.loss_kind != "unknown" or c.class_dim is None:
+        return None
+    try:
+        with torch.no_grad():
+            plain = float(F.cross_entropy(s.primary(output).float().movedim(c.class_dim, 1), targets))
+    except Exception:  # noqa: BLE001 - outputs cross-entropy cannot read: no second opinion
+        return None
+    reference = math.log(s.spec.num_classes)
+    summed = plain > 0 and abs(loss / plain - targets.numel()) <= 0.05 * targets.numel()
+    return plain if PASS_LOW <= plain / reference <= PASS_HIGH and not summed else None
 
 
 def _targets_among_inputs(s: Session) -> bool:

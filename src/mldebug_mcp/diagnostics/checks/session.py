@@ -14,6 +14,7 @@ from .batch_format import as_given, split_batch
 from .device import loss_on, refuse_nonfinite
 from .model_loss import computes_own_loss, loss_in
 from .result import user_traceback
+from .side_state import SideState
 from .spec import DebugSpec
 from .tensors import call_model, primary, to_device
 
@@ -38,6 +39,7 @@ class Session:
         self.device = _usable_device(device or spec.device or _model_device(spec.model))
         _materialise_lazy(spec)
         self._pristine = {k: v.detach().clone() for k, v in spec.model.state_dict().items()}
+        self._side_state = SideState(spec.model, spec.train_step, spec.loss_fn)  # a center loss's centres, say
         # Checks see (inputs, targets); a dict batch (Hugging Face) is handed back as a dict to train_step.
         self.dict_batch = isinstance(spec.batch, dict)
         self.model_loss = computes_own_loss(spec.loss_fn)
@@ -51,7 +53,7 @@ class Session:
         self.batch = to_device(split_batch(spec.batch), self.device)
         self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
-        self._paused: dict[str, tuple[Any, Any]] = {}  # resumable runs: (model, optimizer) by curve key
+        self._paused: dict[str, tuple[Any, Any, Any]] = {}  # resumable runs: (model, optimizer, side state) by key
         self.run_errors: dict[str, dict[str, Any]] = {}  # curve key -> the exception that ended that run
         self.run_seconds: dict[str, float] = {}  # curve name -> seconds spent training it, all rates together
         self.memo: dict[str, Any] = {}  # what several checks share, read once (contract, one-batch runs)
@@ -65,6 +67,7 @@ class Session:
         except Exception:  # some modules refuse deepcopy: reuse the original; restore() puts it back
             model = self.spec.model
         model.load_state_dict(self._pristine)
+        self._side_state.restore()
         model.to(self.device)
         model.train(train)
         if self.guard_nonfinite and model is not self.spec.model:
@@ -74,6 +77,7 @@ class Session:
     def restore(self) -> None:
         """Put the user's model back as it was (it is trained in place when deepcopy fails)."""
         self.spec.model.load_state_dict(self._pristine)
+        self._side_state.restore()
 
     def seeded(self, offset: int = 0) -> None:
         self.torch.manual_seed(self.seed + offset)
@@ -161,9 +165,11 @@ class Session:
         if state is None:
             self.seeded()
             model = self.fresh_model(train=True)
-            state = (model, self.make_optimizer(model, lr_factor))
+            state = (model, self.make_optimizer(model, lr_factor), None)
             curve = []
-        model, optimizer = state
+        model, optimizer, side = state
+        if side is not None:  # the run's own side state (centres, say), as it was when the run paused
+            self._side_state.load(side)
         while len(curve) < steps:
             try:
                 curve.append(self.step(model, batch, optimizer))
@@ -177,7 +183,7 @@ class Session:
         self._curves[key] = curve
         # The user's own model (when it refused deepcopy) is reset by every fresh_model: never paused.
         if resumable and model is not self.spec.model and not _stopped(curve, stop_below, floor):
-            self._paused[key] = state
+            self._paused[key] = (model, optimizer, self._side_state.capture())
         return curve
 
 
