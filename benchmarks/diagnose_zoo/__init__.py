@@ -82,6 +82,17 @@ SETUPS: tuple[str, ...] = (
     "triplet_batch_hard",
     "vqvae",
     "wgan_gp",
+    # A third round written blind the same way later that day (detection, segmentation, sequence, graph and
+    # RL losses; self-supervised and multi-task objectives), scored once on the checks after the second
+    # round's fixes (benchmarks/diagnose_zoo2_blind.md).
+    "bilstm_crf_ner",
+    "dqn_target_network",
+    "fcos_detection_losses",
+    "gcn_node_classification",
+    "ppo_clipped_update",
+    "seq2seq_teacher_forcing",
+    "skipgram_negative_sampling",
+    "unet_dice_loss",
 )
 
 

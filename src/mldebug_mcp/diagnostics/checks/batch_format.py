@@ -25,3 +25,24 @@ def split_batch(batch: Any) -> tuple[Any, Any]:
 def as_given(pair: tuple[Any, Any], dict_batch: bool) -> Any:
     """A (possibly altered) pair back in the layout the spec gave, for the user's own train_step."""
     return pair[0] if dict_batch else pair
+
+
+def pairwise_tensor(s: Any) -> str | None:
+    """The name and shape of a tensor that relates the batch's rows pairwise (an N x N adjacency of a graph
+    whose nodes are the batch, as GCN code trains a whole graph at once), or None. Its rows are then not
+    independent samples: a subset of them cannot be run alone, and each row may read the others."""
+    import torch
+
+    from .tensors import batch_size, tensors_in
+
+    if "pairwise_tensor" in s.memo:
+        return s.memo["pairwise_tensor"]
+    n = batch_size(s.batch[0])
+    model = s.spec.model
+    held = [*model.named_buffers(), *model.named_parameters(),
+            *((k, v) for k, v in vars(model).items() if isinstance(v, torch.Tensor)),
+            *tensors_in(s.batch[0], "inputs")]
+    found = next((f"{name} {tuple(t.shape)}" for name, t in held
+                  if n > 1 and t.ndim >= 2 and list(t.shape).count(n) >= 2), None)
+    s.memo["pairwise_tensor"] = found
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import FAIL, PASS, WARN, Check, rounded
+from .batch_format import pairwise_tensor
 from .dependence import depends
 from .session import Session
 from .tensors import batch_size
@@ -23,6 +24,10 @@ def run(s: Session) -> Any:
     n = batch_size(inputs)
     if n < 2:
         return CHECK.skip("the batch has one sample; use at least two")
+    graph = pairwise_tensor(s)
+    if graph is not None:
+        return CHECK.skip(f"the batch is one graph, not independent samples: {graph} relates its rows pairwise, "
+                          f"so each row may read the others by design")
     i = n // 2
     results = {}
     for mode in ("eval", "train"):

@@ -41,3 +41,37 @@ def cancelled_biases(s: Any) -> set[str]:
 
 HARMLESS = ("the loss does not change with these biases (a BatchNorm after them, a difference of two outputs, "
             "or terms that balance): they never train, harmlessly")
+
+
+def zero_only_at_start(s: Any, names: set[str]) -> set[str]:
+    """Of `names` (tensors with an all-zero gradient at initialisation), those with a non-zero gradient after
+    one training step: a tensor they multiply starts at zero (word2vec's context embeddings, a zero-initialised
+    residual branch), so they learn from the second step on."""
+    if not names:
+        return set()
+    key = ("zero_only_at_start", frozenset(names))
+    if key not in s.memo:
+        s.seeded()
+        model = s.fresh_model(train=True)
+        try:
+            zero_at_start = {n for n, p in _gradients(s, model).items() if n in names and not bool(p.any())}
+            s.step(model, s.batch, s.make_optimizer(model))
+            later = _gradients(s, model)
+            found = {n for n in zero_at_start if bool(later[n].any()) and bool(later[n].isfinite().all())}
+        except Exception:  # noqa: BLE001 - a step that raises is another check's finding; nothing is cleared here
+            found = set()
+        s.memo[key] = found
+    return s.memo[key]
+
+
+def _gradients(s: Any, model: Any) -> dict[str, Any]:
+    """The gradient of the spec's loss for every parameter that gets one (the same dropout mask each time)."""
+    model.zero_grad(set_to_none=True)
+    s.seeded()
+    s.loss(model, s.batch).backward()
+    grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    return grads
+
+
+LATE = "zero gradient only before the first update (a tensor they multiply starts at zero); they learn from then on"

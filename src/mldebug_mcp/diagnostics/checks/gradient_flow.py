@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import FAIL, PASS, Check, listed, rounded
-from .cancelling import HARMLESS, cancelling
+from .cancelling import HARMLESS, LATE, cancelling, zero_only_at_start
 from .session import Session
 
 CHECK = Check("gradient_flow", "Gradient flow and optimizer coverage", (
@@ -39,11 +39,14 @@ def run(s: Session) -> Any:
     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
     trainable = sum(1 for p in model.parameters() if p.requires_grad)
     cancelled = cancelling(model)
-    groups["all-zero gradient"] = [n for n in groups["all-zero gradient"] if n not in cancelled]
+    late = zero_only_at_start(s, set(groups["all-zero gradient"]) - cancelled)
+    groups["all-zero gradient"] = [n for n in groups["all-zero gradient"] if n not in cancelled and n not in late]
     failing = [k for k in ("no gradient", "all-zero gradient", "non-finite gradient", "not in optimizer") if groups[k]]
     details = [f"fail: {k}: {listed(v)}" for k, v in groups.items() if v and k in failing]
     if cancelled:
         details.append(f"info: {HARMLESS}: {listed(sorted(cancelled))}")
+    if late:
+        details.append(f"info: {LATE}: {listed(sorted(late))}")
     if frozen:
         details.append(f"info: frozen parameters: {listed(frozen)}")
     if groups["frozen but in optimizer"]:
@@ -56,9 +59,9 @@ def run(s: Session) -> Any:
         summary = "; ".join(f"{len(groups[k])} of {trainable} trainable tensors: {k} ({listed(groups[k], 3)})" for k in failing)
     else:
         status, summary = PASS, f"all {trainable} trainable tensors get finite non-zero gradients and are optimised"
-        if cancelled:
+        if cancelled or late:
             summary = (f"all {trainable} trainable tensors are optimised and get finite gradients, non-zero but for "
-                       f"{len(cancelled)} biases the loss cannot see (harmless; see details)")
+                       f"{len(cancelled) + len(late)} that are zero by construction (harmless; see details)")
     if trainable == 0:
         status, summary = FAIL, "the model has no trainable parameters"
     return CHECK.result(

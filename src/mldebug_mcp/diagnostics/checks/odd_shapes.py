@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 from .base import FAIL, WARN, Check, rounded
+from .batch_format import pairwise_tensor
 from .contract import contract_of, probe_loss
 from .session import Session
 from .tensors import batch_size, call_model, content_tensors, map_tensors, take
@@ -37,6 +38,11 @@ def run(s: Session) -> Any:
         p = next((q for q in PRIMES if q < n), 1)
         sub = (take(inputs, slice(0, p)), take(targets, slice(0, p)))
         measured["prime_batch"] = p
+        graph = pairwise_tensor(s)
+        if graph is not None:  # the rows of one graph cannot run as a smaller batch
+            measured["one_graph"] = graph
+            return CHECK.verdict(problems, f"shapes agree; the batch is one graph ({graph}), so smaller batches "
+                                           f"were not tried", measured=measured)
         sub_logits = _output_or_raise(s, model, sub[0], p, problems)
         if sub_logits is None:
             pass
@@ -102,13 +108,27 @@ def _loss_aligns(s: Session, logits: Any, targets: Any) -> bool:
     prediction with its own target (a squeeze inside loss_fn); broadcasting would compare it with all."""
     import torch
 
-    if s.model_loss or not targets.is_floating_point():
+    if s.model_loss:
+        return False
+    # integer 0/1 masks (a segmentation's long masks) are binary targets too
+    binary_ints = not targets.is_floating_point() and targets.dtype != torch.bool and bool(((targets == 0) | (targets == 1)).all())
+    if not (targets.is_floating_point() or binary_ints):
         return False
     perfect = targets.reshape(logits.shape).to(logits.dtype)
     if s.spec.task == "binary" and contract_of(s).loss_kind != "bce":
         perfect = torch.logit(perfect.clamp(1e-4, 1 - 1e-4))
     given, best = probe_loss(s.loss_fn, logits, targets), probe_loss(s.loss_fn, perfect, targets)
-    return math.isfinite(best) and math.isfinite(given) and best <= ALIGNED * abs(given)
+    if not (math.isfinite(best) and math.isfinite(given)):
+        return False
+    if best <= ALIGNED * abs(given):
+        return True
+    # A loss that is not near 0 even when perfect (a Dice term on empty masks) still pairs each prediction with
+    # its own target when the perfect predictions, handed to the wrong samples, score clearly worse; under
+    # broadcasting every prediction meets every target either way, and the two score alike.
+    if logits.shape[0] < 2 or bool(torch.equal(targets, targets.roll(1, 0))):
+        return False
+    swapped = probe_loss(s.loss_fn, perfect.roll(1, 0), targets)
+    return math.isfinite(swapped) and best < 0.5 * swapped
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:

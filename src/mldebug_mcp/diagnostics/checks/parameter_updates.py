@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from .base import FAIL, WARN, Check, listed
-from .cancelling import HARMLESS, cancelled_biases
+from .cancelling import HARMLESS, LATE, cancelled_biases, zero_only_at_start
 from .session import Session
 
 CHECK = Check("parameter_updates", "Parameters change after a step", (
@@ -30,7 +30,8 @@ def run(s: Session) -> Any:
             # no .grad: the optimizer skipped it, so the user's own step moved it (BYOL's or MoCo's EMA target)
             (copied if p.grad is None and s.spec.train_step is not None else moved_frozen).append(name)
     harmless = [n for n in stuck if n in cancelled_biases(s)] if stuck else []
-    stuck = [n for n in stuck if n not in harmless]
+    late = sorted(zero_only_at_start(s, set(stuck) - set(harmless))) if stuck else []
+    stuck = [n for n in stuck if n not in harmless and n not in late]
     frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
     # Freezing is deliberate where the spec's own optimizer leaves the tensors out (a filter on
     # requires_grad); one that is handed them may have frozen them by mistake (diagnose's default
@@ -66,6 +67,8 @@ def run(s: Session) -> Any:
                               f"(an EMA or momentum copy): {listed(copied, 4)}")
     if harmless:
         result.details.append(f"info: {HARMLESS}: {listed(harmless, 4)}")
+    if late:
+        result.details.append(f"info: unchanged by the first step only, {LATE}: {listed(late, 4)}")
     return result
 
 
