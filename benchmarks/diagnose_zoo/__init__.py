@@ -93,6 +93,14 @@ SETUPS: tuple[str, ...] = (
     "seq2seq_teacher_forcing",
     "skipgram_negative_sampling",
     "unet_dice_loss",
+    "barlow_twins",
+    "bpr_recommender",
+    "byol_ema_target",
+    "fixmatch_pseudo_labels",
+    "gumbel_softmax_vae",
+    "style_transfer_gram",
+    "uncertainty_weighted_multitask",
+    "vicreg",
 )
 
 
