@@ -9,6 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._views import BasicBlock
+
 NUM_CLASSES = 4  # shape classes of the synthetic images (for probing only; the loss ignores them)
 IMG = 12
 BATCH = 32
@@ -82,25 +84,6 @@ def default_aug(x: torch.Tensor) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------- model
-class BasicBlock(nn.Module):
-    """torchvision ResNet BasicBlock."""
-
-    def __init__(self, cin: int, cout: int, stride: int = 1):
-        super().__init__()
-        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(cout)
-        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(cout)
-        self.relu = nn.ReLU(inplace=True)
-        self.downsample = None
-        if stride != 1 or cin != cout:
-            self.downsample = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-    def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        return self.relu(out + identity)
 
 
 class ResNet(nn.Module):
