@@ -409,3 +409,21 @@ def test_a_loss_that_squeezes_is_paired_even_with_a_dice_floor_and_broadcasting_
     # no squeeze: (16, 1, 12, 12) against (16, 12, 12) broadcasts to (16, 16, 12, 12)
     broadcast = dict(spec, loss_fn=lambda pred, mask: F.mse_loss(torch.sigmoid(pred), mask))
     assert _check(broadcast, "odd_shapes")["status"] == "fail"
+
+
+class SquareBufferMixer(nn.Module):
+    """A square buffer as wide as the batch, and a real row-mixing bug: not a graph batch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.eye(64))
+        self.body = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+
+    def forward(self, x):
+        h = self.body(x)
+        return h.t().reshape(h.shape)  # reorders across rows: sample i reads others
+
+
+def test_a_square_buffer_alone_does_not_make_a_graph_batch(single_thread):
+    result = _check(classifier(model=SquareBufferMixer()), "batch_independence")
+    assert result["status"] == "fail", result["summary"]

@@ -34,7 +34,8 @@ def run(s: Session) -> Any:
         warnings.simplefilter("always")
         logits = s.primary(call_model(model, inputs))
         measured["output_shape"], measured["target_shape"] = list(logits.shape), _shape(targets)
-        problems += _shape_problems(s, logits, targets)
+        shape_problems = _shape_problems(s, logits, targets)
+        problems += shape_problems
         p = next((q for q in PRIMES if q < n), 1)
         sub = (take(inputs, slice(0, p)), take(targets, slice(0, p)))
         measured["prime_batch"] = p
@@ -49,7 +50,10 @@ def run(s: Session) -> Any:
         elif sub_logits.shape[:1] != (p,):
             problems.append((FAIL, f"a batch of {p} gives output shape {tuple(sub_logits.shape)}: the batch size is baked in"))
         elif s.spec.task in PER_SAMPLE_TASKS:
-            problems += _decomposition(s, model, sub, p, measured)
+            # the model keeps the rows apart (a row's output is the same alone as in the full batch)
+            rows_apart = sub_logits.shape == logits[:p].shape and bool(
+                torch.allclose(sub_logits.float(), logits[:p].float(), rtol=1e-4, atol=1e-5))
+            problems += _decomposition(s, model, sub, p, measured, loss_couples=rows_apart and not shape_problems)
         one = _output_or_raise(s, model, take(inputs, slice(0, 1)), 1, problems)
         if one is not None and one.shape[:1] != (1,):
             problems.append((FAIL, f"a batch of 1 gives output shape {tuple(one.shape)}: an unqualified squeeze() drops the batch axis"))
@@ -140,7 +144,10 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
         return a
 
 
-def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -> list[tuple[str, str]]:
+def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict,
+                   loss_couples: bool = False) -> list[tuple[str, str]]:
+    """Is the loss of p samples the mean of their own losses? `loss_couples`: shapes agree (or each prediction
+    meets its own target) and the model keeps the rows apart, so a gap can only come from the loss itself."""
     batch_loss = s.loss(model, sub)
     whole = float(batch_loss)
     parts = [float(s.loss(model, (take(sub[0], slice(j, j + 1)), take(sub[1], slice(j, j + 1))))) for j in range(p)]
@@ -163,6 +170,10 @@ def _decomposition(s: Session, model: Any, sub: tuple, p: int, measured: dict) -
     if abs(whole - sum(parts)) <= tolerance * max(abs(whole), 1e-12):
         return [(WARN, f"the batch loss is the sum of per-sample losses ({whole:.4g}): reduction='sum' scales "
                        "the gradient with the batch size")]
+    if loss_couples:
+        return [(WARN, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}), "
+                       "while shapes agree and the model keeps the samples apart: the loss couples them, by design "
+                       "in a batch-level Dice, a contrastive or a ranking loss, a bug in a per-sample one")]
     return [(FAIL, f"the loss of {p} samples ({whole:.4g}) is not the mean of their own losses ({mean:.4g}): "
                    "samples interact in eval mode, through the loss (broadcasting (N, 1) against (N,)) or the model "
                    "(mixing across the batch, randomness that survives eval); see batch_independence and train_eval_modes")]
