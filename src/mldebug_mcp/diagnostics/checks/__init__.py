@@ -63,11 +63,10 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
         # first other check carries a forward that raises, once, rather than each check its own copy.
         carrier = next((m for m in selected if m is not batch_sanity), None)
         failure = forward_failure(session, (carrier or batch_sanity).CHECK) if selected else None
-        # the check in which a device-side assert left the CUDA context unusable (the preflight's included)
-        dead = failure.id if failure is not None and is_device_assert(failure.summary) else None
         for index, module in enumerate(selected):
             if progress is not None:
                 progress(index, len(selected), module.CHECK.id)
+            dead = session.context_lost  # the check whose device-side assert left the CUDA context unusable
             if dead is not None:
                 carries = failure is not None and module is (carrier or batch_sanity)
                 results.append(failure if carries else module.CHECK.skip(
@@ -82,8 +81,6 @@ def run_checks(spec: Any, *, seed: int = 0, steps: int = 200, device: str | None
                 results.append(_run_one(module, session))
             else:
                 results.append(failure if module is carrier else skipped_after(module.CHECK, failure.id))
-            if results[-1].status == ERROR and is_device_assert(results[-1].summary):
-                dead = results[-1].id
     finally:
         session.restore()
     _charge_shared_runs(results, session)
@@ -123,7 +120,9 @@ def _run_one(module: Any, session: Session) -> CheckResult:
         raise
     except Exception as exc:  # the check broke: say so, never as a verdict on the model
         error = {**user_traceback(exc, _OWN_DIR), "check_frames": check_frames(exc, _OWN_DIR)}
-        told = DEVICE_ASSERT_HELP if is_device_assert(error["message"]) else error["message"]
+        told = error["message"]
+        if is_device_assert(told):
+            session.context_lost, told = module.CHECK.id, DEVICE_ASSERT_HELP
         result = module.CHECK.result(
             ERROR, f"the check itself raised {error['type']}: {told}", error=error,
             meaning="This check could not reach a verdict: the exception says nothing about whether the model is "

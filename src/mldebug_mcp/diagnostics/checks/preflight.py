@@ -12,11 +12,11 @@ import os
 from typing import Any
 
 from .base import FAIL, Check
+from .batch_format import split_batch
 from .device import is_device_assert, is_device_mismatch, mismatch_hint, synchronize
+from .model_loss import loss_in
 from .result import CheckResult, user_traceback
 from .session import Session
-from .batch_format import split_batch
-from .model_loss import loss_in
 from .tensors import call_model, tensors_in, to_device
 
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -51,6 +51,7 @@ def forward_failure(s: Session, first: Check) -> CheckResult | None:
         where = f" in module {active[-1]}" if stage == "the model's forward" and active else ""
         shapes = {path: list(t.shape) for path, t in tensors_in({"inputs": s.batch[0], "targets": s.batch[1]})}
         if is_device_assert(error["message"]):
+            s.context_lost = first.id
             told = f"fired a CUDA device-side assert on {s.device} (the GPU's context is now unusable); " + _on_cpu(s)
         else:
             told = f"raised {error['type']}{where} on the spec's batch: {error['message']}"
@@ -85,6 +86,7 @@ def _moved_step_failure(s: Session, first: Check) -> CheckResult | None:
     except Exception as exc:
         error = user_traceback(exc, _OWN_DIR)
         if is_device_assert(error["message"]):
+            s.context_lost = first.id
             return first.result(
                 FAIL, f"the spec's train_step fired a CUDA device-side assert on {s.device} (the GPU's context is now "
                       f"unusable): run diagnose with --device cpu, where the same step raises a readable error",

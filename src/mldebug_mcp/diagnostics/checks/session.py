@@ -50,6 +50,7 @@ class Session:
         # the CUDA context unusable for every later check; CPU raises a readable error instead. There, the
         # model copies refuse a NaN output before any loss sees it (a diverged run then ends as on CPU).
         self.guard_nonfinite = self.device.type != "cpu"
+        self.context_lost: str | None = None  # the check whose device-side assert made the GPU context unusable
         self.batch = to_device(split_batch(spec.batch), self.device)
         self.val_batch = to_device(split_batch(spec.val_batch), self.device) if spec.val_batch is not None else None
         self._curves: dict[str, list[float]] = {}
