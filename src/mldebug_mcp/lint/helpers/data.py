@@ -27,7 +27,7 @@ def name_of(expr: ast.AST | None) -> str:
 
 
 PREPROCESSING_MODULES = tuple(f"sklearn.{m}." for m in (
-    "preprocessing", "decomposition", "feature_extraction", "impute", "feature_selection"))
+    "preprocessing", "decomposition", "feature_extraction", "impute", "feature_selection", "pipeline", "compose"))
 # the same classes under other libraries (cuml, dask_ml) when imported by name
 KNOWN = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "LabelEncoder", "OneHotEncoder",
          "OrdinalEncoder", "PCA", "TfidfVectorizer", "CountVectorizer", "SimpleImputer", "SelectKBest"}
@@ -35,6 +35,11 @@ KNOWN = {"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Labe
 STATELESS = {"Normalizer", "Binarizer", "FunctionTransformer", "HashingVectorizer", "FeatureHasher",
              "PolynomialFeatures"}
 FITS = {"fit", "fit_transform"}
+# a pipeline or column transformer learns what its steps learn
+PIPELINE_BUILDERS = {"sklearn.pipeline.make_pipeline", "sklearn.pipeline.make_union",
+                     "sklearn.compose.make_column_transformer"}
+# a preprocessor handed in or built by a helper (`self.preprocessor.fit(X)`, `get_scaler()`), told by its name
+PREPROCESSOR_WORDS = re.compile(r"preprocess|scaler|normali[sz]er|imputer|pipeline|vectori[sz]er|pca")
 
 
 def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
@@ -44,10 +49,32 @@ def preprocessor(call: ast.AST, ctx: ModuleContext) -> str | None:
         return None
     receiver = call.func.value
     name = ctx.call_name(receiver) if isinstance(receiver, ast.Call) else ctx.constructed(receiver)
+    return _preprocessor_class(name) or _built_by_helper(name, ctx)
+
+
+def _preprocessor_class(name: str | None) -> str | None:
+    """The short class name when `name` builds a stateful preprocessor (or a pipeline of them)."""
     short = (name or "").rsplit(".", 1)[-1]
+    if name in PIPELINE_BUILDERS:
+        return short
     if not short[:1].isupper() or short in STATELESS:
         return None
     return short if name.startswith(PREPROCESSING_MODULES) or ("." in name and short in KNOWN) else None
+
+
+def _built_by_helper(name: str | None, ctx: ModuleContext) -> str | None:
+    """`pre = build_preprocessor()`: a function of this file that returns a preprocessor it builds, or one of
+    another file named for what it builds (fit and fit_transform are the scikit-learn protocol, so a model's
+    builder named so is not taken for one)."""
+    short = (name or "").rsplit(".", 1)[-1]
+    if not short or short[:1].isupper():
+        return None
+    function = ctx.functions.get(short) if name == short else None
+    if function is not None:
+        built = [_preprocessor_class(ctx.call_name(value)) for value in ctx.returns.get(function, ())
+                 if isinstance(value, ast.Call)]
+        return next((b for b in built if b), None)
+    return f"{short}()" if PREPROCESSOR_WORDS.search(short.lower()) else None
 
 
 # a name's words: `self.trainData` -> train, data; `X_test` -> x, test

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .data import part_named, preprocessor
+from .data import PREPROCESSOR_WORDS, part_named, preprocessor
 from .data_fit_calls import fitted_arguments
 
 POOLING = {"numpy.concatenate", "numpy.vstack", "numpy.row_stack", "torch.cat", "torch.concat", "torch.vstack",
@@ -148,10 +148,6 @@ def _scaler(call: ast.Call, ctx) -> bool:
     (`LabelEncoder().fit(pd.concat([train.y, test.y]))`) only learns their names."""
     name = preprocessor(call, ctx) or _named_preprocessor(call, ctx)
     return name is not None and not name.endswith(("Encoder", "Binarizer"))
-
-
-# a preprocessor handed in rather than built here (`self.preprocessor.fit(X)`), told by its name
-PREPROCESSOR_WORDS = re.compile(r"preprocess|scaler|normali[sz]er|imputer|pipeline|vectori[sz]er|pca")
 
 
 def _named_preprocessor(call: ast.Call, ctx) -> str | None:

@@ -18,6 +18,7 @@ from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
 from .modes_facts import callee_mode, handed_models, relative_import
 from .modes_models import frozen, handed_in, mode_free, ready_from_loader
+from .modes_nograd import grad_off_at
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -41,7 +42,8 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
                     m for m in handed_models(call, ctx) if key_of(m) not in reported]):
                 continue
             mode = callee_mode(call, ctx)
-            if not (mode == "infers" or (mode == "keeps" and _evaluates_data(call))):
+            if not (mode == "infers" or (mode == "keeps" and (
+                    _evaluates_data(call) or _inference_without_grad(call, scope, ctx)))):
                 continue
             for model in models:
                 key = key_of(model)
@@ -91,6 +93,15 @@ def _evaluates_data(call: ast.Call) -> bool:
     named = [w for a in args for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute)
              for w in tokens(ident(n) or "")]
     return bool(DATA_WORDS & set(named)) or any(eval_source(a) for a in args)
+
+
+INFERENCE_WORDS = {"inference", "infer", "predict", "prediction", "evaluate", "forecast"}
+
+
+def _inference_without_grad(call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """`with torch.no_grad(): logits = sliding_window_inference(image, roi, 4, net)`: a function named for
+    inference anywhere in its name, called with autograd off here: the caller is running inference through it."""
+    return bool(INFERENCE_WORDS & set(tokens(ident(call.func) or ""))) and grad_off_at(call, scope, ctx)
 
 
 def _top_statement(call: ast.Call, ctx: ModuleContext) -> ast.AST:

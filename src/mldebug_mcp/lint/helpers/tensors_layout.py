@@ -97,6 +97,9 @@ def _bound_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     """value_before, or the recurrent call whose outputs a later `out, (h, c) = self.lstm(x)` unpacks into
     `name` (tuple targets of a call are not bound by the context)."""
     value = value_before(name, at, ctx)
+    part = _cut_part(name, at, ctx)
+    if part is not None and (value is None or part.lineno > value.lineno):
+        return part
     if not ctx.memo(("layout", "recurrent-text"), lambda: any(map(ctx.has_text, RECURRENT))):
         return value  # no recurrent layer named in the module: no outputs to unpack
     unpacked = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
@@ -106,6 +109,27 @@ def _bound_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     if latest is not None and (value is None or latest.lineno > value.lineno):
         return _recurrent_call(latest.value, ctx)
     return value
+
+
+CUTS = {"chunk", "split", "tensor_split"}
+
+
+def _cut_part(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
+    """`q, k, v = self.qkv(x).chunk(3, dim=-1)`: each part of a tensor cut along its last axis has the tensor's
+    axes, so the part `name` is read as the tensor that was cut (the latest such unpack before `at`)."""
+    if not ctx.memo(("layout", "cut-text"), lambda: any(map(ctx.has_text, CUTS))):
+        return None
+    cuts = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
+            and isinstance(a.value, ast.Call) and isinstance(a.targets[-1], ast.Tuple | ast.List)
+            and any(isinstance(e, ast.Name) and e.id == name.id for e in a.targets[-1].elts)]
+    latest = max(cuts, key=lambda a: a.lineno, default=None)
+    if latest is None:
+        return None
+    call = latest.value
+    if ctx.call_name(call) is not None or ctx.method_name(call) not in CUTS:
+        return None
+    dim = next((k.value for k in call.keywords if k.arg == "dim"), call.args[1] if len(call.args) > 1 else None)
+    return call.func.value if dim is not None and _int(dim) == -1 else None
 
 
 def _reorder(expr: ast.AST, ctx) -> bool:

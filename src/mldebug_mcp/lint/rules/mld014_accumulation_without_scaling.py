@@ -43,7 +43,7 @@ class AccumulationWithoutScaling(Rule):
     fix = "Backward loss / accum_steps every micro-batch; step and zero_grad together inside the modulo branch."
     evidence = "goyal/linear-scaling-and-warmup"
     node_types = (*LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
-    requires_text = ('backward', 'num_items_in_batch')  # skip modules that cannot contain the pattern
+    requires_text = ('backward', 'num_items_in_batch', 'accum')  # skip modules that cannot contain the pattern
     BAD = (
         "def train(model, opt, loader, loss_fn, accum=4):\n"
         "    for i, (x, y) in enumerate(loader):\n"
@@ -59,6 +59,8 @@ class AccumulationWithoutScaling(Rule):
              "loop: the step gets the sum over the micro-batches")
     UNIT = ("each micro-batch loss is divided by {divisor}, which this file sets to 1, and the optimizer steps "
             "after the micro-batch loop: the step gets the sum over the micro-batches; divide by their number")
+    HANDED = ("gradient accumulation: the loss is handed to a helper that back-propagates it every micro-batch and "
+              "steps only when told by the accumulation test, but it is never divided by the number of steps")
     TRAINER_LOSS = ("compute_loss() takes num_items_in_batch but ignores it and never divides by the accumulation "
                     "steps: the Trainer back-propagates this loss as is, summed over gradient_accumulation_steps")
 
@@ -73,7 +75,10 @@ class AccumulationWithoutScaling(Rule):
                 yield Hit(unit, self.UNIT.format(divisor=ast.unparse(unit.right)))
                 return
         # below, `node` is one micro-batch: a loop's pass, or a per-batch function counting its own steps
-        if node not in ctx.backward_scopes:  # no backward() inside: nothing accumulates
+        if node not in ctx.backward_scopes:  # no backward() here; maybe in a helper handed the step test
+            handed = _handed_update(node, ctx) if isinstance(node, LOOPS) else None
+            if handed is not None:
+                yield Hit(handed, self.HANDED)  # the division goes just before the hand-over
             return
         micro = micro_batch_loop(node, ctx)
         if micro is None:  # `while True: ... backward(); seen += n; if seen >= total: break`, stepped after
@@ -108,6 +113,26 @@ class AccumulationWithoutScaling(Rule):
             if not _scaled(loss, node, ctx, set(), _names_in(_count(stepped[0].test, ctx), ctx)):
                 reported.add(ast.dump(loss))
                 yield Hit(_anchor(call, loss, node, ctx))
+
+
+def _handed_update(loop: ast.AST, ctx: ModuleContext) -> ast.Call | None:
+    """MAE's and DeiT's loop: `loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`. The helper
+    back-propagates the loss it is handed and steps when the flag says so; it is given the test's answer, not the
+    count, so only this loop can divide the loss by it. The call when the loss reaches it undivided."""
+    for call in _own_calls(loop, [], ctx):
+        flag = next((k.value for k in call.keywords if k.arg and isinstance(k.value, ast.Compare)
+                     and _modulo(k.value, ctx, 0) is not None), None)
+        if flag is None or not call.args or not isinstance(call.args[0], ast.Name) \
+                or "loss" not in call.args[0].id.lower():
+            continue
+        names = _names_in(_count(flag, ctx), ctx)
+        handed = {h for a in [*call.args[1:], *(k.value for k in call.keywords if k.value is not flag)]
+                  for h in _chains(a)} - {None}
+        if names is None or any(within(n, h) for n in names for h in handed):
+            continue  # the count itself is handed over: the helper may divide by it
+        if not _scaled(call.args[0], loop, ctx, set(), names):
+            return call
+    return None
 
 
 def _underlying(loss: ast.AST | None, loop: ast.AST) -> ast.AST | None:

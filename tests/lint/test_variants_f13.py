@@ -1,0 +1,347 @@
+"""Blind-written variants, round 3 (F13): preprocessors built by a helper or as a pipeline (MLD051), and the
+MAE-style loop that hands its loss and the accumulation test to a scaler helper (MLD014). Shapes of our own."""
+from pathlib import Path
+
+from .families import line_of, project_findings
+
+PREP_HELPERS = """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+
+    def build_scaler(numeric, categorical):
+        return ColumnTransformer([("num", StandardScaler(), numeric), ("cat", OneHotEncoder(), categorical)])
+"""
+
+PREP_SCRIPT = """
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    from prep import build_scaler
+
+
+    def load(path, numeric, categorical):
+        frame = pd.read_csv(path)
+        columns = build_scaler(numeric, categorical)
+        features = columns.fit_transform(frame[numeric + categorical])
+        return train_test_split(features, frame["label"].values, test_size=0.25)
+"""
+
+PREP_SCRIPT_SPLIT_FIRST = """
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    from prep import build_scaler
+
+
+    def load(path, numeric, categorical):
+        frame = pd.read_csv(path)
+        train, test = train_test_split(frame, test_size=0.25)
+        columns = build_scaler(numeric, categorical)
+        x_train = columns.fit_transform(train[numeric + categorical])
+        return x_train, columns.transform(test[numeric + categorical])
+"""
+
+LOCAL_PIPELINE = """
+    from sklearn.decomposition import PCA
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+
+    def reducer(k):
+        return make_pipeline(StandardScaler(), PCA(k))
+
+
+    def prepare(X, y):
+        steps = reducer(8)
+        Z = steps.fit_transform(X)
+        return train_test_split(Z, y, test_size=0.2)
+"""
+
+# a model's builder is not a preprocessor: fitting a model and then splitting is another matter
+MODEL_BUILDER = """
+    from sklearn.model_selection import train_test_split
+
+    from models import build_forest
+
+
+    def prepare(X, y):
+        forest = build_forest()
+        forest.fit(X, y)
+        return train_test_split(X, y, test_size=0.2)
+"""
+
+
+def test_a_preprocessor_built_by_a_helper_of_another_file_and_fitted_before_the_split(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"prep.py": PREP_HELPERS, "load.py": PREP_SCRIPT}, "MLD051")
+    assert found == [("load.py", line_of(PREP_SCRIPT, "columns.fit_transform"))]
+
+
+def test_the_helpers_preprocessor_fitted_on_the_training_part_is_quiet(tmp_path: Path) -> None:
+    assert project_findings(tmp_path, {"prep.py": PREP_HELPERS, "load.py": PREP_SCRIPT_SPLIT_FIRST}, "MLD051") == []
+
+
+def test_a_pipeline_returned_by_a_local_function_and_fitted_before_the_split(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"prepare.py": LOCAL_PIPELINE}, "MLD051")
+    assert found == [("prepare.py", line_of(LOCAL_PIPELINE, "steps.fit_transform"))]
+
+
+def test_a_pipeline_fitted_on_the_training_part_is_quiet(tmp_path: Path) -> None:
+    split_first = LOCAL_PIPELINE.replace(
+        "        Z = steps.fit_transform(X)\n        return train_test_split(Z, y, test_size=0.2)\n",
+        "        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)\n"
+        "        return steps.fit_transform(X_train), steps.transform(X_test), y_train, y_test\n")
+    assert split_first != LOCAL_PIPELINE
+    assert project_findings(tmp_path, {"prepare.py": split_first}, "MLD051") == []
+
+
+def test_a_model_from_a_builder_is_not_taken_for_a_preprocessor(tmp_path: Path) -> None:
+    assert project_findings(tmp_path, {"prepare.py": MODEL_BUILDER}, "MLD051") == []
+
+
+ENGINE = """
+    import torch
+
+
+    def train_one_epoch(model, criterion, loader, optimizer, loss_scaler, accum_steps):
+        model.train()
+        optimizer.zero_grad()
+        for step, (images, labels) in enumerate(loader):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = criterion(model(images), labels)
+            loss_scaler(loss, optimizer, parameters=model.parameters(),
+                        update_grad=(step + 1) % accum_steps == 0)
+            if (step + 1) % accum_steps == 0:
+                optimizer.zero_grad()
+"""
+
+SCALER = """
+    import torch
+
+
+    class ScalerStep:
+        def __init__(self):
+            self.scaler = torch.amp.GradScaler("cpu")
+
+        def __call__(self, loss, optimizer, parameters=None, update_grad=True):
+            self.scaler.scale(loss).backward()
+            if update_grad:
+                self.scaler.step(optimizer)
+                self.scaler.update()
+"""
+
+
+def test_a_loss_handed_undivided_to_a_scaler_helper_with_the_accumulation_test(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"engine.py": ENGINE, "scaling.py": SCALER}, "MLD014")
+    assert found == [("engine.py", line_of(ENGINE, "loss_scaler(loss"))]
+
+
+def test_the_loss_divided_before_the_hand_over_is_quiet(tmp_path: Path) -> None:
+    divided = ENGINE.replace("            loss_scaler(loss,", "            loss = loss / accum_steps\n"
+                                                              "            loss_scaler(loss,")
+    assert divided != ENGINE
+    assert project_findings(tmp_path, {"engine.py": divided, "scaling.py": SCALER}, "MLD014") == []
+
+
+def test_a_helper_handed_the_count_itself_may_divide_and_is_quiet(tmp_path: Path) -> None:
+    counted = ENGINE.replace("parameters=model.parameters(),", "parameters=model.parameters(), steps=accum_steps,")
+    assert counted != ENGINE
+    assert project_findings(tmp_path, {"engine.py": counted, "scaling.py": SCALER}, "MLD014") == []
+
+
+HEADS = """
+    import torch.nn as nn
+
+
+    class SelfAttention(nn.Module):
+        def __init__(self, width, heads):
+            super().__init__()
+            self.heads = heads
+            self.project = nn.Linear(width, 3 * width)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.project(x).chunk(3, dim=-1)
+            q = q.view(B, self.heads, T, C // self.heads)
+            k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+            return q, k, v
+"""
+
+
+def test_a_part_of_a_linear_output_cut_along_its_last_axis_keeps_its_axes(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"attention.py": HEADS}, "MLD040")
+    assert found == [("attention.py", line_of(HEADS, "q = q.view(B, self.heads, T"))]
+
+
+def test_parts_cut_along_another_axis_are_not_read_as_the_whole(tmp_path: Path) -> None:
+    batch_cut = HEADS.replace(".chunk(3, dim=-1)", ".chunk(3, dim=0)")
+    assert batch_cut != HEADS
+    assert project_findings(tmp_path, {"attention.py": batch_cut}, "MLD040") == []
+
+
+FORECASTER = """
+    import torch
+    import torch.nn as nn
+
+
+    class Forecaster:
+        def __init__(self, net, lr):
+            self.net = net
+            self.loss = nn.MSELoss()
+            self.opt = torch.optim.Adam(net.parameters(), lr=lr)
+
+        def fit_epoch(self, batches):
+            self.net.train()
+            for x, y in batches:
+                self.opt.zero_grad()
+                self.loss(self.net(x), y).backward()
+                self.opt.step()
+
+        @torch.no_grad()
+        def forecast(self, window, steps):
+            out = []
+            for _ in range(steps):
+                step = self.net(window)
+                out.append(step)
+                window = torch.cat([window[:, 1:], step.unsqueeze(1)], dim=1)
+            return torch.stack(out, 1)
+"""
+
+
+def test_a_forecast_method_run_in_training_mode_after_fitting(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"forecaster.py": FORECASTER}, "MLD020")
+    assert [name for name, _ in found] == ["forecaster.py"]
+
+
+def test_a_forecast_method_that_switches_to_eval_is_quiet(tmp_path: Path) -> None:
+    switched = FORECASTER.replace("            out = []\n", "            self.net.eval()\n            out = []\n")
+    assert switched != FORECASTER
+    assert project_findings(tmp_path, {"forecaster.py": switched}, "MLD020") == []
+
+
+TILED = """
+    import torch
+
+
+    def tiled_inference(volume, tile, predictor):
+        outs = [predictor(part) for part in volume.split(tile, dim=-1)]
+        return torch.cat(outs, dim=-1)
+"""
+
+SCORE_SCRIPT = """
+    import torch
+
+    from nets import Segmenter
+    from tiling import tiled_inference
+
+
+    def main(paths, weights):
+        net = Segmenter()
+        net.load_state_dict(torch.load(weights))
+        with torch.no_grad():
+            for path in paths:
+                logits = tiled_inference(torch.load(path), 64, net)
+                print(path, logits.argmax(1).float().mean().item())
+
+
+    if __name__ == "__main__":
+        main(["a.pt"], "w.pt")
+"""
+
+NETS = """
+    import torch.nn as nn
+
+
+    class Segmenter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv3d(1, 8, 3, padding=1), nn.BatchNorm3d(8), nn.ReLU(),
+                                      nn.Dropout3d(0.2), nn.Conv3d(8, 2, 1))
+
+        def forward(self, x):
+            return self.body(x)
+"""
+
+
+def test_a_loaded_model_handed_to_an_inference_helper_with_autograd_off(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"tiling.py": TILED, "score.py": SCORE_SCRIPT, "nets.py": NETS}, "MLD020")
+    assert [name for name, _ in found] == ["score.py"]
+
+
+def test_the_same_hand_over_after_eval_is_quiet(tmp_path: Path) -> None:
+    switched = SCORE_SCRIPT.replace("        with torch.no_grad():", "        net.eval()\n        with torch.no_grad():")
+    assert switched != SCORE_SCRIPT
+    assert project_findings(tmp_path, {"tiling.py": TILED, "score.py": switched, "nets.py": NETS}, "MLD020") == []
+
+
+def test_a_helper_not_named_for_inference_is_not_taken_for_one(tmp_path: Path) -> None:
+    renamed = {"tiling.py": TILED.replace("tiled_inference", "tiled_apply"),
+               "score.py": SCORE_SCRIPT.replace("tiled_inference", "tiled_apply"), "nets.py": NETS}
+    assert project_findings(tmp_path, renamed, "MLD020") == []
+
+
+
+HEAD_ACTIVATION = """
+    import torch
+
+    from nets import build_segmenter
+
+
+    def fit(loader, epochs, device):
+        model = build_segmenter("unet", classes=1, activation="sigmoid").to(device)
+        criterion = torch.nn.BCEWithLogitsLoss()
+        opt = torch.optim.Adam(model.parameters(), 3e-4)
+        for _ in range(epochs):
+            for images, masks in loader:
+                opt.zero_grad()
+                criterion(model(images.to(device)), masks.to(device)).backward()
+                opt.step()
+"""
+
+FACTORY = """
+    import segmentation_models_pytorch as smp
+
+
+    def build_segmenter(arch, **options):
+        return smp.create_model(arch, encoder_weights=None, **options)
+"""
+
+
+def test_a_factory_model_moved_to_a_device_keeps_the_head_activation_it_was_built_with(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"fit.py": HEAD_ACTIVATION, "nets.py": FACTORY}, "MLD001")
+    assert found == [("fit.py", line_of(HEAD_ACTIVATION, 'activation="sigmoid"'))]
+
+
+def test_the_factory_model_without_a_head_activation_is_quiet(tmp_path: Path) -> None:
+    plain = HEAD_ACTIVATION.replace('activation="sigmoid"', "activation=None")
+    assert plain != HEAD_ACTIVATION
+    assert project_findings(tmp_path, {"fit.py": plain, "nets.py": FACTORY}, "MLD001") == []
+
+
+
+# a script that builds one of two library models, then moves it in its own reassignment: the construction is
+# looked for through `.cuda()` (this once looped forever) and no head activation is given, so nothing is reported
+CHOSEN_THEN_MOVED = """
+    import sys
+
+    import torch
+    import torch.nn as nn
+    from torchvision.models import resnet18, wide_resnet50_2
+
+    if sys.argv[1] == "resnet18":
+        cnn = resnet18(num_classes=10)
+    else:
+        cnn = wide_resnet50_2(num_classes=10)
+    cnn = cnn.cuda()
+    criterion = nn.CrossEntropyLoss().cuda()
+    opt = torch.optim.SGD(cnn.parameters(), lr=0.1)
+    for images, labels in []:
+        opt.zero_grad()
+        criterion(cnn(images.cuda()), labels.cuda()).backward()
+        opt.step()
+"""
+
+
+def test_a_model_chosen_by_a_branch_and_moved_in_its_own_reassignment_is_quiet(tmp_path: Path) -> None:
+    assert project_findings(tmp_path, {"train.py": CHOSEN_THEN_MOVED}, "MLD001") == []
