@@ -28,7 +28,9 @@ class AccumulationWithoutScaling(Rule):
     by anything (a zero_grad() that runs every micro-batch is MLD018's finding). Also flags a
     Trainer subclass's `compute_loss(..., num_items_in_batch)` override that ignores
     `num_items_in_batch` and never divides by the accumulation steps: recent transformers Trainers
-    then back-propagate its loss as is and sum it over the accumulation steps.
+    then back-propagate its loss as is and sum it over the accumulation steps. And a loop that hands its
+    loss undivided to a helper together with the accumulation test as a flag (MAE's and DeiT's
+    `loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`), unless the count itself is handed over.
 
     Why is this bad: accumulation sums k micro-batch gradients, so the step is k times too large
     for SGD and gradient-clipping thresholds lose their meaning. It still trains.

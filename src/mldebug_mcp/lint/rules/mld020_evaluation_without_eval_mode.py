@@ -89,7 +89,8 @@ class EvaluationWithoutEvalMode(Rule):
     are separate: an eval() of one leaves the other in training mode. Training mode: never switched with .eval() (nor by an enclosing function,
     a caller in this file, or a loader of this file or of the run that switches it), or .train() just
     before. Also flagged where the model is set up: a model loaded in an evaluation file that never calls
-    .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode; a model
+    .eval(); a model handed to another file's evaluate(model, loader) that never switches a mode, or, with
+    autograd off here, to one named for inference (`sliding_window_inference(image, roi, 4, net)`); a model
     class that loads its own shipped weights in __init__ without self.eval(); a step or epoch function shared
     by the training and validation phases that calls model.train() whatever the phase while only the update
     is under a phase test (`if phase == "train":`), reported at that train(). A model run through a helper of

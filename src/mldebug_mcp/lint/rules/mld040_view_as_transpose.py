@@ -82,7 +82,8 @@ class ViewAsTranspose(Rule):
     count or a factor of it last (`self.cls(x).view(B, -1, num_classes)` for `num_anchors * num_classes`
     channels), or a conv output's axis kept by its size with only 1s after it
     (`h = x.size(2)`; `x.view(b, -1, h, 1)` on (b, c, h, w)); a Linear or Embedding output viewed with its
-    feature size before one of its earlier axes (`x = self.char_emb(x)`, `x.view(-1, char_dim, x.size(2))`);
+    feature size before one of its earlier axes (`x = self.char_emb(x)`, `x.view(-1, char_dim, x.size(2))`),
+    also a part of one cut along its last axis (`q, k, v = self.qkv(x).chunk(3, dim=-1)`);
     and a permute or transpose whose order the following view's sizes contradict (`B, C, H, W = x.shape`,
     an Embedding appends an axis, `x.permute(0, 1, 3, 2, 4).reshape(B, C * D, H, W)`; found at the
     permute). Merges and splits of neighbouring axes

@@ -46,6 +46,8 @@ class PreprocessingFitBeforeSplit(Rule):
     `std`, `min` with `max`, or a helper it calls fits it) whose result this function then splits.
     A feature pipeline or transformer this file does not build (`self.extraction_pipeline.fit_transform`)
     counts by its name, and a method of this file that hands its arguments to train_test_split as a split.
+    Scikit-learn pipelines and column transformers count as preprocessors, and so does an object built by a
+    helper: a function of this file that returns one, or one of another file named for one (`build_preprocessor()`).
 
     Why is this bad: the fitted statistics (means, ranges, vocabularies, selected features) were
     computed with the rows that later become the test set, so test information leaks into
