@@ -2,6 +2,9 @@
 MAE-style loop that hands its loss and the accumulation test to a scaler helper (MLD014). Shapes of our own."""
 from pathlib import Path
 
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_paths
+
 from .families import line_of, project_findings
 
 PREP_HELPERS = """
@@ -345,3 +348,197 @@ CHOSEN_THEN_MOVED = """
 
 def test_a_model_chosen_by_a_branch_and_moved_in_its_own_reassignment_is_quiet(tmp_path: Path) -> None:
     assert project_findings(tmp_path, {"train.py": CHOSEN_THEN_MOVED}, "MLD001") == []
+
+
+DISTRIBUTIONAL_NET = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class AtomNet(nn.Module):
+        def __init__(self, actions, atoms, quantile=False):
+            super().__init__()
+            self.actions, self.atoms, self.quantile = actions, atoms, quantile
+            self.body = nn.Linear(8, 64)
+            self.head = nn.Linear(64, actions * atoms)
+
+        def forward(self, x):
+            q = self.head(F.relu(self.body(x))).view(-1, self.actions, self.atoms)
+            if not self.quantile:
+                q = F.softmax(q, dim=2)
+            return q
+"""
+
+DISTRIBUTIONAL_AGENT = """
+    import torch
+
+    from net import AtomNet
+
+
+    class Agent:
+        def __init__(self, actions, atoms):
+            self.online = AtomNet(actions, atoms)
+            self.opt = torch.optim.Adam(self.online.parameters(), 1e-4)
+
+        def learn(self, states, actions, target_dist):
+            dist = self.online(states)
+            dist_a = dist[range(states.size(0)), actions]
+            loss = -torch.sum(target_dist * dist_a.log(), 1).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+"""
+
+
+def test_the_log_of_a_softmax_another_files_forward_applies_on_one_branch(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"net.py": DISTRIBUTIONAL_NET, "agent.py": DISTRIBUTIONAL_AGENT}, "MLD060")
+    assert found == [("agent.py", line_of(DISTRIBUTIONAL_AGENT, "dist_a.log()"))]
+
+
+def test_the_same_agent_on_a_network_that_returns_log_probabilities_is_quiet(tmp_path: Path) -> None:
+    log_space = DISTRIBUTIONAL_NET.replace("F.softmax(q, dim=2)", "F.log_softmax(q, dim=2)")
+    exp_then = DISTRIBUTIONAL_AGENT.replace("dist_a.log()", "dist_a")
+    assert project_findings(tmp_path, {"net.py": log_space, "agent.py": exp_then}, "MLD060") == []
+
+
+POLICY = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def pi(self, x, dim=1):
+            return F.softmax(self.fc(x), dim=dim)
+
+
+    def train(batches):
+        model = Policy()
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+        for states, actions, advantage in batches:
+            pi_a = model.pi(states).gather(1, actions)
+            loss = -(torch.log(pi_a) * advantage).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+"""
+
+
+def test_the_log_of_a_probability_picked_from_a_policy_method_that_softmaxes(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"policy.py": POLICY}, "MLD060")
+    assert found == [("policy.py", line_of(POLICY, "torch.log(pi_a)"))]
+
+
+def test_a_policy_method_in_log_space_is_quiet(tmp_path: Path) -> None:
+    log_space = POLICY.replace("F.softmax(self.fc(x), dim=dim)", "F.log_softmax(self.fc(x), dim=dim)") \
+        .replace("torch.log(pi_a)", "pi_a")
+    assert project_findings(tmp_path, {"policy.py": log_space}, "MLD060") == []
+
+
+NLL_BY_HAND = """
+    import torch
+
+
+    def sequence_nll(probs, target_onehot, mask):
+        log_p = torch.log(probs)
+        token = -(target_onehot * log_p).sum(dim=-1)
+        return (token * mask).sum(dim=1).mean()
+"""
+
+
+def test_a_hand_written_nll_over_a_logged_name(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"losses.py": NLL_BY_HAND}, "MLD061")
+    assert found == [("losses.py", line_of(NLL_BY_HAND, "torch.log(probs)"))]
+
+
+def test_the_same_nll_with_a_floor_is_quiet(tmp_path: Path) -> None:
+    floored = NLL_BY_HAND.replace("torch.log(probs)", "torch.log(probs.clamp_min(1e-8))")
+    assert project_findings(tmp_path, {"losses.py": floored}, "MLD061") == []
+
+
+def test_an_entropy_of_a_logged_name_is_not_a_cross_entropy(tmp_path: Path) -> None:
+    entropy = NLL_BY_HAND.replace("-(target_onehot * log_p)", "-(probs * log_p)")
+    assert project_findings(tmp_path, {"losses.py": entropy}, "MLD061") == []
+
+
+CAPTION_DECODER = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class StepDecoder(nn.Module):
+        def __init__(self, vocab, width):
+            super().__init__()
+            self.cell = nn.LSTMCell(width, width)
+            self.fc = nn.Linear(width, vocab)
+            self.vocab = vocab
+
+        def forward(self, features, steps):
+            h = c = features.new_zeros(features.size(0), self.cell.hidden_size)
+            scores = features.new_zeros(features.size(0), steps, self.vocab)
+            for t in range(steps):
+                h, c = self.cell(features, (h, c))
+                scores[:, t, :] = F.softmax(self.fc(h), dim=1)
+            return scores, steps
+"""
+
+CAPTION_TRAIN = """
+    import torch
+    import torch.nn as nn
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from decoder import StepDecoder
+
+
+    def run_epoch(batches, decoder, criterion, opt):
+        for features, captions, lengths in batches:
+            scores, steps = decoder(features, captions.size(1))
+            scores = pack_padded_sequence(scores, lengths, batch_first=True).data
+            targets = pack_padded_sequence(captions, lengths, batch_first=True).data
+            loss = criterion(scores, targets)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+    def main(batches):
+        decoder = StepDecoder(1000, 256)
+        run_epoch(batches, decoder, nn.CrossEntropyLoss(), torch.optim.Adam(decoder.parameters()))
+"""
+
+
+def test_softmax_scores_written_into_a_new_zeros_buffer_reach_the_loss_packed(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"decoder.py": CAPTION_DECODER, "train.py": CAPTION_TRAIN}, "MLD001")
+    assert [name for name, _ in found] == ["train.py"]
+
+
+def test_raw_scores_written_into_the_buffer_are_quiet(tmp_path: Path) -> None:
+    raw = CAPTION_DECODER.replace("F.softmax(self.fc(h), dim=1)", "self.fc(h)")
+    assert project_findings(tmp_path, {"decoder.py": raw, "train.py": CAPTION_TRAIN}, "MLD001") == []
+
+
+def test_a_packed_sequences_data_keeps_the_graph_and_is_not_a_break(tmp_path: Path) -> None:
+    assert project_findings(tmp_path, {"decoder.py": CAPTION_DECODER, "train.py": CAPTION_TRAIN}, "MLD030") == []
+
+
+def test_a_tensors_data_on_the_loss_path_is_still_a_break(tmp_path: Path) -> None:
+    cut = CAPTION_TRAIN.replace("scores = pack_padded_sequence(scores, lengths, batch_first=True).data",
+                                "scores = scores.data.flatten(0, 1)")
+    assert cut != CAPTION_TRAIN
+    found = project_findings(tmp_path, {"decoder.py": CAPTION_DECODER, "train.py": cut}, "MLD030")
+    assert [name for name, _ in found] == ["train.py"]
+
+
+VARIANTS = Path(__file__).resolve().parents[2] / "benchmarks" / "lint_variants" / "cases"
+
+
+def test_a_model_unwrapped_for_saving_is_not_run_for_evaluation() -> None:
+    # V8-003's fixed twin: `torch.save(accelerator.unwrap_model(model).state_dict(), ...)` after an evaluation
+    # that leaves the model in eval mode was read as a model named `accelerator.unwrap_model` evaluated
+    report = lint_paths([VARIANTS / "V8-003" / "ok"], LintSettings(select=("MLD020",)))
+    assert [(Path(f.path).name, f.line) for f in report.findings] == []

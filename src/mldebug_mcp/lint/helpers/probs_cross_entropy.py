@@ -12,7 +12,7 @@ from ..context import ModuleContext
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # named for a loss or a cross-entropy: soft_cross_entropy, xent, soft_ce, SoftTargetCE.forward's class, kd_loss
-CE_NAME = re.compile(r"(?i:loss|entropy|xent|(^|_)ce($|_)|criterion)|CE(?![a-z])")
+CE_NAME = re.compile(r"(?i:loss|entropy|xent|(^|_)ce($|_)|criterion|(^|_)nll($|_)|likelihood)|CE(?![a-z])")
 FLOORS = {"clamp", "clamp_", "clamp_min", "clamp_min_", "clip", "clip_", "add_"}
 
 
@@ -31,14 +31,31 @@ def hand_written_cross_entropy(log: ast.Call, argument: ast.expr, ctx: ModuleCon
     if any(ctx.method_name(c) in FLOORS and isinstance(c.func.value, ast.Name) and c.func.value.id == argument.id
            for c in ctx.in_scope(func, (ast.Call,))):
         return False
-    product = ctx.parent(log)
+    return any(_weighted_and_reduced(read, argument.id, params, ctx) for read in _reads(log, func, ctx))
+
+
+def _reads(log: ast.Call, func: ast.AST, ctx: ModuleContext) -> list[ast.expr]:
+    """Where the log's value is used: the log itself, or each read of the one name it is assigned to
+    (`log_p = torch.log(p)`, then `-(y * log_p).sum(-1)`)."""
+    statement = ctx.parent(log)
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return [log]
+    name = statement.targets[0].id
+    return [n for n in ctx.in_scope(func, (ast.Name,)) if n.id == name and isinstance(n.ctx, ast.Load)
+            and n.lineno > statement.lineno]
+
+
+def _weighted_and_reduced(read: ast.expr, probability: str, params: list[str], ctx: ModuleContext) -> bool:
+    """`read` is multiplied by another parameter (the target distribution) and the product summed or averaged."""
+    product = ctx.parent(read)
     while isinstance(product, ast.UnaryOp):
         product = ctx.parent(product)
     if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
         return False
-    other = product.right if _holds(product.left, log) else product.left
+    other = product.right if _holds(product.left, read) else product.left
     weights = {n.id for n in ast.walk(other) if isinstance(n, ast.Name)}
-    if argument.id in weights or not weights & (set(params) - {argument.id}):
+    if probability in weights or not weights & (set(params) - {probability}):
         return False
     return _reduced(product, ctx)
 

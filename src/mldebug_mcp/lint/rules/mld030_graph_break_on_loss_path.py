@@ -120,12 +120,22 @@ class GraphBreakOnLossPath(Rule):
 def _breaker(node: ast.AST, ctx: ModuleContext) -> bool:
     """A graph-breaking operation applied to something computed from a model or a loss."""
     if isinstance(node, ast.Attribute) and node.attr == "data" and isinstance(node.ctx, ast.Load):
-        return depends_on_graph(node.value, ctx)
+        # a PackedSequence's `.data` is its packed values, graph and all, not Tensor.data
+        return depends_on_graph(node.value, ctx) and not _packed(node.value, ctx)
     if not isinstance(node, ast.Call):
         return False
     if ctx.call_name(node) in BREAK_FUNCTIONS:
         return bool(node.args) and depends_on_graph(node.args[0], ctx)
     return ctx.method_name(node) in BREAK_METHODS and not node.args and depends_on_graph(node.func.value, ctx)
+
+
+PACKING = {"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pack_sequence"}
+
+
+def _packed(expr: ast.AST, ctx: ModuleContext) -> bool:
+    """`pack_padded_sequence(scores, lengths, batch_first=True)`, inline or through the name holding it."""
+    value = ctx.resolve(expr) if isinstance(expr, ast.Name) else expr
+    return isinstance(value, ast.Call) and ctx.call_name(value) in PACKING
 
 
 def _breaks(expr: ast.AST, ctx: ModuleContext, budget: list[int], generator: bool = False) -> list[tuple[ast.AST, bool]]:

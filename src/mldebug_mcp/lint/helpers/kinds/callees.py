@@ -9,7 +9,7 @@ import ast
 
 from . import stores
 from .parameters import call_sites, handed_to_class, method_of
-from .traced import Argument, Traced, agree, end, is_none, position, symbolic
+from .traced import BRANCHED, Argument, Traced, agree, end, is_none, position, symbolic
 from .vocabulary import (
     FUNCTIONS,
     MODULE_MOVES,
@@ -51,8 +51,8 @@ class Callees:
                     return self.callee(head, None, depth - 1)
                 bound = self.binding(value, env)
                 if bound is None:
-                    if env is None and index is None:  # a model handed in: every call in this file must agree
-                        return self._handed_in(value, depth)
+                    if env is None:  # a model handed in: every call in this file must agree
+                        return self._handed_in(value, depth, index)
                     break
                 value, env = bound
             elif isinstance(value, ast.Attribute):
@@ -105,12 +105,12 @@ class Callees:
             self.memo[key] = found
         return found
 
-    def _handed_in(self, name: ast.Name, depth: int) -> Traced | None:
-        """What every caller hands in for a parameter that is called, agreed. Kept per parameter: chains of
-        helpers that pass a model down through many call sites would otherwise be walked once per path,
-        exponentially many (a dozen calls at each of ten levels never finished)."""
+    def _handed_in(self, name: ast.Name, depth: int, index: int | None = None) -> Traced | None:
+        """What every caller hands in for a parameter that is called (element `index` of its output), agreed.
+        Kept per parameter: chains of helpers that pass a model down through many call sites would otherwise be
+        walked once per path, exponentially many (a dozen calls at each of ten levels never finished)."""
         scope = self.ctx.scope_of(name)
-        key = ("handed", scope, name.id)
+        key = ("handed", scope, name.id) if index is None else ("handed", scope, name.id, index)
         if key in self.active:
             return None
         if key in self.memo:
@@ -118,7 +118,7 @@ class Callees:
         self.active.add(key)
         try:
             passed = call_sites(name, self.ctx) or handed_to_class(name, self.ctx)
-            found = agree([self.callee(p, None, depth - 1) for p in passed]) if passed else None
+            found = agree([self.callee(p, None, depth - 1, index) for p in passed]) if passed else None
         finally:
             self.active.discard(key)
         self.memo[key] = found
@@ -129,7 +129,10 @@ class Callees:
         project = self.ctx.project
         if project is None:
             return None
-        found = project.kind_returned_by(simple if index is None else f"{simple}/{index}")
+        key = simple if index is None else f"{simple}/{index}"
+        found = project.kind_returned_by(key)
+        if found is None and getattr(self, "lenient", False):  # the activation some branch of it applies
+            found = project.kind_returned_by(key + BRANCHED)
         return Traced(found, (), simple) if found else None
 
     def _own_forward(self, name: ast.Name, env: dict | None = None) -> ast.AST | None:

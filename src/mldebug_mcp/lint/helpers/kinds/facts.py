@@ -17,7 +17,7 @@ from .choices import picked_entries, picked_module
 from .handoffs import slot_names
 from .instances import factory_built, methods_of
 from .parameters import call_sites, method_of, parameter_of
-from .traced import Argument, Traced
+from .traced import BRANCH_ACTIVATIONS, BRANCHED, Argument, Traced
 from .values import conditional, reaching_values
 from .vocabulary import DEPTH, KEEP_FUNCTIONS, KEEP_METHODS, MODULE_MOVES
 from .walk import Walk
@@ -70,6 +70,10 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             kind = _factory(func, walk)
             if kind is not None:
                 found[name + FACTORY] = kind.kind
+        if kind is None:  # `if not self.quantile: q = F.softmax(q, 2)`: the activation one branch applies
+            branched = _branched(owner, ctx)
+            if branched is not None:
+                found[name + BRANCHED] = branched
         found.update(_method_facts(walk, name, owner, func))
         width = max((len(r.value.elts) for r in walk.returns_of(func) if isinstance(r.value, ast.Tuple)), default=0)
         dicts = [_dict_returned(r.value, walk.ctx) for r in walk.returns_of(func)]  # `return {...}`, `return out`
@@ -80,6 +84,15 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             if kind is not None:
                 found[f"{name}/{index}"] = kind.kind
     return found
+
+
+def _branched(owner: ast.AST, ctx) -> str | None:
+    """The activation (softmax, sigmoid, log_softmax) one branch of a function or forward returns while the others
+    return raw values (traced_kind_any's reading), for the lenient walks of other files."""
+    found = Walk(ctx, FACTS + "-any", lenient=True)
+    kind = found.model(owner, None, None, DEPTH) if isinstance(owner, ast.ClassDef) else \
+        found.returned(owner, None, None, DEPTH)
+    return kind.kind if kind is not None and kind.kind in BRANCH_ACTIVATIONS else None
 
 
 def _relays(ctx) -> dict[str, str]:

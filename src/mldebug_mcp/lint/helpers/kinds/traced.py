@@ -64,6 +64,11 @@ def agree(found: list[Traced | None]) -> Traced | None:
 BRANCH_ACTIVATIONS = ("softmax", "sigmoid", "log_softmax")
 
 
+# a fact key's suffix for the activation one branch of a function or forward applies while the others leave the
+# values raw (`Net~` -> 'softmax'): told beside the strict kind, read by lenient walks only
+BRANCHED = "~"
+
+
 def any_activation(found: list[Traced | None]) -> Traced | None:
     """The one activation some candidates have while every other is unknown or raw logits; None otherwise."""
     applied = [f for f in found if f is not None and f.kind in BRANCH_ACTIVATIONS]

@@ -10,6 +10,7 @@ from . import stores
 from .parameters import method_of
 from .traced import Traced, agree, end, is_none, position
 from .vocabulary import (
+    BUFFER_METHODS,
     BUFFERS,
     EMPTY_STARTS,
     EXP,
@@ -52,6 +53,8 @@ class Values:
         if isinstance(expr, ast.Name):
             return self._through_values(expr, env, depth, self.kind, None)
         if isinstance(expr, ast.Attribute):
+            if expr.attr == "data" and not (isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+                return self.kind(expr.value, env, depth - 1)  # a tensor's (or a packed sequence's) own values
             values = self.attribute_values(expr)
             return agree([self.kind(v, env, depth - 1) for v in values]) if values else None
         if isinstance(expr, ast.Subscript):
@@ -209,7 +212,8 @@ class Values:
             if not isinstance(value, ast.Call):
                 return False
             name = ctx.call_name(value)
-            if name in BUFFERS:
+            if name in BUFFERS or (name is None and isinstance(value.func, ast.Attribute)
+                                   and value.func.attr in BUFFER_METHODS):
                 return True
             if name in KEEP_FUNCTIONS and value.args:
                 value = value.args[0]

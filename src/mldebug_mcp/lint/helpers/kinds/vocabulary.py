@@ -29,7 +29,8 @@ KEEP_METHODS = frozenset({"view", "reshape", "resize", "resize_", "squeeze", "un
                           "contiguous", "flatten", "float", "double", "half", "bfloat16", "to", "cuda", "cpu",
                           "clone", "detach", "view_as", "reshape_as", "squeeze_", "unsqueeze_", "t", "type_as", "type"})
 KEEP_FUNCTIONS = frozenset({"torch.flatten", "torch.reshape", "torch.squeeze", "torch.unsqueeze", "torch.transpose",
-                            "torch.permute", "torch.clone", "torch.autograd.Variable"})
+                            "torch.permute", "torch.clone", "torch.autograd.Variable",
+                            "torch.nn.utils.rnn.pack_padded_sequence"})
 EXP = frozenset({"torch.exp", "torch.special.exp"})
 # functions that join tensors: the result has the kind its parts agree on (a decoding loop's outputs)
 JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
@@ -38,6 +39,7 @@ EMPTY_STARTS = frozenset({"torch.tensor", "torch.Tensor", "torch.FloatTensor", "
 # fresh tensors a loop may fill slot by slot (`outputs[t] = step(...)`): they take the kind of what is stored
 BUFFERS = frozenset({"torch.zeros", "torch.empty", "torch.ones", "torch.full", "torch.zeros_like",
                      "torch.empty_like", "torch.ones_like", "torch.full_like"})
+BUFFER_METHODS = frozenset({"new_zeros", "new_empty", "new_ones", "new_full"})  # `x.new_zeros(B, T, V)`
 # wrappers whose call runs the module they are given (first argument or module=): the wrapped model's output
 MODULE_WRAPPERS = frozenset({
     "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
