@@ -542,3 +542,59 @@ def test_a_model_unwrapped_for_saving_is_not_run_for_evaluation() -> None:
     # that leaves the model in eval mode was read as a model named `accelerator.unwrap_model` evaluated
     report = lint_paths([VARIANTS / "V8-003" / "ok"], LintSettings(select=("MLD020",)))
     assert [(Path(f.path).name, f.line) for f in report.findings] == []
+
+
+TEMPERATURE_LOSS = """
+    import pytorch_lightning as pl
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+
+    class ScaledCosineLoss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.log_scale = nn.Parameter(torch.tensor(2.3))
+
+        def forward(self, anchors, positives):
+            logits = self.log_scale.exp() * F.normalize(anchors, dim=-1) @ F.normalize(positives, dim=-1).T
+            return F.cross_entropy(logits, torch.arange(len(anchors)))
+
+
+    class PairModule(pl.LightningModule):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+            self.criterion = ScaledCosineLoss()
+
+        def _shared(self, batch):
+            left, right = batch
+            return self.criterion(self.encoder(left), self.encoder(right))
+
+        def training_step(self, batch, batch_idx):
+            return self._shared(batch)
+
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.encoder.parameters(), lr=1e-4)
+"""
+
+
+def test_a_lightning_optimizer_over_the_encoder_alone_leaves_out_a_loss_with_weights(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"pairs.py": TEMPERATURE_LOSS}, "MLD015")
+    assert found == [("pairs.py", line_of(TEMPERATURE_LOSS, "torch.optim.AdamW(self.encoder"))]
+
+
+def test_the_optimizer_over_every_parameter_is_quiet(tmp_path: Path) -> None:
+    whole = TEMPERATURE_LOSS.replace("AdamW(self.encoder.parameters()", "AdamW(self.parameters()")
+    assert project_findings(tmp_path, {"pairs.py": whole}, "MLD015") == []
+
+
+def test_a_loss_with_weights_only_scored_outside_training_is_quiet(tmp_path: Path) -> None:
+    scored = TEMPERATURE_LOSS.replace("            return self._shared(batch)",
+                                      "            left, right = batch\n"
+                                      "            return (self.encoder(left) - self.encoder(right)).pow(2).mean()") \
+        .replace("        def configure_optimizers", "        def validation_step(self, batch, batch_idx):\n"
+                                                   "            self.log('val', self._shared(batch))\n\n"
+                                                   "        def configure_optimizers")
+    assert scored != TEMPERATURE_LOSS
+    assert project_findings(tmp_path, {"pairs.py": scored}, "MLD015") == []

@@ -11,6 +11,7 @@ and parts any optimiser of the file holds, stay out.
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 from .optim_children_facts import called_parts, freezes_in, told_parts
@@ -19,11 +20,11 @@ from .optim_steps import FUNCTIONS
 from .optim_untrained import has_parameters, strip_moves
 
 
-def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, str]]:
-    """(path, where it is built: 'line N' or 'file:N') of each weighted part of the model the optimiser's groups
-    leave out."""
+def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, str, str | None]]:
+    """(path, where it is built: 'line N' or 'file:N', the one part listed when only one is) of each weighted part
+    of the model the optimiser's groups leave out."""
     sources = _gathered(params_argument(optimizer), optimizer, ctx)
-    if not sources or len(sources) < 2:
+    if not sources:
         return []
     roots = {path.split(".")[0] for path, _ in sources}
     if len(roots) != 1 or any("." not in path for path, _ in sources):
@@ -32,26 +33,60 @@ def left_out_parts(optimizer: ast.Call, ctx: ModuleContext) -> list[tuple[str, s
     # the parts named right after the root: `self.backbone.x` lists `backbone` of the class the optimiser is
     # built in; a trainer's `self.model.backbone`, `self.model.head` list the one part `model`, left alone
     listed = {path.split(".")[1] for path, _ in sources}
-    if len(listed) < 2:
-        return []
+    # one part listed (`Adam(self.encoder.parameters())`) may be a deliberate choice of what to train, except
+    # against a loss module with weights of its own that the class runs (a learned temperature or margin)
+    only_losses = len(listed) < 2
     cls = _model_class(root, listed, optimizer, ctx)
     held = _held_nearby(ctx.scope_of(optimizer), ctx)
     found = []
+    if only_losses and cls is None:
+        return []
     if cls is None:  # a model handed in whose class another file of the run defines
         told = told_parts(listed, ctx) if root != "self" and ctx.enclosing(optimizer, FUNCTIONS) is not None else None
         for name, where in told or ():
             path = f"{root}.{name}"
             if name not in listed and path not in held and name not in {h.rsplit(".", 1)[-1] for h in held} \
                     and not _freezes_here(path, optimizer, ctx):
-                found.append((path, where))
+                found.append((path, where, None))
         return found
     for name, line in _weighted_parts(cls, ctx):
         path = f"{root}.{name}"
         if name in listed or path in held or name in {h.rsplit(".", 1)[-1] for h in held} \
-                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or name not in called_parts(cls):
+                or _freezes_here(path, optimizer, ctx) or _class_freezes(cls, name, ctx) or name not in called_parts(cls) \
+                or (only_losses and not (_loss_part(cls, name, ctx) and _run_in_training(cls, name, ctx))):
             continue
-        found.append((path, f"line {line}"))
+        found.append((path, f"line {line}", f"{root}.{next(iter(listed))}" if only_losses else None))
     return found
+
+
+LOSS_WORDS = re.compile(r"(?i)loss|criterion")
+TRAINING_METHODS = {"training_step", "train_step", "forward", "compute_loss", "shared_step", "step", "fit"}
+
+
+def _run_in_training(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
+    """`self.<name>(...)` is called in a training method (one that back-propagates or is named for the training
+    step), directly or in a helper method such a method calls."""
+    methods = {m.name: m for m in cls.body if isinstance(m, FUNCTIONS)}
+
+    def calls(method: ast.AST, target: str) -> bool:
+        return any(isinstance(n, ast.Call) and dotted(n.func) == target for n in ast.walk(method))
+
+    def trains(method: ast.AST) -> bool:
+        return method.name in TRAINING_METHODS or method in ctx.backward_scopes
+
+    for caller in [m for m in methods.values() if calls(m, f"self.{name}")]:
+        if trains(caller) or any(trains(m) and calls(m, f"self.{caller.name}") for m in methods.values()):
+            return True
+    return False
+
+
+def _loss_part(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
+    """`self.loss_fn = PrototypicalLoss(...)`: a part named for a loss, or built from a class named so."""
+    if LOSS_WORDS.search(name):
+        return True
+    built = next((ctx.call_name(strip_moves(v)) for v in ctx.class_attrs.get(cls.name, {}).get(name, ())
+                  if isinstance(strip_moves(v), ast.Call)), None)
+    return bool(built and LOSS_WORDS.search(built.rsplit(".", 1)[-1]))
 
 
 def _gathered(expr: ast.AST | None, optimizer: ast.Call, ctx: ModuleContext) -> list | None:

@@ -40,6 +40,7 @@ class OptimizerMissingParameters(Rule):
     list it takes, and optimisers built on the model alone when the file gathers another
     module's parameters with the model's, and optimisers built from the model's parts one by one (param
     groups per part, also built in a loop over its blocks for layer-wise learning rates) that leave out a part with weights the model's class builds and runs (`list(model.parameters()) + list(criterion.parameters())`,
+    or, with one part listed, `Adam(self.encoder.parameters())` beside a loss module with a learned temperature),
     a loss with trainable weights) and no optimiser holds them; modules the file freezes or puts
     in eval mode are left out. Also a trainer class that trains with an optimiser it is handed and builds a
     module with weights itself (a loss with learnable uncertainty weights or a classifier head, from a local
@@ -86,6 +87,8 @@ class OptimizerMissingParameters(Rule):
 
     PART = ("this optimizer is built from the model's parts one by one but leaves out {path} (built at "
             "{line} and run in forward): its parameters never train; add a group for it")
+    LOSS_PART = ("this optimizer holds only {listed}'s parameters and leaves out the loss module {path} (built at "
+                 "{line} and run in the training step), whose own weights then never train; add its parameters")
 
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
              "left out of the optimiser and never trains")
@@ -135,8 +138,9 @@ class OptimizerMissingParameters(Rule):
             yield Hit(node, self.UNTRAINED.format(name=name, line=line))
         for name, line in untrained_attributes(node, ctx):
             yield Hit(node, self.UNTRAINED.format(name=name, line=line))
-        for path, line in left_out_parts(node, ctx):
-            yield Hit(node, self.PART.format(path=path, line=line))
+        for path, line, alone in left_out_parts(node, ctx):
+            yield Hit(node, self.LOSS_PART.format(listed=alone, path=path, line=line) if alone
+                      else self.PART.format(path=path, line=line))
         swapped = clipped_elsewhere(node, ctx)
         if swapped is not None:
             clip, step, other = swapped
