@@ -598,3 +598,58 @@ def test_a_loss_with_weights_only_scored_outside_training_is_quiet(tmp_path: Pat
                                                    "        def configure_optimizers")
     assert scored != TEMPERATURE_LOSS
     assert project_findings(tmp_path, {"pairs.py": scored}, "MLD015") == []
+
+
+EPOCH_RUNNERS = """
+    import torch
+
+
+    class Stage:
+        def __init__(self, model, loss, device):
+            self.model, self.loss, self.device = model, loss, device
+            self.loss.to(device)
+
+        def on_start(self):
+            pass
+
+        def run(self, loader):
+            self.on_start()
+            return [self.batch(x.to(self.device), y.to(self.device)).item() for x, y in loader]
+
+
+    class TrainStage(Stage):
+        def __init__(self, model, loss, optimizer, device):
+            super().__init__(model, loss, device)
+            self.optimizer = optimizer
+
+        def on_start(self):
+            self.model.train()
+
+        def batch(self, x, y):
+            self.optimizer.zero_grad()
+            loss = self.loss(self.model(x), y)
+            loss.backward()
+            self.optimizer.step()
+            return loss
+
+
+    class ValidStage(Stage):
+        def on_start(self):
+            self.model.eval()
+
+        def batch(self, x, y):
+            with torch.no_grad():
+                return self.loss(self.model(x), y)
+"""
+
+
+def test_a_valid_stage_that_switches_to_eval_is_quiet_and_its_loss_is_no_model(tmp_path: Path) -> None:
+    assert project_findings(tmp_path, {"stages.py": EPOCH_RUNNERS}, "MLD020") == []
+
+
+def test_a_valid_stage_that_never_switches_to_eval(tmp_path: Path) -> None:
+    unswitched = EPOCH_RUNNERS.replace("        def on_start(self):\n            self.model.eval()\n",
+                                       "        def on_start(self):\n            pass\n")
+    assert unswitched != EPOCH_RUNNERS
+    found = project_findings(tmp_path, {"stages.py": unswitched}, "MLD020")
+    assert [name for name, _ in found] == ["stages.py"]

@@ -22,6 +22,7 @@ MODE_VERBS = {"set", "eval", "train", "training", "evaluation", "switch", "toggl
 # a plain callable named after a model: classifier_fn, encoder_func, net_hook
 CALLABLE = re.compile(r"(^|_)(fn|func|function|callback|hook)s?$")
 MODEL_BASE = re.compile(r"Module|Model|Net")
+LOSS_NAME = re.compile(r"loss|criterion")
 NOT_MODEL = re.compile(r"^(get|build|create|load|make|init|setup|save|train|eval|test|run|unwrap)_")
 
 
@@ -155,6 +156,8 @@ def _model_like(func: ast.AST, ctx: ModuleContext) -> bool:
     if NOT_MODEL_CLASS.search(built.rsplit(".", 1)[-1]):
         return False  # self.autoencoder_resizer = CenterSpatialCrop(...): a transform, whatever its name
     lowered = name.lower()
+    if not built and isinstance(func, ast.Attribute) and LOSS_NAME.search(func.attr.lower()):
+        return False  # `self.loss(prediction, y)`: a criterion handed in and moved to the device, not a model
     # `accelerator.unwrap_model(model)`, `trainer.get_model()`: a method that hands back a model, not one
     if MODEL_NAME.search(lowered) and not NOT_MODEL.match(lowered.rsplit(".", 1)[-1]) and not CALLABLE.search(lowered):
         return True

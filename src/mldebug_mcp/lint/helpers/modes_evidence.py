@@ -28,7 +28,7 @@ from .evaluation import (
 from .loops import LOOPS, is_backward, is_optimizer_step
 from .modes_handed_models import calls_by_ident
 
-EVAL_NAME = {"validate", "validation", "eval", "evaluate", "evaluation", "evaluator", "test", "testing",
+EVAL_NAME = {"validate", "validation", "valid", "eval", "evaluate", "evaluation", "evaluator", "test", "testing",
              "tester", "predict", "prediction", "predictor", "inference", "infer", "inferencer", "forecast",
              "forecasting"}
 # results taken off the graph or gathered: what extraction and inference code does with outputs
