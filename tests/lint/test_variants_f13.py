@@ -653,3 +653,48 @@ def test_a_valid_stage_that_never_switches_to_eval(tmp_path: Path) -> None:
     assert unswitched != EPOCH_RUNNERS
     found = project_findings(tmp_path, {"stages.py": unswitched}, "MLD020")
     assert [name for name, _ in found] == ["stages.py"]
+
+
+BOUNDARY_HELPER = """
+    import torch
+
+
+    class Finetuner:
+        def __init__(self, model, optimizer, loader, accum_steps):
+            self.model, self.optimizer, self.loader, self.accum_steps = model, optimizer, loader, accum_steps
+
+        def _at_boundary(self, step, total):
+            return step % self.accum_steps == 0 or step + 1 == total
+
+        def train(self):
+            self.model.train()
+            for step, (x, y) in enumerate(self.loader):
+                loss = torch.nn.functional.mse_loss(self.model(x), y) / self.accum_steps
+                loss.backward()
+                if self._at_boundary(step, len(self.loader)):
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+"""
+
+
+def test_an_off_by_one_accumulation_test_returned_by_a_helper_method(tmp_path: Path) -> None:
+    found = project_findings(tmp_path, {"finetune.py": BOUNDARY_HELPER}, "MLD034")
+    assert found == [("finetune.py", line_of(BOUNDARY_HELPER, "return step % self.accum_steps"))]
+
+
+def test_the_helper_counting_from_one_is_quiet(tmp_path: Path) -> None:
+    fixed = BOUNDARY_HELPER.replace("return step % self.accum_steps == 0", "return (step + 1) % self.accum_steps == 0")
+    assert project_findings(tmp_path, {"finetune.py": fixed}, "MLD034") == []
+
+
+def test_an_inline_or_with_the_last_batch_keeps_the_off_by_one(tmp_path: Path) -> None:
+    inline = BOUNDARY_HELPER.replace("if self._at_boundary(step, len(self.loader)):",
+                                     "if step % self.accum_steps == 0 or step + 1 == len(self.loader):")
+    found = project_findings(tmp_path, {"finetune.py": inline}, "MLD034")
+    assert found == [("finetune.py", line_of(inline, "if step % self.accum_steps == 0 or"))]
+
+
+def test_an_evaluation_schedule_with_or_is_no_accumulation_test(tmp_path: Path) -> None:
+    schedule = BOUNDARY_HELPER.replace("return step % self.accum_steps == 0 or step + 1 == total",
+                                       "return step % self.eval_every == 0 or step + 1 == total")
+    assert project_findings(tmp_path, {"finetune.py": schedule}, "MLD034") == []

@@ -16,6 +16,8 @@ a constant in it (before or after the test), Lightning's `batch_idx` argument of
 from __future__ import annotations
 
 import ast
+import copy
+import re
 
 from ..context import ModuleContext
 from .graph import callee
@@ -24,6 +26,7 @@ from .optim_steps import FUNCTIONS, expanded_calls, top_statement, unconditional
 from .optim_values import optimizer_step
 from .script_scope import function_or_module
 
+ACCUMULATION_COUNT = re.compile(r"(?i)accum|grad")
 BATCH_INDEX_ARGUMENTS = {"batch_idx", "batch_nb", "batch_index"}  # Lightning's hooks count from 0
 
 
@@ -42,6 +45,12 @@ def modulo_test(test: ast.expr) -> StepTest | None:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         found = [t for t in map(modulo_test, test.values) if t is not None]
         return StepTest(found[0].counter, found[0].divisor, found[0].zero, False) if len(found) == 1 else None
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        # `i % k == 0 or i + 1 == len(loader)`: the last window's flush leaves the first window as it is; only
+        # for a count named for accumulation (`epoch % eval_interval == 0 or last` is a schedule, not a window)
+        found = [t for t in map(modulo_test, test.values) if t is not None]
+        return StepTest(found[0].counter, found[0].divisor, True, True) if len(found) == 1 and found[0].zero \
+            and ACCUMULATION_COUNT.search(ast.unparse(found[0].divisor)) else None
     if _is_mod(test):
         return StepTest(test.left, test.right, False, True)  # truthy: a non-zero remainder
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -73,11 +82,47 @@ def flag_test(test: ast.expr, ctx: ModuleContext) -> tuple[StepTest, ast.expr] |
     return (found, values[0]) if found is not None else None
 
 
+def helper_test(test: ast.expr, ctx: ModuleContext) -> tuple[StepTest, ast.expr] | None:
+    """(the step test, the expression the helper returns) for `if self._is_accumulation_boundary(step, n):`, a
+    method of the class or function of this file whose one statement returns a modulo test of its parameters:
+    the test read with the call's arguments in place of the parameters."""
+    if not isinstance(test, ast.Call) or not test.args or test.keywords:
+        return None
+    func = test.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = ctx.enclosing_class(test)
+        helper = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == func.attr), None) \
+            if cls is not None else None
+        params = helper.args.args[1:] if helper is not None else []
+    elif isinstance(func, ast.Name):
+        helper = ctx.functions.get(func.id)
+        params = helper.args.args if isinstance(helper, ast.FunctionDef) else []
+    else:
+        return None
+    if helper is None or len(helper.body) != 1 or not isinstance(helper.body[0], ast.Return) \
+            or helper.body[0].value is None or len(params) != len(test.args):
+        return None
+    given = {p.arg: a for p, a in zip(params, test.args)}
+    found = modulo_test(_Substituted(given).visit(copy.deepcopy(helper.body[0].value)))
+    return (found, helper.body[0].value) if found is not None else None
+
+
+class _Substituted(ast.NodeTransformer):
+    """A copy of an expression with its parameters' names replaced by the arguments a call passes."""
+
+    def __init__(self, given: dict[str, ast.expr]) -> None:
+        self.given = given
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self.given.get(node.id, node)
+
+
 def test_of(node: ast.If, ctx: ModuleContext) -> StepTest | None:
-    """The step test of an `if`: its own modulo comparison, or the one its flag was set from."""
+    """The step test of an `if`: its own modulo comparison, the one its flag was set from, or the one a helper
+    it calls returns."""
     found = modulo_test(node.test)
     if found is None:
-        flag = flag_test(node.test, ctx)
+        flag = flag_test(node.test, ctx) or helper_test(node.test, ctx)
         found = flag[0] if flag is not None else None
     return found
 

@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_every_pass import every_pass_step
-from ..helpers.accum_step_condition import first_value, flag_test, modulo_test, step_guard
+from ..helpers.accum_step_condition import first_value, flag_test, helper_test, modulo_test, step_guard
 from ..helpers.accum_stray_step import stray_step
 from ..helpers.loops import LOOPS
 from ..rule import Hit, Rule
@@ -18,7 +18,9 @@ class AccumulationStepCondition(Rule):
     Lightning's `batch_idx`) takes the first update after a single micro-batch; a second step of the same
     optimiser outside the test, on every pass (a leftover after the accumulation clause); a step on every pass
     of a loop that divides its loss by an accumulation count or tests one (`if step % grad_accum == 0:` around
-    only the clip and the step counter). `(i + 1) % k == 0`, and
+    only the clip and the step counter). The test may also flush the last window (`i % k == 0 or i + 1 ==
+    len(loader)`, for a count named for accumulation) or come from a helper method that returns it
+    (`if self._at_boundary(step, n):`, reported at its return). `(i + 1) % k == 0`, and
     `i % k == 0` with `i` counting from 1, stay quiet.
 
     Why is this bad: the optimiser is meant to step once per k accumulated micro-batches. Inverted, it
@@ -66,7 +68,7 @@ class AccumulationStepCondition(Rule):
         # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
         remainder, source = modulo_test(node.test), None
         if remainder is None:  # a flag set from the test (`accumulating = step % k != 0`): reported where it is set
-            remainder, source = flag_test(node.test, ctx) or (None, None)
+            remainder, source = flag_test(node.test, ctx) or helper_test(node.test, ctx) or (None, None)
         if remainder is None or isinstance(remainder.divisor, ast.Constant) and remainder.divisor.value in (0, 1):
             return
         guard = step_guard(node, ctx)
