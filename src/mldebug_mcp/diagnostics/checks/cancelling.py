@@ -31,10 +31,8 @@ def cancelling(model: Any) -> set[str]:
 def cancelled_biases(s: Any) -> set[str]:
     """`cancelling` on a fresh copy after one backward of the spec's loss (kept for the run)."""
     if "cancelled_biases" not in s.memo:
-        s.seeded()
         model = s.fresh_model(train=True)
-        model.zero_grad(set_to_none=True)
-        s.loss(model, s.batch).backward()
+        _backward(s, model)
         s.memo["cancelled_biases"] = cancelling(model)
     return s.memo["cancelled_biases"]
 
@@ -63,11 +61,16 @@ def zero_only_at_start(s: Any, names: set[str]) -> set[str]:
     return s.memo["zero_only_at_start"] & names
 
 
-def _gradients(s: Any, model: Any) -> dict[str, Any]:
-    """The gradient of the spec's loss for every parameter that gets one (the same dropout mask each time)."""
+def _backward(s: Any, model: Any) -> None:
+    """One backward of the spec's loss on its batch from cleared gradients (the same dropout mask each time)."""
     model.zero_grad(set_to_none=True)
     s.seeded()
     s.loss(model, s.batch).backward()
+
+
+def _gradients(s: Any, model: Any) -> dict[str, Any]:
+    """The gradient of the spec's loss for every parameter that gets one."""
+    _backward(s, model)
     grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
     model.zero_grad(set_to_none=True)
     return grads

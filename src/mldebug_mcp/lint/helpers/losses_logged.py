@@ -9,9 +9,10 @@
 
 import ast
 
-from ..context import SELF_RETURNING, ModuleContext
+from ..context import ModuleContext
 from .kinds import PROBABILITIES, SIGMOID, SOFTMAX, kind_of, reaching_values
 from .kinds.vocabulary import FUNCTIONS, KEEP_METHODS, MODULES, TENSOR_METHODS
+from .optim_untrained import strip_moves
 from .patterns import log_argument
 
 LOGS = frozenset({"torch.log", "torch.log2", "torch.log10"})
@@ -171,15 +172,7 @@ def model_activations(arg: ast.expr, ctx: ModuleContext) -> tuple[str, list[tupl
             built = ctx.constructed(callee)
             if built in ctx.classes:
                 return built, class_activation_layers(ctx.classes[built], ctx)
-            construction = ctx.resolve(callee)
-            for _ in range(4):  # create_model(...).to(device), or `model = model.to(device)` after it was built
-                if not (isinstance(construction, ast.Call) and isinstance(construction.func, ast.Attribute)
-                        and construction.func.attr in SELF_RETURNING):
-                    break
-                receiver = construction.func.value
-                # the name read in its own reassignment holds what was assigned before
-                earlier = [v for v in ctx.values_of(receiver, at=receiver) if v is not construction]
-                construction = earlier[0] if earlier else ctx.resolve(receiver)
+            construction = strip_moves(ctx.resolve(callee))  # create_model(..., activation=...).to(device)
             if built and not built.startswith("torch.") and isinstance(construction, ast.Call):
                 given = activation_keyword(construction, ctx)
                 return built.rsplit(".", 1)[-1], [given] if given is not None else []

@@ -102,13 +102,24 @@ def _bound_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
         return part
     if not ctx.memo(("layout", "recurrent-text"), lambda: any(map(ctx.has_text, RECURRENT))):
         return value  # no recurrent layer named in the module: no outputs to unpack
-    unpacked = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
-                and isinstance(a.value, ast.Call) and isinstance(a.targets[-1], ast.Tuple) and a.targets[-1].elts
-                and isinstance(a.targets[-1].elts[0], ast.Name) and a.targets[-1].elts[0].id == name.id]
-    latest = max(unpacked, key=lambda a: a.lineno, default=None)
+    latest = _latest_unpack(name, at, ctx, first_only=True)
     if latest is not None and (value is None or latest.lineno > value.lineno):
         return _recurrent_call(latest.value, ctx)
     return value
+
+
+def _latest_unpack(name: ast.Name, at: ast.AST, ctx, first_only: bool) -> ast.Assign | None:
+    """The latest `a, b = call(...)` of the function before `at` that unpacks into `name` (as its first target,
+    with `first_only`)."""
+    def unpacks(assign: ast.Assign) -> bool:
+        targets = assign.targets[-1]
+        if not (isinstance(assign.value, ast.Call) and isinstance(targets, ast.Tuple | ast.List) and targets.elts):
+            return False
+        elts = targets.elts[:1] if first_only else targets.elts
+        return any(isinstance(e, ast.Name) and e.id == name.id for e in elts)
+
+    found = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno and unpacks(a)]
+    return max(found, key=lambda a: a.lineno, default=None)
 
 
 CUTS = {"chunk", "split", "tensor_split"}
@@ -119,10 +130,7 @@ def _cut_part(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     axes, so the part `name` is read as the tensor that was cut (the latest such unpack before `at`)."""
     if not ctx.memo(("layout", "cut-text"), lambda: any(map(ctx.has_text, CUTS))):
         return None
-    cuts = [a for a in ctx.in_scope(ctx.scope_of(at), (ast.Assign,)) if a.lineno < at.lineno
-            and isinstance(a.value, ast.Call) and isinstance(a.targets[-1], ast.Tuple | ast.List)
-            and any(isinstance(e, ast.Name) and e.id == name.id for e in a.targets[-1].elts)]
-    latest = max(cuts, key=lambda a: a.lineno, default=None)
+    latest = _latest_unpack(name, at, ctx, first_only=False)
     if latest is None:
         return None
     call = latest.value

@@ -131,7 +131,7 @@ class Callees:
             return None
         key = simple if index is None else f"{simple}/{index}"
         found = project.kind_returned_by(key)
-        if found is None and getattr(self, "lenient", False):  # the activation some branch of it applies
+        if found is None and self.lenient:  # the activation some branch of it applies
             found = project.kind_returned_by(key + BRANCHED)
         return Traced(found, (), simple) if found else None
 

@@ -55,7 +55,7 @@ _OWNER = re.compile(r"\w+")
 def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
     if not any(map(ctx.has_text, hints)):  # nothing here can return a known kind, but a wrapper may relay one
         return _relays(ctx) if ctx.has_text("__init__") and ctx.has_text("forward") else {}
-    walk = Walk(ctx, FACTS)
+    walk, lenient = Walk(ctx, FACTS), Walk(ctx, FACTS + "-any", lenient=True)
     found: dict[str, str] = {}
     owners = [(name, func, func) for name, func in ctx.functions.items()]
     owners += [(name, cls, _forward(cls)) for name, cls in ctx.classes.items()]
@@ -71,7 +71,7 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
             if kind is not None:
                 found[name + FACTORY] = kind.kind
         if kind is None:  # `if not self.quantile: q = F.softmax(q, 2)`: the activation one branch applies
-            branched = _branched(owner, ctx)
+            branched = _branched(owner, lenient)
             if branched is not None:
                 found[name + BRANCHED] = branched
         found.update(_method_facts(walk, name, owner, func))
@@ -86,12 +86,11 @@ def _facts(ctx, hints: tuple[str, ...]) -> dict[str, str]:
     return found
 
 
-def _branched(owner: ast.AST, ctx) -> str | None:
+def _branched(owner: ast.AST, lenient: Walk) -> str | None:
     """The activation (softmax, sigmoid, log_softmax) one branch of a function or forward returns while the others
     return raw values (traced_kind_any's reading), for the lenient walks of other files."""
-    found = Walk(ctx, FACTS + "-any", lenient=True)
-    kind = found.model(owner, None, None, DEPTH) if isinstance(owner, ast.ClassDef) else \
-        found.returned(owner, None, None, DEPTH)
+    kind = lenient.model(owner, None, None, DEPTH) if isinstance(owner, ast.ClassDef) else \
+        lenient.returned(owner, None, None, DEPTH)
     return kind.kind if kind is not None and kind.kind in BRANCH_ACTIVATIONS else None
 
 
