@@ -29,8 +29,11 @@ from .rules.mld033_requires_grad_typo import RequiresGradTypo
 from .rules.mld034_accumulation_step_condition import AccumulationStepCondition
 from .rules.mld035_gan_fake_not_detached import GanFakeNotDetached
 from .rules.mld036_policy_loss_advantage_not_detached import PolicyLossAdvantageNotDetached
+from .rules.mld037_target_aliases_prediction import TargetAliasesPrediction
+from .rules.mld038_optimizer_never_stepped import OptimizerNeverStepped
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
+from .rules.mld042_mean_over_batch_in_forward import MeanOverBatchInForward
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
 from .rules.mld051_preprocessing_fit_before_split import PreprocessingFitBeforeSplit
 from .rules.mld052_fit_transform_on_test import FitTransformOnTest
@@ -46,6 +49,7 @@ from .rules.mld070_torch_load_without_weights_only import TorchLoadWithoutWeight
 from .rules.mld071_swallowing_except_in_training import SwallowingExceptInTraining
 from .rules.mld072_bias_before_batchnorm import BiasBeforeBatchNorm
 from .rules.mld073_discarded_clip_grad_norm import DiscardedClipGradNorm
+from .rules.mld074_clip_after_optimizer_step import ClipAfterOptimizerStep
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
@@ -74,8 +78,11 @@ RULES: tuple[type[Rule], ...] = (
     AccumulationStepCondition,
     GanFakeNotDetached,
     PolicyLossAdvantageNotDetached,
+    TargetAliasesPrediction,
+    OptimizerNeverStepped,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
+    MeanOverBatchInForward,
     TrainLoaderWithoutShuffle,
     PreprocessingFitBeforeSplit,
     FitTransformOnTest,
@@ -89,5 +96,6 @@ RULES: tuple[type[Rule], ...] = (
     SwallowingExceptInTraining,
     BiasBeforeBatchNorm,
     DiscardedClipGradNorm,
+    ClipAfterOptimizerStep,
 )
 

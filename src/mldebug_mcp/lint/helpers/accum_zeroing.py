@@ -56,23 +56,50 @@ def _inside(node: ast.AST, block: ast.AST, ctx: ModuleContext) -> bool:
     return block in ctx.ancestors(node)
 
 
-def in_conditional_step_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
-    """`zero` runs on every pass of a loop that backwards on every pass and steps under an accumulation test,
-    or on every call of a per-batch function that does (`training_step` counting its own micro-batches)."""
+def _guarded_steps(zero: ast.Call, ctx: ModuleContext):
+    """(iteration, its steps, their accumulation guards) when `zero` runs on every pass of a loop (or every call
+    of a per-batch function) whose steps all run under an accumulation test; else None."""
     loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
     if loop is None or not unconditional_in(zero, loop, ctx):
-        return False
+        return None
     it = iteration(loop, ctx)
     direct_steps = [s for s, via in it.steps if s is via and ctx.enclosing(s, LOOPS + FUNCTIONS) is loop]
     if not direct_steps or any(unconditional_in(s, loop, ctx) for s in direct_steps):
-        return False
+        return None
     guards = [_step_guard(s, loop, ctx) for s in direct_steps]
-    if any(g is None for g in guards):
+    return None if any(g is None for g in guards) else (it, direct_steps, guards)
+
+
+def in_conditional_step_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """`zero` runs on every pass of a loop that backwards on every pass and steps under an accumulation test,
+    or on every call of a per-batch function that does (`training_step` counting its own micro-batches)."""
+    found = _guarded_steps(zero, ctx)
+    if found is None:
         return False
+    it, direct_steps, guards = found
     # a backward outside the step's branch: it runs on the micro-batches that do not step
     if not any(not any(_inside(via, g, ctx) for g in guards) for _, via in _backwards(it)):
         return False
     return _clears_stepped(zero, direct_steps, ctx)
+
+
+def backward_only_when_stepping(zero: ast.Call, ctx: ModuleContext) -> bool:
+    """`zero` runs on every micro-batch, the loss is divided by the accumulation count k, but the backward sits
+    under the step's own test `(i + 1) % k == 0` with the step: the k - 1 micro-batches between are computed and
+    dropped, and each step sees one micro-batch scaled down by k."""
+    found = _guarded_steps(zero, ctx)
+    if found is None:
+        return False
+    it, direct_steps, guards = found
+    backwards = _backwards(it)
+    if not backwards or not all(any(_inside(via, g, ctx) for g in guards) for _, via in backwards):
+        return False
+    counts = {ast.dump(sub.right) for g in guards for sub in ast.walk(g.test)
+              if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod)}
+    loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
+    divided = any(isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and ast.dump(sub.right) in counts
+                  and not any(_inside(sub, g, ctx) for g in guards) for sub in ast.walk(loop))
+    return divided and _clears_stepped(zero, direct_steps, ctx)
 
 
 def _backwards(it) -> list[tuple[ast.Call, ast.Call]]:

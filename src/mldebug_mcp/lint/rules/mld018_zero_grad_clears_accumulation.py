@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from ..context import ModuleContext
 from ..helpers.accum_window_start import zero_under_step_condition
 from ..helpers.accum_zeroing import (
+    backward_only_when_stepping,
     in_accumulating_context,
     in_backward_only_method,
     in_conditional_step_loop,
@@ -22,7 +23,8 @@ class ZeroGradClearsAccumulation(Rule):
     DDP's `with model.no_sync():`; an inner micro-batch loop that zeroes before each backward and
     steps after the loop; a trainer method that zeroes and backwards (`forward_backward`) while
     another method of its class steps; a zero_grad() (or a helper that runs one, `self._start_update()`)
-    under the step's own accumulation test (`(i + 1) % k == 0`) but before the backward.
+    under the step's own accumulation test (`(i + 1) % k == 0`) but before the backward; a zero_grad() on
+    every micro-batch of a loop that divides its loss by k but backwards only under the step's test.
 
     Why is this bad: accumulation sums k backwards into .grad before one step. Clearing on every
     micro-batch throws that sum away, so each step uses only the last micro-batch: the effective
@@ -64,6 +66,10 @@ class ZeroGradClearsAccumulation(Rule):
     METHOD = ("{function} clears the gradients before its backward but never steps; {stepper} steps: called once per "
               "micro-batch, only the last micro-batch reaches the step")
 
+    DROPPED = ("zero_grad() runs on every micro-batch and backward() only under the step's accumulation test: the "
+               "micro-batches in between are computed and dropped, and each step sees one micro-batch divided by k; "
+               "backward every micro-batch and zero after the step")
+
     WINDOW = ("gradients are cleared under the same condition that steps the optimizer later in this iteration: "
               "that is the window's last micro-batch, so the gradients of the micro-batches before it are lost "
               "and each step sees one; open the window where the previous step happened (e.g. `i % k == 0`) "
@@ -82,6 +88,8 @@ class ZeroGradClearsAccumulation(Rule):
             yield Hit(node)
         elif in_micro_batch_loop(node, ctx):
             yield Hit(node, self.MICRO)
+        elif backward_only_when_stepping(node, ctx):
+            yield Hit(node, self.DROPPED)
         else:
             stepper = in_backward_only_method(node, ctx)
             if stepper is not None:

@@ -12,6 +12,7 @@ from ..helpers.loader_random_samples import (
     dataset_class_told,
     random_draw,
 )
+from ..helpers.loader_manual_batches import sliced_in_order
 from ..helpers.loops import is_any_backward, is_optimizer_step, is_scheduler_step
 from ..rule import Hit, Rule
 
@@ -37,7 +38,8 @@ def _on(expr: ast.AST | None) -> bool:
 class TrainLoaderWithoutShuffle(Rule):
     """What it does: flags a DataLoader over a training dataset (the dataset, its arguments or
     the variable it is assigned to is named like 'train' and not 'val'/'test'/'eval') that
-    neither passes shuffle=True nor a sampler or batch_sampler.
+    neither passes shuffle=True nor a sampler or batch_sampler; and batches sliced by hand in a training
+    loop (`lines[step * B:(step + 1) * B]`) from data that nothing in the function shuffles.
 
     Why is this bad: DataLoader does not shuffle by default, so every epoch visits the data in
     file order. With data sorted by label, source or time, batches are far from i.i.d.: the
@@ -52,8 +54,10 @@ class TrainLoaderWithoutShuffle(Rule):
     why = "DataLoader defaults to shuffle=False; sorted data gives single-class or single-source batches and a biased model."
     fix = "Pass shuffle=True (or a sampler such as DistributedSampler/WeightedRandomSampler) to the training loader."
     evidence = "slavv"
-    node_types = (ast.Call,)
-    requires_text = ('DataLoader',)  # skip modules that cannot contain the pattern
+    node_types = (ast.Call, ast.Subscript)
+    requires_text = ('DataLoader', 'backward')  # skip modules that cannot contain the pattern
+    MANUAL = ("batches are sliced from {name} in the same order on every pass of this training loop, and nothing in "
+              "the function shuffles it: shuffle {name} (or a permutation of its indices) once per epoch")
     BAD = (
         "from torch.utils.data import DataLoader\n"
         "def make_loader(train_ds):\n"
@@ -68,6 +72,11 @@ class TrainLoaderWithoutShuffle(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
+        if type(node) is ast.Subscript:
+            name = sliced_in_order(node, ctx) if type(node.slice) is ast.Slice else None
+            if name is not None:
+                yield Hit(node, self.MANUAL.format(name=name))
+            return
         if ctx.call_name(node) not in DATALOADERS:
             return
         keywords = {k.arg: k.value for k in node.keywords}

@@ -6,6 +6,7 @@ from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
+from ..helpers.magnitudes import spectrum_magnitude
 from ..helpers.probs_cross_entropy import hand_written_cross_entropy
 from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.probs_outside_loss import positive_literal, writes_parameter
@@ -20,6 +21,7 @@ from ..helpers.tensors_flow import (
 from ..rule import Hit, Rule
 
 LOGS = {"torch.log", "torch.log2", "torch.log10"}
+NUMPY_LOGS = {"numpy.log", "numpy.log2", "numpy.log10"}
 CLAMPS = {"clamp", "clamp_min", "clip", "maximum", "fmax", "max"}
 # positive by construction, yet they round to exactly 0 in float32 (softplus(-104), exp(-104))
 UNDERFLOWING = {"torch.nn.functional.softplus": "a softplus output", "torch.exp": "an exp output",
@@ -45,7 +47,8 @@ class LogWithoutClamp(Rule):
     (`err * c - w * torch.log(c)`), probabilities on one branch only (`if n > 1: out = F.softmax(out, 1)`,
     then `out.log()` in the loss the callers hand it to), or a log fed to a criterion whose one branch is
     NLLLoss, or the probabilities a hand-written cross-entropy is given (`-(soft_targets *
-    torch.log(probs)).sum(1).mean()` in a function or class named for a loss), with no clamp and no `+ eps`.
+    torch.log(probs)).sum(1).mean()` in a function or class named for a loss), or a spectrum's magnitude
+    (`np.log(np.abs(librosa.stft(y)))`, zero in silence), with no clamp and no `+ eps`.
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged, nor
     a log written into a parameter's storage (a bias initialised from class frequencies), a ratio of
     literal positive numbers, or a log in a test module that steps no optimiser (a reference value).
@@ -80,7 +83,15 @@ class LogWithoutClamp(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
-        if argument is None or reference_test_module(ctx) or writes_parameter(node, ctx):
+        if argument is None:
+            argument = log_argument(node, ctx, NUMPY_LOGS, set())
+            if argument is not None and spectrum_magnitude(argument, ctx):
+                yield Hit(node, self.message.format(what="a spectrum's magnitude"))
+            return
+        if spectrum_magnitude(argument, ctx):
+            yield Hit(node, self.message.format(what="a spectrum's magnitude"))
+            return
+        if reference_test_module(ctx) or writes_parameter(node, ctx):
             return  # a test's reference value, or a bias initialised from a log: no gradient reads it
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \

@@ -1,0 +1,60 @@
+"""A second name bound to a tensor, written in place and compared with the first by a loss (MLD037)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .graph import is_loss_call
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)
+
+
+def alias_compared(alias: ast.Assign, ctx: ModuleContext) -> ast.Call | None:
+    """For `target = prediction`: the loss call taking both names, when `target` is written in place (item
+    assignment or an in-place method) between them and neither name is bound again; else None."""
+    target, prediction = alias.targets[0].id, alias.value.id
+    scope = ctx.enclosing(alias, SCOPES)
+    if scope is None:
+        return None
+    events = _events(scope, ctx)
+    start = alias.end_lineno or alias.lineno
+    written = False
+    for line, kind, name, node in events:
+        if line <= start or name not in (target, prediction):
+            continue
+        if kind == "bind":
+            return None
+        if kind == "write" and name == target:
+            written = True
+        elif kind == "loss" and written and {target, prediction} <= {a.id for a in node.args if isinstance(a, ast.Name)}:
+            return node
+    return None
+
+
+def _events(scope: ast.AST, ctx: ModuleContext) -> list[tuple[int, str, str, ast.AST]]:
+    """The scope's bindings of plain names, in-place writes into a name's items, and the loss calls handed
+    two plain names (each loss call once per name), in source order; nested functions and classes not entered."""
+    return ctx.memo(("aliased_target", scope), lambda: sorted(_collect(scope, ctx), key=lambda e: (e[0], e[1])))
+
+
+def _collect(scope: ast.AST, ctx: ModuleContext):
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            yield node.lineno, "bind", node.id, node
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+            yield node.lineno, "write", node.value.id, node
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_") \
+                    and isinstance(func.value, ast.Name):
+                yield node.lineno, "write", func.value.id, node  # t.index_put_(...), t.scatter_(...)
+            names = [a.id for a in node.args if isinstance(a, ast.Name)]
+            if len(names) >= 2 and is_loss_call(node, ctx):
+                for name in set(names):
+                    yield node.lineno, "loss", name, node

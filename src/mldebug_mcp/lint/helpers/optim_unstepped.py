@@ -1,0 +1,53 @@
+"""An optimiser that is built and zeroed but never stepped, nor handed to anything that could step it (MLD038)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .loops import is_any_backward
+from .optim_params import dotted, is_optimizer_name
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# what may be read from an optimiser without stepping it or handing it on
+HARMLESS = frozenset({"zero_grad", "param_groups", "state_dict", "load_state_dict", "state", "defaults",
+                      "add_param_group"})
+
+
+def unstepped_backward(built: ast.Assign, ctx: ModuleContext) -> tuple[str, ast.Call] | None:
+    """For `opt = torch.optim.Adam(...)` (or `self.opt = ...`): (the name, the last backward of the code that zeroes
+    it) when every later read of the name is a zero_grad or a look at its state, at least one is a zero_grad, and
+    the same function (or class) runs a backward; else None."""
+    if len(built.targets) != 1 or not is_optimizer_name(ctx.call_name(built.value)):
+        return None
+    target = built.targets[0]
+    name = dotted(target)
+    if name is None or not (isinstance(target, ast.Name) or name.startswith("self.") and name.count(".") == 1):
+        return None
+    if isinstance(target, ast.Name):
+        scope = ctx.enclosing(built, FUNCTIONS) or ctx.tree
+    else:
+        scope = ctx.enclosing_class(built)
+        if scope is not None and not _plain_class(scope):
+            return None  # a base class of the project or a framework may step it
+    if scope is None:
+        return None
+    zeroed = False
+    for node in ast.walk(scope):
+        if node is target or not isinstance(node, ast.Name | ast.Attribute) or dotted(node) != name:
+            continue
+        if isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+            return None  # bound again: another optimiser may be stepped under this name
+        parent = ctx.parent(node)
+        if not (isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in HARMLESS):
+            return None  # stepped, handed on, stored, returned: something may step it
+        zeroed = zeroed or parent.attr == "zero_grad"
+    if not zeroed:
+        return None
+    backwards = [c for c in ast.walk(scope) if isinstance(c, ast.Call) and is_any_backward(c)]
+    return (name, max(backwards, key=lambda c: (c.lineno, c.col_offset))) if backwards else None
+
+
+def _plain_class(cls: ast.ClassDef) -> bool:
+    """No base class other than object or nn.Module: no inherited method can step the optimiser."""
+    return all((dotted(b) or "").rsplit(".", 1)[-1] in {"object", "Module"} for b in cls.bases)
