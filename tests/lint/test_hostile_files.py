@@ -226,3 +226,20 @@ def test_helpers_handing_values_down_many_paths_do_not_explode(tmp_path, handed)
     code = "import sys; from mldebug_mcp.services.lint import lint; lint([sys.argv[1]])"
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "deep.py")], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
+def test_a_name_reshaped_into_itself_before_its_log_finishes():
+    """`v = v.view(...)` then `torch.log(v)`: MLD061 followed v back to that same call forever (a real file of
+    HobbitLong/RepDistiller hung the run). Linted in a thread, so a regression fails here instead of hanging."""
+    from mldebug_mcp.lint.engine import lint_source
+
+    source = ("import torch\n"
+              "def nll(mean, target, scale, eps):\n"
+              "    var = torch.log(1.0 + torch.exp(scale)) + eps\n"
+              "    var = var.view(1, -1, 1, 1)\n"
+              "    return (0.5 * ((mean - target) ** 2 / var + torch.log(var))).mean()\n")
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(lint_source(source, "vid.py")), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert done, "linting a self-reshaped name did not finish in 30 s"

@@ -46,6 +46,18 @@ async def test_a_dead_worker_is_a_clear_error_and_the_next_call_works():
     assert await workers.run_heavy(_pid_plus, 1) > 1
 
 
+def _spin() -> None:
+    while True:  # what a rule caught in a cycle looks like from here
+        pass
+
+
+async def test_a_call_past_the_time_limit_is_stopped_with_a_clear_error(monkeypatch):
+    monkeypatch.setenv("MLDEBUG_HEAVY_TIMEOUT", "2")
+    with pytest.raises(workers.WorkerTimedOut, match="ran past 2 s.*MLDEBUG_HEAVY_TIMEOUT"):
+        await workers.run_heavy(_spin)
+    assert await workers.run_heavy(_pid_plus, 1) > 1
+
+
 async def test_without_worker_processes_the_call_runs_in_a_thread(monkeypatch):
     def unstartable():
         raise OSError(11, "Resource temporarily unavailable")

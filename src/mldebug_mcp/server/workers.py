@@ -28,6 +28,9 @@ import anyio
 from ..errors import MldebugError
 
 WORKERS = 2
+# A call that runs longer than this is stopped and its worker killed: one pathological input (a file that sends a
+# rule round a cycle) must not hold a worker, and the client's request, for ever. MLDEBUG_HEAVY_TIMEOUT overrides it.
+HEAVY_TIMEOUT_S = 600.0
 logger = logging.getLogger(__name__)
 Result = TypeVar("Result")
 
@@ -38,6 +41,19 @@ _limiters: dict[int, anyio.CapacityLimiter] = {}
 
 class WorkerDied(MldebugError):
     """A worker process ended without an answer (killed for memory, or a crash in native code)."""
+
+
+class WorkerTimedOut(MldebugError):
+    """A worker process ran past the time limit and was killed."""
+
+
+def _time_limit() -> float:
+    import os
+
+    try:
+        return float(os.environ.get("MLDEBUG_HEAVY_TIMEOUT", HEAVY_TIMEOUT_S))
+    except ValueError:
+        return HEAVY_TIMEOUT_S
 
 
 def _start() -> subprocess.Popen:
@@ -98,8 +114,15 @@ async def run_heavy(function: Callable[..., Result], /, *args: Any, **kwargs: An
         except OSError as exc:  # no process can be started (limits): answer from a thread rather than not at all
             logger.warning("cannot start a worker process (%s); running %s in a thread", exc, function.__name__)
             return await anyio.to_thread.run_sync(partial(function, *args, **kwargs))
+        limit = _time_limit()
         try:
-            return await anyio.to_thread.run_sync(_exchange, worker, request, abandon_on_cancel=True)
+            with anyio.fail_after(limit):
+                return await anyio.to_thread.run_sync(_exchange, worker, request, abandon_on_cancel=True)
+        except TimeoutError:
+            worker.kill()
+            raise WorkerTimedOut(
+                f"this call ran past {limit:g} s and was stopped; give it fewer files (or a smaller input) per call, "
+                "or raise the limit with the MLDEBUG_HEAVY_TIMEOUT environment variable (seconds)") from None
         except anyio.get_cancelled_exc_class():
             worker.kill()  # a cancelled call stops using the CPU at once
             raise

@@ -234,8 +234,11 @@ def masked_probability(expr: ast.expr, ctx, depth: int = 3) -> bool:
     if depth == 0:
         return False
     value = ctx.resolve(expr) if isinstance(expr, ast.Name | ast.Attribute) else expr
-    while isinstance(value, ast.Call) and (ctx.call_name(value) is None and ctx.method_name(value) in RESHAPING
-                                           or ctx.call_name(value) in TORCH_RESHAPING and value.args):
+    steps = 8  # `p = p.view(n, -1)` resolves the p it reshapes to this same call: a bound, not a cycle forever
+    while steps and isinstance(value, ast.Call) and (
+            ctx.call_name(value) is None and ctx.method_name(value) in RESHAPING
+            or ctx.call_name(value) in TORCH_RESHAPING and value.args):
+        steps -= 1
         # probs.gather(1, a).squeeze(1), (w.softmax(-1) * comps).sum(-1), torch.sum(q * mask, 1)
         value = value.func.value if ctx.call_name(value) is None else value.args[0]
         value = ctx.resolve(value) if isinstance(value, ast.Name | ast.Attribute) else value
