@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .loops import is_any_backward
+from .loops import LOOPS, is_any_backward
 from .optim_params import dotted, is_optimizer_name
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -32,7 +32,7 @@ def unstepped_backward(built: ast.Assign, ctx: ModuleContext) -> tuple[str, ast.
             return None  # a base class of the project or a framework may step it
     if scope is None:
         return None
-    zeroed = False
+    zeros = []
     for node in ast.walk(scope):
         if node is target or not isinstance(node, ast.Name | ast.Attribute) or dotted(node) != name:
             continue
@@ -41,11 +41,25 @@ def unstepped_backward(built: ast.Assign, ctx: ModuleContext) -> tuple[str, ast.
         parent = ctx.parent(node)
         if not (isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in HARMLESS):
             return None  # stepped, handed on, stored, returned: something may step it
-        zeroed = zeroed or parent.attr == "zero_grad"
-    if not zeroed:
-        return None
-    backwards = [c for c in ast.walk(scope) if isinstance(c, ast.Call) and is_any_backward(c)]
+        if parent.attr == "zero_grad":
+            zeros.append(parent)
+    # a training loop: a backward in a loop that also zeroes this optimiser (a test's one backward is not one)
+    backwards = [c for c in ast.walk(scope) if isinstance(c, ast.Call) and is_any_backward(c)
+                 and any(_share_loop(c, z, ctx) for z in zeros)]
     return (name, max(backwards, key=lambda c: (c.lineno, c.col_offset))) if backwards else None
+
+
+def _share_loop(backward: ast.AST, zero: ast.AST, ctx: ModuleContext) -> bool:
+    """Both in one loop that trains: not in a test function, and not a loop that reads the gradients it makes
+    (a check of which parameters receive a gradient)."""
+    loop = ctx.enclosing(backward, LOOPS + FUNCTIONS)
+    if not isinstance(loop, LOOPS) or loop not in set(ctx.ancestors(zero)):
+        return False
+    function = ctx.enclosing(loop, FUNCTIONS)
+    if function is not None and function.name.startswith("test"):
+        return False
+    return not any(isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(loop))
 
 
 def _plain_class(cls: ast.ClassDef) -> bool:
