@@ -8,6 +8,8 @@ from ..context import ModuleContext
 from .graph import is_loss_call
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)
+# in-place methods that change a tensor's flags, not its values
+NOT_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 
 
 def alias_compared(alias: ast.Assign, ctx: ModuleContext) -> ast.Call | None:
@@ -52,7 +54,7 @@ def _collect(scope: ast.AST, ctx: ModuleContext):
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_") \
-                    and isinstance(func.value, ast.Name):
+                    and func.attr not in NOT_WRITES and isinstance(func.value, ast.Name):
                 yield node.lineno, "write", func.value.id, node  # t.index_put_(...), t.scatter_(...)
             names = [a.id for a in node.args if isinstance(a, ast.Name)]
             if len(names) >= 2 and is_loss_call(node, ctx):
