@@ -34,6 +34,28 @@ def alias_compared(alias: ast.Assign, ctx: ModuleContext) -> ast.Call | None:
     return None
 
 
+def aliases_written(ctx: ModuleContext) -> frozenset[ast.Assign]:
+    """The module's `a = b` bindings of one name to another whose `a` has an item written somewhere in the module
+    (most `a = b` never do, and their scope need not be read); asked once per module, then per assignment."""
+    def compute() -> frozenset[ast.Assign]:
+        written = _written_names(ctx)
+        if not written:
+            return frozenset()
+        return frozenset(a for a in ctx.by_type.get(ast.Assign, ()) if len(a.targets) == 1
+                         and type(a.value) is ast.Name and type(a.targets[0]) is ast.Name and a.targets[0].id in written)
+    return ctx.memo(("aliased_target", "aliases"), compute)
+
+
+def _written_names(ctx: ModuleContext) -> frozenset[str]:
+    """The names the module writes an item of (`t[i] = v`) or calls an in-place method on (`t.scatter_(...)`)."""
+    written = {sub.value.id for sub in ctx.by_type.get(ast.Subscript, ())
+               if isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}
+    written.update(call.func.value.id for call in ctx.by_type.get(ast.Call, ())
+                   if isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_")
+                   and isinstance(call.func.value, ast.Name))
+    return frozenset(written)
+
+
 def _events(scope: ast.AST, ctx: ModuleContext) -> list[tuple[int, str, str, ast.AST]]:
     """The scope's bindings of plain names, in-place writes into a name's items, and the loss calls handed
     two plain names (each loss call once per name), in source order; nested functions and classes not entered."""

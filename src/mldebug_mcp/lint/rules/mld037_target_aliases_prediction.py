@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.aliased_target import alias_compared
+from ..helpers.aliased_target import alias_compared, aliases_written
 from ..rule import Hit, Rule
 
 
@@ -44,8 +44,11 @@ class TargetAliasesPrediction(Rule):
         "    return loss_fn(q_target, q_pred)\n"
     )
 
+    def applies(self, ctx: ModuleContext) -> bool:
+        return bool(aliases_written(ctx))
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or not isinstance(node.value, ast.Name):
+        if node not in aliases_written(ctx):
             return
         loss = alias_compared(node, ctx)
         if loss is not None:
