@@ -166,6 +166,25 @@ def test_a_silent_death_reported_by_torchrun_outweighs_the_collectives_it_broke(
     assert (final["stage"], final["rank"]) == ("rank", 1)
 
 
+def test_a_peer_killed_while_the_group_forms_outweighs_the_join_error_it_caused(tmp_path):
+    """rank 1 killed by a signal before it joined; rank 0's join fails (Gloo connectFullMesh) a moment before
+    torchrun reports the death: the killed rank is the explanation, not the rank that witnessed it."""
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank0.jsonl", _error("init", 0, 1.0))
+    assert events.read() == []  # held back, waiting for torchrun's word on the other ranks
+    _write(tmp_path, "agent.jsonl", _error("rank", 1, 2.0, failed={"1": "was killed by signal SIGKILL"}))
+    final = events.read()[-1]
+    assert (final["stage"], final["rank"], final["error"]["message"]) == ("rank", 1, "was killed by signal SIGKILL")
+
+
+def test_a_join_error_alone_is_reported_after_the_grace_and_when_the_run_stops(tmp_path, monkeypatch):
+    events = RankEvents(tmp_path, 2)
+    _write(tmp_path, "rank0.jsonl", _error("init", 0, 1.0))
+    assert events.read() == [] and events.flush()["stage"] == "init"
+    monkeypatch.setattr(rank_events, "GRACE_SECONDS", 0.0)
+    assert events.read()[-1]["stage"] == "init"
+
+
 def test_a_failed_collective_alone_is_reported_after_the_grace_with_where_the_others_waited(tmp_path, monkeypatch):
     monkeypatch.setattr(rank_events, "GRACE_SECONDS", 0.0)
     events = RankEvents(tmp_path, 2)

@@ -53,7 +53,9 @@ class RankEvents:
             return report
         errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
         own = [e for e in errors if e["stage"] not in ("collective", "rank")]
-        if own:
+        # a rank that failed to join the group may only be the witness of a peer that died as it formed
+        joining = bool(own) and all(e["stage"] == "init" for e in own)
+        if own and not joining:
             return own[0]
         # a collective the user's code called explains more than the diagnostics' gather the others wait in
         waits = sorted((e for e in errors if e["stage"] == "collective"), key=lambda e: bool(e.get("ours")))
@@ -66,18 +68,22 @@ class RankEvents:
             if silent:
                 rank = min(silent, key=lambda r: r != agent.get("rank"))  # torchrun's first, if it is silent
                 return {**agent, "rank": rank, "error": {**agent["error"], "message": failed[str(rank)]}}
+            if joining:
+                return own[0]
             return _with_others(waits[0], waits) if waits else agent
-        if waits:
+        if joining or waits:
             self._held_since = self._held_since or time.monotonic()
             if time.monotonic() - self._held_since >= GRACE_SECONDS:
-                return _with_others(waits[0], waits)
+                return own[0] if joining else _with_others(waits[0], waits)
         return None
 
     def flush(self) -> dict[str, Any] | None:
         """After the run stopped: the best explanation read so far, held-back collective failures included."""
         errors = sorted((e for e in self._finals if e["event"] == "error"), key=lambda e: e.get("time", math.inf))
         waits = sorted((e for e in errors if e["stage"] == "collective"), key=lambda e: bool(e.get("ours")))
-        return self._explanation() or (_with_others(waits[0], waits) if waits else errors[0] if errors else None)
+        own = [e for e in errors if e["stage"] not in ("collective", "rank")]
+        return self._explanation() or (own[0] if own else _with_others(waits[0], waits) if waits
+                                       else errors[0] if errors else None)
 
 
 def _with_others(chosen: dict[str, Any], errors: list[dict[str, Any]]) -> dict[str, Any]:
