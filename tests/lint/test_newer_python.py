@@ -13,13 +13,17 @@ from mldebug_mcp.lint.newer_python import newer_syntax
 NEWER = {
     "a type parameter list": ("import torch.nn as nn\n\nclass Agent[W: World](nn.Module):\n    pass\n", 3),
     "a type statement": ("import numpy as np\n\ntype DType = np.float32\n", 3),
+    "an f-string that reuses its quotes or spans lines inside {}": (
+        'from datetime import datetime\n\nLOGS = f"./logs/{datetime.now().strftime("%Y-%m-%d")}"\n', 3),
 }
+# what Python 3.11's parser says at those lines
+MESSAGES = {"an f-string that reuses its quotes or spans lines inside {}": "f-string: unmatched '('"}
 
 
 @pytest.mark.parametrize("what", NEWER)
 def test_the_lines_the_parser_stopped_at_tell_the_version_needed(what):
     source, line = NEWER[what]
-    error = SyntaxError("invalid syntax")
+    error = SyntaxError(MESSAGES.get(what, "invalid syntax"))
     error.lineno = line
     assert newer_syntax(source, error, running=(3, 11)) == ("3.12", what)
     assert newer_syntax(source, error, running=(3, 12)) is None  # a 3.12 parser failing there: a real typo
@@ -30,6 +34,9 @@ def test_a_plain_typo_stays_a_syntax_error():
     error.lineno = 1
     assert newer_syntax("type_ = 3 +\n", error, running=(3, 11)) is None
     assert newer_syntax("x = 'class A[T]: pass' +\n", error, running=(3, 11)) is None  # inside a string
+    unclosed = SyntaxError("f-string: expecting '}'")
+    unclosed.lineno = 1
+    assert newer_syntax('x = f"{a + }"\n', unclosed, running=(3, 11)) is None  # an f-string typo
 
 
 @pytest.mark.parametrize("what", NEWER)

@@ -22,12 +22,23 @@ _MARKERS = (  # (version, what, pattern) on a line with its strings emptied and 
 )
 
 
+# PEP 701 (3.12): an f-string may reuse its own quote inside a replacement field, `f"{d.strftime("%Y")}"`, and a
+# single-quoted f-string's field may run over several lines; 3.11 reports either as an f-string or string error
+_FSTRING_OWN_QUOTE = re.compile(r"""\b[fF][rR]?(["'])[^"'\n]*?\{[^}\n]*\1""")
+_FSTRING_OPEN_FIELD = re.compile(r"""\b[fF][rR]?(["'])[^"'\n]*\{[^}\n]*$""")
+_FSTRING_ERRORS = ("f-string", "unterminated string literal")
+
+
 def newer_syntax(source: str, exc: SyntaxError, running: tuple[int, int] | None = None) -> tuple[str, str] | None:
     """(the Python version needed, what syntax) when the failing lines hold syntax of a Python newer than
     `running` (the interpreter's own by default); None for a plain syntax error."""
     running = running or sys.version_info[:2]
     lines = source.splitlines()
     first = exc.lineno or 1
+    if running < (3, 12) and (exc.msg or "").startswith(_FSTRING_ERRORS):
+        for line in lines[first - 1:first]:
+            if _FSTRING_OWN_QUOTE.search(line) or _FSTRING_OPEN_FIELD.search(line.rstrip()):
+                return "3.12", "an f-string that reuses its quotes or spans lines inside {}"
     for line in lines[first - 1:first + 1]:
         code = _STRING.sub('""', line).split("#", 1)[0]
         for version, what, pattern in _MARKERS:
