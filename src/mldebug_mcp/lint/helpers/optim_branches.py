@@ -66,6 +66,34 @@ def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If
     return None
 
 
+def unzeroed_loss_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If] | None:
+    """(the statement of the branch that never zeroes which computes the loss, the `if`), when the loop's only
+    zero_grad calls sit in one side of an `if`, neither side backwards, and the backward and a step after the
+    `if` run every iteration (`if moe: loss = ... else: model.zero_grad(); loss = ...`, then `loss.backward()`)."""
+    calls = [c for c, _ in expanded_calls(loop.body, ctx)]
+    zeros_in_loop = [c for c in calls if is_zero_grad(c)]
+    for branch_if in _ifs(loop):
+        if not branch_if.orelse or not unconditional_in(branch_if, loop, ctx):
+            continue
+        after = [c for c in calls if c.lineno > branch_if.end_lineno and unconditional_in(c, loop, ctx)]
+        backward = next((c for c in after if is_backward(c) and isinstance(c.func.value, ast.Name)), None)
+        if backward is None or not any(optimizer_step(c, ctx) and c.lineno > backward.lineno for c in after):
+            continue
+        for cleared_side, other_side in ((branch_if.body, branch_if.orelse), (branch_if.orelse, branch_if.body)):
+            cleared, other = _calls(cleared_side, ctx), _calls(other_side, ctx)
+            zeros = [c for c in cleared if is_zero_grad(c)]
+            if not zeros or any(z not in zeros for z in zeros_in_loop) or any(is_backward(c) for c in cleared + other):
+                continue
+            if any(is_zero_grad(c) for c in other) or sets_grad_to_none(other_side):
+                continue
+            loss = backward.func.value.id
+            computed = [n for stmt in other_side for n in ast.walk(stmt) if isinstance(n, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == loss for t in n.targets)]
+            if computed:  # the branch computes the loss the shared backward takes
+                return computed[-1], branch_if
+    return None
+
+
 def _statement_of(call: ast.Call, block: list[ast.stmt], ctx: ModuleContext) -> ast.stmt:
     """The statement of `block` (or nested in its with-, try- or if-blocks) that runs `call`."""
     for candidate in (call, *ctx.ancestors(call)):

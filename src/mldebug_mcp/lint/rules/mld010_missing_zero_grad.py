@@ -13,6 +13,7 @@ from ..helpers.loops import (
 )
 from ..helpers.optim_branches import (
     unzeroed_branch,
+    unzeroed_loss_branch,
     unzeroed_manual_step,
     zeroed_only_sometimes,
 )
@@ -41,9 +42,10 @@ class MissingZeroGrad(Rule):
     the gradients (zero_grad(), or setting p.grad to None), also when the backward or the step
     runs in a helper of this module that the loop calls (`self.train_step(batch)`), and a branch
     that backwards and steps without the zero_grad() the other side of its `if` has (an AMP branch
-    that zeroes, a plain branch that does not), and a Lightning `training_step` with manual
-    optimisation (`self.manual_backward(loss)`, `opt.step()`) that never zeroes; a zero_grad()
-    that runs only under a condition while the step runs every iteration, and `opt.zero_grad`
+    that zeroes, a plain branch that does not) or that computes the loss a backward after the `if`
+    takes, and a Lightning `training_step` with manual optimisation (`self.manual_backward(loss)`,
+    `opt.step()`) that never zeroes; a zero_grad() that runs only under a condition while the step runs
+    every iteration, and `opt.zero_grad`
     written without parentheses; a closure handed to `optimizer.step(closure)` (LBFGS, or any
     optimiser stepped in a loop) that backwards without zeroing; an `if` whose two sides both step
     (`scaler.step(opt)` under AMP, `opt.step()` otherwise) while only one clears, in the loop or in the
@@ -91,6 +93,9 @@ class MissingZeroGrad(Rule):
     UNCALLED = "`zero_grad` without parentheses is never called: gradients are never cleared; write zero_grad()"
     BRANCH = ("this branch backwards and steps without clearing the gradients, unlike the other side of the `if` on "
               "line {line}: every iteration that takes it accumulates; call zero_grad() before this backward")
+    SHARED_BACKWARD = ("this branch computes the loss that the backward after the `if` on line {line} takes, without "
+                       "the zero_grad() the other side has: every iteration that takes it adds to the last gradients; "
+                       "call zero_grad() in this branch too (or once before the `if`)")
     NEVER_TRUE = ("zero_grad() runs only when `{test}`, which never holds when {when} (a remainder is always "
                   "below its divisor): with one micro-batch per update the gradients are never cleared; also "
                   "clear when the divisor is 1")
@@ -160,9 +165,12 @@ class MissingZeroGrad(Rule):
             return
         if it.clears:  # a branch that backwards and steps without the zero_grad its sibling branch has
             found = None if it.opaque_zeros or it.manual else unzeroed_branch(node, ctx)
-            sided = None if found is not None or it.opaque_zeros or it.manual else unzeroed_step_side(node, ctx)
+            shared = None if found is not None or it.opaque_zeros or it.manual else unzeroed_loss_branch(node, ctx)
+            sided = None if found or shared or it.opaque_zeros or it.manual else unzeroed_step_side(node, ctx)
             if found is not None:
                 yield Hit(found[0], self.BRANCH.format(line=found[1].lineno))
+            elif shared is not None:
+                yield Hit(shared[0], self.SHARED_BACKWARD.format(line=shared[1].lineno))
             elif sided is not None:
                 yield Hit(sided[0], self.STEP_SIDE.format(line=sided[1].lineno))
             elif not it.opaque_zeros and not it.manual:
