@@ -2,15 +2,15 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import calls_in_order, is_backward, is_zero_grad
+from ..helpers.loops import calls_in_order, is_any_backward, is_zero_grad
 from ..helpers.optim_values import optimizer_step
 from ..helpers.script_scope import trains
 from ..rule import Hit, Rule
 
 
 class ZeroGradBeforeStep(Rule):
-    """What it does: flags zero_grad() called after backward() and before optimizer.step()
-    in the same block.
+    """What it does: flags zero_grad() called after backward() (or Lightning's `self.manual_backward(loss)`)
+    and before optimizer.step() in the same block.
 
     Why is this bad: the gradients just computed are cleared before the optimiser reads them.
     zero_grad() sets them to None by default (set_to_none=True since PyTorch 2.0), and SGD, Adam
@@ -47,12 +47,17 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if not trains(node, ctx):  # no backward() inside: not a training step
-            return
+        calls = None
+        if not trains(node, ctx):  # no backward() inside: not a training step, unless Lightning's manual one
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or not ctx.has_text("manual_backward"):
+                return
+            calls = calls_in_order(node.body)
+            if not any(is_any_backward(c) for c in calls):
+                return
         seen_backward = False
         pending_zero: ast.Call | None = None
-        for call in calls_in_order(node.body):
-            if is_backward(call):
+        for call in calls if calls is not None else calls_in_order(node.body):
+            if is_any_backward(call):
                 seen_backward, pending_zero = True, None
             elif is_zero_grad(call) and seen_backward:
                 pending_zero = call
