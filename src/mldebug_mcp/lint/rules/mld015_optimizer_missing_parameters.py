@@ -17,6 +17,7 @@ from ..helpers.optim_params import (
     params_argument,
     within,
 )
+from ..helpers.optim_unregistered import unregistered_tensors
 from ..helpers.optim_untrained import untrained_modules
 from ..helpers.optim_untrained_attrs import untrained_attributes
 from ..helpers.params_subset import subset_helpers
@@ -48,7 +49,9 @@ class OptimizerMissingParameters(Rule):
     parameters helper (`def non_discr_parameters(self): return [*self.encoder.parameters(), ...]`) that leaves
     out a part with weights which forward runs between the parts it lists (`self.encoder_attn`). And an
     optimiser whose update clips parameters (`clip_grad_norm_(model.decoder_params, 5)` before its step) that
-    it does not hold and another optimiser of the scope does: the two were given each other's parameters.
+    it does not hold and another optimiser of the scope does: the two were given each other's parameters. And a
+    module's trainable tensor kept as a plain attribute (`self.val = torch.zeros(n, requires_grad=True)`, read
+    by forward), which nn.Module does not register, so no optimiser built from model.parameters() holds it.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -67,7 +70,7 @@ class OptimizerMissingParameters(Rule):
     call_names = staticmethod(lambda name: name[:1].isupper())  # is_optimizer_name: a class name
     # skip modules that cannot contain the pattern (any of: a handed optimizer; an update clipping parameters the
     # stepped optimiser was not built on, `Adam(model.encoder_params)`)
-    requires_text = ('parameters', 'optimizer', 'clip_grad')
+    requires_text = ('parameters', 'optimizer', 'clip_grad', 'requires_grad')
     BAD = (
         "import torch\n"
         "from torch import nn\n"
@@ -90,6 +93,10 @@ class OptimizerMissingParameters(Rule):
     LOSS_PART = ("this optimizer holds only {listed}'s parameters and leaves out the loss module {path} (built at "
                  "{line} and run in the training step), whose own weights then never train; add its parameters")
 
+    UNREGISTERED = ("{path} is a tensor with requires_grad=True, not an nn.Parameter: the module does not register "
+                    "it, so model.parameters() and every optimizer built from it leave it out and it never trains; "
+                    "wrap it in nn.Parameter(...)")
+
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
              "left out of the optimiser and never trains")
 
@@ -108,6 +115,9 @@ class OptimizerMissingParameters(Rule):
                "step moves what the other loss trained")
 
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        if ctx.has_text("requires_grad"):
+            for assign, path in unregistered_tensors(ctx):
+                yield Hit(assign, self.UNREGISTERED.format(path=path))
         for call, path, near in listed_twice(ctx):
             instead = f" (perhaps {' or '.join(near)})" if near else ""
             yield Hit(call, self.TWICE.format(path=path, instead=instead))

@@ -1,0 +1,73 @@
+"""A module's trainable tensor kept as a plain attribute: `self.val = torch.zeros(n, requires_grad=True)` in a class
+whose forward reads it. nn.Module registers only nn.Parameter (and submodules), so `model.parameters()`, and every
+optimiser built from it, leaves the tensor out: it receives gradients that nothing ever applies (MLD015)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def unregistered_tensors(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
+    """(the assignment, `self.<name>`) for each tensor built with requires_grad on in a method of a class with a
+    forward, read by that forward, and never handed to anything (a hand-made optimiser list would hold it)."""
+    found = []
+    for cls in ctx.by_type.get(ast.ClassDef, ()):
+        methods = [m for m in cls.body if isinstance(m, FUNCTIONS)]
+        forward = next((m for m in methods if m.name == "forward"), None)
+        if forward is None:
+            continue
+        for method in methods:
+            for node in ast.walk(method):
+                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and _self_attribute(node.targets[0])
+                        and _trainable_plain_tensor(node.value, ctx)):
+                    continue
+                name = node.targets[0].attr
+                if _read_in(forward, name) and not _handed_on(cls, name):
+                    found.append((node, f"self.{name}"))
+    return found
+
+
+def _self_attribute(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
+
+
+def _trainable_plain_tensor(value: ast.expr, ctx: ModuleContext) -> bool:
+    """`torch.zeros(..., requires_grad=True)` or `torch.randn(...).requires_grad_()`, not inside nn.Parameter."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "requires_grad_" \
+            and not any(isinstance(a, ast.Constant) and a.value is False for a in value.args):
+        value = value.func.value
+        if isinstance(value, ast.Call) and (ctx.call_name(value) or "").startswith("torch."):
+            return True
+    if not isinstance(value, ast.Call) or not (ctx.call_name(value) or "").startswith("torch."):
+        return False
+    if (ctx.call_name(value) or "").endswith("Parameter"):
+        return False
+    return any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in value.keywords)
+
+
+def _read_in(function: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
+               and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(function))
+
+
+def _handed_on(cls: ast.ClassDef, name: str) -> bool:
+    """`self.<name>` passed to a call, listed in a literal, returned or bound again as a Parameter somewhere in the
+    class: something may hold or register it."""
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call):
+            parts = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            parts = [*getattr(node, "elts", ()), *getattr(node, "values", ())]
+        elif isinstance(node, ast.Return) and node.value is not None:
+            parts = [node.value]
+        else:
+            continue
+        if any(isinstance(p, ast.Attribute) and p.attr == name and isinstance(p.value, ast.Name)
+               and p.value.id == "self" for p in parts):
+            return True
+    return False
