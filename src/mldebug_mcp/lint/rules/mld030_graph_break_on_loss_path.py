@@ -19,6 +19,7 @@ from ..helpers.graph import (
     other_framework,
 )
 from ..helpers.loops import is_any_backward
+from ..helpers.params_no_grad import parameters_through_no_grad
 from ..rule import Hit, Rule
 
 BREAK_METHODS = {"detach", "item", "numpy", "tolist"}
@@ -62,7 +63,9 @@ class GraphBreakOnLossPath(Rule):
     that path to a model output or a loss. In a GAN it tells the two updates apart by the names
     of their losses and step functions (`errG`, `G_loss`, `backward_G` / `errD`, `d_loss`): the
     generator's update must not feed a detached generator output to the discriminator (the opposite
-    mistake, an undetached output in the discriminator's update, is MLD035's).
+    mistake, an undetached output in the discriminator's update, is MLD035's). Also a module's own parameter
+    handed to a module whose forward returns from inside `with torch.no_grad():` (`self.constraint(self.kernel)`),
+    which cuts the parameter off from every loss.
 
     Why is this bad: the broken term becomes a constant. If another term still carries the graph,
     backward() runs without complaint and the broken part simply never trains (a generator whose
@@ -80,7 +83,7 @@ class GraphBreakOnLossPath(Rule):
     evidence = "goodfellow/broken-parts-adapt"
     node_types = (ast.Call,)
     call_names = frozenset({"backward", "manual_backward"})
-    requires_text = ('backward',)  # skip modules that cannot contain the pattern
+    requires_text = ('backward', 'no_grad')  # skip modules that cannot contain the pattern
     BAD = (
         "import torch\n"
         "def step(model, criterion, opt, x, y):\n"
@@ -100,6 +103,15 @@ class GraphBreakOnLossPath(Rule):
 
     GENERATOR = (".detach() on the generator's output inside the generator's own update: the adversarial term "
                  "sends no gradient to the generator (detach only in the discriminator's step)")
+
+    NO_GRAD_FORWARD = ("{parameter} is a trainable parameter, but {cls}.forward computes its output under "
+                       "torch.no_grad(): nothing downstream carries a gradient back to {parameter}, so it never "
+                       "trains; apply the constraint without no_grad (or clamp the parameter's data after each step)")
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        if ctx.has_text("no_grad") and ctx.has_text("Parameter"):
+            for call, parameter, cls in parameters_through_no_grad(ctx):
+                yield Hit(call, self.NO_GRAD_FORWARD.format(parameter=parameter, cls=cls))
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not is_any_backward(node) or other_framework(ctx):
