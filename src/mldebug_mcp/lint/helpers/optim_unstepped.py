@@ -16,8 +16,8 @@ HARMLESS = frozenset({"zero_grad", "param_groups", "state_dict", "load_state_dic
 
 def unstepped_backward(built: ast.Assign, ctx: ModuleContext) -> tuple[str, ast.Call] | None:
     """For `opt = torch.optim.Adam(...)` (or `self.opt = ...`): (the name, the last backward of the code that zeroes
-    it) when every later read of the name is a zero_grad or a look at its state, at least one is a zero_grad, and
-    the same function (or class) runs a backward; else None."""
+    it) when every later read of the name is a zero_grad or a look at its state, and a loop of the same function
+    (or class) zeroes it and runs a backward (a training loop: _share_loop); else None."""
     if len(built.targets) != 1 or not is_optimizer_name(ctx.call_name(built.value)):
         return None
     target = built.targets[0]
