@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.accum_every_pass import every_pass_step
+from ..helpers.accum_never_one import steps_only_past_one
 from ..helpers.accum_step_condition import first_value, flag_test, helper_test, modulo_test, step_guard
 from ..helpers.accum_stray_step import stray_step
 from ..helpers.loops import LOOPS
@@ -20,7 +21,8 @@ class AccumulationStepCondition(Rule):
     of a loop that divides its loss by an accumulation count or tests one (`if step % grad_accum == 0:` around
     only the clip and the step counter). The test may also flush the last window (`i % k == 0 or i + 1 ==
     len(loader)`, for a count named for accumulation) or come from a helper method that returns it
-    (`if self._at_boundary(step, n):`, reported at its return). `(i + 1) % k == 0`, and
+    (`if self._at_boundary(step, n):`, reported at its return). A step under `if k > 1 and i % k == 0:`
+    never runs with accumulation off (k = 1). `(i + 1) % k == 0`, and
     `i % k == 0` with `i` counting from 1, stay quiet.
 
     Why is this bad: the optimiser is meant to step once per k accumulated micro-batches. Inverted, it
@@ -56,6 +58,9 @@ class AccumulationStepCondition(Rule):
     STRAY = ("this step runs on every micro-batch, besides the accumulation step under `{test}` on line {line}: the "
              "optimizer steps on every pass with partial gradients and the accumulation never happens; remove it")
 
+    NEVER_ONE = ("the optimizer steps only when {count} > 1: with accumulation off ({count} = 1, no window) it "
+                 "never steps and nothing trains; test only the remainder, `(i + 1) % {count} == 0`, which holds on "
+                 "every micro-batch when {count} is 1")
     EVERY = ("the optimizer steps on every micro-batch although this loop accumulates gradients (`{sign}`): "
              "nothing is accumulated; step and zero the gradients only when the window of micro-batches is complete")
 
@@ -64,6 +69,10 @@ class AccumulationStepCondition(Rule):
             found = every_pass_step(node, ctx)
             if found is not None:
                 yield Hit(found[0], self.EVERY.format(sign=found[1]))
+            return
+        beyond_one = steps_only_past_one(node, ctx)
+        if beyond_one is not None:
+            yield Hit(beyond_one, self.NEVER_ONE.format(count=ast.unparse(beyond_one.left)))
             return
         # step_guard and stray_step both start from this test (an `if` on no remainder is neither): asked once
         remainder, source = modulo_test(node.test), None
