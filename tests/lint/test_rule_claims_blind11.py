@@ -90,3 +90,18 @@ def test_mld038_backward_without_a_step_leaves_the_weights_unchanged():
 
 def _fires(source: str, code: str) -> bool:
     return any(f.code == code for f in lint_source(source, "snippet.py", LintSettings(select=(code,))))
+
+
+def test_mld039_an_epoch_sized_cosine_stepped_per_batch_ends_its_schedule_within_the_first_epoch():
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    epochs, batches = 4, 10
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
+    seen = []
+    for _ in range(batches):  # the first epoch's batches
+        optimizer.step()
+        scheduler.step()
+        seen.append(optimizer.param_groups[0]["lr"])
+    assert seen[epochs - 1] < 1e-9, "the floor the run was meant to reach at its end, after 4 of 10 batches"
+    assert max(seen[epochs:]) > 0.9, "and the rate climbs back up within the same epoch"
+    assert _fires(RULE["MLD039"].BAD, "MLD039") and not _fires(RULE["MLD039"].GOOD, "MLD039")

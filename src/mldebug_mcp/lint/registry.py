@@ -31,6 +31,7 @@ from .rules.mld035_gan_fake_not_detached import GanFakeNotDetached
 from .rules.mld036_policy_loss_advantage_not_detached import PolicyLossAdvantageNotDetached
 from .rules.mld037_target_aliases_prediction import TargetAliasesPrediction
 from .rules.mld038_optimizer_never_stepped import OptimizerNeverStepped
+from .rules.mld039_epoch_schedule_stepped_per_batch import EpochScheduleSteppedPerBatch
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld042_mean_over_batch_in_forward import MeanOverBatchInForward
@@ -80,6 +81,7 @@ RULES: tuple[type[Rule], ...] = (
     PolicyLossAdvantageNotDetached,
     TargetAliasesPrediction,
     OptimizerNeverStepped,
+    EpochScheduleSteppedPerBatch,
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     MeanOverBatchInForward,
