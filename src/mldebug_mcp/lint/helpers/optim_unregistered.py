@@ -14,6 +14,9 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def unregistered_tensors(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
     """(the assignment, `self.<name>`) for each tensor built with requires_grad on in a method of a class with a
     forward, read by that forward, and never handed to anything (a hand-made optimiser list would hold it)."""
+    if not any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in ctx.by_type.get(ast.keyword, ())) and not ctx.has_text("requires_grad_"):
+        return []  # no tensor is built trainable here: no class needs reading
     found = []
     for cls in ctx.by_type.get(ast.ClassDef, ()):
         methods = [m for m in cls.body if isinstance(m, FUNCTIONS)]

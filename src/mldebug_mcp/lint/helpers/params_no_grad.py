@@ -18,6 +18,10 @@ NO_GRAD = {"torch.no_grad", "torch.inference_mode"}
 
 def parameters_through_no_grad(ctx: ModuleContext) -> list[tuple[ast.Call, str, str]]:
     """(the call, `self.<parameter>`, the no-grad class) for each such hand-off in the module."""
+    if not any(ctx.call_name(i.context_expr) in NO_GRAD for w in ctx.by_type.get(ast.With, ()) for i in w.items
+               if isinstance(i.context_expr, ast.Call)) and not any(
+            f.name == "forward" and f.decorator_list for f in ctx.by_type.get(ast.FunctionDef, ())):
+        return []  # no `with torch.no_grad():` block and no decorated forward: no forward runs without grad
     no_grad_classes = {c.name for c in ctx.by_type.get(ast.ClassDef, ()) if _forward_without_grad(c, ctx)}
     if not no_grad_classes:
         return []
