@@ -17,7 +17,6 @@ import fnmatch
 import functools
 import gc
 import os
-import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -116,16 +115,11 @@ def parse_source(source: str, path: str, notebook: bool = False) -> tuple[Module
         what = python2_syntax(source, exc)
         if what is not None:
             return None, _problem(path, PY2_MESSAGE.format(what=what), *where, fix=FIX_PYTHON2)
-        from .newer_python import FIX as FIX_NEWER
-        from .newer_python import MESSAGE as NEWER_MESSAGE
-        from .newer_python import newer_syntax
+        from .newer_python import newer_python_problem
 
-        newer = newer_syntax(source, exc)
+        newer = newer_python_problem(source, exc)
         if newer is not None:
-            needed, what = newer
-            running = ".".join(map(str, sys.version_info[:2]))
-            return None, _problem(path, NEWER_MESSAGE.format(needed=needed, what=what, running=running), *where,
-                                  fix=FIX_NEWER.format(needed=needed))
+            return None, _problem(path, newer[0], *where, fix=newer[1])
         return None, _problem(path, f"syntax error: {exc.msg}", *where)
     except ValueError as exc:  # NUL bytes
         return None, _problem(path, f"cannot parse: {exc}")

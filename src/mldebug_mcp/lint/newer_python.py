@@ -35,13 +35,23 @@ def newer_syntax(source: str, exc: SyntaxError, running: tuple[int, int] | None 
     running = running or sys.version_info[:2]
     lines = source.splitlines()
     first = exc.lineno or 1
-    if running < (3, 12) and (exc.msg or "").startswith(_FSTRING_ERRORS):
-        for line in lines[first - 1:first]:
-            if _FSTRING_OWN_QUOTE.search(line) or _FSTRING_OPEN_FIELD.search(line.rstrip()):
-                return "3.12", "an f-string that reuses its quotes or spans lines inside {}"
+    if running < (3, 12) and (exc.msg or "").startswith(_FSTRING_ERRORS) and first <= len(lines):
+        line = lines[first - 1]
+        if _FSTRING_OWN_QUOTE.search(line) or _FSTRING_OPEN_FIELD.search(line.rstrip()):
+            return "3.12", "an f-string that reuses its quotes or spans lines inside {}"
     for line in lines[first - 1:first + 1]:
         code = _STRING.sub('""', line).split("#", 1)[0]
         for version, what, pattern in _MARKERS:
             if running < version and pattern.search(code):
                 return ".".join(map(str, version)), what
     return None
+
+
+def newer_python_problem(source: str, exc: SyntaxError) -> tuple[str, str] | None:
+    """(the finding's message, its fix) when the file is newer Python than the interpreter running the linter."""
+    newer = newer_syntax(source, exc)
+    if newer is None:
+        return None
+    needed, what = newer
+    running = ".".join(map(str, sys.version_info[:2]))
+    return MESSAGE.format(needed=needed, what=what, running=running), FIX.format(needed=needed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import pickle
 import subprocess
 import sys
@@ -48,8 +49,6 @@ class WorkerTimedOut(MldebugError):
 
 
 def _time_limit() -> float:
-    import os
-
     try:
         return float(os.environ.get("MLDEBUG_HEAVY_TIMEOUT", HEAVY_TIMEOUT_S))
     except ValueError:

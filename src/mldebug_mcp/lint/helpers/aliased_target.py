@@ -50,10 +50,15 @@ def _written_names(ctx: ModuleContext) -> frozenset[str]:
     """The names the module writes an item of (`t[i] = v`) or calls an in-place method on (`t.scatter_(...)`)."""
     written = {sub.value.id for sub in ctx.by_type.get(ast.Subscript, ())
                if isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}
-    written.update(call.func.value.id for call in ctx.by_type.get(ast.Call, ())
-                   if isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_")
-                   and isinstance(call.func.value, ast.Name))
+    written.update(call.func.value.id for call in ctx.by_type.get(ast.Call, ()) if _in_place(call))
     return frozenset(written)
+
+
+def _in_place(call: ast.Call) -> bool:
+    """`t.scatter_(...)`, `t.index_put_(...)`: an in-place method that writes a plain name's values."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_") \
+        and func.attr not in NOT_WRITES and isinstance(func.value, ast.Name)
 
 
 def _events(scope: ast.AST, ctx: ModuleContext) -> list[tuple[int, str, str, ast.AST]]:
@@ -74,10 +79,8 @@ def _collect(scope: ast.AST, ctx: ModuleContext):
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
             yield node.lineno, "write", node.value.id, node
         elif isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_") \
-                    and func.attr not in NOT_WRITES and isinstance(func.value, ast.Name):
-                yield node.lineno, "write", func.value.id, node  # t.index_put_(...), t.scatter_(...)
+            if _in_place(node):
+                yield node.lineno, "write", node.func.value.id, node
             names = [a.id for a in node.args if isinstance(a, ast.Name)]
             if len(names) >= 2 and is_loss_call(node, ctx):
                 for name in set(names):

@@ -12,7 +12,7 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .loops import LOOPS, is_any_backward
+from .loops import is_any_backward
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # any of these in the function's code: the data may be put in a random order
@@ -59,8 +59,8 @@ def _loop_over(counter: str, sub: ast.AST, ctx: ModuleContext) -> ast.AST | None
     for ancestor in ctx.ancestors(sub):
         if isinstance(ancestor, FUNCTIONS):
             return None
-        if isinstance(ancestor, LOOPS[:2]) and any(isinstance(n, ast.Name) and n.id == counter
-                                                   for n in ast.walk(ancestor.target)):
+        if isinstance(ancestor, ast.For | ast.AsyncFor) and any(
+                isinstance(n, ast.Name) and n.id == counter for n in ast.walk(ancestor.target)):
             return ancestor
     return None
 

@@ -45,9 +45,8 @@ def _trainable_plain_tensor(value: ast.expr, ctx: ModuleContext) -> bool:
         value = value.func.value
         if isinstance(value, ast.Call) and (ctx.call_name(value) or "").startswith("torch."):
             return True
-    if not isinstance(value, ast.Call) or not (ctx.call_name(value) or "").startswith("torch."):
-        return False
-    if (ctx.call_name(value) or "").endswith("Parameter"):
+    called = ctx.call_name(value) if isinstance(value, ast.Call) else None
+    if not (called or "").startswith("torch.") or called.endswith("Parameter"):
         return False
     return any(k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True
                for k in value.keywords)

@@ -14,9 +14,9 @@ import re
 from ..context import ModuleContext
 from .loops import LOOPS
 
-# the argument that gives the schedule's length: (position after the optimiser, keyword)
-PERIODS = {"CosineAnnealingLR": (1, "T_max"), "StepLR": (1, "step_size"), "MultiStepLR": (1, "milestones"),
-           "CosineAnnealingWarmRestarts": (1, "T_0")}
+# the argument that gives the schedule's length, by keyword; positionally it is the one after the optimiser
+PERIODS = {"CosineAnnealingLR": "T_max", "StepLR": "step_size", "MultiStepLR": "milestones",
+           "CosineAnnealingWarmRestarts": "T_0"}
 EPOCH_WORD = re.compile(r"epoch", re.IGNORECASE)
 BATCH_SOURCE = re.compile(r"loader|batch|iterator|dataset", re.IGNORECASE)
 
@@ -29,13 +29,13 @@ def epoch_schedule_stepped_per_batch(step: ast.Call, ctx: ModuleContext) -> tupl
     built = ctx.resolve(step.func.value)
     if not isinstance(built, ast.Call):
         return None
-    name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
-    if name not in PERIODS or "lr_scheduler" not in (ctx.call_name(built) or ""):
+    qualified = ctx.call_name(built) or ""
+    name = qualified.rsplit(".", 1)[-1]
+    if name not in PERIODS or "lr_scheduler" not in qualified:
         return None
-    position, keyword = PERIODS[name]
-    period = next((k.value for k in built.keywords if k.arg == keyword), None)
-    if period is None and len(built.args) > position:
-        period = built.args[position]
+    period = next((k.value for k in built.keywords if k.arg == PERIODS[name]), None)
+    if period is None and len(built.args) > 1:
+        period = built.args[1]
     if period is None or not _epoch_count(period):
         return None
     loops = [a for a in ctx.ancestors(step) if isinstance(a, LOOPS)]

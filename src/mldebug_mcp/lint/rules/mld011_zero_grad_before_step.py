@@ -47,16 +47,13 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        calls = None
-        if not trains(node, ctx):  # no backward() inside: not a training step, unless Lightning's manual one
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or not ctx.has_text("manual_backward"):
-                return
-            calls = calls_in_order(node.body)
-            if not any(is_any_backward(c) for c in calls):
-                return
+        # no backward() inside: not a training step, unless a function runs Lightning's manual one
+        if not trains(node, ctx) and not (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                                          and ctx.has_text("manual_backward")):
+            return
         seen_backward = False
         pending_zero: ast.Call | None = None
-        for call in calls if calls is not None else calls_in_order(node.body):
+        for call in calls_in_order(node.body):
             if is_any_backward(call):
                 seen_backward, pending_zero = True, None
             elif is_zero_grad(call) and seen_backward:

@@ -36,13 +36,7 @@ class TargetAliasesPrediction(Rule):
         "    q_target[range(len(actions)), actions] = targets\n"
         "    return loss_fn(q_target, q_pred)\n"
     )
-    GOOD = (
-        "def learn(net, loss_fn, states, actions, targets):\n"
-        "    q_pred = net(states)\n"
-        "    q_target = q_pred.detach().clone()\n"
-        "    q_target[range(len(actions)), actions] = targets\n"
-        "    return loss_fn(q_target, q_pred)\n"
-    )
+    GOOD = BAD.replace("q_target = q_pred\n", "q_target = q_pred.detach().clone()\n")
 
     def applies(self, ctx: ModuleContext) -> bool:
         return bool(aliases_written(ctx))

@@ -36,15 +36,7 @@ class OptimizerNeverStepped(Rule):
         "        optimizer.zero_grad()\n"
         "        loss_fn(model(x), y).backward()\n"
     )
-    GOOD = (
-        "import torch\n"
-        "def train(model, loader, loss_fn):\n"
-        "    optimizer = torch.optim.Adam(model.parameters(), lr=3e-4)\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        loss_fn(model(x), y).backward()\n"
-        "        optimizer.step()\n"
-    )
+    GOOD = BAD + "        optimizer.step()\n"
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not isinstance(node.value, ast.Call):

@@ -41,17 +41,7 @@ class EpochScheduleSteppedPerBatch(Rule):
         "            opt.step()\n"
         "            sched.step()\n"
     )
-    GOOD = (
-        "import torch\n"
-        "def train(model, opt, loader, loss_fn, num_epochs):\n"
-        "    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, num_epochs)\n"
-        "    for epoch in range(num_epochs):\n"
-        "        for x, y in loader:\n"
-        "            opt.zero_grad()\n"
-        "            loss_fn(model(x), y).backward()\n"
-        "            opt.step()\n"
-        "        sched.step()\n"
-    )
+    GOOD = BAD.replace("            sched.step()", "        sched.step()")  # once per epoch
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         found = epoch_schedule_stepped_per_batch(node, ctx)

@@ -40,16 +40,7 @@ class MeanOverBatchInForward(Rule):
         "        adv = self.adv(h)\n"
         "        return self.val(h) + adv - adv.mean()\n"
     )
-    GOOD = (
-        "import torch.nn as nn\n"
-        "class Dueling(nn.Module):\n"
-        "    def __init__(self, n):\n"
-        "        super().__init__()\n"
-        "        self.adv, self.val = nn.Linear(8, n), nn.Linear(8, 1)\n"
-        "    def forward(self, h):\n"
-        "        adv = self.adv(h)\n"
-        "        return self.val(h) + adv - adv.mean(dim=1, keepdim=True)\n"
-    )
+    GOOD = BAD.replace("adv.mean()", "adv.mean(dim=1, keepdim=True)")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if node.args or node.keywords or not isinstance(node.func, ast.Attribute) \

@@ -54,7 +54,7 @@ class TrainLoaderWithoutShuffle(Rule):
     why = "DataLoader defaults to shuffle=False; sorted data gives single-class or single-source batches and a biased model."
     fix = "Pass shuffle=True (or a sampler such as DistributedSampler/WeightedRandomSampler) to the training loader."
     evidence = "slavv"
-    node_types = (ast.Call, ast.Subscript)
+    node_types = (ast.Call,)
     requires_text = ('DataLoader', 'backward')  # skip modules that cannot contain the pattern
     MANUAL = ("batches are sliced from {name} in the same order on every pass of this training loop, and nothing in "
               "the function shuffles it: shuffle {name} (or a permutation of its indices) once per epoch")
@@ -71,12 +71,14 @@ class TrainLoaderWithoutShuffle(Rule):
         "    return train_loader, val_loader\n"
     )
 
-    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
-        if type(node) is ast.Subscript:
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        # hand-sliced batches: one pass over the module's slices here, not a check call for every subscript
+        for node in ctx.by_type.get(ast.Subscript, ()):
             name = sliced_in_order(node, ctx) if type(node.slice) is ast.Slice else None
             if name is not None:
                 yield Hit(node, self.MANUAL.format(name=name))
-            return
+
+    def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.call_name(node) not in DATALOADERS:
             return
         keywords = {k.arg: k.value for k in node.keywords}

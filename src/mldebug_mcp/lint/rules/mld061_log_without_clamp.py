@@ -83,15 +83,13 @@ class LogWithoutClamp(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         argument = log_argument(node, ctx, LOGS, {"log", "log2", "log10"})
-        if argument is None:
+        numpy = argument is None  # np.log: only a spectrum's magnitude is read here
+        if numpy:
             argument = log_argument(node, ctx, NUMPY_LOGS, set())
-            if argument is not None and spectrum_magnitude(argument, ctx):
-                yield Hit(node, self.message.format(what="a spectrum's magnitude"))
-            return
-        if spectrum_magnitude(argument, ctx):
+        if argument is not None and spectrum_magnitude(argument, ctx):
             yield Hit(node, self.message.format(what="a spectrum's magnitude"))
             return
-        if reference_test_module(ctx) or writes_parameter(node, ctx):
+        if numpy or reference_test_module(ctx) or writes_parameter(node, ctx):
             return  # a test's reference value, or a bias initialised from a log: no gradient reads it
         what = _unsafe(argument, ctx) or _underflowing(argument, ctx) or _probabilities_for_nll(node, argument, ctx) \
             or _prediction_in_loss(argument, ctx) or _probability(node, argument, ctx) \

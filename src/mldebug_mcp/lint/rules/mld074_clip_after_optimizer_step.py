@@ -37,15 +37,8 @@ class ClipAfterOptimizerStep(Rule):
         "        opt.step()\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
     )
-    GOOD = (
-        "import torch\n"
-        "def train(model, opt, loader, loss_fn):\n"
-        "    for x, y in loader:\n"
-        "        opt.zero_grad()\n"
-        "        loss_fn(model(x), y).backward()\n"
-        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
-        "        opt.step()\n"
-    )
+    GOOD = BAD.replace("        opt.step()\n        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+                       "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n        opt.step()\n")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if not is_clip(node, ctx):
