@@ -2,7 +2,7 @@
 and the public API is the one documented.
 
 Layers, top to bottom: faces (cli, server; integrations, the framework callbacks) -> services -> content and render -> cores (citations, lint,
-diagnostics, triage, analysis) -> models -> errors. `errors`, `_version`, `_yaml` and `safe_read` are leaves anyone may import.
+diagnostics, triage, analysis) -> models -> errors. `errors`, `_version`, `_yaml`, `safe_read` and `cache_files` are leaves anyone may import.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .import_graph import graph, modules, part
 SRC = Path(mldebug_mcp.__file__).parent
 GRAPH = graph(SRC)
 HEAVY = ("torch", "matplotlib", "numpy")
-LEAVES = {"errors", "_version", "_yaml", "safe_read"}  # modules of no layer, importing only other leaves
+LEAVES = {"errors", "_version", "_yaml", "safe_read", "cache_files"}  # modules of no layer, importing only other leaves
 FACES = {"cli", "server"}
 CORES = {"citations", "lint", "diagnostics", "triage", "analysis"}
 PUBLIC = [

@@ -23,6 +23,10 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--statistics", action="store_true", help="count findings per rule")
     parser.add_argument("--no-fix", action="store_true", help="text format: omit the fix line")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="check every file afresh (by default a file unchanged since the last run with the same "
+                             "settings and linter is not checked again; MLDEBUG_CACHE_DIR moves the cache, =off "
+                             "turns it off)")
 
 
 def _rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +54,7 @@ def _run_lint(args: argparse.Namespace) -> int:
     from ..services import lint as service
 
     report = service.lint([str(p) for p in args.paths], select=args.select, ignore=args.ignore, jobs=args.jobs,
-                          severity=args.severity)
+                          severity=args.severity, cache=not args.no_cache)
     if args.format == "json":
         print(render.as_json(report))
     elif args.format == "sarif":

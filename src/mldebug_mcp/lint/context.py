@@ -66,6 +66,8 @@ class ModuleContext:
         self.project: ProjectIndex | None = None
         # the run's allow-list (None: unrestricted), for a rule that reads a project file beside the module
         self.roots: tuple[Path, ...] | None = None
+        # set by a rule that read such a file: the outcome then depends on more than this module's text
+        self.read_beyond = False
         self._resolving: set[str] = set()
         self._scopes: dict = {}
         self._call_names: dict = {}

@@ -35,6 +35,7 @@ from .notebook import (
 )
 from .project_facts import LocalFacts, ProjectIndex, RunFacts
 from .registry import RULES
+from .result_cache import ResultCache, finding_data, restored_finding, text_key
 from .rule import Rule
 
 UNREADABLE = "MLD000"
@@ -329,7 +330,7 @@ def _excluded(path: Path, settings: LintSettings) -> bool:
 
 
 class _FileOutcome:
-    __slots__ = ("asked", "findings", "foreign", "path", "returns", "untold")
+    __slots__ = ("asked", "findings", "foreign", "key", "path", "returns", "untold")
 
     def __init__(self, path: Path, findings: list[Finding], returns: dict[str, str], asked: set[str],
                  foreign: bool = False, untold: frozenset[tuple[str, str]] = frozenset()) -> None:
@@ -338,18 +339,52 @@ class _FileOutcome:
         self.untold = untold  # what it may also tell, not computed yet (LocalFacts.untold): computed when asked
         self.asked = asked  # names this file asked the project about and did not get
         self.foreign = foreign  # a notebook in another language: reported when named, passed over in a walk
+        self.key: str | None = None  # the text's digest when this first-pass outcome may be kept (result_cache.py)
+
+    def data(self) -> dict:
+        """What the result cache keeps of it."""
+        return {"findings": [finding_data(f) for f in self.findings], "returns": self.returns,
+                "asked": sorted(self.asked), "untold": sorted(self.untold)}
 
 
-def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None = None) -> _FileOutcome:
+def _restored(path: Path, data: dict) -> _FileOutcome | None:
+    """A kept outcome read back (_FileOutcome.data), or None when the entry is not one the cache wrote."""
+    found, returns, asked, untold = (data.get(k) for k in ("findings", "returns", "asked", "untold"))
+    if type(found) is not list or type(returns) is not dict or type(asked) is not list or type(untold) is not list:
+        return None
+    findings = [restored_finding(f) for f in found]
+    if None in findings or not all(type(k) is str and type(v) is str for k, v in returns.items()) \
+            or not all(type(a) is str for a in asked) \
+            or not all(type(t) is list and len(t) == 2 and all(type(p) is str for p in t) for t in untold):
+        return None
+    return _FileOutcome(path, findings, returns, set(asked), untold=frozenset(tuple(t) for t in untold))
+
+
+Known = dict[str, tuple[str, dict]] | None  # kept outcomes: path as given -> (text digest, outcome data)
+
+
+def _lint_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None = None,
+               known: Known = None) -> _FileOutcome:
     """One file's outcome; a file too deep or too large for the checks is a finding, not the end of the run."""
     try:
-        return _check_file(path, settings, roots, index)
+        return _check_file(path, settings, roots, index, known)
     except (RecursionError, MemoryError) as exc:
         return _FileOutcome(path, [_too_complex(str(path), exc)], {}, set())
 
 
-def _check_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None) -> _FileOutcome:
-    ctx, notebook, outcome = _parsed(path, roots)
+def _check_file(path: Path, settings: LintSettings, roots: Roots, index: ProjectIndex | None,
+                known: Known) -> _FileOutcome:
+    source, notebook, outcome = _read_module(path, roots)
+    if outcome is not None:
+        return outcome
+    key = None
+    if known is not None and notebook is None:  # read (and allowed) as always: only the parse and checks are saved
+        key = text_key(source)
+        kept = known.get(str(path))
+        restored = _restored(path, kept[1]) if kept is not None and kept[0] == key else None
+        if restored is not None:
+            return restored
+    ctx, outcome = _indexed(path, source, notebook, roots)
     if outcome is not None:
         return outcome
     local = LocalFacts(ctx)
@@ -359,11 +394,23 @@ def _check_file(path: Path, settings: LintSettings, roots: Roots, index: Project
     finally:
         # the facts refer to the module: the cycle would keep every tree of the run alive (no collector runs)
         project, ctx.project = ctx.project, None
-    return _FileOutcome(path, findings, local.known, project.asked, untold=local.untold())
+    outcome = _FileOutcome(path, findings, local.known, project.asked, untold=local.untold())
+    if not ctx.read_beyond:
+        outcome.key = key
+    return outcome
 
 
 def _parsed(path: Path, roots: Roots) -> tuple[ModuleContext | None, NotebookModule | None, _FileOutcome | None]:
     """One file read and indexed, with its notebook if it is one; else the outcome that says why not."""
+    source, notebook, outcome = _read_module(path, roots)
+    if outcome is not None:
+        return None, None, outcome
+    ctx, outcome = _indexed(path, source, notebook, roots)
+    return ctx, notebook, outcome
+
+
+def _read_module(path: Path, roots: Roots) -> tuple[str | None, NotebookModule | None, _FileOutcome | None]:
+    """One file's text, with its notebook if it is one; else the outcome that says why not."""
     notebook = None
     if is_notebook(path):
         notebook, problem = read_notebook_module(path, roots)
@@ -374,12 +421,18 @@ def _parsed(path: Path, roots: Roots) -> tuple[ModuleContext | None, NotebookMod
                                                             fix=FIX_FOREIGN_NOTEBOOK)], {}, set(), foreign=True)
     else:
         source, problem = read_source(path, roots)
-    if problem is None:
-        ctx, problem = parse_source(source, str(path), notebook is not None)
     if problem is not None:
         return None, None, _FileOutcome(path, in_cells([problem], notebook), {}, set())
+    return source, notebook, None
+
+
+def _indexed(path: Path, source: str, notebook: NotebookModule | None,
+             roots: Roots) -> tuple[ModuleContext | None, _FileOutcome | None]:
+    ctx, problem = parse_source(source, str(path), notebook is not None)
+    if problem is not None:
+        return None, _FileOutcome(path, in_cells([problem], notebook), {}, set())
     ctx.roots = roots  # a rule reading a project file beside the module (MLD053's torch pin) stays inside them
-    return ctx, notebook, None
+    return ctx, None
 
 
 def _all_told(outcome: _FileOutcome, roots: Roots) -> dict[str, str]:
@@ -392,8 +445,8 @@ def _all_told(outcome: _FileOutcome, roots: Roots) -> dict[str, str]:
         return outcome.returns
 
 
-def _lint_files(files: list[Path], settings: LintSettings, roots: Roots = None) -> list[_FileOutcome]:
-    return [_lint_file(path, settings, roots) for path in files]
+def _lint_files(files: list[Path], settings: LintSettings, roots: Roots = None, known: Known = None) -> list[_FileOutcome]:
+    return [_lint_file(path, settings, roots, known=known) for path in files]
 
 
 def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings, roots: Roots) -> list[Finding]:
@@ -413,39 +466,50 @@ def _with_project_facts(outcomes: list[_FileOutcome], settings: LintSettings, ro
     return findings
 
 
-def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1, roots: Roots = None) -> LintReport:
-    """Lint files and folders; with `roots` every file read must really lie inside them (symlinks included)."""
+def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: int = 1, roots: Roots = None,
+               cache: bool = False) -> LintReport:
+    """Lint files and folders; with `roots` every file read must really lie inside them (symlinks included).
+    With `cache`, the outcomes of unchanged files are taken from the last runs (result_cache.py)."""
     settings = settings or LintSettings()
     # Trees and indexes hold no reference cycles, so reference counting frees them; the cyclic
     # collector would only rescan millions of live nodes (it more than doubles parse time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _lint_paths(paths, settings, jobs, roots)
+        return _lint_paths(paths, settings, jobs, roots, ResultCache(settings) if cache else None)
     finally:
         if collecting:
             gc.enable()
 
 
-def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roots) -> LintReport:
+def _lint_paths(paths: list[Path], settings: LintSettings, jobs: int, roots: Roots,
+                cache: ResultCache | None) -> LintReport:
     files, problems = collect_files(paths, settings)
     named = {p for p in paths if not p.is_dir()}
+    known = cache.known(files) if cache is not None else None
     jobs = max(1, min(jobs, len(files) or 1))
     if jobs == 1:
-        outcomes = _lint_files(files, settings, roots)
+        outcomes = _lint_files(files, settings, roots, known)
     else:
         import multiprocessing  # only for --jobs > 1: it costs start-up time
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         chunks = [files[i::jobs] for i in range(jobs)]
         with multiprocessing.get_context(method).Pool(jobs) as pool:
-            checked = pool.starmap(_lint_files, [(c, settings, roots) for c in chunks])
+            checked = pool.starmap(_lint_files, [(c, settings, roots, _known_of(c, known)) for c in chunks])
         # back in the files' order, as with one job: where several files tell the same fact, the last one's counts
         outcomes = [None] * len(files)
         for number, chunk in enumerate(checked):
             outcomes[number::jobs] = chunk
+    if cache is not None:  # the first pass's outcomes, before the second pass replaces some
+        cache.store([(str(o.path), o.key, o.data()) for o in outcomes if o.key is not None])
     # an R or Julia notebook met in a folder walk is passed over like an .R file; named, it is answered
     outcomes = [o for o in outcomes if not o.foreign or o.path in named]
     findings = problems + _with_project_facts(outcomes, settings, roots)
     findings.sort(key=lambda f: (f.path, f.cell or 0, f.line, f.col, f.code))
     return report(findings, len(outcomes), settings.severity)
+
+
+def _known_of(files: list[Path], known: Known) -> Known:
+    """The kept outcomes of one worker's files: only those travel to it."""
+    return None if known is None else {str(p): known[str(p)] for p in files if str(p) in known}

@@ -31,13 +31,14 @@ def settings(start: Path | None, select: list[str] | None = None, ignore: list[s
 
 def lint(paths: list[str] | None = None, source: str | None = None, filename: str = "<source>",
          select: list[str] | None = None, ignore: list[str] | None = None, *, allowed: AllowedDirs | None = None,
-         jobs: int = 1, severity: str | None = None) -> LintReport:
+         jobs: int = 1, severity: str | None = None, cache: bool = True) -> LintReport:
     """Lint files and folders, or a piece of source text: exactly one of them.
 
     `severity` (info, warning or error) is the least severe finding to report; None takes `[tool.mldebug]`
     severity, else info (all). With `allowed` (the server's allow-list) every path must lie inside it;
     without (the CLI, the Python API) paths are taken as given. A path that does not exist is an error
-    either way."""
+    either way. With `cache`, a file unchanged since an earlier run is read but not checked again
+    (lint/result_cache.py)."""
     if bool(paths) == (source is not None):
         raise UsageError("give either paths (files or folders) or source (code text), not both")
     if jobs < 1:
@@ -54,7 +55,8 @@ def lint(paths: list[str] | None = None, source: str | None = None, filename: st
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     roots = allowed.roots if allowed is not None else None
-    return lint_paths(checked, settings(checked[0], select, ignore, roots, severity), jobs=jobs, roots=roots)
+    return lint_paths(checked, settings(checked[0], select, ignore, roots, severity), jobs=jobs, roots=roots,
+                      cache=cache)
 
 
 def rules() -> list[RuleInfo]:

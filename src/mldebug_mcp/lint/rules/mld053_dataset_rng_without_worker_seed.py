@@ -179,6 +179,7 @@ def _global_weight(ctx: ModuleContext, drawn: str) -> tuple[str | None, str]:
     if drawn_from_owned(drawn):
         return None, "repeat across workers (a generator object is copied, never reseeded)"
     pin = ctx.memo(("mld053", "torch-pin"), lambda: pins_old_torch(ctx.path, ctx.roots))  # once per file linted
+    ctx.read_beyond = True  # the dependency files decide: an outcome not to keep (lint/result_cache.py)
     if pin:
         return None, f"workers repeat each other's draws: this project pins torch below 1.9 ({pin}), " \
                       "which does not reseed NumPy per worker"
