@@ -11,8 +11,9 @@ from ..context import ModuleContext
 from .graph import callee
 from .optim_params import dotted
 
-# `filter(...)` keeps a part; `next(m.parameters())` reads one tensor's dtype or device, it lists nothing
-PICKS = {"filter", "next"}
+# `filter(...)` keeps a part; `next(m.parameters())` reads one tensor's dtype or device, `len(list(...))` counts
+# them (SlowFast's assert that every parameter went into a group): none of them lists anything
+PICKS = {"filter", "next", "len"}
 FILTERS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Lambda, ast.comprehension,
            ast.IfExp, ast.BoolOp)  # filtered, or one arm of a choice
 

@@ -99,13 +99,17 @@ def scheduler_facts(ctx: ModuleContext) -> dict[str, str]:
     no class but `object` (or such a class of this file): a project's own scheduler (vq-vae-2's CycleScheduler
     sets the lr for the coming optimizer.step()), which torch's order rule is not about. A class with any other
     base (torch's LRScheduler, a library's) is not told. Also the optimiser facts of optim_sched_helpers (a function
-    that steps the scheduler it is handed) and optim_step_helpers (a step helper called in a loop of another file)."""
+    that steps the scheduler it is handed), optim_step_helpers (a step helper called in a loop of another file) and
+    sched_per_batch (an epoch-sized schedule handed to a training function of another file)."""
     from .optim_step_helpers import caller_facts
 
     from .optim_handed_backward import handed_backward_facts
 
+    from .sched_per_batch import handed_schedule_facts
+
     found: dict[str, str] = caller_facts(ctx)  # the calling file need not say `step`
     found.update(handed_backward_facts(ctx))  # a helper that backwards on the optimiser a step function hands it
+    found.update(handed_schedule_facts(ctx))  # an epoch-sized schedule handed to another file's training function
     if not ctx.has_text("step"):
         return found
     from .loader_facts import (

@@ -39,6 +39,8 @@ def unstepped_backward(built: ast.Assign, ctx: ModuleContext) -> tuple[str, ast.
         if isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
             return None  # bound again: another optimiser may be stepped under this name
         parent = ctx.parent(node)
+        if _into_lr_schedule(node, parent, ctx):
+            continue  # a schedule only sets the learning rate: it never steps the optimiser
         if not (isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in HARMLESS):
             return None  # stepped, handed on, stored, returned: something may step it
         if parent.attr == "zero_grad":
@@ -65,3 +67,15 @@ def _share_loop(backward: ast.AST, zero: ast.AST, ctx: ModuleContext) -> bool:
 def _plain_class(cls: ast.ClassDef) -> bool:
     """No base class other than object or nn.Module: no inherited method can step the optimiser."""
     return all((dotted(b) or "").rsplit(".", 1)[-1] in {"object", "Module"} for b in cls.bases)
+
+
+def _into_lr_schedule(node: ast.AST, parent: ast.AST, ctx: ModuleContext) -> bool:
+    """`StepLR(optimizer, ...)`, `get_linear_schedule_with_warmup(optimizer, ...)`: the optimiser handed to a
+    torch or transformers learning-rate schedule, whose step() changes the rate and nothing else."""
+    if not isinstance(parent, ast.Call) or not (parent.args[:1] == [node] or any(
+            k.arg == "optimizer" and k.value is node for k in parent.keywords)):
+        return False
+    built = ctx.call_name(parent) or ""
+    return built.startswith("torch.optim.lr_scheduler.") or (
+        built.startswith("transformers.") and built.rsplit(".", 1)[-1].startswith("get_")
+        and "schedule" in built)

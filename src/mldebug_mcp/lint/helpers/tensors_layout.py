@@ -11,6 +11,7 @@ import ast
 
 from .evaluation import strip_calls
 from .tensors_channels import KEEPS_LAYOUT, SAME_LAYOUT_METHODS, layer_name
+from .tensors_shape import REST
 
 REORDERS = {"permute", "transpose", "swapaxes", "swapdims"}
 APPENDS_AXIS = {"Embedding"}  # (*) -> (*, dim)
@@ -26,7 +27,7 @@ def reordered_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[li
     current, at = strip_calls(tensor, SAME_LAYOUT_METHODS), call
     if isinstance(current, ast.Name):
         value = value_before(current, call, ctx)
-        if value is None or _unpacked_after(current, value, call, ctx, unpacks):
+        if value is None or _unpacked_after(current, value, call, ctx, unpacks) or not _always_before(value, call, ctx):
             return None
         current, at = strip_calls(value, SAME_LAYOUT_METHODS), value
     if not _reorder(current, ctx):
@@ -35,19 +36,38 @@ def reordered_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[li
     return (layout, current) if layout is not None else None
 
 
-def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.expr] | None:
+def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int, trail: list | None = None) -> list[ast.expr] | None:
+    """The named axes of `expr` at `at`; `trail`, when given, collects the reorders met on the way."""
     expr = strip_calls(expr, SAME_LAYOUT_METHODS)
     if depth <= 0:
         return None
     if _reorder(expr, ctx):
-        base = _layout(expr.func.value, expr, ctx, unpacks, depth - 1)
+        base = _layout(expr.func.value, expr, ctx, unpacks, depth - 1, trail)
+        if trail is not None:
+            trail.append(expr)
         return _reordered(base, expr) if base is not None else None
     if isinstance(expr, ast.Name):
         value = _bound_before(expr, at, ctx)
         names = _unpacked_after(expr, value, at, ctx, unpacks)
         if names is not None:
             return names
-        return _layout(value, value, ctx, unpacks, depth - 1) if value is not None else None
+        if value is None:
+            returned = _returned_part(expr, at, ctx)  # `values, attention = attend(q, k, v)`
+            return _through_function(*returned, ctx, unpacks, depth - 1, trail) if returned else None
+        if not _always_before(value, at, ctx):
+            return None  # set in one arm of an if, read in the other (or after either): either layout may hold
+        return _layout(value, value, ctx, unpacks, depth - 1, trail)
+    written = _written_sizes(expr, ctx)
+    if written is not None:  # `x.view(B, T, H, D)`: the sizes it names
+        return written
+    side = _matmul_values(expr, ctx)
+    if side is not None:  # `weights @ v`: v's leading axes and columns, the weights' rows
+        values = _layout(side, at, ctx, unpacks, depth - 1, trail)
+        weights = _layout(_matmul_weights(expr, ctx), at, ctx, unpacks, depth - 1)
+        if values is None or len(values) < 2:
+            return None
+        # unknown weights (a softmax of scores): self-attention, one row per position of v
+        return [*values[:-2], weights[-2] if weights is not None and len(weights) >= 2 else values[-2], values[-1]]
     expr = _recurrent_call(expr, ctx) or expr  # `self.lstm(x)[0]`: the outputs
     if isinstance(expr, ast.Call) and expr.args and ctx.call_name(expr) is None:
         layer = layer_name(expr, ctx)
@@ -65,6 +85,21 @@ def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int) -> list[ast.e
 def named_layout(expr: ast.expr, at: ast.AST, ctx, unpacks) -> list[ast.expr] | None:
     """The named axes of `expr` at `at`, followed through names, layers and reorders (None when not known)."""
     return _layout(expr, at, ctx, unpacks, 6)
+
+
+def reordered_on_the_way(expr: ast.expr, at: ast.AST, ctx, unpacks) -> list[ast.expr] | None:
+    """The named axes of `expr` at `at` when a permute or transpose reordered them on the way: heads split by
+    `view(B, T, H, D).transpose(1, 2)`, weighted by `attention @ v` (also in a helper of this file that returns
+    it), then merged by `view(B, T, C)` without the transpose back."""
+    trail: list = []
+    layout = _layout(expr, at, ctx, unpacks, 10, trail)
+    return layout if trail and distinct(layout) else None
+
+
+def distinct(sizes: list[ast.expr] | None) -> bool:
+    """No two known sizes read alike: with `(n, h * w, h * w)` a transpose cannot be told from none."""
+    keys = [ast.unparse(s) for s in sizes or () if s is not REST]
+    return len(set(keys)) == len(keys)
 
 
 def layer_layout(tensor: ast.expr, call: ast.Call, ctx, unpacks) -> tuple[list[ast.expr], str] | None:
@@ -174,6 +209,8 @@ def _int(expr: ast.expr) -> int | None:
 def value_before(name: ast.Name, at: ast.AST, ctx) -> ast.expr | None:
     """The value `name` last held before `at`, assigned in the same function."""
     values = [v for v in ctx.values_of(name, at=at) if getattr(v, "lineno", 0) < at.lineno]
+    if values and any(a is values[0] for a in ctx.ancestors(at)):
+        values = values[1:]  # `x = self.proj(x.reshape(...))` spread over lines: the value being computed at `at`
     return values[0] if values and ctx.scope_of(values[0]) is ctx.scope_of(at) else None
 
 
@@ -186,3 +223,91 @@ def _unpacked_after(name: ast.Name, value: ast.AST | None, at: ast.AST, ctx, unp
     if not found:
         return None
     return [ast.Name(id=n) for n in max(found, key=lambda f: f[0])[1]]
+
+
+RESHAPES = {"view", "reshape"}
+MATMULS = {"torch.matmul", "torch.bmm"}
+
+
+def _written_sizes(expr: ast.expr, ctx) -> list[ast.expr] | None:
+    """The sizes `x.view(B, T, H, D)` (or `.reshape((B, T, H, D))`) writes out, -1 read as unknown from there on.
+    None when two sizes read alike (`view(n, h * w, h * w)`: a transpose of them cannot be told from none) or a
+    name in them is bound twice in the function (`channels *= r ** 2`: a later size of that name is another)."""
+    if not (isinstance(expr, ast.Call) and ctx.call_name(expr) is None and ctx.method_name(expr) in RESHAPES):
+        return None
+    args = expr.args[0].elts if len(expr.args) == 1 and isinstance(expr.args[0], ast.Tuple | ast.List) else expr.args
+    if len(args) < 2 or expr.keywords or any(isinstance(a, ast.Starred) for a in args):
+        return None
+    sizes = [REST if _int(a) == -1 else a for a in args]
+    if not distinct(sizes):
+        return None
+    names = {n.id for a in args for n in ast.walk(a) if isinstance(n, ast.Name)}
+    scope = ctx.scope_of(expr)
+    stores = [n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+              and n.id in names] if names else []
+    return None if len(stores) > len(set(stores)) else sizes
+
+
+def _always_before(value: ast.AST, at: ast.AST, ctx) -> bool:
+    """The statement holding `value` runs whenever `at` does: the block holding it also holds `at` (or a
+    statement around it), not the other arm of an if."""
+    statement = value
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    parent = ctx.parent(statement) if statement is not None else None
+    if parent is None:
+        return True
+    block = next((b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(s is statement for s in b)), None)
+    if block is None:
+        return False
+    return any(node is s for node in (at, *ctx.ancestors(at)) for s in block)
+
+
+def _matmul_values(expr: ast.expr, ctx) -> ast.expr | None:
+    """The right-hand side of `attention @ v` or `torch.matmul(attention, v)`."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.MatMult):
+        return expr.right
+    if isinstance(expr, ast.Call) and ctx.call_name(expr) in MATMULS and len(expr.args) == 2:
+        return expr.args[1]
+    return None
+
+
+def _matmul_weights(expr: ast.expr, ctx) -> ast.expr:
+    return expr.left if isinstance(expr, ast.BinOp) else expr.args[0]
+
+
+def _returned_part(name: ast.Name, at: ast.AST, ctx) -> tuple[ast.expr, ast.FunctionDef, ast.Call] | None:
+    """For `values, attention = attend(q, k, v)` (a function of this module returning a tuple): (the element of
+    its return that `name` receives, the function, the call)."""
+    latest = _latest_unpack(name, at, ctx, first_only=False)
+    if latest is None or not isinstance(latest.value.func, ast.Name):
+        return None
+    function = ctx.functions.get(latest.value.func.id)
+    returns = [r for r in ast.walk(function) if isinstance(r, ast.Return)] if function is not None else []
+    targets = latest.targets[-1].elts
+    index = next(i for i, t in enumerate(targets) if isinstance(t, ast.Name) and t.id == name.id)
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple) or len(returns[0].value.elts) != len(targets):
+        return None
+    return returns[0].value.elts[index], function, latest.value
+
+
+def _through_function(expr: ast.expr, function: ast.FunctionDef, call: ast.Call, ctx, unpacks, depth: int,
+                      trail: list | None) -> list[ast.expr] | None:
+    """The layout of `expr` inside `function`, followed back to one of its parameters and from there to what
+    `call` passes for it: through names, layout-keeping methods and the value side of a matmul."""
+    params = [a.arg for a in function.args.args]
+    for _ in range(depth):
+        expr = strip_calls(expr, SAME_LAYOUT_METHODS)
+        if isinstance(expr, ast.Name):
+            value = value_before(expr, expr, ctx)
+            if value is not None:
+                expr = value
+                continue
+            if expr.id not in params or params.index(expr.id) >= len(call.args):
+                return None
+            return _layout(call.args[params.index(expr.id)], call, ctx, unpacks, depth - 1, trail)
+        expr = _matmul_values(expr, ctx)
+        if expr is None:
+            return None
+    return None

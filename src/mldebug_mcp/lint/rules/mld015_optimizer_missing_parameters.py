@@ -9,6 +9,7 @@ from ..helpers.optim_groups import held_nearby, left_out_modules, unused_groups
 from ..helpers.optim_head_reset import head_reset_after_optimizer
 from ..helpers.optim_listed_twice import listed_twice
 from ..helpers.optim_loss_weights import built_beside_handed_optimizer
+from ..helpers.optim_orphan_parameters import orphan_parameters
 from ..helpers.optim_params import (
     ITERATORS,
     covered,
@@ -51,7 +52,9 @@ class OptimizerMissingParameters(Rule):
     optimiser whose update clips parameters (`clip_grad_norm_(model.decoder_params, 5)` before its step) that
     it does not hold and another optimiser of the scope does: the two were given each other's parameters. And a
     module's trainable tensor kept as a plain attribute (`self.val = torch.zeros(n, requires_grad=True)`, read
-    by forward), which nn.Module does not register, so no optimiser built from model.parameters() holds it.
+    by forward), which nn.Module does not register, so no optimiser built from model.parameters() holds it. And
+    an nn.Parameter kept on a class that is not a module and builds its own optimisers from its networks'
+    parameters (a PPO agent's `self.log_std` beside `Adam(self.actor_net.parameters())`), never listed in one.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -97,6 +100,10 @@ class OptimizerMissingParameters(Rule):
                     "it, so model.parameters() and every optimizer built from it leave it out and it never trains; "
                     "wrap it in nn.Parameter(...)")
 
+    ORPHAN = ("{path} is an nn.Parameter of a class that is not an nn.Module, so no .parameters() call reaches it, "
+              "and none of the optimizers this class builds lists it: its gradient is never applied and it keeps "
+              "its initial value; list it in an optimizer ([*net.parameters(), {path}])")
+
     TWICE = ("{path}'s parameters are listed a second time here: the module meant in this place{instead} is "
              "left out of the optimiser and never trains")
 
@@ -118,6 +125,8 @@ class OptimizerMissingParameters(Rule):
         if ctx.has_text("requires_grad"):
             for assign, path in unregistered_tensors(ctx):
                 yield Hit(assign, self.UNREGISTERED.format(path=path))
+        for assign, path in orphan_parameters(ctx):
+            yield Hit(assign, self.ORPHAN.format(path=path))
         for call, path, near in listed_twice(ctx):
             instead = f" (perhaps {' or '.join(near)})" if near else ""
             yield Hit(call, self.TWICE.format(path=path, instead=instead))

@@ -10,8 +10,9 @@ class OptimizerNeverStepped(Rule):
     """What it does: flags a training loop whose optimiser is built and zeroed but never stepped:
     `optimizer = Adam(...)`, then `optimizer.zero_grad()` and `loss.backward()` in the loop, and no
     `optimizer.step()` anywhere. An optimiser handed to anything (a scaler's `step(optimizer)`, a
-    trainer, `accelerator.prepare`, a helper, a scheduler), stored, returned or bound again is quiet,
-    since something else may step it.
+    trainer, `accelerator.prepare`, a helper, a scheduler class of the project), stored, returned or
+    bound again is quiet, since something else may step it; a torch or transformers learning-rate
+    schedule (`StepLR(optimizer, ...)`) only sets the rate, so handing it one is no step.
 
     Why is this bad: backward only fills `.grad`; the weights change only when the optimiser steps.
     The loop runs, the loss is computed and logged, and the saved model is the initial one.

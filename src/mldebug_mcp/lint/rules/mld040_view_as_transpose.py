@@ -12,7 +12,7 @@ from ..helpers.tensors_channels import (
     short_size,
     spanning_conv_channels,
 )
-from ..helpers.tensors_layout import layer_layout, reordered_layout
+from ..helpers.tensors_layout import distinct, layer_layout, reordered_layout, reordered_on_the_way
 from ..helpers.tensors_named_sizes import (
     axis_stranded,
     inverted_named_dims,
@@ -86,7 +86,9 @@ class ViewAsTranspose(Rule):
     also a part of one cut along its last axis (`q, k, v = self.qkv(x).chunk(3, dim=-1)`);
     and a permute or transpose whose order the following view's sizes contradict (`B, C, H, W = x.shape`,
     an Embedding appends an axis, `x.permute(0, 1, 3, 2, 4).reshape(B, C * D, H, W)`; found at the
-    permute). Merges and splits of neighbouring axes
+    permute). Also heads split by `view(B, T, H, D)` and a transpose, weighted by `attention @ v` (also in a
+    function of the same file that returns it), then merged by `view(B, T, C)` without the transpose back
+    (found at the merge). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
     a transposed or permuted tensor that follow its new order are not flagged. Also a recurrent or
     Transformer layer (LSTM, GRU, TransformerEncoderLayer, MultiheadAttention, a TransformerEncoder stacking
@@ -139,7 +141,10 @@ class ViewAsTranspose(Rule):
         elif made is None and _heads_merged_into_batch(tensor, sizes, ctx):  # a known layout merged in order is fine
             yield Hit(node, SPLIT_HEADS.format(method=method))
         elif _reordered_earlier(tensor, ctx):
-            yield from self._misordered(node, tensor, sizes, method, ctx)
+            misordered = list(self._misordered(node, tensor, sizes, method, ctx))
+            yield from misordered or self._merged_unordered(node, tensor, sizes, method, ctx)
+        elif merged := list(self._merged_unordered(node, tensor, sizes, method, ctx)):
+            yield from merged
         elif len(sizes) >= 2:  # a conv output's axes, as built
             if _channels_last_of_conv(node, tensor, sizes, ctx):
                 yield Hit(node, CHANNELS_LAST.format(method=method))
@@ -171,8 +176,16 @@ class ViewAsTranspose(Rule):
         """A permute or transpose first, and sizes that do not follow its order (`permute(0, 1, 3, 2, 4)` then
         `reshape(B, C * D, H, W)` puts width positions where rows go): found at the permute, where the fix goes."""
         found = reordered_layout(tensor, call, ctx, self._unpacks_of(ctx))
-        if found is not None and moves_axes(found[0], sizes):
+        if found is not None and distinct(found[0]) and distinct(sizes) and moves_axes(found[0], sizes):
             yield Hit(found[1], REORDERED.format(method=method))
+
+    def _merged_unordered(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], method: str,
+                          ctx: ModuleContext) -> Iterator[Hit]:
+        """Heads split and transposed, weighted by `attention @ v` (maybe in a helper of this file), then merged
+        by `view(B, T, C)` without the transpose back: found at the merge."""
+        moved = reordered_on_the_way(tensor, call, ctx, self._unpacks_of(ctx))
+        if moved is not None and distinct(sizes) and moves_axes(moved, sizes):
+            yield Hit(call, REORDERED.format(method=method))
 
     def _moved_axes(self, call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext) -> bool:
         """The sizes name the tensor's axes (from `B, T, C = x.shape` or `x = torch.zeros(H, B, T, D)`) out of order."""

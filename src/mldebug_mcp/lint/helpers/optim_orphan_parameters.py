@@ -1,0 +1,104 @@
+"""An nn.Parameter kept on a class that is not an nn.Module and that builds its own optimisers from its networks'
+parameters: `self.log_std = nn.Parameter(...)` on a PPO agent whose actor optimiser is
+`Adam(self.actor_net.parameters())`. No `.parameters()` call can reach an attribute of a plain object, so unless the
+class lists the tensor itself the loss fills its gradient and nothing applies it (MLD015; a PPO agent's exploration
+noise that never changes, blind split 13)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+from .optim_params import dotted, is_optimizer_name
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+CLIPS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}  # read the tensor's gradient, do not hold it
+# a base class that may register the tensor or build an optimiser over everything: a module, a Lightning module
+MODULE_PARTS = {"nn", "torch", "pl"}
+
+
+def orphan_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
+    """(the assignment, `self.<name>`) for each such Parameter that a method other than the one building it reads
+    and that nothing in the class lists, hands to a call or returns."""
+    if not ctx.has_text("Parameter"):
+        return []
+    found = []
+    for cls in ctx.by_type.get(ast.ClassDef, ()):
+        if any(_module_like(base, ctx) for base in cls.bases):
+            continue
+        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and is_optimizer_name(ctx.call_name(n))]
+        if not built or any(_own_parameters(n) for n in ast.walk(cls)):
+            continue
+        for method in (m for m in cls.body if isinstance(m, FUNCTIONS)):
+            for node in ast.walk(method):
+                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and _self_attribute(node.targets[0])
+                        and isinstance(node.value, ast.Call)
+                        and (ctx.call_name(node.value) or "").endswith("nn.Parameter")) or _frozen(node.value):
+                    continue
+                name = node.targets[0].attr
+                if _read_elsewhere(cls, method, name) and not _held(cls, name, ctx):
+                    found.append((node, f"self.{name}"))
+    return found
+
+
+def _frozen(built: ast.Call) -> bool:
+    """`nn.Parameter(mask, requires_grad=False)`: a constant kept as a parameter, never meant to train."""
+    flag = built.args[1] if len(built.args) > 1 else next((k.value for k in built.keywords
+                                                         if k.arg == "requires_grad"), None)
+    return flag is not None and not (isinstance(flag, ast.Constant) and flag.value is True)
+
+
+def _module_like(base: ast.expr, ctx: ModuleContext) -> bool:
+    if isinstance(base, ast.Subscript):  # `Algorithm[np.ndarray]`: a generic base
+        base = base.value
+    parts = (ctx.qualname(base) or dotted(base) or "").split(".")
+    return "Module" in parts[-1] or any(p in MODULE_PARTS or "lightning" in p for p in parts)
+
+
+def _own_parameters(node: ast.AST) -> bool:
+    """`self.parameters()` (or named_parameters): a base class may be a module after all."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr in {"parameters", "named_parameters"} and _is_self(node.func.value)
+
+
+def _self_attribute(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Attribute) and _is_self(expr.value)
+
+
+def _is_self(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _is_it(expr: ast.AST, name: str) -> bool:
+    return isinstance(expr, ast.Attribute) and expr.attr == name and _is_self(expr.value)
+
+
+def _read_elsewhere(cls: ast.ClassDef, builder: ast.AST, name: str) -> bool:
+    return any(m is not builder and any(_is_it(n, name) and isinstance(n.ctx, ast.Load) for n in ast.walk(m))
+               for m in cls.body if isinstance(m, FUNCTIONS))
+
+
+def _held(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
+    """`self.<name>` listed in a literal, handed to a call that is not torch's own arithmetic, or returned anywhere
+    in the class, outside a gradient clip: an optimiser may hold it."""
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call):
+            called = ctx.call_name(node) or ""
+            if called.startswith("torch.") and not is_optimizer_name(called):
+                continue  # torch.exp(self.log_std): computes with it, holds nothing
+            parts = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+            parts = [*getattr(node, "elts", ()), *getattr(node, "values", ())]
+        elif isinstance(node, ast.Return) and node.value is not None:
+            parts = [node.value]
+        else:
+            continue
+        if any(_is_it(p, name) for p in parts) and not _in_clip(node, ctx):
+            return True
+    return False
+
+
+def _in_clip(node: ast.AST, ctx: ModuleContext) -> bool:
+    return any(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute | ast.Name)
+               and (a.func.attr if isinstance(a.func, ast.Attribute) else a.func.id) in CLIPS
+               for a in [node, *ctx.ancestors(node)])
