@@ -35,7 +35,10 @@ class EvaluationWithoutNoGrad(Rule):
     autograd.grad, requires_grad) is left alone: saliency maps and attacks need them. Also flags a
     call, outside no_grad, of an evaluation function of the same file (it calls model.eval() itself, or
     the caller did just before) that runs the model over a loop with no no_grad of its own: the fix
-    wraps that call.
+    wraps that call. And, once per loop at its first model call, a loop over evaluation data (a val/test
+    loader, also through a progress bar: `tq = tqdm(val_dataset)`) that runs the model outside no_grad even
+    when its outputs only feed `.item()`, unless a caller of its function holds no_grad, the loop hands the
+    model to another call (an attack) or uses the legacy `volatile=True`.
 
     Why is this bad: eval() does not turn off autograd. Every forward records a graph, and a
     kept output keeps that graph and its activations alive, so memory grows with each batch
@@ -44,8 +47,11 @@ class EvaluationWithoutNoGrad(Rule):
 
     Severity info (hygiene), not warning: metrics and predictions are exactly the same with or without
     no_grad; what it costs is memory and time, and when the memory runs out evaluation fails loudly
-    (CUDA out of memory). The same shape, an evaluation loop whose outputs only feed loss.item(), is
-    a fix maintainers accepted in one project and harmless code in many others.
+    (CUDA out of memory). An evaluation loop whose outputs only feed loss.item() frees each graph at
+    the next batch, but every forward still holds its activations for a backward that never comes, so
+    evaluation needs a training step's memory. Maintainers of seven projects in the corpora accepted a
+    no_grad fix for their evaluation (FCGF, robosat, MTN, DeblurGANv2, end2end-asr, fairchem, GraphGym),
+    several after validation ran out of memory.
     """
 
     code = "MLD022"
@@ -78,6 +84,13 @@ class EvaluationWithoutNoGrad(Rule):
         "    return torch.cat(outputs)\n"
     )
 
+    UNKEPT = ("the model runs in this evaluation loop outside torch.no_grad(): each batch records an autograd graph "
+              "and holds the activations a backward would need until its outputs are freed, so evaluation takes "
+              "training-step memory (validation OOMs) and time; wrap the loop in torch.no_grad()")
+
+    def __init__(self) -> None:
+        self._loops_told: set[ast.AST] = set()
+
     def applies(self, ctx: ModuleContext) -> bool:
         # both findings need an eval() call (unguarded_evaluation), or evaluation data looped over (_evaluation_code,
         # which also holds with any eval() call)
@@ -99,6 +112,14 @@ class EvaluationWithoutNoGrad(Rule):
             return
         if _kept(node, scope, ctx, 0, node):
             yield Hit(node)
+            return
+        loop = _val_loop(node, scope, ctx)
+        if loop is not None and loop not in self._loops_told and _plain_evaluation(loop, node, scope, ctx):
+            self._loops_told.add(loop)  # once per loop, at its first model call: the fix wraps the loop
+            calls = sorted((c for c in ast.walk(loop) if isinstance(c, ast.Call) and model_call(c, ctx)),
+                           key=lambda c: (c.lineno, c.col_offset))
+            if not any(_kept(c, scope, ctx, 0, c) for c in calls):  # a kept output is reported where it is
+                yield Hit(calls[0] if calls else node, self.UNKEPT)
 
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -113,7 +134,8 @@ def _evaluation_code(ctx: ModuleContext) -> bool:
             return True
         loops = (n.iter for kind in (ast.For, ast.AsyncFor) for n in ctx.by_type.get(kind, ()))
         comprehensions = (g.iter for kind in COMPREHENSIONS for n in ctx.by_type.get(kind, ()) for g in n.generators)
-        return any(is_eval_loader(i) for i in loops) or any(is_eval_loader(i) for i in comprehensions)
+        return any(is_eval_loader(i) or is_eval_loader(_wrapped(i, ctx)) for i in loops) \
+            or any(is_eval_loader(i) for i in comprehensions)
     return ctx.memo(("mld022", "evaluation-code"), compute)
 
 
@@ -131,8 +153,9 @@ def _uses_grad(nodes, ctx: ModuleContext) -> bool:
             return True
         if isinstance(n, ast.Attribute | ast.Name) and (ident(n) in GRAD or (ctx.qualname(n) or "").endswith(".grad")):
             return True
-        if isinstance(n, ast.keyword) and n.arg == "requires_grad":
-            return True
+        if isinstance(n, ast.keyword) and n.arg == "requires_grad" \
+                and not (isinstance(n.value, ast.Constant) and n.value.value is False):
+            return True  # `Variable(x, requires_grad=False)` asks for no gradient
     return False
 
 
@@ -147,14 +170,57 @@ def _grad_disabled(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _in_val_loop(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
+    return _val_loop(node, scope, ctx) is not None
+
+
+def _val_loop(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST | None:
+    """The loop or comprehension over evaluation data (a val/test loader) that runs `node`, when nothing in it
+    uses gradients."""
     for anc in ctx.ancestors(node):
         if anc is scope:
-            return False
+            return None
         loop = isinstance(anc, ast.For | ast.AsyncFor)
         iters = [anc.iter] if loop else [g.iter for g in getattr(anc, "generators", [])]  # comprehensions
-        if any(is_eval_loader(i) for i in iters):
-            return not _uses_grad(ast.walk(anc), ctx)  # test-time adaptation, saliency over a test set
+        if any(is_eval_loader(i) or is_eval_loader(_wrapped(i, ctx)) for i in iters):
+            # test-time adaptation, saliency over a test set
+            return None if _uses_grad(ast.walk(anc), ctx) else anc
+    return None
+
+
+def _plain_evaluation(loop: ast.AST, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """An evaluation loop whose outputs are dropped, to report where it is: not in a function this file calls
+    under no_grad (or from a function called so) or where the call is reported (unguarded_evaluation), not with
+    the legacy
+    `volatile=True`, and not handing the model to another call (an attack that needs its gradients)."""
+    if _guarded_by_callers(scope, ctx, 3):
+        return False
+    model = ast.dump(call.func)
+    for node in ast.walk(loop):
+        if isinstance(node, ast.keyword) and node.arg == "volatile":
+            return False
+        if isinstance(node, ast.Call) and any(ast.dump(a) == model for a in node.args):
+            return False
+    return True
+
+
+def _guarded_by_callers(function: ast.AST, ctx: ModuleContext, depth: int) -> bool:
+    """A call of this function, or of a function calling it (up to `depth` levels), runs under no_grad or is
+    reported as an unguarded evaluation."""
+    if depth <= 0 or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    for caller in (c for c in ctx.by_type.get(ast.Call, ()) if ident(c.func) == function.name):
+        if under_no_grad(caller, ctx) or unguarded_evaluation(caller, ctx) is not None \
+                or _guarded_by_callers(ctx.scope_of(caller), ctx, depth - 1):
+            return True
     return False
+
+
+def _wrapped(loop_iter: ast.expr, ctx: ModuleContext) -> ast.AST:
+    """What a progress bar named in the loop wraps: `tq = tqdm(self.val_dataset)`, `for data in tq`."""
+    inner = loop_iter.args[0] if isinstance(loop_iter, ast.Call) and ident(loop_iter.func) == "enumerate" \
+        and loop_iter.args else loop_iter
+    value = ctx.resolve(inner) if isinstance(inner, ast.Name) else None
+    return value if isinstance(value, ast.Call) and value is not inner else loop_iter
 
 
 def _after_eval(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> bool:
