@@ -35,6 +35,7 @@ from .rules.mld039_epoch_schedule_stepped_per_batch import EpochScheduleSteppedP
 from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld042_mean_over_batch_in_forward import MeanOverBatchInForward
+from .rules.mld043_td_target_not_detached import TdTargetNotDetached
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
 from .rules.mld051_preprocessing_fit_before_split import PreprocessingFitBeforeSplit
 from .rules.mld052_fit_transform_on_test import FitTransformOnTest
@@ -85,6 +86,7 @@ RULES: tuple[type[Rule], ...] = (
     ViewAsTranspose,
     SqueezeWithoutDimOnLossPath,
     MeanOverBatchInForward,
+    TdTargetNotDetached,
     TrainLoaderWithoutShuffle,
     PreprocessingFitBeforeSplit,
     FitTransformOnTest,

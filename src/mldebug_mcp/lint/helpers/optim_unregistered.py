@@ -73,3 +73,26 @@ def _handed_on(cls: ast.ClassDef, name: str) -> bool:
                and p.value.id == "self" for p in parts):
             return True
     return False
+
+
+# `.float()` is left out: on the default float32 tensor it returns the Parameter itself (morl-baselines)
+MOVES = {"to", "cuda", "double", "half", "bfloat16"}
+
+
+def moved_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str, str]]:
+    """(the assignment, `self.<name>`, the move) for `self.w = nn.Parameter(t).to(device)` (or `.cuda()`,
+    `.double()`) in a method of a class: on another device or dtype the move returns a plain tensor copy, which
+    nn.Module does not register (DeepCTR-Torch's dense weight, blind split 14)."""
+    if not ctx.has_text("Parameter"):
+        return []
+    found = []
+    for node in ctx.by_type.get(ast.Assign, ()):
+        value = node.value
+        if not (len(node.targets) == 1 and _self_attribute(node.targets[0]) and isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES
+                and isinstance(value.func.value, ast.Call)
+                and (ctx.call_name(value.func.value) or "").endswith("nn.Parameter")):
+            continue
+        if ctx.enclosing_class(node) is not None:
+            found.append((node, f"self.{node.targets[0].attr}", value.func.attr))
+    return found

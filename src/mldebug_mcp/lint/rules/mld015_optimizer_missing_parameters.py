@@ -18,7 +18,7 @@ from ..helpers.optim_params import (
     params_argument,
     within,
 )
-from ..helpers.optim_unregistered import unregistered_tensors
+from ..helpers.optim_unregistered import moved_parameters, unregistered_tensors
 from ..helpers.optim_untrained import untrained_modules
 from ..helpers.optim_untrained_attrs import untrained_attributes
 from ..helpers.params_subset import subset_helpers
@@ -54,7 +54,9 @@ class OptimizerMissingParameters(Rule):
     module's trainable tensor kept as a plain attribute (`self.val = torch.zeros(n, requires_grad=True)`, read
     by forward), which nn.Module does not register, so no optimiser built from model.parameters() holds it. And
     an nn.Parameter kept on a class that is not a module and builds its own optimisers from its networks'
-    parameters (a PPO agent's `self.log_std` beside `Adam(self.actor_net.parameters())`), never listed in one.
+    parameters (a PPO agent's `self.log_std` beside `Adam(self.actor_net.parameters())`), never listed in one. And
+    `self.w = nn.Parameter(t).to(device)` (or `.cuda()`, `.double()`): a move to another device or dtype returns a
+    plain tensor copy that the module does not register.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -100,6 +102,10 @@ class OptimizerMissingParameters(Rule):
                     "it, so model.parameters() and every optimizer built from it leave it out and it never trains; "
                     "wrap it in nn.Parameter(...)")
 
+    MOVED = ("{path} = nn.Parameter(...).{move}(...): on another device or dtype .{move}() returns a plain tensor copy, "
+             "which the module does not register, so model.parameters() and every optimizer built from it leave it "
+             "out and it never trains; move the tensor inside: nn.Parameter(t.{move}(...))")
+
     ORPHAN = ("{path} is an nn.Parameter of a class that is not an nn.Module, so no .parameters() call reaches it, "
               "and none of the optimizers this class builds lists it: its gradient is never applied and it keeps "
               "its initial value; list it in an optimizer ([*net.parameters(), {path}])")
@@ -125,6 +131,8 @@ class OptimizerMissingParameters(Rule):
         if ctx.has_text("requires_grad"):
             for assign, path in unregistered_tensors(ctx):
                 yield Hit(assign, self.UNREGISTERED.format(path=path))
+        for assign, path, move in moved_parameters(ctx):
+            yield Hit(assign, self.MOVED.format(path=path, move=move))
         for assign, path in orphan_parameters(ctx):
             yield Hit(assign, self.ORPHAN.format(path=path))
         for call, path, near in listed_twice(ctx):

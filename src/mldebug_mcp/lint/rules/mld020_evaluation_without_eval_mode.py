@@ -40,6 +40,7 @@ from ..helpers.modes_evidence import (
     trains,
     unit_test,
 )
+from ..helpers.modes_factories import built_in_eval
 from ..helpers.modes_generation import generates_for_user
 from ..helpers.modes_handed_models import calls_by_ident
 from ..helpers.modes_handoff import handed_to_evaluation
@@ -239,8 +240,9 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
             break  # log-probs for a policy-gradient loss: the training step's mode
         if in_trainer(scope, ctx) and not eval_data(call, scope, ctx):
             continue  # the base trainer's loop set the phase's mode; a pass over validation data is checked
-        if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx):
-            continue
+        if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx) \
+                or any(k == key for k, _, _ in built_in_eval(call, ctx)):
+            continue  # (a factory that returns the model in eval mode, or is asked to: `train=False`)
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):
             continue

@@ -104,7 +104,7 @@ def _spread(expr: ast.expr, ctx: ModuleContext) -> str | None:
     if name in SPREADS or (name is None and method in SPREAD_METHODS and _tensor_method(expr)
                            and not _table_column(expr.func.value, ctx)):
         if "norm" not in (name or method):
-            return None if _per_channel_of_dataset(expr, name, ctx) else "std"
+            return None if _per_channel_of_dataset(expr, name, ctx) or _whole_training_split(expr, ctx) else "std"
         normed = expr.func.value if name is None else (expr.args[0] if expr.args else None)
         return "norm" if normed is not None and _may_be_zero_vector(normed, ctx) else None
     if name == "torch.sqrt" and expr.args:
@@ -128,6 +128,23 @@ def _per_channel_of_dataset(std: ast.Call, name: str | None, ctx: ModuleContext)
     axes = given[0].elts if given and isinstance(given[0], ast.Tuple | ast.List) else []
     numbers = [a.value for a in axes if isinstance(a, ast.Constant) and type(a.value) is int]
     if len(numbers) < 2 or len(numbers) != len(axes) or 0 not in numbers:
+        return False
+    func = ctx.enclosing(std, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return func is None or func.name != "forward"
+
+
+SPLIT_NAMES = {"train", "training"}
+
+
+def _whole_training_split(std: ast.Call, ctx: ModuleContext) -> bool:
+    """`self.y['train'].std()`: one number over every value of a stored training split (standardising regression
+    targets, tabular-dl-revisiting-models in blind split 14), outside a forward. It is zero only when the whole split
+    holds one value, unlike a batch, a vector of advantages or a per-feature std (`x['train'].std(0)`)."""
+    if std.args or std.keywords or not isinstance(std.func, ast.Attribute):
+        return False
+    split = std.func.value
+    if not (isinstance(split, ast.Subscript) and isinstance(split.slice, ast.Constant)
+            and split.slice.value in SPLIT_NAMES):
         return False
     func = ctx.enclosing(std, (ast.FunctionDef, ast.AsyncFunctionDef))
     return func is None or func.name != "forward"
