@@ -22,22 +22,24 @@ def orphan_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
     and that nothing in the class lists, hands to a call or returns."""
     if not ctx.has_text("Parameter"):
         return []
+    # one pass over the module's assignments and calls: the classes that build both (few; most build neither)
+    built = [a for a in ctx.by_type.get(ast.Assign, ()) if len(a.targets) == 1 and _self_attribute(a.targets[0])
+             and isinstance(a.value, ast.Call) and (ctx.call_name(a.value) or "").endswith("nn.Parameter")
+             and not _frozen(a.value)]
+    if not built:
+        return []
+    optimising = {ctx.enclosing_class(c) for c in ctx.by_type.get(ast.Call, ())
+                  if c.func is not None and is_optimizer_name(ctx.call_name(c))}
     found = []
-    for cls in ctx.by_type.get(ast.ClassDef, ()):
-        if any(_module_like(base, ctx) for base in cls.bases):
+    for assign in built:
+        cls = ctx.enclosing_class(assign)
+        if cls is None or cls not in optimising or any(_module_like(base, ctx) for base in cls.bases) \
+                or any(_own_parameters(n) for n in ast.walk(cls)):
             continue
-        built = [n for n in ast.walk(cls) if isinstance(n, ast.Call) and is_optimizer_name(ctx.call_name(n))]
-        if not built or any(_own_parameters(n) for n in ast.walk(cls)):
-            continue
-        for method in (m for m in cls.body if isinstance(m, FUNCTIONS)):
-            for node in ast.walk(method):
-                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and _self_attribute(node.targets[0])
-                        and isinstance(node.value, ast.Call)
-                        and (ctx.call_name(node.value) or "").endswith("nn.Parameter")) or _frozen(node.value):
-                    continue
-                name = node.targets[0].attr
-                if _read_elsewhere(cls, method, name) and not _held(cls, name, ctx):
-                    found.append((node, f"self.{name}"))
+        method = ctx.enclosing(assign, FUNCTIONS)
+        name = assign.targets[0].attr
+        if method is not None and _read_elsewhere(cls, method, name) and not _held(cls, name, ctx):
+            found.append((assign, f"self.{name}"))
     return found
 
 
