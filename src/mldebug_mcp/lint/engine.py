@@ -35,7 +35,7 @@ from .notebook import (
 )
 from .project_facts import LocalFacts, ProjectIndex, RunFacts
 from .registry import RULES
-from .result_cache import ResultCache, finding_data, restored_finding, text_key
+from .result_cache import ResultCache, outcome_data, outcome_fields, text_key
 from .rule import Rule
 
 UNREADABLE = "MLD000"
@@ -343,21 +343,13 @@ class _FileOutcome:
 
     def data(self) -> dict:
         """What the result cache keeps of it."""
-        return {"findings": [finding_data(f) for f in self.findings], "returns": self.returns,
-                "asked": sorted(self.asked), "untold": sorted(self.untold)}
+        return outcome_data(self.findings, self.returns, self.asked, self.untold)
 
 
 def _restored(path: Path, data: dict) -> _FileOutcome | None:
-    """A kept outcome read back (_FileOutcome.data), or None when the entry is not one the cache wrote."""
-    found, returns, asked, untold = (data.get(k) for k in ("findings", "returns", "asked", "untold"))
-    if type(found) is not list or type(returns) is not dict or type(asked) is not list or type(untold) is not list:
-        return None
-    findings = [restored_finding(f) for f in found]
-    if None in findings or not all(type(k) is str and type(v) is str for k, v in returns.items()) \
-            or not all(type(a) is str for a in asked) \
-            or not all(type(t) is list and len(t) == 2 and all(type(p) is str for p in t) for t in untold):
-        return None
-    return _FileOutcome(path, findings, returns, set(asked), untold=frozenset(tuple(t) for t in untold))
+    """A kept outcome read back, or None when the entry is not one the cache wrote."""
+    fields = outcome_fields(data)
+    return None if fields is None else _FileOutcome(path, fields[0], fields[1], fields[2], untold=fields[3])
 
 
 Known = dict[str, tuple[str, dict]] | None  # kept outcomes: path as given -> (text digest, outcome data)

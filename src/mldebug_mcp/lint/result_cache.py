@@ -100,12 +100,28 @@ class ResultCache:
         return self._entries
 
 
-def finding_data(finding: Finding) -> dict:
-    return {name: getattr(finding, name) for name in FINDING_FIELDS}
+def outcome_data(findings: list[Finding], returns: dict[str, str], asked: set[str],
+                 untold: frozenset[tuple[str, str]]) -> dict:
+    """A file's first-pass outcome as JSON-ready values (the engine's _FileOutcome)."""
+    return {"findings": [{name: getattr(f, name) for name in FINDING_FIELDS} for f in findings], "returns": returns,
+            "asked": sorted(asked), "untold": sorted(untold)}
 
 
-def restored_finding(data: object) -> Finding | None:
-    """A stored finding read back, or None when the entry is not one this module wrote."""
+def outcome_fields(data: dict) -> tuple[list[Finding], dict[str, str], set[str], frozenset] | None:
+    """(findings, returns, asked, untold) read back from outcome_data, or None when the entry is not one this module
+    wrote (a damaged or foreign cache file costs a check, never a wrong report)."""
+    found, returns, asked, untold = (data.get(k) for k in ("findings", "returns", "asked", "untold"))
+    if type(found) is not list or type(returns) is not dict or type(asked) is not list or type(untold) is not list:
+        return None
+    findings = [_restored_finding(f) for f in found]
+    if None in findings or not all(type(k) is str and type(v) is str for k, v in returns.items()) \
+            or not all(type(a) is str for a in asked) \
+            or not all(type(t) is list and len(t) == 2 and all(type(p) is str for p in t) for t in untold):
+        return None
+    return findings, returns, set(asked), frozenset(tuple(t) for t in untold)
+
+
+def _restored_finding(data: object) -> Finding | None:
     if type(data) is not dict or len(data) != len(FINDING_FIELDS):
         return None
     for name, kind in FINDING_FIELDS.items():

@@ -10,6 +10,7 @@ import ast
 
 from ..context import ModuleContext
 from .optim_params import dotted, is_optimizer_name
+from .optim_unregistered import holding_places
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 CLIPS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}  # read the tensor's gradient, do not hold it
@@ -83,18 +84,10 @@ def _read_elsewhere(cls: ast.ClassDef, builder: ast.AST, name: str) -> bool:
 def _held(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
     """`self.<name>` listed in a literal, handed to a call that is not torch's own arithmetic, or returned anywhere
     in the class, outside a gradient clip: an optimiser may hold it."""
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Call):
-            called = ctx.call_name(node) or ""
-            if called.startswith("torch.") and not is_optimizer_name(called):
-                continue  # torch.exp(self.log_std): computes with it, holds nothing
-            parts = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
-            parts = [*getattr(node, "elts", ()), *getattr(node, "values", ())]
-        elif isinstance(node, ast.Return) and node.value is not None:
-            parts = [node.value]
-        else:
-            continue
+    for node, parts in holding_places(cls):
+        called = ctx.call_name(node) or ""  # None for a literal or a return
+        if called.startswith("torch.") and not is_optimizer_name(called):
+            continue  # torch.exp(self.log_std): computes with it, holds nothing
         if any(_is_it(p, name) for p in parts) and not _in_clip(node, ctx):
             return True
     return False

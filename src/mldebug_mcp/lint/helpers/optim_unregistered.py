@@ -5,6 +5,7 @@ optimiser built from it, leaves the tensor out: it receives gradients that nothi
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ..context import ModuleContext
 
@@ -60,19 +61,20 @@ def _read_in(function: ast.AST, name: str) -> bool:
 def _handed_on(cls: ast.ClassDef, name: str) -> bool:
     """`self.<name>` passed to a call, listed in a literal, returned or bound again as a Parameter somewhere in the
     class: something may hold or register it."""
+    return any(any(isinstance(p, ast.Attribute) and p.attr == name and isinstance(p.value, ast.Name)
+                   and p.value.id == "self" for p in parts) for _, parts in holding_places(cls))
+
+
+def holding_places(cls: ast.ClassDef) -> Iterator[tuple[ast.AST, list[ast.expr]]]:
+    """(node, the values it may keep or hand on) for each call (its arguments), literal (its elements) and return
+    in the class: where a tensor attribute could reach an optimiser."""
     for node in ast.walk(cls):
         if isinstance(node, ast.Call):
-            parts = [*node.args, *(k.value for k in node.keywords)]
+            yield node, [*node.args, *(k.value for k in node.keywords)]
         elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
-            parts = [*getattr(node, "elts", ()), *getattr(node, "values", ())]
+            yield node, [*getattr(node, "elts", ()), *getattr(node, "values", ())]
         elif isinstance(node, ast.Return) and node.value is not None:
-            parts = [node.value]
-        else:
-            continue
-        if any(isinstance(p, ast.Attribute) and p.attr == name and isinstance(p.value, ast.Name)
-               and p.value.id == "self" for p in parts):
-            return True
-    return False
+            yield node, [node.value]
 
 
 # `.float()` is left out: on the default float32 tensor it returns the Parameter itself (morl-baselines)

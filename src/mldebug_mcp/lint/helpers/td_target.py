@@ -16,7 +16,7 @@ from .evaluation import ident, tokens, under_no_grad
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 DISCOUNTS = {"gamma", "discount", "discounts", "gammas"}
 TARGET_WORDS = {"target", "targ", "tgt", "old", "frozen", "ema", "avg", "slow"}
-CUT = {"detach", "detach_", "item", "numpy", "tolist", "cpu_detached"}
+CUT = {"detach", "detach_", "item", "numpy", "tolist"}  # each ends the graph
 
 
 def undetached_bootstrap(assign: ast.Assign, ctx: ModuleContext) -> tuple[ast.Call, str] | None:

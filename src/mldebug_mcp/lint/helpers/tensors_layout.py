@@ -8,6 +8,7 @@ layout; naming H before W reads width positions as rows (and mixes the appended 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from .evaluation import strip_calls
 from .tensors_channels import KEEPS_LAYOUT, SAME_LAYOUT_METHODS, layer_name
@@ -242,10 +243,12 @@ def _written_sizes(expr: ast.expr, ctx) -> list[ast.expr] | None:
     if not distinct(sizes):
         return None
     names = {n.id for a in args for n in ast.walk(a) if isinstance(n, ast.Name)}
+    if not names:
+        return sizes
     scope = ctx.scope_of(expr)
-    stores = [n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-              and n.id in names] if names else []
-    return None if len(stores) > len(set(stores)) else sizes
+    bound = ctx.memo(("layout", "bound", id(scope)), lambda: Counter(
+        n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)))
+    return None if any(bound[name] > 1 for name in names) else sizes
 
 
 def _always_before(value: ast.AST, at: ast.AST, ctx) -> bool:
