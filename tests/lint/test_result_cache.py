@@ -191,3 +191,18 @@ def test_the_cli_keeps_outcomes_unless_told_not_to(tmp_path, cache_dir, run_cli,
     assert parses == ["alone.py"]
     assert run_cli("lint", "--no-cache", str(folder)).code == 1
     assert parses == ["alone.py", "alone.py"]
+
+
+def test_each_project_has_its_own_file_and_the_least_recent_go_beyond_the_limit(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setattr(result_cache, "MAX_FILES", 2)
+    projects = []
+    for name in ("one", "two", "three"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "alone.py").write_text(ALONE)
+        lint_paths([folder], LintSettings(), cache=True)
+        projects.append(folder)
+        # a small project's run reads only its own entries
+        assert len(list(cache_dir.glob("lint-*.json"))) == min(len(projects), 2)
+    kept = [json.loads(p.read_bytes())["entries"] for p in cache_dir.glob("lint-*.json")]
+    assert sorted(os.path.basename(os.path.dirname(path)) for entries in kept for path in entries) == ["three", "two"]

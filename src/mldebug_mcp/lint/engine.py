@@ -468,7 +468,7 @@ def lint_paths(paths: list[Path], settings: LintSettings | None = None, jobs: in
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _lint_paths(paths, settings, jobs, roots, ResultCache(settings) if cache else None)
+        return _lint_paths(paths, settings, jobs, roots, ResultCache(settings, paths) if cache else None)
     finally:
         if collecting:
             gc.enable()

@@ -5,14 +5,15 @@ project takes seconds to a minute to check. What is kept, and when it is used:
 
 - An entry is keyed by the path as given and a digest of the file's text. The file is always read first, by the
   same bounded read and allow-list check as without the cache: only the parse and the checks are skipped.
-- One JSON file per linter build and settings, `lint-<build>-<settings>.json` in the cache folder
+- One JSON file per linter build, settings and project (the folder holding what the run names),
+  `lint-<build>-<digest>.json` in the cache folder
   (cache_files.py; MLDEBUG_CACHE_DIR moves it, =off turns it off). The build digest covers the package version
   and the size and modification time of every module of the linter, so an upgrade or an edited rule starts
   afresh; the files of other builds are removed when one is written.
 - Only a file's first pass is kept (its findings alone, the facts it tells other files, the names it asked
   about); the second pass, with other files' facts, is redone as before. Not kept: an outcome whose checks read
   other files (MLD053 reads the project's dependency files), notebooks, and files that do not parse.
-- At most MAX_ENTRIES files per settings, the least recently stored dropped first.
+- At most MAX_ENTRIES files per project and MAX_FILES projects, the least recently stored dropped first.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from ..cache_files import cache_folder, digest, read_capped, remove_quietly, wri
 from ..models.lint import Finding
 
 PREFIX = "lint-"
-MAX_ENTRIES = 20_000
+MAX_ENTRIES = 20_000  # files of one project
+MAX_FILES = 64  # projects (and settings) kept, the least recently written dropped first
 FINDING_FIELDS = {"code": str, "name": str, "path": str, "line": int, "col": int, "end_line": int, "end_col": int,
                   "severity": str, "message": str, "why": str, "fix": str, "evidence": str}
 
@@ -51,13 +53,16 @@ def text_key(source: str) -> str:
 
 
 class ResultCache:
-    """The stored outcomes of one settings' runs: `known(paths)` before checking, `store(...)` after."""
+    """The stored outcomes of one project's runs with one settings: `known(paths)` before checking, `store(...)`
+    after. A file per project (the folder holding what a run names) keeps a small project's run from reading a
+    large one's entries."""
 
-    def __init__(self, settings) -> None:
+    def __init__(self, settings, paths: list[Path]) -> None:
         folder = cache_folder()
         self.folder = folder
+        where = _project_of(paths)
         self.path = None if folder is None else \
-            folder / f"{PREFIX}{linter_build()}-{digest([repr(settings)], size=8)}.json"
+            folder / f"{PREFIX}{linter_build()}-{digest([repr(settings), where], size=8)}.json"
         self._entries: dict[str, list] | None = None
 
     def known(self, paths: list[Path]) -> dict[str, tuple[str, dict]]:
@@ -82,10 +87,7 @@ class ResultCache:
             del entries[next(iter(entries))]
         data = json.dumps({"entries": entries}, separators=(",", ":")).encode("utf-8", "surrogatepass")
         if write_atomically(self.folder, self.path, data, PREFIX):
-            build = f"{PREFIX}{linter_build()}-"
-            for stale in self.folder.glob(f"{PREFIX}*.json"):
-                if not stale.name.startswith(build):
-                    remove_quietly(stale)
+            _prune(self.folder, f"{PREFIX}{linter_build()}-")
 
     def _load(self) -> dict[str, list]:
         if self._entries is None:
@@ -98,6 +100,30 @@ class ResultCache:
             if isinstance(stored, dict) and isinstance(stored.get("entries"), dict):
                 self._entries = stored["entries"]
         return self._entries
+
+
+def _project_of(paths: list[Path]) -> str:
+    """The folder holding everything a run names (a file's own folder when one file is named)."""
+    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths] or [os.getcwd()]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # paths on different drives
+        return folders[0]
+
+
+def _prune(folder: Path, current: str) -> None:
+    """Remove the files of other linter builds, and of this build all but the MAX_FILES most recently written."""
+    mine = []
+    for stored in folder.glob(f"{PREFIX}*.json"):
+        if not stored.name.startswith(current):
+            remove_quietly(stored)
+            continue
+        try:
+            mine.append((stored.stat().st_mtime_ns, stored))
+        except OSError:
+            continue
+    for _, stored in sorted(mine, reverse=True)[MAX_FILES:]:
+        remove_quietly(stored)
 
 
 def outcome_data(findings: list[Finding], returns: dict[str, str], asked: set[str],
