@@ -29,7 +29,7 @@ def every_pass_step(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.Call, str] |
     if not any(is_any_backward(c) and _every_pass(via, loop, ctx) for c, via in calls):
         return None
     steps = [via for c, via in calls if optimizer_step(c, ctx) and ctx.enclosing(via, LOOPS) is loop]
-    if not steps or _skips_after_modulo(loop) or any(_under_modulo(s, loop, ctx) for s in steps):
+    if not steps or _skips_after_modulo(loop, ctx) or any(_under_modulo(s, loop, ctx) for s in steps):
         return None
     sign = _accumulation_sign(loop, ctx)
     if sign is None:
@@ -86,11 +86,21 @@ def _divides_when_above_one(node: ast.If) -> bool:
     return False
 
 
-def _skips_after_modulo(loop: ast.AST) -> bool:
-    """A modulo test in the loop's own body that skips the rest of the pass (`if i % k == 0: continue`)."""
-    return any(isinstance(stmt, ast.If) and modulo_test(stmt.test) is not None and any(
+def _skips_after_modulo(loop: ast.AST, ctx: ModuleContext) -> bool:
+    """A modulo test in the loop's own body that skips the rest of the pass (`if i % k == 0: continue`), also
+    through a flag holding one (`is_accumulating = n % k != 0` ... `if is_accumulating: continue`: fish-speech's
+    Fabric loop, blind split 14)."""
+    return any(isinstance(stmt, ast.If) and _modulo_or_flag(stmt.test, ctx) and any(
         isinstance(n, (ast.Continue, ast.Break, ast.Return)) for s in stmt.body + stmt.orelse for n in ast.walk(s))
         for stmt in loop.body)
+
+
+def _modulo_or_flag(test: ast.expr, ctx: ModuleContext) -> bool:
+    if modulo_test(test) is not None:
+        return True
+    inner = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+    value = ctx.resolve(inner) if isinstance(inner, ast.Name) else None
+    return isinstance(value, ast.expr) and value is not inner and modulo_test(value) is not None
 
 
 def _under_modulo(node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:
