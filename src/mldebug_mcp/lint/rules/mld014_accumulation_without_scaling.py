@@ -94,14 +94,18 @@ class AccumulationWithoutScaling(Rule):
         always = list(_unconditional(node.body))
         stepped = [s for s in always if isinstance(s, ast.If) and _count(s.test, ctx) is not None
                    and any(optimizer_step(c, ctx) for c in calls_in_order(s.body))]
-        if not stepped:
-            return
+        windows = [(s.test, s.body) for s in stepped]
+        if not stepped:  # `if is_accumulating: continue` then the step: the rest of the pass is the window's end
+            guard = _continue_guard(node, ctx)
+            if guard is None:
+                return
+            windows, stepped = [guard], [guard[2], *guard[1]]
         outside = _own_calls(node, stepped, ctx)
         backwards = [c for c in outside if is_backward(c)]
         # an optimiser that also steps every iteration (GAN-style alternation): not accumulation
         if not backwards or any(optimizer_step(c, ctx) for c in outside):
             return
-        optimisers = {ast.dump(_stepped(c)) for s in stepped for c in calls_in_order(s.body)
+        optimisers = {ast.dump(_stepped(c)) for _, body, *_ in windows for c in calls_in_order(body)
                       if optimizer_step(c, ctx)}
         called = {ast.dump(c.func) for c in outside}  # model(x): model.zero_grad() clears the same grads
         if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute) and unconditional_in(c, node, ctx)
@@ -112,9 +116,22 @@ class AccumulationWithoutScaling(Rule):
             loss = _underlying(_backward_loss(call, ctx), node)
             if loss is None or ast.dump(loss) in reported:
                 continue
-            if not _scaled(loss, node, ctx, set(), _names_in(_count(stepped[0].test, ctx), ctx)):
+            if not _scaled(loss, node, ctx, set(), _names_in(_count(windows[0][0], ctx), ctx)):
                 reported.add(ast.dump(loss))
                 yield Hit(_anchor(call, loss, node, ctx))
+
+
+def _continue_guard(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.expr, list[ast.stmt], ast.If] | None:
+    """(the count test, the statements after it, the guard) for `if is_accumulating: continue` in the loop's body
+    followed by the optimiser's step (fish-speech's Fabric loop, blind split 14)."""
+    for index, stmt in enumerate(loop.body):
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and _count(stmt.test, ctx) is not None
+                and isinstance(stmt.body[-1], ast.Continue)):
+            continue
+        rest = loop.body[index + 1:]
+        if any(optimizer_step(c, ctx) for c in calls_in_order(rest)):
+            return stmt.test, rest, stmt
+    return None
 
 
 def _handed_update(loop: ast.AST, ctx: ModuleContext) -> ast.Call | None:
@@ -152,10 +169,14 @@ def _underlying(loss: ast.AST | None, loop: ast.AST) -> ast.AST | None:
 
 
 def _backward_loss(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
-    """The loss of `loss.backward()` / `scaler.scale(loss).backward()`; None for `accelerator.backward(loss)`
-    and `engine.backward(loss)`, which scale by the accumulation steps themselves."""
+    """The loss of `loss.backward()` / `scaler.scale(loss).backward()`, or of Lightning Fabric's
+    `fabric.backward(loss)` (which, as its documentation says, accumulates "the same way as in PyTorch": it is
+    not told the count); None for `accelerator.backward(loss)` and `engine.backward(loss)`, which scale by the
+    accumulation steps themselves."""
     if call.args:
-        return None
+        receiver = call.func.value
+        fabric = "fabric" in (dotted(receiver) or "").lower() or (ctx.constructed(receiver) or "").endswith(".Fabric")
+        return call.args[0] if fabric and len(call.args) == 1 else None
     loss = call.func.value
     if isinstance(loss, ast.Call) and ctx.method_name(loss) == "scale" and loss.args:
         loss = loss.args[0]
