@@ -31,6 +31,8 @@ class AccumulationWithoutScaling(Rule):
     then back-propagate its loss as is and sum it over the accumulation steps. And a loop that hands its
     loss undivided to a helper together with the accumulation test as a flag (MAE's and DeiT's
     `loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`), unless the count itself is handed over.
+    Lightning Fabric's `fabric.backward(loss)` counts as a plain backward (accelerate's and DeepSpeed's divide
+    themselves), and a window may also end through `if is_accumulating: continue` before the step.
 
     Why is this bad: accumulation sums k micro-batch gradients, so the step is k times too large
     for SGD and gradient-clipping thresholds lose their meaning. It still trains.
