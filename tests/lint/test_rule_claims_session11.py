@@ -1,5 +1,5 @@
 """What this session's rule texts claim happens, settled by running it on CPU: a Parameter moved after it was
-wrapped (MLD015) and StepLR(step_size=1) stepped per batch (MLD039). A PyTorch that behaved otherwise would fail
+wrapped (MLD015), StepLR(step_size=1) stepped per batch (MLD039) and an undetached TD target (MLD043). A PyTorch that behaved otherwise would fail
 here before a rule's text misleads anyone."""
 
 from __future__ import annotations
@@ -46,3 +46,26 @@ def test_mld039_steplr_with_step_size_1_stepped_per_batch_decays_the_rate_every_
         scheduler.step()
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.85 ** 100)  # about 9e-8 after one epoch
     assert optimizer.param_groups[0]["lr"] < 1e-7
+
+
+def test_mld043_an_undetached_td_target_adds_the_next_states_gradient():
+    torch.manual_seed(0)
+    q = torch.nn.Linear(3, 2, bias=False)
+    s, s_next = torch.randn(4, 3), torch.randn(4, 3)
+    a, r, gamma = torch.tensor([0, 1, 1, 0]), torch.randn(4), 0.9
+
+    def gradient(detach: bool) -> torch.Tensor:
+        q.zero_grad()
+        next_q = q(s_next).max(1)[0]
+        y = r + gamma * (next_q.detach() if detach else next_q)
+        torch.nn.functional.mse_loss(q(s).gather(1, a[:, None]).squeeze(1), y).backward()
+        return q.weight.grad.clone()
+
+    semi, residual = gradient(True), gradient(False)
+    assert not torch.allclose(semi, residual)  # the loss also moves Q(s') towards Q(s): another update
+    with torch.no_grad():  # the semi-gradient is the TD error times dQ(s, a) alone
+        error = q(s).gather(1, a[:, None]).squeeze(1) - (r + gamma * q(s_next).max(1)[0])
+    expected = torch.zeros_like(semi)
+    for i in range(4):
+        expected[a[i]] += 2 * error[i] * s[i] / 4
+    assert torch.allclose(semi, expected, atol=1e-6)
