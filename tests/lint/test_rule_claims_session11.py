@@ -1,6 +1,6 @@
 """What this session's rule texts claim happens, settled by running it on CPU: a Parameter moved after it was
-wrapped (MLD015), StepLR(step_size=1) stepped per batch (MLD039) and an undetached TD target (MLD043). A PyTorch that behaved otherwise would fail
-here before a rule's text misleads anyone."""
+wrapped (MLD015), StepLR(step_size=1) stepped per batch (MLD039) and an undetached TD target (MLD043). A PyTorch
+that behaved otherwise would fail here before a rule's text misleads anyone."""
 
 from __future__ import annotations
 
