@@ -231,6 +231,24 @@ async def test_lint_tool_on_files_and_source(tmp_path):
         assert source.structured_content["findings"] == [] and source.structured_content["files"] == 1
 
 
+async def test_lint_tool_keeps_outcomes_and_sees_an_edit(tmp_path, monkeypatch):
+    # the server's lint uses the result cache: a second call gives the same report, an edited file is checked again
+    project, cache = tmp_path / "project", tmp_path / "cache"
+    project.mkdir()
+    monkeypatch.setenv("MLDEBUG_CACHE_DIR", str(cache))
+    train = project / "train.py"
+    train.write_text("import torch\nstate = torch.load('m.pt')\n")
+    async with Client(build_server(AllowedDirs.from_config([str(project)]))) as c:
+        first = await c.call_tool("lint", {"paths": ["train.py"]})
+        again = await c.call_tool("lint", {"paths": ["train.py"]})
+        assert first.structured_content == again.structured_content
+        assert first.structured_content["counts"] == {"MLD070": 1}
+        assert list(cache.glob("lint-*.json"))
+        train.write_text("import torch\nstate = torch.load('m.pt', weights_only=True)\n")
+        edited = await c.call_tool("lint", {"paths": ["train.py"]})
+        assert edited.structured_content["findings"] == []
+
+
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
     [
