@@ -55,6 +55,9 @@ def test_a_schedule_sized_in_batches_handed_over_is_quiet(tmp_path):
 
 
 def test_another_argument_of_the_same_function_is_not_the_schedule(tmp_path):
-    # the schedule goes to the 5th parameter; a loop stepping another parameter per batch is not about it
-    other = TRAIN_UTILS.replace("lr_scheduler.step()", "optimizer.step()")
+    # the epoch-sized schedule goes to the 5th parameter; the loop steps per batch a warm-up schedule handed in
+    # as another parameter, which the building file never sizes in epochs
+    other = TRAIN_UTILS.replace("lr_scheduler, train_config):", "lr_scheduler, train_config, warmup_scheduler):") \
+        .replace("            lr_scheduler.step()\n", "            warmup_scheduler.step()\n")
+    assert "warmup_scheduler.step()" in other and "lr_scheduler.step()" not in other
     assert both_ways(_project(tmp_path, train_utils=other), "MLD039") == []

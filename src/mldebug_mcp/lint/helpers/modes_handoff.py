@@ -116,7 +116,7 @@ def _loaded_here(model: ast.AST, key: str, scope: ast.AST, ctx: ModuleContext) -
         return False
     calls = [v for v in ctx.values_of(model, model) if isinstance(v, ast.Call)]
     if calls:
-        return not all(_project_loader(c, ctx) and callee_mode(c, ctx) in (None, "eval") for c in calls)
+        return not all(_project_loader(c, ctx) and callee_mode(c, ctx) in (None, EVAL) for c in calls)
     # `model, transform = load(...)`: a tuple unpacked from one call binds no single value; the loader may
     # switch the model it returns (in this file, or in another file of the run)
     nodes = ast.walk(scope) if isinstance(scope, ast.Module) else own_nodes(scope, ctx)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
-from .optim_params import dotted, is_optimizer_name
+from .graph import callee
+from .optim_clip_mismatch import CLIPS  # read the tensor's gradient, do not hold it
+from .optim_params import dotted, is_optimizer_name, self_attribute
 from .optim_unregistered import holding_places
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-CLIPS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}  # read the tensor's gradient, do not hold it
 # a base class that may register the tensor or build an optimiser over everything: a module, a Lightning module
 MODULE_PARTS = {"nn", "torch", "pl"}
 
@@ -24,7 +25,7 @@ def orphan_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
     if not ctx.has_text("Parameter"):
         return []
     # one pass over the module's assignments and calls: the classes that build both (few; most build neither)
-    built = [a for a in ctx.by_type.get(ast.Assign, ()) if len(a.targets) == 1 and _self_attribute(a.targets[0])
+    built = [a for a in ctx.by_type.get(ast.Assign, ()) if len(a.targets) == 1 and self_attribute(a.targets[0])
              and isinstance(a.value, ast.Call) and (ctx.call_name(a.value) or "").endswith("nn.Parameter")
              and not _frozen(a.value)]
     if not built:
@@ -61,23 +62,12 @@ def _module_like(base: ast.expr, ctx: ModuleContext) -> bool:
 def _own_parameters(node: ast.AST) -> bool:
     """`self.parameters()` (or named_parameters): a base class may be a module after all."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-        node.func.attr in {"parameters", "named_parameters"} and _is_self(node.func.value)
-
-
-def _self_attribute(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Attribute) and _is_self(expr.value)
-
-
-def _is_self(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Name) and expr.id == "self"
-
-
-def _is_it(expr: ast.AST, name: str) -> bool:
-    return isinstance(expr, ast.Attribute) and expr.attr == name and _is_self(expr.value)
+        node.func.attr in {"parameters", "named_parameters"} and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id == "self"
 
 
 def _read_elsewhere(cls: ast.ClassDef, builder: ast.AST, name: str) -> bool:
-    return any(m is not builder and any(_is_it(n, name) and isinstance(n.ctx, ast.Load) for n in ast.walk(m))
+    return any(m is not builder and any(self_attribute(n, name) and isinstance(n.ctx, ast.Load) for n in ast.walk(m))
                for m in cls.body if isinstance(m, FUNCTIONS))
 
 
@@ -88,12 +78,10 @@ def _held(cls: ast.ClassDef, name: str, ctx: ModuleContext) -> bool:
         called = ctx.call_name(node) or ""  # None for a literal or a return
         if called.startswith("torch.") and not is_optimizer_name(called):
             continue  # torch.exp(self.log_std): computes with it, holds nothing
-        if any(_is_it(p, name) for p in parts) and not _in_clip(node, ctx):
+        if any(self_attribute(p, name) for p in parts) and not _in_clip(node, ctx):
             return True
     return False
 
 
 def _in_clip(node: ast.AST, ctx: ModuleContext) -> bool:
-    return any(isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute | ast.Name)
-               and (a.func.attr if isinstance(a.func, ast.Attribute) else a.func.id) in CLIPS
-               for a in [node, *ctx.ancestors(node)])
+    return any(isinstance(a, ast.Call) and callee(a.func) in CLIPS for a in [node, *ctx.ancestors(node)])

@@ -32,6 +32,12 @@ def is_optimizer_name(name: str | None) -> bool:
     return "." in name and OPTIMISER_FAMILY.fullmatch(name.rsplit(".", 1)[-1]) is not None
 
 
+def self_attribute(expr: ast.AST, name: str | None = None) -> bool:
+    """`self.<name>` (any attribute of self when `name` is None)."""
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
+        and (name is None or expr.attr == name)
+
+
 def dotted(expr: ast.AST | None) -> str | None:
     """`self.model.fc` for an attribute chain on a name; a subscript keeps its base (`blocks[0]` -> `blocks`)."""
     if isinstance(expr, ast.Name):

@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from .optim_params import self_attribute
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -26,17 +27,13 @@ def unregistered_tensors(ctx: ModuleContext) -> list[tuple[ast.Assign, str]]:
             continue
         for method in methods:
             for node in ast.walk(method):
-                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and _self_attribute(node.targets[0])
+                if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and self_attribute(node.targets[0])
                         and _trainable_plain_tensor(node.value, ctx)):
                     continue
                 name = node.targets[0].attr
                 if _read_in(forward, name) and not _handed_on(cls, name):
                     found.append((node, f"self.{name}"))
     return found
-
-
-def _self_attribute(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def _trainable_plain_tensor(value: ast.expr, ctx: ModuleContext) -> bool:
@@ -54,15 +51,13 @@ def _trainable_plain_tensor(value: ast.expr, ctx: ModuleContext) -> bool:
 
 
 def _read_in(function: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.ctx, ast.Load)
-               and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(function))
+    return any(self_attribute(n, name) and isinstance(n.ctx, ast.Load) for n in ast.walk(function))
 
 
 def _handed_on(cls: ast.ClassDef, name: str) -> bool:
     """`self.<name>` passed to a call, listed in a literal, returned or bound again as a Parameter somewhere in the
     class: something may hold or register it."""
-    return any(any(isinstance(p, ast.Attribute) and p.attr == name and isinstance(p.value, ast.Name)
-                   and p.value.id == "self" for p in parts) for _, parts in holding_places(cls))
+    return any(any(self_attribute(p, name) for p in parts) for _, parts in holding_places(cls))
 
 
 def holding_places(cls: ast.ClassDef) -> Iterator[tuple[ast.AST, list[ast.expr]]]:
@@ -90,7 +85,7 @@ def moved_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str, str]]:
     found = []
     for node in ctx.by_type.get(ast.Assign, ()):
         value = node.value
-        if not (len(node.targets) == 1 and _self_attribute(node.targets[0]) and isinstance(value, ast.Call)
+        if not (len(node.targets) == 1 and self_attribute(node.targets[0]) and isinstance(value, ast.Call)
                 and isinstance(value.func, ast.Attribute) and value.func.attr in MOVES
                 and isinstance(value.func.value, ast.Call)
                 and (ctx.call_name(value.func.value) or "").endswith("nn.Parameter")):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..context import ModuleContext
+from .optim_params import self_attribute
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NO_GRAD = {"torch.no_grad", "torch.inference_mode"}
@@ -29,7 +30,7 @@ def parameters_through_no_grad(ctx: ModuleContext) -> list[tuple[ast.Call, str, 
     for cls in ctx.by_type.get(ast.ClassDef, ()):
         built, parameters = {}, set()
         for node in ast.walk(cls):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and _self_name(node.targets[0]) \
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and self_attribute(node.targets[0]) \
                     and isinstance(node.value, ast.Call):
                 called = ctx.call_name(node.value) or ""
                 if called.rsplit(".", 1)[-1] in no_grad_classes:
@@ -39,15 +40,11 @@ def parameters_through_no_grad(ctx: ModuleContext) -> list[tuple[ast.Call, str, 
         if not built or not parameters:
             continue
         for node in ast.walk(cls):
-            if isinstance(node, ast.Call) and _self_name(node.func) and node.func.attr in built:
+            if isinstance(node, ast.Call) and self_attribute(node.func) and node.func.attr in built:
                 for arg in node.args:
-                    if _self_name(arg) and arg.attr in parameters:
+                    if self_attribute(arg) and arg.attr in parameters:
                         found.append((node, f"self.{arg.attr}", built[node.func.attr]))
     return found
-
-
-def _self_name(expr: ast.AST) -> bool:
-    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
 
 
 def _forward_without_grad(cls: ast.ClassDef, ctx: ModuleContext) -> bool:

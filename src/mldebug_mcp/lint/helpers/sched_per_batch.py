@@ -29,7 +29,7 @@ PERIODS = {"CosineAnnealingLR": "T_max", "StepLR": "step_size", "MultiStepLR": "
            "CosineAnnealingWarmRestarts": "T_0"}
 EPOCH_WORD = re.compile(r"epoch", re.IGNORECASE)
 BATCH_SOURCE = re.compile(r"loader|batch|iterator|dataset", re.IGNORECASE)
-EPOCH_HANDED = "sched-epoch-handed"  # project fact (scoped): `<function>` -> "index:keyword:class:period"
+EPOCH_HANDED = "sched-epoch-handed"  # project fact: `<function>` -> "index|keyword|class|period|where built"
 SLOW_DECAY = 0.99  # a per-step gamma at least this close to 1 is meant per batch
 EVERY_STEP = "1"  # the period text of StepLR(step_size=1): a decay at every step() call
 
@@ -70,6 +70,11 @@ def handed_schedule_facts(ctx: ModuleContext) -> dict[str, str]:
     found: dict[str, str] = {}
     if not ctx.has_text("lr_scheduler"):
         return found
+    # the epoch-sized schedules this file builds, first: most files that name lr_scheduler build none
+    periods = {call: period for call in ctx.by_type.get(ast.Call, ())
+               if "lr_scheduler" in (ctx.call_name(call) or "") and (period := epoch_period(call, ctx)) is not None}
+    if not periods:
+        return found
     for call in ctx.by_type.get(ast.Call, ()):
         if not isinstance(call.func, ast.Name) or call.func.id in ctx.functions:
             continue
@@ -77,7 +82,7 @@ def handed_schedule_facts(ctx: ModuleContext) -> dict[str, str]:
                                                                       if k.arg]
         for index, keyword, given in handed:
             built = ctx.resolve(given) if isinstance(given, ast.Name) else None
-            period = epoch_period(built, ctx) if isinstance(built, ast.Call) else None
+            period = periods.get(built)
             if period is not None:
                 where = f"{os.path.basename(ctx.path)}:{built.lineno}"
                 found.update(_told_to_callee(f"{EPOCH_HANDED}:{callee(call.func)}",

@@ -103,9 +103,9 @@ def _compared_with_estimate(target: str, network: str, assign: ast.Assign, funct
                             ctx: ModuleContext) -> bool:
     """After the target is built, the function calls the same network on another input (the estimate), and the
     target meets it in a loss call or a difference, and something runs a backward."""
-    later = [n for n in ast.walk(function) if getattr(n, "lineno", 0) >= assign.lineno]
-    if not any(isinstance(n, ast.Attribute) and n.attr == "backward" for n in ast.walk(function)):
+    if function not in ctx.backward_scopes:
         return False
+    later = [n for n in ast.walk(function) if getattr(n, "lineno", 0) >= assign.lineno]
     estimates = [n for n in later if isinstance(n, ast.Call) and _network(n) == network and not _is_next_call(n)]
     if not estimates:
         return False

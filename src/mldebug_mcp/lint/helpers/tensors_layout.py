@@ -64,7 +64,7 @@ def _layout(expr: ast.expr, at: ast.AST, ctx, unpacks, depth: int, trail: list |
     side = _matmul_values(expr, ctx)
     if side is not None:  # `weights @ v`: v's leading axes and columns, the weights' rows
         values = _layout(side, at, ctx, unpacks, depth - 1, trail)
-        weights = _layout(_matmul_weights(expr, ctx), at, ctx, unpacks, depth - 1)
+        weights = _layout(_matmul_weights(expr), at, ctx, unpacks, depth - 1)
         if values is None or len(values) < 2:
             return None
         # unknown weights (a softmax of scores): self-attention, one row per position of v
@@ -276,7 +276,7 @@ def _matmul_values(expr: ast.expr, ctx) -> ast.expr | None:
     return None
 
 
-def _matmul_weights(expr: ast.expr, ctx) -> ast.expr:
+def _matmul_weights(expr: ast.expr) -> ast.expr:
     return expr.left if isinstance(expr, ast.BinOp) else expr.args[0]
 
 

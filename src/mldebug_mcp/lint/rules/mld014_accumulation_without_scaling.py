@@ -101,13 +101,14 @@ class AccumulationWithoutScaling(Rule):
             guard = _continue_guard(node, ctx)
             if guard is None:
                 return
-            windows, stepped = [guard], [guard[2], *guard[1]]
+            test, rest, guard_if = guard
+            windows, stepped = [(test, rest)], [guard_if, *rest]
         outside = _own_calls(node, stepped, ctx)
         backwards = [c for c in outside if is_backward(c)]
         # an optimiser that also steps every iteration (GAN-style alternation): not accumulation
         if not backwards or any(optimizer_step(c, ctx) for c in outside):
             return
-        optimisers = {ast.dump(_stepped(c)) for _, body, *_ in windows for c in calls_in_order(body)
+        optimisers = {ast.dump(_stepped(c)) for _, body in windows for c in calls_in_order(body)
                       if optimizer_step(c, ctx)}
         called = {ast.dump(c.func) for c in outside}  # model(x): model.zero_grad() clears the same grads
         if any(is_zero_grad(c) and isinstance(c.func, ast.Attribute) and unconditional_in(c, node, ctx)

@@ -190,8 +190,7 @@ def _val_loop(node: ast.AST, scope: ast.AST, ctx: ModuleContext) -> ast.AST | No
 def _plain_evaluation(loop: ast.AST, call: ast.Call, scope: ast.AST, ctx: ModuleContext) -> bool:
     """An evaluation loop whose outputs are dropped, to report where it is: not in a function this file calls
     under no_grad (or from a function called so) or where the call is reported (unguarded_evaluation), not with
-    the legacy
-    `volatile=True`, and not handing the model to another call (an attack that needs its gradients)."""
+    the legacy `volatile=True`, and not handing the model to another call (an attack that needs its gradients)."""
     if _guarded_by_callers(scope, ctx, 3):
         return False
     model = ast.dump(call.func)
