@@ -52,6 +52,7 @@ from .rules.mld071_swallowing_except_in_training import SwallowingExceptInTraini
 from .rules.mld072_bias_before_batchnorm import BiasBeforeBatchNorm
 from .rules.mld073_discarded_clip_grad_norm import DiscardedClipGradNorm
 from .rules.mld074_clip_after_optimizer_step import ClipAfterOptimizerStep
+from .rules.mld075_clip_on_scaled_gradients import ClipOnScaledGradients
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
@@ -101,5 +102,6 @@ RULES: tuple[type[Rule], ...] = (
     BiasBeforeBatchNorm,
     DiscardedClipGradNorm,
     ClipAfterOptimizerStep,
+    ClipOnScaledGradients,
 )
 

@@ -1,4 +1,5 @@
-"""Where a gradient clip runs in its iteration, against the backward and the optimiser step (MLD074)."""
+"""Where a gradient clip runs in its iteration, against the backward and the optimiser step (MLD074), and against
+a GradScaler's scaled backward and its unscale_ (MLD075)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,68 @@ def _branches(node: ast.AST, ctx: ModuleContext) -> dict[ast.If, bool]:
 
 
 def _exclusive(a: ast.AST, b: ast.AST, ctx: ModuleContext) -> bool:
-    """a and b lie in the two branches of one `if`: never both run in an iteration."""
+    """a and b lie in the two branches of one `if`, or of two `if`s with the same test (`if args.amp:` around the
+    scaled backward, and again around the step): never both run in an iteration, as long as the test's value holds."""
     theirs = _branches(b, ctx)
-    return any(branch != theirs[test] for test, branch in _branches(a, ctx).items() if test in theirs)
+    if any(branch != theirs[test] for test, branch in _branches(a, ctx).items() if test in theirs):
+        return True
+    tests = {ast.dump(test.test): branch for test, branch in theirs.items()}
+    return any(tests.get(ast.dump(test.test), branch) != branch for test, branch in _branches(a, ctx).items())
+
+
+def is_torch_clip(call: ast.Call, ctx: ModuleContext) -> bool:
+    """torch.nn.utils' own clip, however imported; not an accelerator's or a framework's method of that name, which
+    unscale what their own scaler scaled before clipping."""
+    name = ctx.call_name(call)
+    return name is not None and name.startswith("torch.") and name.rsplit(".", 1)[-1] in CLIPS
+
+
+def scaled_backward_before(clip: ast.Call, ctx: ModuleContext) -> ast.Call | None:
+    """The `scaler.scale(loss).backward()` that may have run last before `clip` in its iteration (the innermost loop
+    around it, else its function) with no `scaler.unscale_(...)` between them: a plain backward in the other branch
+    of an `if` (`if amp: scaler.scale(loss).backward() else: loss.backward()`) is an alternative to it, not a later
+    backward. None when an unscale_ or a plain backward comes first, or when the scaler is built with
+    `enabled=False`, or when a step comes between them."""
+    region = _iteration(clip, ctx)
+    if region is None:
+        return None
+    calls = calls_in_order(region.body)
+    position = next((i for i, c in enumerate(calls) if c is clip), None)
+    if position is None:
+        return None
+    alternatives: list[ast.Call] = []  # plain backwards met so far, each in another branch than the others
+    for call in reversed(calls[:position]):
+        if _exclusive(call, clip, ctx):
+            continue
+        if ctx.method_name(call) == "unscale_" or _is_step(call, ctx):
+            return None  # unscaled first; or a clip after the step, which MLD074 reports
+        if not is_any_backward(call):
+            continue
+        if not all(_exclusive(call, other, ctx) for other in alternatives):
+            return None  # a backward that runs after this one
+        scaler = _scaler_of(call, ctx)
+        if scaler is not None and not _disabled(scaler, ctx):
+            return call
+        alternatives.append(call)
+    return None
+
+
+def _scaler_of(backward: ast.Call, ctx: ModuleContext) -> ast.expr | None:
+    """S when the backward runs on `S.scale(x)` (directly, or through a name bound to it) and S is a GradScaler
+    (built from one, or named like one)."""
+    receiver = backward.func.value if isinstance(backward.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name):
+        receiver = ctx.resolve(receiver)
+    if not (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)
+            and receiver.func.attr == "scale" and len(receiver.args) == 1):
+        return None
+    scaler = receiver.func.value
+    built = ctx.constructed(scaler) or ""
+    return scaler if built.endswith("GradScaler") or "scaler" in callee(scaler).lower() else None
+
+
+def _disabled(scaler: ast.expr, ctx: ModuleContext) -> bool:
+    """`GradScaler(enabled=False)`: scale() then returns the loss as it is."""
+    value = ctx.resolve(scaler)
+    return isinstance(value, ast.Call) and any(
+        k.arg == "enabled" and isinstance(k.value, ast.Constant) and k.value.value is False for k in value.keywords)

@@ -78,7 +78,7 @@ def _is_fp16(call: ast.Call, ctx: ModuleContext) -> bool:
         dtype, device = keywords.get("dtype", call.args[1] if len(call.args) > 1 else None), "cuda"
     elif name in AUTOCASTS:  # autocast(device_type, dtype=None, enabled=True, ...)
         dtype = keywords.get("dtype", call.args[1] if len(call.args) > 1 else None)
-        device = _constant(keywords.get("device_type", call.args[0] if call.args else None), ctx)
+        device = _device(keywords.get("device_type", call.args[0] if call.args else None), ctx)
     else:
         return False
     if dtype is None:  # the default is float16 on CUDA only; an unreadable device stays quiet
@@ -86,6 +86,28 @@ def _is_fp16(call: ast.Call, ctx: ModuleContext) -> bool:
     if isinstance(dtype, ast.Name):
         dtype = ctx.resolve(dtype)
     return ctx.qualname(dtype) in FP16
+
+
+def _device(expr: ast.expr | None, ctx: ModuleContext, depth: int = 4) -> object:
+    """The device type an autocast's argument names: a literal, or read through `str(device)`, `device.type`,
+    `torch.device(...)` and names to `"cuda" if torch.cuda.is_available() else "cpu"`, which is CUDA wherever
+    training runs on a GPU (Open-Rig3R's `autocast(device_type=str(device))`)."""
+    if depth == 0 or expr is None:
+        return None
+    if isinstance(expr, ast.Name):
+        expr = ctx.resolve(expr)
+    if isinstance(expr, ast.Attribute) and expr.attr == "type":
+        return _device(expr.value, ctx, depth - 1)
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and (
+            ctx.call_name(expr) == "torch.device" or (isinstance(expr.func, ast.Name) and expr.func.id == "str")):
+        return _device(expr.args[0], ctx, depth - 1)
+    if isinstance(expr, ast.IfExp) and _asks_for_cuda(expr.test, ctx):
+        return "cuda"
+    return _constant(expr, ctx)
+
+
+def _asks_for_cuda(test: ast.expr, ctx: ModuleContext) -> bool:
+    return isinstance(test, ast.Call) and ctx.call_name(test) == "torch.cuda.is_available"
 
 
 def _constant(expr: ast.expr | None, ctx: ModuleContext) -> object:

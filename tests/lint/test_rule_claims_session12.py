@@ -1,0 +1,50 @@
+"""What the rules added in the twelfth session say happens, checked by running it on CPU.
+
+MLD075 (torch's clip on gradients a GradScaler still scales) claims that the clip then fires on every step and cuts
+each update to max_norm / scale; a PyTorch that behaved otherwise would fail here before the rule's text misleads
+anyone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+from mldebug_mcp.lint.registry import RULES
+
+torch = pytest.importorskip("torch")
+RULE = {rule.code: rule for rule in RULES}
+
+
+def _fires(source: str, code: str) -> bool:
+    return any(f.code == code for f in lint_source(source, "snippet.py", LintSettings(select=(code,))))
+
+
+def _one_amp_step(unscale_first: bool) -> tuple[float, float]:
+    """The size of one SGD update and the norm the clip measured, with a GradScaler at its default scale."""
+    if not hasattr(torch.amp, "GradScaler"):
+        pytest.skip("torch.amp.GradScaler needs torch 2.3 or newer")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")  # init_scale 2**16, as on CUDA
+    before = model.weight.detach().clone()
+    loss = torch.nn.functional.mse_loss(model(torch.randn(32, 4)), torch.randn(32, 1))
+    scaler.scale(loss).backward()
+    if unscale_first:
+        scaler.unscale_(optimizer)
+    measured = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    return (model.weight.detach() - before).norm().item(), measured.item()
+
+
+def test_mld075_a_clip_before_unscale_measures_the_scaled_norm_and_shrinks_the_update_by_the_scale():
+    right_update, true_norm = _one_amp_step(unscale_first=True)
+    wrong_update, scaled_norm = _one_amp_step(unscale_first=False)
+    assert true_norm < 1.0, "the true gradient is within max_norm: a right clip leaves it alone"
+    assert scaled_norm == pytest.approx(true_norm * 2**16, rel=1e-4), "the clip sees the norm times the scale"
+    # the wrong clip cuts the gradient to norm 1 while it is 65536 times too large: the update shrinks that much
+    assert wrong_update < right_update / 10_000
+    assert _fires(RULE["MLD075"].BAD, "MLD075") and not _fires(RULE["MLD075"].GOOD, "MLD075")
