@@ -48,3 +48,30 @@ def test_mld075_a_clip_before_unscale_measures_the_scaled_norm_and_shrinks_the_u
     # the wrong clip cuts the gradient to norm 1 while it is 65536 times too large: the update shrinks that much
     assert wrong_update < right_update / 10_000
     assert _fires(RULE["MLD075"].BAD, "MLD075") and not _fires(RULE["MLD075"].GOOD, "MLD075")
+
+
+def test_mld002_ctc_loss_reads_its_input_as_log_probabilities_and_falls_without_bound_on_logits():
+    torch.manual_seed(0)
+    logits = torch.randn(12, 2, 5)  # (T, B, C)
+    targets = torch.tensor([[1, 2, 3], [2, 4, 1]])
+    lengths, target_lengths = torch.full((2,), 12), torch.full((2,), 3)
+    right = torch.nn.functional.ctc_loss(logits.log_softmax(-1), targets, lengths, target_lengths)
+    raw = torch.nn.functional.ctc_loss(logits, targets, lengths, target_lengths)
+    assert right.item() > 0 and raw.item() < 0, "on raw logits the 'negative log-likelihood' is not even positive"
+    # adding a constant to every logit changes no probability, yet the raw-logit 'loss' falls with it: by 10 per frame,
+    # 12 frames over 3 target tokens (the default reduction divides by the target length)
+    shifted = torch.nn.functional.ctc_loss(logits + 10.0, targets, lengths, target_lengths)
+    assert shifted.item() == pytest.approx(raw.item() - 40.0, abs=1e-3)
+    assert torch.nn.functional.ctc_loss((logits + 10.0).log_softmax(-1), targets, lengths,
+                                        target_lengths).item() == pytest.approx(right.item(), rel=1e-5)
+
+
+def test_mld002_kl_div_on_probabilities_is_not_the_divergence():
+    torch.manual_seed(0)
+    p, q = torch.softmax(torch.randn(4, 6), -1), torch.softmax(torch.randn(4, 6), -1)
+    true_kl = (q * (q.log() - p.log())).sum(-1).mean()
+    assert torch.nn.functional.kl_div(p.log(), q, reduction="batchmean").item() == pytest.approx(true_kl.item(), rel=1e-5)
+    wrong = torch.nn.functional.kl_div(p, q, reduction="batchmean")
+    assert wrong.item() != pytest.approx(true_kl.item(), rel=1e-2)
+    # with probabilities as input it is not even zero when the two distributions are the same
+    assert torch.nn.functional.kl_div(q, q, reduction="batchmean").item() < -0.5
