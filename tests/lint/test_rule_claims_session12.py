@@ -75,3 +75,37 @@ def test_mld002_kl_div_on_probabilities_is_not_the_divergence():
     assert wrong.item() != pytest.approx(true_kl.item(), rel=1e-2)
     # with probabilities as input it is not even zero when the two distributions are the same
     assert torch.nn.functional.kl_div(q, q, reduction="batchmean").item() < -0.5
+
+
+def test_mld076_a_schedule_never_stepped_keeps_its_first_rate_and_a_linear_warmup_trains_nothing():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    # transformers' get_linear_schedule_with_warmup is this LambdaLR: the rate rises from 0 over the warmup steps
+    warmup = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, step / 100))
+    assert optimizer.param_groups[0]["lr"] == 0.0, "building the schedule sets the rate to its first value"
+    before = model.weight.detach().clone()
+    for _ in range(5):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1)).backward()
+        optimizer.step()  # never warmup.step()
+    assert torch.equal(model.weight.detach(), before), "at rate 0 the weights never move"
+    assert warmup.last_epoch == 0
+    # a decay that is never stepped never decays
+    decay_optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.optim.lr_scheduler.StepLR(decay_optimizer, step_size=1, gamma=0.5)
+    for _ in range(3):
+        decay_optimizer.step()
+    assert decay_optimizer.param_groups[0]["lr"] == 0.1
+    assert _fires(RULE["MLD076"].BAD, "MLD076") and not _fires(RULE["MLD076"].GOOD, "MLD076")
+
+
+def test_mld076_leaves_a_configuration_module_alone():
+    config = (
+        "import torch\n"
+        "model = build_model()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "lr_scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)  # read by the training script\n"
+    )
+    assert not _fires(config, "MLD076")
+    assert _fires(config + "for x in data:\n    model(x).sum().backward()\n    optimizer.step()\n", "MLD076")

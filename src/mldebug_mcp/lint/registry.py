@@ -53,6 +53,7 @@ from .rules.mld072_bias_before_batchnorm import BiasBeforeBatchNorm
 from .rules.mld073_discarded_clip_grad_norm import DiscardedClipGradNorm
 from .rules.mld074_clip_after_optimizer_step import ClipAfterOptimizerStep
 from .rules.mld075_clip_on_scaled_gradients import ClipOnScaledGradients
+from .rules.mld076_lr_scheduler_never_stepped import LrSchedulerNeverStepped
 
 RULES: tuple[type[Rule], ...] = (
     ActivationIntoLogitLoss,
@@ -103,5 +104,6 @@ RULES: tuple[type[Rule], ...] = (
     DiscardedClipGradNorm,
     ClipAfterOptimizerStep,
     ClipOnScaledGradients,
+    LrSchedulerNeverStepped,
 )
 

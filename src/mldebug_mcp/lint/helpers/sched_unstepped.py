@@ -1,0 +1,102 @@
+"""A learning-rate schedule built and never used (MLD076): dropped as a bare expression, or bound to a name that
+nothing reads in the scope that binds it (a module-level name: nothing in the module); or built in a LightningModule
+that optimises by hand (`self.automatic_optimization = False`), where Lightning steps no schedule, and never stepped
+there (so-vits-svc-fork, blind split 12)."""
+
+from __future__ import annotations
+
+import ast
+
+from ..context import ModuleContext
+
+# torch's schedulers (torch.optim.lr_scheduler) and the transformers/diffusers schedule builders
+TORCH_SCHEDULERS = frozenset({
+    "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+    "OneCycleLR", "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR",
+    "ChainedScheduler", "ReduceLROnPlateau",
+})
+SCHEDULE_BUILDERS = frozenset({
+    "get_scheduler", "get_linear_schedule_with_warmup", "get_cosine_schedule_with_warmup",
+    "get_cosine_with_hard_restarts_schedule_with_warmup", "get_polynomial_decay_schedule_with_warmup",
+    "get_constant_schedule", "get_constant_schedule_with_warmup", "get_inverse_sqrt_schedule",
+    "get_cosine_with_min_lr_schedule_with_warmup", "get_wsd_schedule",
+})
+SCHEDULE_NAMES = TORCH_SCHEDULERS | SCHEDULE_BUILDERS
+_LIBRARIES = ("transformers.", "diffusers.")
+
+
+def builds_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """The schedule's short name when `call` builds a torch scheduler or a transformers/diffusers schedule."""
+    name = ctx.call_name(call) or ""
+    short = name.rsplit(".", 1)[-1]
+    if short in TORCH_SCHEDULERS and name.startswith("torch.optim.lr_scheduler."):
+        return short
+    if short in SCHEDULE_BUILDERS and name.startswith(_LIBRARIES):
+        return short
+    return None
+
+
+def unused_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """'dropped' when the built schedule is a bare expression statement, the name it is bound to when nothing in
+    its scope reads that name, else None. Only in a module that trains (a backward somewhere): a configuration
+    module's `lr_scheduler = StepLR(...)` is read by the script that imports it."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Expr):
+        return "dropped" if _trains(ctx) else None
+    manual = _manual_optimisation_class(call, ctx)
+    if manual is not None:
+        return _unstepped_in(manual, parent, ctx)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return None
+    name = parent.targets[0].id
+    scope = ctx.scope_of(parent)
+    if _read(scope, name) or not _trains(ctx):
+        return None
+    return name
+
+
+MANUAL = "manual"  # unused_schedule's answer for a schedule Lightning is not told to step
+
+
+def _manual_optimisation_class(call: ast.Call, ctx: ModuleContext) -> ast.ClassDef | None:
+    """The class around `call` when it sets `self.automatic_optimization = False` and has configure_optimizers."""
+    cls = ctx.enclosing_class(call)
+    if cls is None or not any(isinstance(s, ast.FunctionDef) and s.name == "configure_optimizers" for s in cls.body):
+        return None
+    for node in ast.walk(cls):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
+                and any(isinstance(t, ast.Attribute) and t.attr == "automatic_optimization" for t in node.targets)):
+            return cls
+    return None
+
+
+def _unstepped_in(cls: ast.ClassDef, parent: ast.AST, ctx: ModuleContext) -> str | None:
+    """MANUAL when nothing in the class asks Lightning for its schedules (`self.lr_schedulers()`) nor steps the
+    attribute the schedule is kept in."""
+    kept = None
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Attribute):
+        kept = parent.targets[0].attr
+    for node in ast.walk(cls):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "lr_schedulers":
+            return None
+        receiver = node.func.value
+        if node.func.attr == "step" and (kept is None or (isinstance(receiver, ast.Attribute) and receiver.attr == kept)):
+            if kept is not None or "sched" in ast.unparse(receiver).lower():
+                return None
+    return MANUAL
+
+
+def _read(scope: ast.AST, name: str) -> bool:
+    """Whether anything in `scope` (nested functions included) reads `name`, or may reach it by its name."""
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"locals", "vars", "eval"}:
+            return True
+    return False
+
+
+def _trains(ctx: ModuleContext) -> bool:
+    return bool(ctx.backward_scopes) or ctx.has_text("backward(")
