@@ -27,6 +27,7 @@ from ..helpers.accum_summed_returns import summed_elsewhere
 from ..helpers.graph import (
     depends_on_graph,
     in_no_grad,
+    is_model_call,
     latest_value,
     module_index,
     other_framework,
@@ -47,6 +48,11 @@ HOOK_KEEPS = ("'{loss}' is kept with its autograd graph: a training step of the 
 
 COLLECTED = ("'{loss}' is stored with its autograd graph in the statistics collector '{collector}', which keeps "
              "every step's value: store {loss}.item() or {loss}.detach()")
+
+
+EVALUATION_SUM = ("'{loss}' is summed with its autograd graph in a function that trains nothing and returns only a "
+                  "number: every batch's graph stays in memory until it returns; run it under torch.no_grad() or "
+                  "sum {loss}.item()")
 
 
 class AccumulatedLossKeepsGraph(Rule):
@@ -178,6 +184,15 @@ class AccumulatedLossKeepsGraph(Rule):
             region = func if func is not None else loops[-1] if loops else None
             backwarded = backwarded or region is not None and backwarded_value(operand, region, ctx)
             # with no backward() in the file only a step of another file that runs one is evidence of training
+            # an evaluation helper with no backward in sight that sums a criterion's outputs and hands back only a
+            # number: the total holds the whole data set's graphs until it returns (cgnet's dataset_loss)
+            summed_for_a_number = (func is not None and not training and value is not None and not companion
+                                   and is_loss_value(value, ctx) and _fed_a_model_output(value, ctx)
+                                   and _returned_as_number(key, node, ctx)
+                                   and not _called_under_no_grad(func, ctx))
+            if summed_for_a_number:
+                yield Hit(node, EVALUATION_SUM.format(loss=ast.unparse(operand)))
+                return
             live = backwarded or stepped or bool(ctx.backward_scopes or func is not None and framework_step(func)) and (
                 value is not None and is_loss_value(value, ctx) and not companion
                 or training and named_loss_tensor(operand, ctx) and not companion
@@ -396,6 +411,41 @@ def _used_for_backward(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
     # `self.loss = self.a + self.b; self.loss.backward()` after `self.b += l2`: the sum built on self in this step
     return any(_mentions(v, key, ctx) for c in calls if isinstance(c.func.value, ast.Attribute)
                for v in ctx.values_of(c.func.value) if ctx.scope_of(v) is scope and v.lineno <= c.lineno)
+
+
+def _fed_a_model_output(loss: ast.expr, ctx: ModuleContext) -> bool:
+    """The loss call is given a model's output: a model call, or a name last bound to one (`pred = model(x)`,
+    `_, pred = model.forward(x)`)."""
+    if not isinstance(loss, ast.Call):
+        return False
+    for arg in loss.args:
+        value = latest_value(arg, ctx) if isinstance(arg, ast.Name) else arg
+        if is_model_call(value, ctx):
+            return True
+    return False
+
+
+def _returned_as_number(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
+    """Every return of the function that mentions the total turns it into a number (`loss.data.item()`,
+    `float(total / n)`): the caller never gets the graph, so summing with it was not for a backward."""
+    returns = module_index(ctx)["returns"].get(ctx.scope_of(node), ())
+    values = [r.value for r in returns if r.value is not None and _mentions(r.value, key, ctx)]
+    return bool(values) and all(_as_number(v) for v in values)
+
+
+def _as_number(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Call):
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in {"item", "tolist"}:
+            return True
+        return isinstance(expr.func, ast.Name) and expr.func.id in {"float", "int"}
+    return False
+
+
+def _called_under_no_grad(func: ast.AST, ctx: ModuleContext) -> bool:
+    """Some call of the function in this file runs under torch.no_grad() (or inference mode)."""
+    name = getattr(func, "name", None)
+    return any(isinstance(c.func, ast.Name | ast.Attribute) and (getattr(c.func, "id", None) == name
+               or getattr(c.func, "attr", None) == name) and in_no_grad(c, ctx) for c in ctx.by_type.get(ast.Call, ()))
 
 
 def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
