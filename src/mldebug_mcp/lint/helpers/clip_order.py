@@ -36,11 +36,7 @@ def _is_step(call: ast.Call, ctx: ModuleContext) -> bool:
 def clip_after_step(clip: ast.Call, ctx: ModuleContext) -> ast.Call | None:
     """The optimiser step that precedes `clip` in its iteration (the innermost loop around it, else its function)
     with no backward between them, when no backward and no step follows the clip there; else None."""
-    region = _iteration(clip, ctx)
-    if region is None:
-        return None
-    calls = calls_in_order(region.body)
-    position = next((i for i, c in enumerate(calls) if c is clip), None)
+    calls, position = _around(clip, ctx)
     if position is None:
         return None
     if any(is_any_backward(c) or _is_step(c, ctx) for c in calls[position + 1:]):
@@ -53,6 +49,14 @@ def clip_after_step(clip: ast.Call, ctx: ModuleContext) -> ast.Call | None:
             step = call
             break
     return step
+
+
+def _around(clip: ast.Call, ctx: ModuleContext) -> tuple[list[ast.Call], int | None]:
+    """The calls of the clip's iteration (the innermost loop around it, else its function) in execution order, and
+    the clip's place among them (None outside any)."""
+    region = _iteration(clip, ctx)
+    calls = calls_in_order(region.body) if region is not None else []
+    return calls, next((i for i, c in enumerate(calls) if c is clip), None)
 
 
 def _apart(step: ast.Call, clip: ast.Call, ctx: ModuleContext) -> bool:
@@ -105,11 +109,7 @@ def scaled_backward_before(clip: ast.Call, ctx: ModuleContext) -> ast.Call | Non
     of an `if` (`if amp: scaler.scale(loss).backward() else: loss.backward()`) is an alternative to it, not a later
     backward. None when an unscale_ or a plain backward comes first, or when the scaler is built with
     `enabled=False`, or when a step comes between them."""
-    region = _iteration(clip, ctx)
-    if region is None:
-        return None
-    calls = calls_in_order(region.body)
-    position = next((i for i, c in enumerate(calls) if c is clip), None)
+    calls, position = _around(clip, ctx)
     if position is None:
         return None
     alternatives: list[ast.Call] = []  # plain backwards met so far, each in another branch than the others

@@ -17,7 +17,9 @@ LOG_PROB_LOSSES = {
 class NllWithoutLogSoftmax(Rule):
     """What it does: flags NLLLoss / F.nll_loss, CTCLoss / F.ctc_loss and KLDivLoss / F.kl_div whose input is
     visibly not log-probabilities: a softmax or sigmoid output, or the raw output of a final nn.Linear (direct,
-    nn.Sequential, or a same-file model).
+    nn.Sequential, or a same-file model); and, as a warning, a tensor whose name says logits (`frame_logits`,
+    `out["logits"]`) with no log_softmax in sight. A criterion also assigned a loss that takes scores (chosen by a
+    setting) is left alone.
 
     Why is this bad: nll_loss only picks -input at the target index. On probabilities the loss is
     stuck in [-1, 0]; on logits it is unbounded below and falls by inflating one logit. CTC sums the
