@@ -109,3 +109,15 @@ def test_mld076_leaves_a_configuration_module_alone():
     )
     assert not _fires(config, "MLD076")
     assert _fires(config + "for x in data:\n    model(x).sum().backward()\n    optimizer.step()\n", "MLD076")
+
+
+def test_mld024_torch_dropout_p_is_the_probability_of_dropping_so_a_keep_probability_drops_most_units():
+    torch.manual_seed(0)
+    keep_prob = 0.8
+    out = torch.nn.Dropout(keep_prob).train()(torch.ones(100_000))
+    dropped = (out == 0).float().mean().item()
+    assert dropped == pytest.approx(0.8, abs=0.01), "80% of the units are zeroed, not 20%"
+    assert out.max().item() == pytest.approx(1 / (1 - keep_prob)), "survivors are scaled by 5, not by 1.25"
+    meant = torch.nn.Dropout(1 - keep_prob).train()(torch.ones(100_000))
+    assert (meant == 0).float().mean().item() == pytest.approx(0.2, abs=0.01)
+    assert _fires(RULE["MLD024"].BAD, "MLD024") and not _fires(RULE["MLD024"].GOOD, "MLD024")
