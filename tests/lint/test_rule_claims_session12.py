@@ -121,3 +121,28 @@ def test_mld024_torch_dropout_p_is_the_probability_of_dropping_so_a_keep_probabi
     meant = torch.nn.Dropout(1 - keep_prob).train()(torch.ones(100_000))
     assert (meant == 0).float().mean().item() == pytest.approx(0.2, abs=0.01)
     assert _fires(RULE["MLD024"].BAD, "MLD024") and not _fires(RULE["MLD024"].GOOD, "MLD024")
+
+
+def test_mld045_layers_in_a_plain_list_are_missing_from_parameters_and_state_dict_and_never_train():
+    class Plain(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [torch.nn.Linear(3, 3) for _ in range(2)]
+            self.head = torch.nn.Linear(3, 1)
+
+        def forward(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return self.head(x)
+
+    torch.manual_seed(0)
+    model = Plain()
+    assert sum(p.numel() for p in model.parameters()) == 4, "only the head's 3 weights and 1 bias are registered"
+    assert not any(key.startswith("blocks") for key in model.state_dict()), "a checkpoint would not save the blocks"
+    before = model.blocks[0].weight.detach().clone()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    model(torch.randn(8, 3)).pow(2).mean().backward()
+    assert model.blocks[0].weight.grad is not None, "the gradient reaches the block..."
+    optimizer.step()
+    assert torch.equal(model.blocks[0].weight.detach(), before), "...but the optimiser never updates it"
+    assert _fires(RULE["MLD045"].BAD, "MLD045") and not _fires(RULE["MLD045"].GOOD, "MLD045")

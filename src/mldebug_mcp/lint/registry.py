@@ -37,6 +37,7 @@ from .rules.mld040_view_as_transpose import ViewAsTranspose
 from .rules.mld041_squeeze_without_dim_on_loss_path import SqueezeWithoutDimOnLossPath
 from .rules.mld042_mean_over_batch_in_forward import MeanOverBatchInForward
 from .rules.mld043_td_target_not_detached import TdTargetNotDetached
+from .rules.mld045_layers_in_plain_list import LayersInPlainList
 from .rules.mld050_train_loader_without_shuffle import TrainLoaderWithoutShuffle
 from .rules.mld051_preprocessing_fit_before_split import PreprocessingFitBeforeSplit
 from .rules.mld052_fit_transform_on_test import FitTransformOnTest
@@ -91,6 +92,7 @@ RULES: tuple[type[Rule], ...] = (
     SqueezeWithoutDimOnLossPath,
     MeanOverBatchInForward,
     TdTargetNotDetached,
+    LayersInPlainList,
     TrainLoaderWithoutShuffle,
     PreprocessingFitBeforeSplit,
     FitTransformOnTest,
