@@ -41,6 +41,13 @@ def callee(func: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
+def held_name(expr: ast.AST) -> str:
+    """The name a value is read under: `x`, `cfg.keep_prob`'s `keep_prob`, `out["logits"]`'s `logits`; else ''."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        return expr.slice.value if isinstance(expr.slice.value, str) else ""
+    return callee(expr)
+
+
 def is_loss_call(call: ast.AST, ctx: ModuleContext) -> bool:
     """F.*_loss / F.cross_entropy, a call of a *Loss object, or of a conventionally named criterion/loss_fn."""
     if not isinstance(call, ast.Call):

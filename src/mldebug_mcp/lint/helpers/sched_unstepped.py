@@ -81,10 +81,14 @@ def _unstepped_in(cls: ast.ClassDef, parent: ast.AST, ctx: ModuleContext) -> str
             continue
         if node.func.attr == "lr_schedulers":
             return None
+        if node.func.attr != "step":
+            continue
         receiver = node.func.value
-        if node.func.attr == "step" and (kept is None or (isinstance(receiver, ast.Attribute) and receiver.attr == kept)):
-            if kept is not None or "sched" in ast.unparse(receiver).lower():
-                return None
+        # the attribute it is kept in stepped; else (built in the return) any receiver named like a schedule
+        stepped = (isinstance(receiver, ast.Attribute) and receiver.attr == kept) if kept is not None \
+            else "sched" in ast.unparse(receiver).lower()
+        if stepped:
+            return None
     return MANUAL
 
 

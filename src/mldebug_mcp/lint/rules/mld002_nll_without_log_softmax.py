@@ -2,6 +2,8 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.evaluation import strip_calls
+from ..helpers.graph import held_name
 from ..helpers.kinds import LOGITS, SIGMOID, SOFTMAX
 from ..helpers.losses import SHAPE_METHODS, input_kinds, loss_inputs, loss_name, probability_kind, strip_shape_ops
 from ..rule import Hit, Rule
@@ -82,19 +84,9 @@ def _logits_name(arg: ast.expr, ctx: ModuleContext) -> str | None:
     """The name of the tensor handed over, as written or as last assigned, when it says logits and the file shows no
     log_softmax on it (STARS's `F.ctc_loss(ph_frame_logits.permute(1, 0, 2), ...)`, whose frames come from the
     model's output dict; `out["logits"]`)."""
-    for core in (_written(arg), strip_shape_ops(arg, ctx)):
-        if isinstance(core, ast.Subscript) and isinstance(core.slice, ast.Constant):
-            name = core.slice.value if isinstance(core.slice.value, str) else None
-        else:
-            name = core.id if isinstance(core, ast.Name) else core.attr if isinstance(core, ast.Attribute) else None
-        lowered = (name or "").lower()
+    for core in (strip_calls(arg, SHAPE_METHODS), strip_shape_ops(arg, ctx)):
+        name = held_name(core)
+        lowered = name.lower()
         if "logit" in lowered and not any(w in lowered for w in ("log_prob", "logprob", "lprob")):
             return name
     return None
-
-
-def _written(expr: ast.expr) -> ast.expr:
-    """The expression with layout methods taken off as written (`logits.transpose(0, 1)` -> `logits`)."""
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in SHAPE_METHODS:
-        expr = expr.func.value
-    return expr

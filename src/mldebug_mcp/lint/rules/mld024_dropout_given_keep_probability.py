@@ -3,6 +3,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.graph import held_name
 from ..rule import Hit, Rule
 
 # torch's dropout modules and functions, and the layers that take a dropout rate as `dropout=`
@@ -62,13 +63,7 @@ class DropoutGivenKeepProbability(Rule):
 
 
 def _keep_name(rate: ast.expr | None) -> str | None:
-    """The rate as written when it is a bare name or attribute whose last part says keep."""
-    if isinstance(rate, ast.Name):
-        last = rate.id
-    elif isinstance(rate, ast.Attribute):
-        last = rate.attr
-    elif isinstance(rate, ast.Subscript) and isinstance(rate.slice, ast.Constant) and isinstance(rate.slice.value, str):
-        last = rate.slice.value  # config["keep_prob"]
-    else:
+    """The rate as written when it is a bare name, attribute or string-keyed entry whose name says keep."""
+    if not isinstance(rate, ast.Name | ast.Attribute | ast.Subscript):
         return None
-    return ast.unparse(rate) if KEEP_WORD.search(last) else None
+    return ast.unparse(rate) if KEEP_WORD.search(held_name(rate)) else None
