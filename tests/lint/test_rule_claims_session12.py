@@ -146,3 +146,17 @@ def test_mld045_layers_in_a_plain_list_are_missing_from_parameters_and_state_dic
     optimizer.step()
     assert torch.equal(model.blocks[0].weight.detach(), before), "...but the optimiser never updates it"
     assert _fires(RULE["MLD045"].BAD, "MLD045") and not _fires(RULE["MLD045"].GOOD, "MLD045")
+
+
+def test_mld045_a_file_whose_classes_name_each_other_as_bases_is_still_linted():
+    cyclic = (
+        "import torch.nn as nn\n"
+        "class A(B):\n"
+        "    def __init__(self):\n"
+        "        self.layers = [nn.Linear(2, 2)]\n"
+        "class B(A):\n"
+        "    pass\n"
+    )
+    assert [f.code for f in lint_source(cyclic, "cyclic.py")] == []  # not MLD000 "nested too deeply"
+    via_local_base = "import torch.nn as nn\nclass Base(nn.Module):\n    pass\n" + cyclic.replace("(B)", "(Base)")
+    assert _fires(via_local_base, "MLD045")

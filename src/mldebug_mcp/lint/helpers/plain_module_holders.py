@@ -50,10 +50,12 @@ def _held(value: ast.expr) -> list[ast.Call]:
     return elements
 
 
-def _module_base(base: ast.expr, ctx: ModuleContext) -> bool:
+def _module_base(base: ast.expr, ctx: ModuleContext, depth: int = 4) -> bool:
+    """torch's nn.Module, directly or through this file's classes (a few levels: a file may name its bases in a
+    cycle, which Python rejects only when it runs)."""
     name = ctx.qualname(base) or ""
     return name in {"torch.nn.Module", "torch.nn.modules.module.Module"} or (
-        name in ctx.classes and any(_module_base(b, ctx) for b in ctx.classes[name].bases if b is not base))
+        depth > 0 and name in ctx.classes and any(_module_base(b, ctx, depth - 1) for b in ctx.classes[name].bases))
 
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
