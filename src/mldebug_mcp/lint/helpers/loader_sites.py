@@ -282,10 +282,14 @@ def epoch_loops(ctx: ModuleContext) -> list[ast.AST]:
 def counted_loops(ctx: ModuleContext) -> list[ast.AST]:
     """The epoch loops, and the outermost `for _ in range(n)` / `trange(n)` loops of a function (or of the module)
     whatever their counter is called (`for v6 in range(0, v13): train(train_loader, ...)`), but none whose range
-    reads a `len(...)` (`range(len(loader))`: the batches of a loader)."""
+    reads a `len(...)` (`range(len(loader))`: the batches of a loader); and the outermost `while` loops that run a
+    `for` loop each pass (`while step < total_steps: for batch in loader:`), each pass of which is an epoch."""
     def collect() -> list[ast.AST]:
         named = epoch_loops(ctx)
-        counted = []
+        counted = [loop for loop in ctx.by_type.get(ast.While, ())
+                   if loop not in named and not isinstance(ctx.enclosing(loop, LOOPS + _BOUNDARIES), LOOPS)
+                   and any(isinstance(n, ast.For | ast.AsyncFor) and ctx.enclosing(n, LOOPS + _BOUNDARIES) is loop
+                           for n in ast.walk(loop))]
         for loop in ctx.by_type.get(ast.For, ()):
             if loop in named or not (isinstance(loop.iter, ast.Call) and callee(loop.iter.func) in {"range", "trange"}):
                 continue

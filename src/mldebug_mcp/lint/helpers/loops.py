@@ -50,6 +50,43 @@ def _calls(node: ast.AST, found: list[ast.Call]) -> None:
         found.append(node)
 
 
+_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers")
+
+
+def leaves_before_later_code(node: ast.AST, within: ast.AST, ctx: ModuleContext) -> bool:
+    """Whether the statement holding `node` is followed, in its own block or a block around it up to `within`, by
+    a continue, break, return or raise with no `.step()` call before it: `except OOM: optimizer.zero_grad();
+    continue` never reaches the step that follows the try in that iteration. A break counts only when it leaves a loop that is `within` or around it (code
+    after an inner loop still runs)."""
+    current: ast.AST = node
+    for parent in ctx.ancestors(node):
+        if isinstance(current, ast.stmt):
+            for field in _BLOCKS:
+                block = getattr(parent, field, None)
+                if type(block) is list and current in block:
+                    for later in block[block.index(current) + 1:]:
+                        if isinstance(later, _JUMPS):
+                            return not isinstance(later, ast.Break) or _loop_left(later, within, ctx)
+                        if _steps(later):
+                            return False  # a step runs before the jump (`return loss` at a method's end)
+                    break
+        if parent is within or isinstance(parent, LOOPS + (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        current = parent
+    return False
+
+
+def _steps(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step"
+               for n in ast.walk(stmt))
+
+
+def _loop_left(jump: ast.stmt, within: ast.AST, ctx: ModuleContext) -> bool:
+    loop = ctx.enclosing(jump, LOOPS)
+    return loop is within or (loop is not None and loop in ctx.ancestors(within))
+
+
 def is_backward(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and call.func.attr == "backward"
 

@@ -3,11 +3,13 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.losses import final_layer, receiver_value
+from ..helpers.optim_groups import exclusive
 from ..rule import Hit, Rule
 
 FUNCTIONS = {f"torch.nn.functional.{n}": n for n in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")}
 MODULES = {f"torch.nn.{n}": n for n in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")}
 KEEP_SHAPE = {"float", "double", "half", "to", "cuda", "cpu", "detach", "contiguous"}
+SHAPE_METHODS = {"squeeze", "unsqueeze", "view", "reshape", "flatten", "ravel", *KEEP_SHAPE}
 
 
 def _int(node: ast.AST | None) -> int | None:
@@ -71,7 +73,9 @@ class RegressionShapeBroadcast(Rule):
     """What it does: flags MSE / L1 / smooth-L1 / Huber losses (functional or module) where one side is
     visibly (N, 1), via unsqueeze(-1), x[:, None], view(-1, 1) or a model ending in nn.Linear(h, 1) in
     the same file, and the other is visibly (N,), via squeeze(), view(-1), reshape(-1) or flatten().
-    Shapes that cannot be seen are not guessed.
+    Shapes that cannot be seen are not guessed, with one exception: a call whose prediction is a model's output
+    as it is, when another call of the same loss makes that model's output 1-D first (`.squeeze(1)` in
+    training, the bare output in evaluation).
 
     Why is this bad: broadcasting turns (N, 1) against (N,) into an (N, N) matrix of every
     prediction against every target. The loss is a finite number that still falls, but its
@@ -113,3 +117,31 @@ class RegressionShapeBroadcast(Rule):
         if set(shapes) == {"col", "flat"}:
             col, flat = ("input", "target") if shapes[0] == "col" else ("target", "input")
             yield Hit(node, self.message.format(col=col, flat=flat, loss=loss))
+        elif shapes == (None, None):
+            flattened = _flattened_elsewhere(node, pred[0], ctx)
+            if flattened is not None:  # at the model's output, where the fix goes
+                yield Hit(ctx.resolve(pred[0]), self.UNFLATTENED.format(loss=loss, line=flattened.lineno,
+                                                        model=ast.unparse(ctx.resolve(pred[0]).func)))
+
+    UNFLATTENED = ("{model}'s output goes into {loss} as it is here, but line {line} flattens the same model's output "
+                   "before the same loss: if it is (N, 1) against an (N,) target, this call broadcasts them to (N, N)")
+
+
+def _flattened_elsewhere(call: ast.Call, pred: ast.expr, ctx: ModuleContext) -> ast.Call | None:
+    """Another call of the same loss whose prediction is the same model's output made 1-D (`self.model(u,
+    i).squeeze(1)`), when this call's prediction is that model's output as it is (Argo's evaluation, blind split 16)."""
+    value = ctx.resolve(pred)
+    if not isinstance(value, ast.Call) or isinstance(value.func, ast.Attribute) and value.func.attr in SHAPE_METHODS:
+        return None
+    model, loss = ast.dump(value.func), ast.dump(call.func)
+    for other in ctx.by_type.get(ast.Call, ()):
+        if other is call or not other.args or ast.dump(other.func) != loss:
+            continue
+        made = ctx.resolve(other.args[0])
+        # both sides flattened there (`loss(logits.squeeze(), labels.squeeze())`) or the other arm of an `if` on the
+        # output's width (transformers' `if num_labels == 1:`): no sign that this target is 1-D
+        if (isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and shape_of(made, ctx) == "flat"
+                and isinstance(inner := ctx.resolve(made.func.value), ast.Call) and ast.dump(inner.func) == model
+                and (len(other.args) < 2 or shape_of(other.args[1], ctx) is None) and not exclusive(call, other, ctx)):
+            return other
+    return None

@@ -2,7 +2,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.loops import calls_in_order, is_any_backward, is_zero_grad
+from ..helpers.loops import calls_in_order, is_any_backward, is_zero_grad, leaves_before_later_code
 from ..helpers.optim_values import optimizer_step
 from ..helpers.script_scope import trains
 from ..rule import Hit, Rule
@@ -57,7 +57,8 @@ class ZeroGradBeforeStep(Rule):
             if is_any_backward(call):
                 seen_backward, pending_zero = True, None
             elif is_zero_grad(call) and seen_backward:
-                pending_zero = call
+                # a zero followed by `continue` (an OOM handler's) ends its iteration: no step of it follows
+                pending_zero = None if leaves_before_later_code(call, node, ctx) else call
             elif pending_zero is not None and optimizer_step(call, ctx):
                 yield Hit(pending_zero)
                 pending_zero, seen_backward = None, False

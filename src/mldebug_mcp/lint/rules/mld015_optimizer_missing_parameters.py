@@ -18,6 +18,7 @@ from ..helpers.optim_params import (
     params_argument,
     within,
 )
+from ..helpers.optim_same_params import built_over_same_parameters
 from ..helpers.optim_unregistered import moved_parameters, unregistered_tensors
 from ..helpers.optim_untrained import untrained_modules
 from ..helpers.optim_untrained_attrs import untrained_attributes
@@ -56,7 +57,10 @@ class OptimizerMissingParameters(Rule):
     an nn.Parameter kept on a class that is not a module and builds its own optimisers from its networks'
     parameters (a PPO agent's `self.log_std` beside `Adam(self.actor_net.parameters())`), never listed in one. And
     `self.w = nn.Parameter(t).to(device)` (or `.cuda()`, `.double()`): a move to another device or dtype returns a
-    plain tensor copy that the module does not register.
+    plain tensor copy that the module does not register. And two optimisers kept on one object and built one after
+    the other in one block over the same parameters argument (`self.value_optimizer = Adam(get_parameters(
+    self.model_modules))` after `self.model_optimizer = Adam(get_parameters(self.model_modules))`): the module
+    meant for the second is in no optimiser.
 
     Why is this bad: backward computes gradients for the new or unfrozen parameters, so gradient
     checks look healthy, but the optimiser never updates them; training runs and those weights
@@ -127,6 +131,9 @@ class OptimizerMissingParameters(Rule):
                "hold and the one built on line {other} does: the two were given each other's parameters, so each "
                "step moves what the other loss trained")
 
+    SAME = ("{this} is built over the same parameters as {other} (line {line}): both optimizers step one set of "
+            "tensors, and the module meant for this one is in no optimizer, so it never trains")
+
     def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
         if ctx.has_text("requires_grad"):
             for assign, path in unregistered_tensors(ctx):
@@ -168,6 +175,10 @@ class OptimizerMissingParameters(Rule):
         for path, line, alone in left_out_parts(node, ctx):
             yield Hit(node, self.LOSS_PART.format(listed=alone, path=path, line=line) if alone
                       else self.PART.format(path=path, line=line))
+        twin = built_over_same_parameters(node, ctx)
+        if twin is not None:
+            yield Hit(node, self.SAME.format(this=ast.unparse(ctx.parent(node).targets[0]),
+                                             other=ast.unparse(ctx.parent(twin).targets[0]), line=twin.lineno))
         swapped = clipped_elsewhere(node, ctx)
         if swapped is not None:
             clip, step, other = swapped

@@ -332,8 +332,18 @@ def _epoch_handed_out_of_sight(loop: ast.AST, ctx: ModuleContext) -> bool:
 def _unseen_train_loader(source: ast.expr, ctx: ModuleContext) -> bool:
     words = name_of(source).lower().rsplit(".", 1)[-1]
     tokens = set(words.split("_"))
-    return ("train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))) \
-        and not _built_here(source, ctx)
+    named = "train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))
+    return (named or _asked_for_train_split(source, ctx)) and not _built_here(source, ctx)
+
+
+def _asked_for_train_split(source: ast.expr, ctx: ModuleContext) -> bool:
+    """`dataloader = self.downstream.get_dataloader('train')`: a loader another object builds for the train split."""
+    value = ctx.resolve(source) if isinstance(source, ast.Name) else None
+    if not isinstance(value, ast.Call) or "loader" not in name_of(value.func).lower():
+        return False
+    given = [*value.args, *(k.value for k in value.keywords)]
+    return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.lower() in {"train", "training"}
+               for a in given)
 
 
 def _per_epoch_pass(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:

@@ -1,0 +1,191 @@
+"""Rule changes learnt on blind split 16 (thirteenth session): each shape that fires and the real correct twin
+that stays quiet."""
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+
+def _codes(source: str, *codes: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(source, "snippet.py", LintSettings(select=codes))]
+
+
+# s3prl's runner: a CUDA out-of-memory during backward clears the gradients and skips to the next batch
+OOM_SKIP = """\
+def train(model, opt, loader, loss_fn):
+    for x, y in loader:
+        try:
+            loss = loss_fn(model(x), y)
+            loss.backward()
+        except RuntimeError as e:
+            if 'out of memory' in str(e):
+                opt.zero_grad()
+                continue
+            raise
+        opt.step()
+        opt.zero_grad()
+"""
+
+
+def test_a_zero_grad_that_skips_the_rest_of_its_iteration_is_not_between_backward_and_step():
+    assert _codes(OOM_SKIP, "MLD011") == []
+
+
+def test_the_same_handler_without_the_skip_clears_the_gradients_the_step_reads():
+    source = OOM_SKIP.replace("                continue\n            raise\n", "")
+    assert _codes(source, "MLD011") == [(8, "MLD011")]
+
+
+def test_a_break_that_leaves_only_an_inner_loop_still_reaches_the_step():
+    source = (
+        "def train(model, opt, loader, loss_fn):\n"
+        "    for x, y in loader:\n"
+        "        loss_fn(model(x), y).backward()\n"
+        "        for _ in range(3):\n"
+        "            opt.zero_grad()\n"
+        "            break\n"
+        "        opt.step()\n"
+    )
+    assert _codes(source, "MLD011") == [(5, "MLD011")]
+
+
+# s3prl's runner: DDP training counted in steps, the train loader fetched from a task object for the 'train' split
+STEP_COUNTED_DDP = """\
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+def train(self, total_steps):
+    step = 0
+    dataloader = self.downstream.get_dataloader('train')
+    while step < total_steps:
+        for batch in dataloader:
+            self.step(batch)
+            step += 1
+"""
+
+
+def test_a_step_counted_loop_over_a_train_split_loader_under_ddp_needs_set_epoch():
+    assert _codes(STEP_COUNTED_DDP, "MLD054") == [(7, "MLD054")]
+
+
+def test_the_same_loop_that_sets_the_epoch_is_quiet():
+    source = STEP_COUNTED_DDP.replace("    while step < total_steps:\n",
+                                      "    while step < total_steps:\n        dataloader.sampler.set_epoch(step)\n")
+    assert _codes(source, "MLD054") == []
+
+
+def test_a_loader_fetched_for_evaluation_is_not_the_train_loader():
+    assert _codes(STEP_COUNTED_DDP.replace("'train'", "'dev'"), "MLD054") == []
+
+
+# dreamer-pytorch: three optimizers built side by side; the value optimizer copied the world model's parameters
+THREE_OPTIMIZERS = """\
+import torch
+
+class Dreamer:
+    def optim_initialize(self, model):
+        self.model_modules = [model.encoder, model.decoder, model.transition]
+        self.actor_modules = [model.action_decoder]
+        self.value_modules = [model.value_model]
+        self.model_optimizer = torch.optim.Adam(get_parameters(self.model_modules), lr=self.model_lr)
+        self.actor_optimizer = torch.optim.Adam(get_parameters(self.actor_modules), lr=self.actor_lr)
+        self.value_optimizer = torch.optim.Adam(get_parameters(self.model_modules), lr=self.value_lr)
+"""
+
+
+def test_a_second_optimizer_built_over_the_first_ones_parameters_leaves_a_module_untrained():
+    found = lint_source(THREE_OPTIMIZERS, "snippet.py", LintSettings(select=("MLD015",)))
+    assert [(f.line, f.code) for f in found] == [(10, "MLD015")]
+    assert "self.model_optimizer (line 8)" in found[0].message
+
+
+def test_each_optimizer_over_its_own_modules_is_quiet():
+    source = THREE_OPTIMIZERS.replace("Adam(get_parameters(self.model_modules), lr=self.value_lr)",
+                                      "Adam(get_parameters(self.value_modules), lr=self.value_lr)")
+    assert _codes(source, "MLD015") == []
+
+
+def test_optimizers_in_exclusive_branches_or_local_phases_are_quiet():
+    branches = (
+        "import torch\n"
+        "class Agent:\n"
+        "    def build(self, probe):\n"
+        "        if probe:\n"
+        "            self.opt_wm = torch.optim.AdamW(self.wm.parameters())\n"
+        "        else:\n"
+        "            self.opt_wmprobe = torch.optim.AdamW(self.wm.parameters())\n"
+    )
+    phases = (
+        "import torch\n"
+        "def run(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    poison_optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+    )
+    assert _codes(branches, "MLD015") == [] and _codes(phases, "MLD015") == []
+
+
+def test_a_return_after_the_step_does_not_hide_a_zero_grad_before_it():
+    source = (
+        "def fit_batch(self, batch):\n"
+        "    loss = self.compute(batch)\n"
+        "    loss.backward()\n"
+        "    if self.should_step:\n"
+        "        self.optimizer.zero_grad()\n"
+        "    self.optimizer.step()\n"
+        "    return loss.detach()\n"
+    )
+    assert _codes(source, "MLD011") == [(5, "MLD011")]
+
+
+# Argo's two-tower trainer: training squeezes the (B, 1) prediction before MSELoss, evaluation does not
+TRAIN_SQUEEZES_EVAL_DOES_NOT = """\
+import torch
+import torch.nn as nn
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.loss = nn.MSELoss()
+
+    def train(self, loader):
+        for users, items, ratings in loader:
+            predictions = self.model(users, items).squeeze(1)
+            self.loss(predictions, ratings).backward()
+
+    def eval(self, loader):
+        with torch.no_grad():
+            for users, items, ratings in loader:
+                predictions = self.model(users, items)
+                total = self.loss(predictions, ratings).item()
+"""
+
+
+def test_a_model_output_flattened_before_the_loss_in_one_place_and_not_in_another_is_flagged():
+    found = lint_source(TRAIN_SQUEEZES_EVAL_DOES_NOT, "snippet.py", LintSettings(select=("MLD005",)))
+    assert [(f.line, f.code) for f in found] == [(17, "MLD005")]
+    assert "line 12 flattens" in found[0].message
+
+
+def test_both_places_flattened_alike_are_quiet():
+    source = TRAIN_SQUEEZES_EVAL_DOES_NOT.replace("predictions = self.model(users, items)\n",
+                                                  "predictions = self.model(users, items).squeeze(1)\n")
+    assert _codes(source, "MLD005") == []
+
+
+def test_another_models_output_is_not_compared_with_this_ones():
+    source = TRAIN_SQUEEZES_EVAL_DOES_NOT.replace("predictions = self.model(users, items)\n",
+                                                  "predictions = self.ema_model(users, items)\n")
+    assert _codes(source, "MLD005") == []
+
+
+def test_transformers_regression_head_that_squeezes_both_sides_for_one_label_is_quiet():
+    source = (
+        "from torch.nn import MSELoss\n"
+        "def head_loss(self, sequence_output, labels):\n"
+        "    logits = self.classifier(sequence_output)\n"
+        "    loss_fct = MSELoss()\n"
+        "    if self.num_labels == 1:\n"
+        "        loss = loss_fct(logits.squeeze(), labels.squeeze())\n"
+        "    else:\n"
+        "        loss = loss_fct(logits, labels)\n"
+        "    return loss\n"
+    )
+    assert _codes(source, "MLD005") == []
