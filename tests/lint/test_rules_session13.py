@@ -189,3 +189,51 @@ def test_transformers_regression_head_that_squeezes_both_sides_for_one_label_is_
         "    return loss\n"
     )
     assert _codes(source, "MLD005") == []
+
+
+# matsciml: the base task builds schedules by name; a subclass turns automatic optimisation off and never steps them
+INHERITED_SCHEDULE = """\
+import lightning.pytorch as pl
+from torch.optim import AdamW, lr_scheduler
+
+class BaseTask(pl.LightningModule):
+    def configure_optimizers(self):
+        opt = AdamW(self.parameters())
+        schedulers = []
+        for name, params in self.hparams.scheduler_kwargs.items():
+            scheduler_class = getattr(lr_scheduler, name, None)
+            scheduler = scheduler_class(opt, **params)
+            schedulers.append(scheduler)
+        return [opt], schedulers
+
+class ForceTask(BaseTask):
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        opt.zero_grad()
+        loss = self.loss(batch)
+        self.manual_backward(loss)
+        opt.step()
+        return loss
+"""
+
+
+def test_a_schedule_inherited_by_a_subclass_that_optimises_by_hand_is_never_stepped():
+    found = lint_source(INHERITED_SCHEDULE, "snippet.py", LintSettings(select=("MLD076",)))
+    assert [(f.line, f.code) for f in found] == [(10, "MLD076")]
+    assert "inherited by ForceTask" in found[0].message
+
+
+def test_the_subclass_that_steps_its_schedules_is_quiet():
+    source = INHERITED_SCHEDULE.replace(
+        "        opt.step()\n",
+        "        opt.step()\n        for scheduler in self.lr_schedulers():\n            scheduler.step()\n")
+    assert _codes(source, "MLD076") == []
+
+
+def test_the_base_class_alone_under_automatic_optimisation_is_quiet():
+    base_only = INHERITED_SCHEDULE.split("class ForceTask")[0]
+    assert _codes(base_only, "MLD076") == []

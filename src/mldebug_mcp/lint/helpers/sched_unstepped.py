@@ -26,13 +26,19 @@ _LIBRARIES = ("transformers.", "diffusers.")
 
 
 def builds_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
-    """The schedule's short name when `call` builds a torch scheduler or a transformers/diffusers schedule."""
+    """The schedule's short name when `call` builds a torch scheduler or a transformers/diffusers schedule; also a
+    class looked up by name in torch's module (`cls = getattr(lr_scheduler, name); cls(opt, **params)`)."""
     name = ctx.call_name(call) or ""
     short = name.rsplit(".", 1)[-1]
     if short in TORCH_SCHEDULERS and name.startswith("torch.optim.lr_scheduler."):
         return short
     if short in SCHEDULE_BUILDERS and name.startswith(_LIBRARIES):
         return short
+    if isinstance(call.func, ast.Name):
+        held = ctx.resolve(call.func)
+        if (isinstance(held, ast.Call) and isinstance(held.func, ast.Name) and held.func.id == "getattr" and held.args
+                and ctx.qualname(held.args[0]) == "torch.optim.lr_scheduler"):
+            return "lr_scheduler class"
     return None
 
 
@@ -45,7 +51,9 @@ def unused_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
         return "dropped" if _trains(ctx) else None
     manual = _manual_optimisation_class(call, ctx)
     if manual is not None:
-        return _unstepped_in(manual, parent, ctx)
+        unstepped = _unstepped_in(manual, parent, ctx)
+        # a subclass that optimises by hand: MANUAL and its name
+        return unstepped if unstepped is None or manual is ctx.enclosing_class(call) else f"{MANUAL}:{manual.name}"
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return None
     name = parent.targets[0].id
@@ -59,15 +67,42 @@ MANUAL = "manual"  # unused_schedule's answer for a schedule Lightning is not to
 
 
 def _manual_optimisation_class(call: ast.Call, ctx: ModuleContext) -> ast.ClassDef | None:
-    """The class around `call` when it sets `self.automatic_optimization = False` and has configure_optimizers."""
+    """The class around `call` when it sets `self.automatic_optimization = False` and has configure_optimizers; or a
+    subclass of it in this file that turns automatic optimisation off and keeps the inherited configure_optimizers
+    (matsciml's ForceRegressionTask, blind split 16), when that subclass never steps a schedule."""
     cls = ctx.enclosing_class(call)
-    if cls is None or not any(isinstance(s, ast.FunctionDef) and s.name == "configure_optimizers" for s in cls.body):
+    if cls is None or not _defines(cls, "configure_optimizers"):
         return None
-    for node in ast.walk(cls):
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
-                and any(isinstance(t, ast.Attribute) and t.attr == "automatic_optimization" for t in node.targets)):
-            return cls
+    if _optimises_by_hand(cls):
+        return cls
+    for sub in _subclasses(cls, ctx):
+        if _optimises_by_hand(sub) and not _defines(sub, "configure_optimizers") \
+                and _unstepped_in(sub, ctx.parent(call), ctx) == MANUAL:
+            return sub
     return None
+
+
+def _defines(cls: ast.ClassDef, method: str) -> bool:
+    return any(isinstance(s, ast.FunctionDef) and s.name == method for s in cls.body)
+
+
+def _optimises_by_hand(cls: ast.ClassDef) -> bool:
+    return any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False
+               and any(isinstance(t, ast.Attribute) and t.attr == "automatic_optimization" for t in node.targets)
+               for node in ast.walk(cls))
+
+
+def _subclasses(cls: ast.ClassDef, ctx: ModuleContext, depth: int = 3) -> list[ast.ClassDef]:
+    """This file's classes that derive from `cls`, a few levels down."""
+    found, names = [], {cls.name}
+    for _ in range(depth):
+        added = [c for c in ctx.classes.values() if c not in found and c is not cls
+                 and any(isinstance(b, ast.Name) and b.id in names for b in c.bases)]
+        if not added:
+            break
+        found += added
+        names |= {c.name for c in added}
+    return found
 
 
 def _unstepped_in(cls: ast.ClassDef, parent: ast.AST, ctx: ModuleContext) -> str | None:

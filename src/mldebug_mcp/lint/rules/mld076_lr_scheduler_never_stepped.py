@@ -11,7 +11,10 @@ class LrSchedulerNeverStepped(Rule):
     `get_*_schedule*` builders) that is built and never used: a bare expression statement, or a name nothing in
     its scope reads (not stepped, not handed on, not returned), in a module that trains; and one built in a
     LightningModule with `self.automatic_optimization = False` that neither calls `self.lr_schedulers()` nor steps
-    the schedule itself (Lightning steps schedules only under automatic optimisation). A configuration module
+    the schedule itself (Lightning steps schedules only under automatic optimisation), also when the schedule is
+    built in a base class's configure_optimizers and a subclass in the file turns automatic optimisation off
+    without stepping it; a class looked up by name in torch's module (`getattr(lr_scheduler, name)(opt)`)
+    counts as a schedule. A configuration module
     with no backward (a script imports its schedule) is left alone.
 
     Why is this bad: the schedule changes the learning rate only when its `step()` runs. Built and never stepped,
@@ -29,7 +32,8 @@ class LrSchedulerNeverStepped(Rule):
     fix = "Call scheduler.step() once per iteration or epoch, as the schedule is sized, after optimizer.step()."
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
-    call_names = SCHEDULE_NAMES
+    # a schedule class by name, or one held in a name (`scheduler_class = getattr(lr_scheduler, name)`)
+    call_names = staticmethod(lambda name: name in SCHEDULE_NAMES or "sched" in name.lower())
     requires_text = ("lr_scheduler", "schedule")
     BAD = (
         "import torch\n"
@@ -56,6 +60,9 @@ class LrSchedulerNeverStepped(Rule):
                 what = (f"this {schedule} belongs to a LightningModule that optimises by hand "
                         "(automatic_optimization = False), where Lightning steps no schedule, and the module never "
                         "steps it")
+            elif unused.startswith(MANUAL + ":"):
+                what = (f"this {schedule} is inherited by {unused.partition(':')[2]}, which optimises by hand "
+                        "(automatic_optimization = False), where Lightning steps no schedule, and never steps it")
             else:
                 what = f"`{unused}` ({schedule}) is built but never stepped, handed on or returned"
             yield Hit(node, self.message.format(what=what))
