@@ -237,3 +237,60 @@ def test_the_subclass_that_steps_its_schedules_is_quiet():
 def test_the_base_class_alone_under_automatic_optimisation_is_quiet():
     base_only = INHERITED_SCHEDULE.split("class ForceTask")[0]
     assert _codes(base_only, "MLD076") == []
+
+
+# Graph-WaveNet (a clean case of blind split 17): the adaptive adjacency's vectors are made on the device first, or
+# come from an input already there, so the outer .to(device) returns the Parameter itself
+ADAPTIVE_ADJACENCY = """\
+import torch
+import torch.nn as nn
+
+class GWNet(nn.Module):
+    def __init__(self, device, num_nodes, aptinit=None):
+        super().__init__()
+        if aptinit is None:
+            self.nodevec1 = nn.Parameter(torch.randn(num_nodes, 10).to(device), requires_grad=True).to(device)
+        else:
+            m, p, n = torch.svd(aptinit)
+            initemb1 = torch.mm(m[:, :10], torch.diag(p[:10] ** 0.5))
+            self.nodevec1 = nn.Parameter(initemb1, requires_grad=True).to(device)
+"""
+
+
+def test_a_parameter_made_on_the_device_or_from_an_input_is_not_flagged_for_its_outer_move():
+    assert _codes(ADAPTIVE_ADJACENCY, "MLD015") == []
+
+
+def test_a_parameter_made_on_the_cpu_and_moved_after_wrapping_is_still_flagged():
+    source = ADAPTIVE_ADJACENCY.replace("torch.randn(num_nodes, 10).to(device)", "torch.randn(num_nodes, 10)")
+    assert _codes(source, "MLD015") == [(8, "MLD015")]
+
+
+# VideoMAE's fine-tuning loop (a clean case of blind split 17): a DeepSpeed engine backwards and steps itself, and its
+# step clears the gradients; the optimiser of the other branch is cleared after its accumulated step
+DEEPSPEED_OR_SCALER = """\
+def train_one_epoch(model, loader, optimizer, loss_scaler, criterion, update_freq):
+    if loss_scaler is None:
+        model.zero_grad()
+    else:
+        optimizer.zero_grad()
+    for i, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y) / update_freq
+        if loss_scaler is None:
+            model.backward(loss)
+            model.step()
+        else:
+            loss.backward()
+            if (i + 1) % update_freq == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+"""
+
+
+def test_a_deepspeed_engine_that_backwards_and_steps_itself_is_not_an_uncleared_optimizer():
+    assert _codes(DEEPSPEED_OR_SCALER, "MLD017") == []
+
+
+def test_an_engine_without_its_own_backward_is_still_an_uncleared_stepper():
+    source = DEEPSPEED_OR_SCALER.replace("model.backward(loss)", "loss.backward()")
+    assert _codes(source, "MLD017") != []

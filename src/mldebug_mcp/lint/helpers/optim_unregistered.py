@@ -90,6 +90,28 @@ def moved_parameters(ctx: ModuleContext) -> list[tuple[ast.Assign, str, str]]:
                 and isinstance(value.func.value, ast.Call)
                 and (ctx.call_name(value.func.value) or "").endswith("nn.Parameter")):
             continue
-        if ctx.enclosing_class(node) is not None:
+        if ctx.enclosing_class(node) is not None and (value.func.attr not in {"to", "cuda"}
+                                                      or _made_on_cpu(value.func.value, ctx)):
             found.append((node, f"self.{node.targets[0].attr}", value.func.attr))
     return found
+
+
+# torch's factories: without `device=` they make the tensor on the CPU
+FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full", "tensor", "Tensor", "FloatTensor", "arange", "eye",
+             "linspace", "from_numpy", "randint", "normal"}
+
+
+def _made_on_cpu(parameter: ast.Call, ctx: ModuleContext) -> bool:
+    """The tensor wrapped is visibly on the CPU (made by a factory with no device, or `.cpu()`), so a move to a GPU
+    copies it. One that is moved inside (`nn.Parameter(torch.randn(n).to(device)).to(device)`: the outer move is the
+    Parameter itself) or comes from elsewhere (an input already on the device, Graph-WaveNet's adaptive adjacency
+    from `aptinit`) is left alone."""
+    if not parameter.args:
+        return False
+    made = ctx.resolve(parameter.args[0])
+    if not isinstance(made, ast.Call) or not isinstance(made.func, ast.Attribute | ast.Name):
+        return False
+    name = made.func.attr if isinstance(made.func, ast.Attribute) else made.func.id
+    if name == "cpu":
+        return True
+    return name in FACTORIES and not any(k.arg == "device" for k in made.keywords)

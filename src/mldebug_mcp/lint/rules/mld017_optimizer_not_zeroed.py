@@ -106,7 +106,7 @@ class OptimizerNotZeroed(Rule):
                 else None
             owner = owner_of(step, ctx) or ctx.tree  # a step at a script's top level: the module's own
             optimizer = stepped_optimizer(step) if where is not None and owner is where else None
-            if optimizer is None:
+            if optimizer is None or _engine(optimizer, backwards):
                 continue
             if node is ctx.tree and sum(via.lineno < step.lineno for _, via in backwards) < 2:
                 continue  # a script's top level runs once: with one backward before it, the step sees no stale sum
@@ -126,6 +126,15 @@ class OptimizerNotZeroed(Rule):
             # ... or right before their backwards: this one's goes before its own backward
             before = not after and any(zero_precedes_backward(z, it, backwards) for z in always)
             yield Hit(step if after and step is via else _anchor(where, step, ctx, before), message)
+
+
+def _engine(stepped: ast.expr, backwards: list[tuple[ast.Call, ast.Call]]) -> bool:
+    """A training engine that back-propagates the loss it is handed and steps itself (DeepSpeed's
+    `model.backward(loss); model.step()`, which clears the gradients inside its step; VideoMAE's fine-tuning loop): not
+    an optimiser left uncleared. An optimiser-like name doing both (fairseq's `optimizer.backward(loss)`) is not one."""
+    text = ast.dump(stepped)
+    return "opt" not in ast.unparse(stepped).lower() and any(
+        isinstance(call.func, ast.Attribute) and call.args and ast.dump(call.func.value) == text for call, _ in backwards)
 
 
 def _anchor(node: ast.AST, step: ast.Call, ctx: ModuleContext, at_backward: bool = False) -> ast.AST:
