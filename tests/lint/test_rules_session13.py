@@ -294,3 +294,25 @@ def test_a_deepspeed_engine_that_backwards_and_steps_itself_is_not_an_uncleared_
 def test_an_engine_without_its_own_backward_is_still_an_uncleared_stepper():
     source = DEEPSPEED_OR_SCALER.replace("model.backward(loss)", "loss.backward()")
     assert _codes(source, "MLD017") != []
+
+
+def test_a_test_loaders_dropped_batch_is_a_warning_and_a_validation_loaders_is_info():
+    source = (
+        "from torch.utils.data import DataLoader\n"
+        "def make(test_set, valid_set, b):\n"
+        "    test_loader = DataLoader(test_set, batch_size=b, drop_last=True)\n"
+        "    valid_loader = DataLoader(valid_set, batch_size=b, drop_last=True)\n"
+        "    return test_loader, valid_loader\n"
+    )
+    found = lint_source(source, "snippet.py", LintSettings(select=("MLD055",)))
+    assert [(f.line, f.severity) for f in found] == [(3, "warning"), (4, "info")]
+
+
+def test_claim_drop_last_leaves_the_last_partial_batch_out_of_an_evaluation_pass():
+    torch = __import__("pytest").importorskip("torch")
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.arange(10.0))
+    seen = [x for (batch,) in DataLoader(data, batch_size=4, drop_last=True) for x in batch.tolist()]
+    assert seen == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]  # samples 8 and 9 are never evaluated
+    assert len([x for (batch,) in DataLoader(data, batch_size=4) for x in batch]) == 10

@@ -45,6 +45,7 @@ from .rules.mld053_dataset_rng_without_worker_seed import DatasetRngWithoutWorke
 from .rules.mld054_distributed_sampler_without_set_epoch import (
     DistributedSamplerWithoutSetEpoch,
 )
+from .rules.mld055_eval_loader_drops_last import EvalLoaderDropsLast
 from .rules.mld060_log_of_softmax import LogOfSoftmax
 from .rules.mld061_log_without_clamp import LogWithoutClamp
 from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps
@@ -98,6 +99,7 @@ RULES: tuple[type[Rule], ...] = (
     FitTransformOnTest,
     DatasetRngWithoutWorkerSeed,
     DistributedSamplerWithoutSetEpoch,
+    EvalLoaderDropsLast,
     LogOfSoftmax,
     LogWithoutClamp,
     DivideByStdWithoutEps,
