@@ -316,3 +316,91 @@ def test_claim_drop_last_leaves_the_last_partial_batch_out_of_an_evaluation_pass
     seen = [x for (batch,) in DataLoader(data, batch_size=4, drop_last=True) for x in batch.tolist()]
     assert seen == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]  # samples 8 and 9 are never evaluated
     assert len([x for (batch,) in DataLoader(data, batch_size=4) for x in batch]) == 10
+
+
+# OneTrainer: the update-step test guards both the zero_grad before the backward and the step after it
+UPDATE_STEP_WINDOW = """\
+def train(self, loader, optimizer, scaler, progress):
+    for batch in loader:
+        loss = self.loss(batch)
+        if self.is_update_step(progress):
+            optimizer.zero_grad()
+        scaler.scale(loss).backward()
+        if self.is_update_step(progress):
+            scaler.step(optimizer)
+            scaler.update()
+        progress.next_step()
+"""
+
+
+def test_a_zero_grad_under_the_update_step_test_before_the_backward_clears_the_window():
+    assert _codes(UPDATE_STEP_WINDOW, "MLD018") == [(5, "MLD018")]
+
+
+def test_zeroing_after_the_step_under_the_update_step_test_is_quiet():
+    source = UPDATE_STEP_WINDOW.replace("        if self.is_update_step(progress):\n            optimizer.zero_grad()\n", "")
+    source = source.replace("            scaler.update()\n", "            scaler.update()\n            optimizer.zero_grad()\n")
+    assert _codes(source, "MLD018") == []
+
+
+# ai-toolkit: each micro-batch of the list is zeroed before its backward (run by a helper), and the step after the
+# loop runs only at the end of an accumulation window
+MICRO_BATCH_HELPER = """\
+class Trainer:
+    def train_single_accumulation(self, batch):
+        loss = self.loss(batch)
+        loss.backward()
+        return loss.detach()
+
+    def hook_train_loop(self, batch_list):
+        for batch in batch_list:
+            self.optimizer.zero_grad(set_to_none=True)
+            self.train_single_accumulation(batch)
+        if not self.is_grad_accumulation_step:
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
+"""
+
+
+def test_a_micro_batch_loop_zeroing_before_a_helpers_backward_loses_the_accumulated_gradients():
+    assert _codes(MICRO_BATCH_HELPER, "MLD018") == [(9, "MLD018")]
+
+
+def test_the_micro_batch_loop_without_its_zero_grad_is_quiet():
+    source = MICRO_BATCH_HELPER.replace("            self.optimizer.zero_grad(set_to_none=True)\n            self.train", "            self.train")
+    assert _codes(source, "MLD018") == []
+
+
+# XenonPy's Scaler: transform() ran each step's fit_transform on the data it was handed
+REFITTING_TRANSFORM = """\
+class Scaler:
+    def __init__(self):
+        self._scalers = []
+
+    def fit(self, x):
+        for s in self._scalers:
+            x = s.fit_transform(x)
+        return self
+
+    def transform(self, x):
+        x_ = x
+        for s in self._scalers:
+            x_ = s.fit_transform(x_)
+        return x_
+"""
+
+
+def test_a_transform_method_that_refits_on_its_input_is_flagged():
+    assert _codes(REFITTING_TRANSFORM, "MLD052") == [(13, "MLD052")]
+
+
+def test_a_transform_method_that_only_transforms_is_quiet():
+    source = REFITTING_TRANSFORM.replace("            x_ = s.fit_transform(x_)\n        return x_",
+                                         "            x_ = s.transform(x_)\n        return x_")
+    assert _codes(source, "MLD052") == []
+
+
+def test_a_transform_fitting_an_encoder_on_its_own_table_is_not_this_shape():
+    source = REFITTING_TRANSFORM.replace("            x_ = s.fit_transform(x_)\n        return x_",
+                                         "            s.fit(self.df['col'])\n        return x_")
+    assert _codes(source, "MLD052") == []

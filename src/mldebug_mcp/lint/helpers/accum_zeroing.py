@@ -22,7 +22,9 @@ from .optim_steps import FUNCTIONS, call_sites, iteration, local_callee, uncondi
 from .optim_values import optimizer_step
 from .optim_zeroing import cleared, is_optimizer, stepped_optimizer
 
-ACCUMULATION_WORDS = ("accum", "sync_gradients", "update_freq", "grad_steps", "gradient_steps", "micro")
+# `is_update_step`, `should_step`: a test named for the step that ends an accumulation window (OneTrainer)
+ACCUMULATION_WORDS = ("accum", "sync_gradients", "update_freq", "grad_steps", "gradient_steps", "micro", "update_step",
+                      "should_step")
 
 
 def accumulation_test(test: ast.expr, ctx: ModuleContext, depth: int = 2) -> bool:
@@ -144,10 +146,12 @@ def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
     outer = ctx.enclosing(loop, LOOPS + FUNCTIONS)
     if outer is None:
         return False
+    # the step after the loop, on every call or every k-th (`if not self.is_grad_accumulation_step:`, ai-toolkit)
     after = [c for c in calls_in_order(outer.body) if c.lineno > loop.end_lineno and optimizer_step(c, ctx)
-             and unconditional_in(c, outer, ctx)]
+             and (unconditional_in(c, outer, ctx) or _step_guard(c, outer, ctx) is not None)]
     # the zero_grad before the backward, every pass: the step after the loop sees only the last micro-batch
-    return bool(after) and any(b.lineno > zero.lineno for b, _ in it.backwards) and _clears_stepped(zero, after, ctx)
+    # (a backward in a helper counts where the loop calls it: `loss = self.train_single_accumulation(batch)`)
+    return bool(after) and any(via.lineno > zero.lineno for _, via in it.backwards) and _clears_stepped(zero, after, ctx)
 
 
 def _retry_loop(loop: ast.AST) -> bool:

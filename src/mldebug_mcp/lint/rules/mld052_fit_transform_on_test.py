@@ -31,7 +31,8 @@ def words(expr: ast.AST, ctx: ModuleContext) -> list[str]:
 class FitTransformOnTest(Rule):
     """What it does: flags `.fit(...)` or `.fit_transform(...)` of a scikit-learn style
     preprocessor (scaler, encoder, imputer, PCA, vectorizer, feature selector) on data named as
-    test, validation, hold-out or dev data (X_test, x_val, test_df).
+    test, validation, hold-out or dev data (X_test, x_val, test_df). Also a `transform(self, x)` method of a class
+    with a `fit` that fits on the `x` it is handed (`x_ = s.fit_transform(x_)` for each step): every transform refits.
 
     Why is this bad: the held-out data gets its own statistics (its own mean, vocabulary, class
     mapping), so it is transformed differently from the data the model learned on, and its own
@@ -64,9 +65,15 @@ class FitTransformOnTest(Rule):
     REFIT = ("{cls}.{method}({data}) fits the preprocessor again on other data after an earlier fit, and it "
              "transforms a further set after: each set gets its own statistics; fit once, then transform")
 
+    REFITS_IN_TRANSFORM = ("{call} fits on the data this transform() is given: every call refits, so validation "
+                           "or test data passed through it is scaled with its own statistics, not those fit() learnt")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         cls = preprocessor(node, ctx)
         function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if _refits_in_transform(node, function, ctx):
+            yield Hit(node, self.REFITS_IN_TRANSFORM.format(call=ast.unparse(node.func)))
+            return
         # in a unit test (def test_...), X_test is test input, not held-out data
         if cls is None or (function is not None and function.name.startswith("test_")):
             return
@@ -78,6 +85,28 @@ class FitTransformOnTest(Rule):
                 return
         if _refit_between(node, ctx):
             yield Hit(node, self.REFIT.format(cls=cls, method=ctx.method_name(node), data=ast.unparse(node.args[0])))
+
+
+def _refits_in_transform(call: ast.Call, function: ast.AST | None, ctx: ModuleContext) -> bool:
+    """`.fit(x)` or `.fit_transform(x)` in the `transform(self, x)` method of a class that also has `fit`, on the
+    data transform() was handed (XenonPy's Scaler.transform ran each step's fit_transform; blind split 17)."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in FITS and call.args
+            and isinstance(function, ast.FunctionDef) and function.name == "transform"):
+        return False
+    cls = ctx.enclosing_class(function)
+    if cls is None or function not in cls.body or not any(
+            isinstance(m, ast.FunctionDef) and m.name == "fit" for m in cls.body):
+        return False
+    given = {a.arg for a in function.args.args[1:]}
+    data = call.args[0]
+    for _ in range(3):  # `x_ = x` before a loop of steps: the data handed in, under another name
+        if isinstance(data, ast.Name) and data.id in given:
+            return True
+        values = ctx.values_of(data) if isinstance(data, ast.Name) else []
+        data = next((v for v in values if isinstance(v, ast.Name)), None)
+        if data is None:
+            return False
+    return False
 
 
 # the innermost loop or function: the fits and the transform counted are all directly in the same one
