@@ -404,3 +404,18 @@ def test_a_transform_fitting_an_encoder_on_its_own_table_is_not_this_shape():
     source = REFITTING_TRANSFORM.replace("            x_ = s.fit_transform(x_)\n        return x_",
                                          "            s.fit(self.df['col'])\n        return x_")
     assert _codes(source, "MLD052") == []
+
+
+def test_claim_a_random_split_loads_its_validation_rows_through_the_datasets_random_transform():
+    torch = __import__("pytest").importorskip("torch")
+    from torch.utils.data import Dataset, random_split
+
+    class Noisy(Dataset):
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            return float(i) + torch.rand(()).item()  # a random augmentation
+
+    _, val_part = random_split(Noisy(), [8, 2], generator=torch.Generator().manual_seed(0))
+    assert val_part[0] != val_part[0]  # the same validation row differs each time it is read

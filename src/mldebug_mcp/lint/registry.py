@@ -46,6 +46,7 @@ from .rules.mld054_distributed_sampler_without_set_epoch import (
     DistributedSamplerWithoutSetEpoch,
 )
 from .rules.mld055_eval_loader_drops_last import EvalLoaderDropsLast
+from .rules.mld056_eval_split_shares_augmentation import EvalSplitSharesAugmentation
 from .rules.mld060_log_of_softmax import LogOfSoftmax
 from .rules.mld061_log_without_clamp import LogWithoutClamp
 from .rules.mld062_divide_by_std_without_eps import DivideByStdWithoutEps
@@ -100,6 +101,7 @@ RULES: tuple[type[Rule], ...] = (
     DatasetRngWithoutWorkerSeed,
     DistributedSamplerWithoutSetEpoch,
     EvalLoaderDropsLast,
+    EvalSplitSharesAugmentation,
     LogOfSoftmax,
     LogWithoutClamp,
     DivideByStdWithoutEps,

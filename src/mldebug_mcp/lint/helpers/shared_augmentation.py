@@ -1,0 +1,113 @@
+"""An evaluation split that goes through the training set's random augmentation (MLD056): the validation or test part
+of `random_split(dataset, ...)` whose dataset is built with a random transform (PointFusion, the VQGAN trainers of
+DALLE2-pytorch and muse; lightning-pose's fix, blind split 18), or a validation loader that reads the training set
+through an index sampler (`DataLoader(train_set, sampler=valid_sampler)`, efficient_densenet_pytorch) in a file that
+augments."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..context import ModuleContext
+from .data import name_of
+
+# torchvision / albumentations / kornia transforms that draw at random, by class name
+RANDOM_TRANSFORM = re.compile(r"^(Random\w+|ColorJitter|RandAugment|AutoAugment|TrivialAugmentWide|AugMix|"
+                              r"HorizontalFlip|VerticalFlip|ShiftScaleRotate|CoarseDropout)$")
+EVALUATION = re.compile(r"(?:^|[._])(val|valid|validation|eval|dev|test)(?:$|[._]|s?et|_?data|_?ds|loader|dl)",
+                        re.IGNORECASE)
+SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
+SAMPLERS = {"SubsetRandomSampler", "SubsetSampler"}
+
+
+def random_transforms(node: ast.AST | None, ctx: ModuleContext, depth: int = 2) -> list[str]:
+    """The random transforms a transform expression builds (`T.Compose([T.RandomHorizontalFlip(), ...])`), through
+    a name it was assigned to."""
+    if node is None or depth < 0:
+        return []
+    found = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if RANDOM_TRANSFORM.match(short):
+                found.append(short)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and depth:
+            value = ctx.resolve(sub)
+            if value is not sub and isinstance(value, ast.expr):
+                found += random_transforms(value, ctx, depth - 1)
+    return found
+
+
+def dataset_augments(dataset: ast.expr, ctx: ModuleContext) -> list[str]:
+    """The random transforms the dataset was built with: its `transform=` (or `transforms=`) argument, or, for a
+    class of this file, what its __init__ assigns to `self.transform` whatever it is given."""
+    built = ctx.resolve(dataset)
+    if not isinstance(built, ast.Call):
+        return []
+    given = [k.value for k in built.keywords if k.arg in {"transform", "transforms", "augment", "augmentation"}]
+    # a transform picked at run time (`transform_dict[phase]`, `aug if train else plain`) may be the plain one
+    found = [t for value in given if not isinstance(value, ast.Subscript | ast.IfExp)
+             for t in random_transforms(value, ctx)]
+    if found:
+        return found
+    name = built.func.id if isinstance(built.func, ast.Name) else None
+    cls = ctx.classes.get(name) if name else None
+    init = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None) if cls else None
+    if init is None:
+        return []
+    for stmt in init.body:  # unconditional: a transform chosen by a train flag is not this
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Attribute) and "transform" in t.attr
+                                                for t in stmt.targets):
+            found += random_transforms(stmt.value, ctx)
+    return found
+
+
+def split_sharing_augmentation(call: ast.Call, ctx: ModuleContext) -> tuple[str, list[str]] | None:
+    """(the evaluation part's name, the random transforms) when `call` is `a, b = random_split(dataset, ...)` with
+    a part named for evaluation and the dataset built with random augmentation."""
+    if ctx.call_name(call) not in SPLITS or not call.args:
+        return None
+    parent = ctx.parent(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Tuple)):
+        return None
+    names = [name_of(t) for t in parent.targets[0].elts]
+    evaluated = next((n for n in names if EVALUATION.search(n) and "train" not in n.lower()), None)
+    if evaluated is None:
+        return None
+    found = dataset_augments(call.args[0], ctx)
+    return (evaluated, found) if found else None
+
+
+def validation_over_training_set(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """The training set's name when `call` builds a loader named for validation over it through an index sampler,
+    in a file that builds random transforms."""
+    parent = ctx.parent(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1):
+        return None
+    loader = name_of(parent.targets[0])
+    keywords = {k.arg: k.value for k in call.keywords}
+    dataset = call.args[0] if call.args else keywords.get("dataset")
+    sampler = keywords.get("sampler")
+    if dataset is None or sampler is None or not EVALUATION.search(loader) or "train" in loader.lower():
+        return None
+    read = name_of(dataset)
+    if "train" not in read.lower() or not _index_sampler(sampler, ctx):
+        return None
+    return read if _file_augments(ctx) else None
+
+
+def _index_sampler(sampler: ast.expr, ctx: ModuleContext) -> bool:
+    built = ctx.resolve(sampler)
+    if not isinstance(built, ast.Call):
+        return False
+    func = built.func
+    short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return short in SAMPLERS
+
+
+def _file_augments(ctx: ModuleContext) -> bool:
+    return ctx.memo(("mld056", "augments"), lambda: any(
+        RANDOM_TRANSFORM.match(c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", ""))
+        for c in ctx.by_type.get(ast.Call, ())))
