@@ -419,3 +419,16 @@ def test_claim_a_random_split_loads_its_validation_rows_through_the_datasets_ran
 
     _, val_part = random_split(Noisy(), [8, 2], generator=torch.Generator().manual_seed(0))
     assert val_part[0] != val_part[0]  # the same validation row differs each time it is read
+
+
+def test_a_random_sampler_is_not_taken_for_random_augmentation():
+    source = (
+        "from torch.utils.data import DataLoader, RandomSampler, SubsetRandomSampler\n"
+        "def loaders(train_set, indices, b):\n"
+        "    train_loader = DataLoader(train_set, batch_size=b, sampler=RandomSampler(train_set))\n"
+        "    valid_loader = DataLoader(train_set, batch_size=b, sampler=SubsetRandomSampler(indices))\n"
+        "    return train_loader, valid_loader\n"
+    )
+    assert _codes(source, "MLD056") == []
+    augmenting = "import torchvision.transforms as T\nFLIP = T.RandomHorizontalFlip()\n" + source
+    assert _codes(augmenting, "MLD056") == [(6, "MLD056")]

@@ -151,7 +151,8 @@ def in_micro_batch_loop(zero: ast.Call, ctx: ModuleContext) -> bool:
              and (unconditional_in(c, outer, ctx) or _step_guard(c, outer, ctx) is not None)]
     # the zero_grad before the backward, every pass: the step after the loop sees only the last micro-batch
     # (a backward in a helper counts where the loop calls it: `loss = self.train_single_accumulation(batch)`)
-    return bool(after) and any(via.lineno > zero.lineno for _, via in it.backwards) and _clears_stepped(zero, after, ctx)
+    return (bool(after) and any(via.lineno > zero.lineno for _, via in it.backwards)
+            and _clears_stepped(zero, after, ctx))
 
 
 def _retry_loop(loop: ast.AST) -> bool:

@@ -8,6 +8,9 @@ from ..context import ModuleContext
 
 DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 NOT_TRAINING = re.compile(r"val|test|eval")
+# a name for evaluation data as a word of it: `test_loader`, `loader_val`, `self.valid_dl`, `testset`, `eval_ds`
+EVALUATION_NAME = re.compile(r"(?:^|[._])(test|val|valid|validation|eval|evaluation|dev)"
+                             r"(?:$|[._]|s?et|_?data|_?ds|loader|dl)", re.IGNORECASE)
 
 
 def name_of(expr: ast.AST | None) -> str:

@@ -57,8 +57,8 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 def leaves_before_later_code(node: ast.AST, within: ast.AST, ctx: ModuleContext) -> bool:
     """Whether the statement holding `node` is followed, in its own block or a block around it up to `within`, by
     a continue, break, return or raise with no `.step()` call before it: `except OOM: optimizer.zero_grad();
-    continue` never reaches the step that follows the try in that iteration. A break counts only when it leaves a loop that is `within` or around it (code
-    after an inner loop still runs)."""
+    continue` never reaches the step that follows the try in that iteration. A break counts only when it leaves a
+    loop that is `within` or around it (code after an inner loop still runs)."""
     current: ast.AST = node
     for parent in ctx.ancestors(node):
         if isinstance(current, ast.stmt):

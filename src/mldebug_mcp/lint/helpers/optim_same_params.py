@@ -28,8 +28,8 @@ def built_over_same_parameters(call: ast.Call, ctx: ModuleContext) -> ast.Call |
         if _rebinds(earlier, read):
             return None
         value = earlier.value if isinstance(earlier, ast.Assign) else None
-        if (isinstance(value, ast.Call) and _kept_on_attribute(earlier, value) and is_optimizer_name(ctx.call_name(value))
-                and ast.dump(earlier.targets[0]) != ast.dump(stmt.targets[0])):
+        if (isinstance(value, ast.Call) and _kept_on_attribute(earlier, value)
+                and is_optimizer_name(ctx.call_name(value)) and ast.dump(earlier.targets[0]) != ast.dump(stmt.targets[0])):
             other = params_argument(value)
             if other is not None and ast.dump(other) == same:
                 return value

@@ -10,13 +10,12 @@ import ast
 import re
 
 from ..context import ModuleContext
-from .data import name_of
+from .data import EVALUATION_NAME, name_of
 
-# torchvision / albumentations / kornia transforms that draw at random, by class name
-RANDOM_TRANSFORM = re.compile(r"^(Random\w+|ColorJitter|RandAugment|AutoAugment|TrivialAugmentWide|AugMix|"
+# torchvision / albumentations / kornia transforms that draw at random, by class name (not RandomSampler & co.)
+RANDOM_TRANSFORM = re.compile(r"^(Random(?!Sampler|State|Generator|Split)\w+|ColorJitter|RandAugment|AutoAugment|"
+                              r"TrivialAugmentWide|AugMix|"
                               r"HorizontalFlip|VerticalFlip|ShiftScaleRotate|CoarseDropout)$")
-EVALUATION = re.compile(r"(?:^|[._])(val|valid|validation|eval|dev|test)(?:$|[._]|s?et|_?data|_?ds|loader|dl)",
-                        re.IGNORECASE)
 SPLITS = {"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"}
 SAMPLERS = {"SubsetRandomSampler", "SubsetSampler"}
 
@@ -73,7 +72,7 @@ def split_sharing_augmentation(call: ast.Call, ctx: ModuleContext) -> tuple[str,
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Tuple)):
         return None
     names = [name_of(t) for t in parent.targets[0].elts]
-    evaluated = next((n for n in names if EVALUATION.search(n) and "train" not in n.lower()), None)
+    evaluated = next((n for n in names if EVALUATION_NAME.search(n) and "train" not in n.lower()), None)
     if evaluated is None:
         return None
     found = dataset_augments(call.args[0], ctx)
@@ -90,7 +89,7 @@ def validation_over_training_set(call: ast.Call, ctx: ModuleContext) -> str | No
     keywords = {k.arg: k.value for k in call.keywords}
     dataset = call.args[0] if call.args else keywords.get("dataset")
     sampler = keywords.get("sampler")
-    if dataset is None or sampler is None or not EVALUATION.search(loader) or "train" in loader.lower():
+    if dataset is None or sampler is None or not EVALUATION_NAME.search(loader) or "train" in loader.lower():
         return None
     read = name_of(dataset)
     if "train" not in read.lower() or not _index_sampler(sampler, ctx):

@@ -3,12 +3,9 @@ import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.data import DATALOADERS, name_of
+from ..helpers.data import DATALOADERS, EVALUATION_NAME, name_of
 from ..rule import Hit, Rule
 
-# a loader (or its dataset) named for evaluation: `test_loader`, `loader_val`, `self.valid_dl`, `eval_dataset`
-EVALUATION_WORDS = re.compile(r"(?:^|[._])(test|val|valid|validation|eval|evaluation|dev)(?:$|[._]|s?et|_?data|loader|dl)",
-                              re.IGNORECASE)
 SPLIT_NAMES = {"test", "val", "valid", "validation", "eval", "dev"}
 
 
@@ -70,7 +67,7 @@ class EvalLoaderDropsLast(Rule):
 def _severity(named: str) -> str:
     """A test set's metric is the number reported (warning); a validation set's picks a checkpoint or stops early,
     where a few samples left out rarely change the choice (info)."""
-    return "warning" if re.search(r"test|eval", EVALUATION_WORDS.search(named).group(1), re.IGNORECASE) else "info"
+    return "warning" if re.search(r"test|eval", EVALUATION_NAME.search(named).group(1), re.IGNORECASE) else "info"
 
 
 def _evaluation_loader(call: ast.Call, ctx: ModuleContext) -> str | None:
@@ -83,7 +80,7 @@ def _evaluation_loader(call: ast.Call, ctx: ModuleContext) -> str | None:
     if any("train" in n.lower() for n in names if n):
         return None
     for n in names:
-        if n and EVALUATION_WORDS.search(n):
+        if n and EVALUATION_NAME.search(n):
             return n
     return None
 
