@@ -432,3 +432,57 @@ def test_a_random_sampler_is_not_taken_for_random_augmentation():
     assert _codes(source, "MLD056") == []
     augmenting = "import torchvision.transforms as T\nFLIP = T.RandomHorizontalFlip()\n" + source
     assert _codes(augmenting, "MLD056") == [(6, "MLD056")]
+
+
+# tsts (a clean case of blind split 19): the trainer's own step() trains then validates, and its training half calls
+# torch's `self.optimizer.step()`, which is not that step() method
+TRAINER_STEP = """\
+import torch
+from tqdm import tqdm
+
+
+class Trainer:
+    def on_train(self):
+        raise NotImplementedError
+
+    def on_val(self):
+        raise NotImplementedError
+
+    def step(self):
+        losses = self.on_train()
+        scores = self.on_val()
+        return losses, scores
+
+
+class SupervisedTrainer(Trainer):
+    def on_train(self):
+        self.model.train()
+        self.local_scaler.train()
+        with tqdm(total=len(self.train_dataloader)) as pbar:
+            for x, y in self.train_dataloader:
+                self.optimizer.zero_grad()
+                z = self.model(x) + self.local_scaler(x)
+                self.loss(z, y).backward()
+                self.optimizer.step()
+                pbar.update(1)
+
+    def on_val(self):
+        self.model.eval()
+        self.local_scaler.eval()
+        with tqdm(total=len(self.valid_dataloader)) as pbar:
+            for x, y in self.valid_dataloader:
+                with torch.no_grad():
+                    z = self.model(x) + self.local_scaler(x)
+                self.metric(z, y)
+                pbar.update(1)
+"""
+
+
+def test_torchs_optimizer_step_is_not_taken_for_the_trainers_own_step_method():
+    assert _codes(TRAINER_STEP, "MLD021") == []
+
+
+def test_a_trainers_own_step_method_that_leaves_eval_mode_is_still_followed():
+    source = TRAINER_STEP.replace("                self.optimizer.step()\n", "                self.optimizer.step()\n                self.step()\n")
+    source = source.replace("        self.model.train()\n        self.local_scaler.train()\n", "")
+    assert _codes(source, "MLD021") != []

@@ -11,6 +11,7 @@ the bugs look like (eval() at the top of validation, train() forgotten after it)
 from __future__ import annotations
 
 import ast
+import re
 
 from ..context import ModuleContext
 from .evaluation import ident, is_eval_call, mode_helper, own_nodes, scope_calls
@@ -229,6 +230,10 @@ def _mapped(key: str | None, call: ast.Call, target: ast.AST, ctx: ModuleContext
     return key
 
 
+_OPTIMIZER_METHODS = {"step", "zero_grad"}
+_OPTIMIZER_RECEIVER = re.compile(r"optim|(^|[._])opt($|[._\d])|sched|scaler")
+
+
 def local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
     """The functions of this module a call may run: `f()` is the nearest `def f` in the scopes around the
     call (a nested helper first), else the module's; `x.f()` is any class's method `f`."""
@@ -250,6 +255,8 @@ def local_targets(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
     if isinstance(func, ast.Attribute):
         if ctx.qualname(func) is not None:
             return []  # torch.load(), np.save(): a library's function, not a method of this file
+        if name in _OPTIMIZER_METHODS and _OPTIMIZER_RECEIVER.search(ast.unparse(func.value).lower()):
+            return []  # `self.optimizer.step()` is torch's, not a trainer's own step() (tsts, blind split 19)
         return [f for f in candidates if isinstance(ctx.parent(f), ast.ClassDef)]
     for scope in [*(a for a in ctx.ancestors(call) if isinstance(a, FUNCS)), ctx.tree]:
         nested = [f for f in candidates if ctx.parent(f) is scope]
