@@ -103,6 +103,9 @@ class RegressionShapeBroadcast(Rule):
         "    return F.mse_loss(model(x).view(-1), y.view(-1))\n"
     )
 
+    UNFLATTENED = ("{model}'s output goes into {loss} as it is here, but line {line} flattens the same model's output "
+                   "before the same loss: if it is (N, 1) against an (N,) target, this call broadcasts them to (N, N)")
+
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         loss = FUNCTIONS.get(ctx.call_name(node) or "")
         if loss is None and _builds_loss_module(ctx):
@@ -120,11 +123,9 @@ class RegressionShapeBroadcast(Rule):
         elif shapes == (None, None):
             flattened = _flattened_elsewhere(node, pred[0], ctx)
             if flattened is not None:  # at the model's output, where the fix goes
-                yield Hit(ctx.resolve(pred[0]), self.UNFLATTENED.format(loss=loss, line=flattened.lineno,
-                                                        model=ast.unparse(ctx.resolve(pred[0]).func)))
-
-    UNFLATTENED = ("{model}'s output goes into {loss} as it is here, but line {line} flattens the same model's output "
-                   "before the same loss: if it is (N, 1) against an (N,) target, this call broadcasts them to (N, N)")
+                output = ctx.resolve(pred[0])
+                yield Hit(output, self.UNFLATTENED.format(loss=loss, line=flattened.lineno,
+                                                          model=ast.unparse(output.func)))
 
 
 def _flattened_elsewhere(call: ast.Call, pred: ast.expr, ctx: ModuleContext) -> ast.Call | None:
