@@ -486,3 +486,27 @@ def test_a_trainers_own_step_method_that_leaves_eval_mode_is_still_followed():
     source = TRAINER_STEP.replace("                self.optimizer.step()\n", "                self.optimizer.step()\n                self.step()\n")
     source = source.replace("        self.model.train()\n        self.local_scaler.train()\n", "")
     assert _codes(source, "MLD021") != []
+
+
+# mace (a clean case of blind split 20): the SWA scheduler steps at the top of each epoch after the first, in a
+# `while epoch < max_epochs:` loop that starts at start_epoch
+EPOCH_AFTER_START = """\
+def fit(model, loader, optimizer, scheduler, start_epoch, max_epochs):
+    epoch = start_epoch
+    while epoch < max_epochs:
+        if epoch > start_epoch:
+            scheduler.step()
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x).backward()
+            optimizer.step()
+        epoch += 1
+"""
+
+
+def test_a_scheduler_stepped_only_after_the_first_epoch_of_a_while_loop_is_quiet():
+    assert _codes(EPOCH_AFTER_START, "MLD013") == []
+
+
+def test_the_same_step_on_the_first_epoch_too_is_flagged():
+    assert _codes(EPOCH_AFTER_START.replace("epoch > start_epoch", "epoch >= start_epoch"), "MLD013") == [(5, "MLD013")]

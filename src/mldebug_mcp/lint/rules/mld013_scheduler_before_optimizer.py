@@ -123,16 +123,32 @@ def _step_follows(node: ast.stmt, ctx: ModuleContext, depth: int = 2) -> bool:
 
 
 def _skips_first_iteration(test: ast.expr, ctx: ModuleContext) -> bool:
-    """`epoch > 0`, `i >= 1`, `step != 0`, or a bare loop counter: false on the first iteration."""
+    """`epoch > 0`, `i >= 1`, `step != 0`, or a bare loop counter: false on the first iteration. Also
+    `epoch > start_epoch` in `while epoch < n:` when `epoch = start_epoch` starts it (mace's SWA scheduler)."""
     counters = {n.id for loop in ctx.ancestors(test) if isinstance(loop, ast.For)
                 for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     if isinstance(test, ast.Name):
         return test.id in counters
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
-        bound, op = test.comparators[0].value, test.ops[0]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    op, bound = test.ops[0], test.comparators[0]
+    if isinstance(bound, ast.Constant):
         return (isinstance(test.left, ast.Name) and test.left.id in counters
-                and (isinstance(op, ast.Gt | ast.NotEq) and bound == 0 or isinstance(op, ast.GtE) and bound == 1))
-    return False
+                and (isinstance(op, ast.Gt | ast.NotEq) and bound.value == 0 or isinstance(op, ast.GtE) and bound.value == 1))
+    return isinstance(op, ast.Gt | ast.NotEq) and _starts_at(test.left, bound, test, ctx)
+
+
+def _starts_at(counter: ast.expr, start: ast.expr, test: ast.expr, ctx: ModuleContext) -> bool:
+    """`counter` is the counter of a `while` loop around `test` (named in its condition) and was set to `start`
+    before that loop."""
+    if not isinstance(counter, ast.Name):
+        return False
+    loop = next((a for a in ctx.ancestors(test) if isinstance(a, ast.While)
+                 and any(isinstance(n, ast.Name) and n.id == counter.id for n in ast.walk(a.test))), None)
+    if loop is None:
+        return False
+    first = ctx.values_of(counter, at=loop)
+    return bool(first) and ast.dump(first[0]) == ast.dump(start)
 
 
 def _in_start_handler(stmt: ast.stmt, ctx: ModuleContext) -> bool:
