@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from .graph import callee
 from .optim_params import self_attribute
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -109,9 +110,9 @@ def _made_on_cpu(parameter: ast.Call, ctx: ModuleContext) -> bool:
     if not parameter.args:
         return False
     made = ctx.resolve(parameter.args[0])
-    if not isinstance(made, ast.Call) or not isinstance(made.func, ast.Attribute | ast.Name):
+    if not isinstance(made, ast.Call):
         return False
-    name = made.func.attr if isinstance(made.func, ast.Attribute) else made.func.id
+    name = callee(made.func)
     if name == "cpu":
         return True
     return name in FACTORIES and not any(k.arg == "device" for k in made.keywords)

@@ -49,11 +49,9 @@ def unused_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
     parent = ctx.parent(call)
     if isinstance(parent, ast.Expr):
         return "dropped" if _trains(ctx) else None
-    manual = _manual_optimisation_class(call, ctx)
+    manual = _manual_optimisation(call, ctx)
     if manual is not None:
-        unstepped = _unstepped_in(manual, parent, ctx)
-        # a subclass that optimises by hand: MANUAL and its name
-        return unstepped if unstepped is None or manual is ctx.enclosing_class(call) else f"{MANUAL}:{manual.name}"
+        return manual or None
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return None
     name = parent.targets[0].id
@@ -66,19 +64,20 @@ def unused_schedule(call: ast.Call, ctx: ModuleContext) -> str | None:
 MANUAL = "manual"  # unused_schedule's answer for a schedule Lightning is not told to step
 
 
-def _manual_optimisation_class(call: ast.Call, ctx: ModuleContext) -> ast.ClassDef | None:
-    """The class around `call` when it sets `self.automatic_optimization = False` and has configure_optimizers; or a
-    subclass of it in this file that turns automatic optimisation off and keeps the inherited configure_optimizers
-    (matsciml's ForceRegressionTask, blind split 16), when that subclass never steps a schedule."""
+def _manual_optimisation(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """For a schedule built in a LightningModule's configure_optimizers: when the class sets
+    `self.automatic_optimization = False`, MANUAL if it never steps the schedule, else '' (stepped: nothing to
+    report); `manual:<Subclass>` when a subclass in this file turns automatic optimisation off, keeps the inherited
+    configure_optimizers and never steps it (matsciml's ForceRegressionTask, blind split 16); None otherwise."""
     cls = ctx.enclosing_class(call)
     if cls is None or not _defines(cls, "configure_optimizers"):
         return None
+    parent = ctx.parent(call)
     if _optimises_by_hand(cls):
-        return cls
+        return _unstepped_in(cls, parent, ctx) or ""
     for sub in _subclasses(cls, ctx):
-        if _optimises_by_hand(sub) and not _defines(sub, "configure_optimizers") \
-                and _unstepped_in(sub, ctx.parent(call), ctx) == MANUAL:
-            return sub
+        if _optimises_by_hand(sub) and not _defines(sub, "configure_optimizers") and _unstepped_in(sub, parent, ctx):
+            return f"{MANUAL}:{sub.name}"
     return None
 
 

@@ -11,6 +11,7 @@ import re
 
 from ..context import ModuleContext
 from .data import EVALUATION_NAME, name_of
+from .graph import callee
 
 # torchvision / albumentations / kornia transforms that draw at random, by class name (not RandomSampler & co.)
 RANDOM_TRANSFORM = re.compile(r"^(Random(?!Sampler|State|Generator|Split)\w+|ColorJitter|RandAugment|AutoAugment|"
@@ -28,10 +29,8 @@ def random_transforms(node: ast.AST | None, ctx: ModuleContext, depth: int = 2) 
     found = []
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call):
-            func = sub.func
-            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if RANDOM_TRANSFORM.match(short):
-                found.append(short)
+            if RANDOM_TRANSFORM.match(callee(sub.func)):
+                found.append(callee(sub.func))
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and depth:
             value = ctx.resolve(sub)
             if value is not sub and isinstance(value, ast.expr):
@@ -99,14 +98,9 @@ def validation_over_training_set(call: ast.Call, ctx: ModuleContext) -> str | No
 
 def _index_sampler(sampler: ast.expr, ctx: ModuleContext) -> bool:
     built = ctx.resolve(sampler)
-    if not isinstance(built, ast.Call):
-        return False
-    func = built.func
-    short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return short in SAMPLERS
+    return isinstance(built, ast.Call) and callee(built.func) in SAMPLERS
 
 
 def _file_augments(ctx: ModuleContext) -> bool:
     return ctx.memo(("mld056", "augments"), lambda: any(
-        RANDOM_TRANSFORM.match(c.func.attr if isinstance(c.func, ast.Attribute) else getattr(c.func, "id", ""))
-        for c in ctx.by_type.get(ast.Call, ())))
+        RANDOM_TRANSFORM.match(callee(c.func)) for c in ctx.by_type.get(ast.Call, ())))

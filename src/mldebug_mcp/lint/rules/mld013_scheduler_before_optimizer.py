@@ -133,8 +133,9 @@ def _skips_first_iteration(test: ast.expr, ctx: ModuleContext) -> bool:
         return False
     op, bound = test.ops[0], test.comparators[0]
     if isinstance(bound, ast.Constant):
+        value = bound.value
         return (isinstance(test.left, ast.Name) and test.left.id in counters
-                and (isinstance(op, ast.Gt | ast.NotEq) and bound.value == 0 or isinstance(op, ast.GtE) and bound.value == 1))
+                and (isinstance(op, ast.Gt | ast.NotEq) and value == 0 or isinstance(op, ast.GtE) and value == 1))
     return isinstance(op, ast.Gt | ast.NotEq) and _starts_at(test.left, bound, test, ctx)
 
 

@@ -25,6 +25,7 @@ from ..helpers.accum_returned_numbers import returns_number
 from ..helpers.accum_stores import accumulation
 from ..helpers.accum_summed_returns import summed_elsewhere
 from ..helpers.graph import (
+    callee,
     depends_on_graph,
     in_no_grad,
     is_model_call,
@@ -428,8 +429,7 @@ def _fed_a_model_output(loss: ast.expr, ctx: ModuleContext) -> bool:
 def _returned_as_number(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
     """Every return of the function that mentions the total turns it into a number (`loss.data.item()`,
     `float(total / n)`): the caller never gets the graph, so summing with it was not for a backward."""
-    returns = module_index(ctx)["returns"].get(ctx.scope_of(node), ())
-    values = [r.value for r in returns if r.value is not None and _mentions(r.value, key, ctx)]
+    values = _returned_values(key, node, ctx)
     return bool(values) and all(_as_number(v) for v in values)
 
 
@@ -444,13 +444,17 @@ def _as_number(expr: ast.expr) -> bool:
 def _called_under_no_grad(func: ast.AST, ctx: ModuleContext) -> bool:
     """Some call of the function in this file runs under torch.no_grad() (or inference mode)."""
     name = getattr(func, "name", None)
-    return any(isinstance(c.func, ast.Name | ast.Attribute) and (getattr(c.func, "id", None) == name
-               or getattr(c.func, "attr", None) == name) and in_no_grad(c, ctx) for c in ctx.by_type.get(ast.Call, ()))
+    return any(callee(c.func) == name and in_no_grad(c, ctx) for c in ctx.by_type.get(ast.Call, ()))
 
 
 def _returned(key: str, node: ast.AST, ctx: ModuleContext) -> bool:
+    return bool(_returned_values(key, node, ctx))
+
+
+def _returned_values(key: str, node: ast.AST, ctx: ModuleContext) -> list[ast.expr]:
+    """What the returns of the function around `node` that mention the total hand back."""
     returns = module_index(ctx)["returns"].get(ctx.scope_of(node), ())
-    return any(r.value is not None and _mentions(r.value, key, ctx) for r in returns)
+    return [r.value for r in returns if r.value is not None and _mentions(r.value, key, ctx)]
 
 
 def _reset_in_loop(acc: ast.expr, node: ast.AST, loop: ast.AST, ctx: ModuleContext) -> bool:

@@ -109,12 +109,18 @@ def _split_tested(assign: ast.Assign, function: ast.AST, ctx: ModuleContext) -> 
         if ancestor is function:
             return None
         if isinstance(ancestor, ast.If) and child in ancestor.body:
-            test = ancestor.test
-            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq | ast.In):
-                for side in (test.left, *test.comparators):
-                    values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
-                    for value in values:
-                        if isinstance(value, ast.Constant) and str(value.value).lower() in SPLIT_NAMES:
-                            return str(value.value)
+            split = _split_named(ancestor.test)
+            if split is not None:
+                return split
         child = ancestor
     return None
+
+
+def _split_named(test: ast.expr) -> str | None:
+    """'test' for `flag == 'test'` (or `flag in ('val', 'test')`: the first evaluation split named)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq | ast.In)):
+        return None
+    sides = [test.left, *test.comparators]
+    values = [v for side in sides for v in (side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side])]
+    return next((str(v.value) for v in values if isinstance(v, ast.Constant) and str(v.value).lower() in SPLIT_NAMES),
+                None)
