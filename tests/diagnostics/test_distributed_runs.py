@@ -121,24 +121,25 @@ def test_each_check_fires_on_its_buggy_example_and_stays_quiet_on_the_clean_twin
 def test_a_collective_one_rank_skips_is_reported_with_the_rank_and_the_collective(tmp_path):
     folder = tmp_path / "rank0_only_collective"
     shutil.copytree(EXAMPLES / "rank0_only_collective", folder)
-    started = time.monotonic()
     with pytest.raises(DiagnoseError) as caught:
-        # within the run's own timeout; 40 s leaves room for two ranks importing torch on a loaded machine
+        # 40 s leaves room for two ranks importing torch on a loaded machine; the message (not a wall clock,
+        # which a shared CI machine stretches) shows the 10 s process-group timeout cut the hang short
         _run(f"{folder / 'buggy.py'}:debug_spec", folder, timeout_s=40)
-    assert time.monotonic() - started < 40
     message = str(caught.value)
+    assert "cut short here by the 10 s process-group timeout" in message
     assert message.startswith("rank 0 waited in all_reduce, called at ") and "buggy.py:32 in train_step" in message
     assert "rank 1 was waiting in all_gather_object, the diagnostics' own gather" in message
     assert _leftovers(folder) == []
     assert set(_statuses(_run(f"{folder / 'clean.py'}:debug_spec", folder)).values()) <= {"pass", "skipped"}
 
 
-def test_a_rank_busy_outside_any_collective_is_reported_within_the_timeout_and_killed(crashes):
-    started = time.monotonic()
+def test_a_rank_busy_outside_any_collective_is_reported_before_the_run_timeout_and_killed(crashes):
     with pytest.raises(DiagnoseError) as caught:
-        _run(f"{crashes / 'crashes.py'}:stalls", crashes, timeout_s=20)
-    assert time.monotonic() - started < 20
+        _run(f"{crashes / 'crashes.py'}:stalls", crashes, timeout_s=40)
+    # the process-group timeout (a quarter of the run's) reported it, not the run's own timeout: the message
+    # says so, which a wall clock on a loaded CI machine cannot (it once read 20.25 s for a 20 s run)
     assert str(caught.value).startswith("rank 0 waited in DistributedDataParallel's gradient all-reduce")
+    assert "ran past the" not in str(caught.value)
     pids = [int((crashes / f"pid{rank}.txt").read_text()) for rank in (0, 1)]
     assert not [pid for pid in pids if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
     assert _leftovers(crashes) == []

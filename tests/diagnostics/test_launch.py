@@ -319,13 +319,12 @@ def test_endless_printing_is_stopped_at_the_output_limit_with_memory_bounded(tre
                "print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
                "print(proc.stderr)")
     limit = math.ceil(3 * torch_import_seconds + 10)
-    started = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "mldebug_mcp", "diagnose",
                            "tree.py:prints_forever", "--timeout", str(limit)],
                           cwd=tree_project, capture_output=True, text=True, timeout=limit + 60, check=False)
     code, peak_mb = map(int, proc.stdout.split("\n", 1)[0].split())
     assert code == 2 and "printed more than 64 MiB to stdout/stderr" in proc.stdout
-    assert time.monotonic() - started < limit  # stopped by the size, not by the timeout
+    assert "timeout" not in proc.stdout  # stopped by the size, not by the timeout
     assert peak_mb < 600, f"peak memory {peak_mb} MB"  # the CLI and the child with torch: about 250 MB
     assert "all work and no play" in proc.stdout and len(proc.stdout) < 2000 + 1000  # the tail only
 
