@@ -23,6 +23,7 @@ from .rules.mld021_train_mode_not_restored import TrainModeNotRestored
 from .rules.mld022_evaluation_without_no_grad import EvaluationWithoutNoGrad
 from .rules.mld023_dropout_ignores_training_mode import DropoutIgnoresTrainingMode
 from .rules.mld024_dropout_given_keep_probability import DropoutGivenKeepProbability
+from .rules.mld025_frozen_module_in_train_mode import FrozenModuleInTrainMode
 from .rules.mld030_graph_break_on_loss_path import GraphBreakOnLossPath
 from .rules.mld031_inplace_on_leaf_parameter import InplaceOnLeafParameter
 from .rules.mld032_accumulated_loss_keeps_graph import AccumulatedLossKeepsGraph
@@ -80,6 +81,7 @@ RULES: tuple[type[Rule], ...] = (
     EvaluationWithoutNoGrad,
     DropoutIgnoresTrainingMode,
     DropoutGivenKeepProbability,
+    FrozenModuleInTrainMode,
     GraphBreakOnLossPath,
     InplaceOnLeafParameter,
     AccumulatedLossKeepsGraph,

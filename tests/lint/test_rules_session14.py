@@ -1,0 +1,92 @@
+"""Rules and widenings of the fourteenth session, each on the real shape it was written for and a correct twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from mldebug_mcp.lint.config import LintSettings
+from mldebug_mcp.lint.engine import lint_source
+
+
+def _codes(source: str, code: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(textwrap.dedent(source), settings=LintSettings(select=(code,)))]
+
+
+def test_requires_grad_false_leaves_batchnorm_statistics_moving_in_train_mode_and_only_eval_stops_them():
+    """MLD025's claim, run on CPU: freezing the parameters does not freeze the running statistics."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    backbone = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8))
+    for param in backbone.parameters():
+        param.requires_grad = False
+    before = backbone[1].running_mean.clone()
+    backbone.train()
+    backbone(torch.randn(32, 4) + 3.0)
+    moved = backbone[1].running_mean.clone()
+    assert not torch.equal(before, moved)
+    backbone.eval()
+    backbone(torch.randn(32, 4) + 3.0)
+    assert torch.equal(moved, backbone[1].running_mean)
+
+
+DOCTR_SHAPE = """
+    import torch
+
+    def fit_one_epoch(model, train_loader, optimizer):
+        model.train()
+        for images, targets in train_loader:
+            loss = model(images, targets)["loss"]
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+    def main(args, model, train_loader):
+        if args.freeze_backbone:
+            for p in model.feat_extractor.parameters():
+                p.requires_grad = False
+        optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+        for epoch in range(args.epochs):
+            fit_one_epoch(model, train_loader, optimizer)
+"""
+
+
+def test_a_backbone_frozen_by_an_option_and_trained_in_a_helper_is_flagged_at_the_freeze():
+    assert _codes(DOCTR_SHAPE, "MLD025") == [(14, "MLD025")]
+
+
+def test_the_same_backbone_put_back_in_eval_mode_after_train_is_quiet():
+    fixed = DOCTR_SHAPE.replace("        model.train()\n", "        model.train()\n        model.feat_extractor.eval()\n")
+    assert _codes(fixed, "MLD025") == []
+
+
+def test_a_train_override_that_keeps_the_frozen_part_in_eval_is_quiet():
+    overridden = DOCTR_SHAPE + """
+    class Wrapper(torch.nn.Module):
+        def train(self, mode=True):
+            super().train(mode)
+            self.feat_extractor.eval()
+            return self
+    """
+    assert _codes(overridden, "MLD025") == []
+
+
+def test_frozen_text_encoders_and_target_networks_are_not_read_as_probes():
+    source = """
+    import torch
+
+    def fit(unet, text_encoder, target_net, loader, optimizer):
+        text_encoder.requires_grad_(False)
+        for p in target_net.parameters():
+            p.requires_grad = False
+        unet.train()
+        text_encoder.train()
+        target_net.train()
+        for x in loader:
+            loss = unet(x, text_encoder(x)).mean() + target_net(x).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    """
+    assert _codes(source, "MLD025") == []
