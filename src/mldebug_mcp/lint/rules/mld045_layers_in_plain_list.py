@@ -2,16 +2,17 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.plain_module_holders import plain_holder_of_layers
+from ..helpers.plain_module_holders import plain_holder_of_dropout, plain_holder_of_layers
 from ..rule import Hit, Rule
 
 
 class LayersInPlainList(Rule):
     """What it does: flags layers with weights kept on an `nn.Module` in a plain Python list, tuple or dict
-    (`self.layers = [nn.Linear(d, d) for _ in range(n)]`, `self.heads = {k: nn.Linear(d, 1) for k in tasks}`) when
-    the class registers them nowhere (no `nn.ModuleList`/`ModuleDict`/`Sequential(*...)`, `add_module`,
-    `register_module` or `setattr(self, ...)`). Holders of layers without weights (pooling, activations,
-    `nn.Identity`) are left alone.
+    (`self.layers = [nn.Linear(d, d) for _ in range(n)]`, `self.heads = {k: nn.Linear(d, 1) for k in tasks}`, or
+    `self.conv = []` filled by `self.conv.append(nn.Conv2d(...))` in a loop) when the class registers them nowhere
+    (no `nn.ModuleList`/`ModuleDict`/`Sequential(*...)` built from that attribute, `add_module`, `register_module` or
+    `setattr(self, ...)`). A plain holder of dropout modules is a warning (eval() never reaches them); holders of
+    other layers without weights (pooling, activations, `nn.Identity`) are left alone.
 
     Why is this bad: a module registers only attributes that are themselves modules, parameters or buffers. The
     layers in a plain container still run in forward, and their gradients are computed, but they are missing from
@@ -41,6 +42,8 @@ class LayersInPlainList(Rule):
         "            x = layer(x).relu()\n"
         "        return x\n"
     )
+    DROPOUT = ("self.{attribute} keeps dropout modules in a plain container: they are not registered, so eval() never "
+               "reaches them and they keep dropping at evaluation")
     GOOD = BAD.replace("[nn.Linear(d, d) for _ in range(depth)]", "nn.ModuleList([nn.Linear(d, d) for _ in range(depth)])")
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
@@ -51,3 +54,7 @@ class LayersInPlainList(Rule):
             kind = "dict" if isinstance(node.value, ast.Dict | ast.DictComp) else (
                 "tuple" if isinstance(node.value, ast.Tuple) else "list")
             yield Hit(node, self.message.format(attribute=found[0], kind=kind))
+            return
+        found = plain_holder_of_dropout(node, ctx)
+        if found is not None:
+            yield Hit(node, self.DROPOUT.format(attribute=found[0]), severity="warning")
