@@ -54,8 +54,8 @@ def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If
                 continue
             if any(is_zero_grad(c) for c in other) or sets_grad_to_none(other_side):
                 continue
-            if any(z not in zeros for z in zeros_in_loop):  # zeroed elsewhere in the iteration too
-                continue
+            if any(z not in zeros and not _other_optimizer(z, zeros) for z in zeros_in_loop):
+                continue  # zeroed elsewhere in the iteration too
             backward = next((c for c in other if is_backward(c)), None)
             if backward is None:
                 continue
@@ -64,6 +64,15 @@ def unzeroed_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If
             if any(optimizer_step(c, ctx) for c in other) or steps_after:
                 return _statement_of(backward, other_side, ctx), branch_if
     return None
+
+
+def _other_optimizer(zero: ast.Call, zeros: list[ast.Call]) -> bool:
+    """`d_optim.zero_grad()` elsewhere in the loop while the branch's zero_grad clears `optim`: another optimiser's,
+    which says nothing about this one (a model's or an unnamed receiver's zero_grad may clear anything)."""
+    receiver = ast.unparse(zero.func.value) if isinstance(zero.func, ast.Attribute) else ""
+    cleared = {ast.unparse(z.func.value) for z in zeros if isinstance(z.func, ast.Attribute)}
+    return bool(receiver) and receiver not in cleared and "opt" in receiver.lower() \
+        and all("opt" in c.lower() for c in cleared)
 
 
 def unzeroed_loss_branch(loop: ast.AST, ctx: ModuleContext) -> tuple[ast.stmt, ast.If] | None:
