@@ -90,3 +90,78 @@ def test_frozen_text_encoders_and_target_networks_are_not_read_as_probes():
             optimizer.step()
     """
     assert _codes(source, "MLD025") == []
+
+
+def _lint_project(tmp_path, files: dict[str, str], code: str) -> list[tuple[str, int]]:
+    from mldebug_mcp.lint.engine import lint_paths
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    report = lint_paths([tmp_path], LintSettings(select=(code,)))
+    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings)
+
+
+CONDSEG = {
+    "model.py": """
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mask = nn.Sequential(nn.Conv2d(8, 1, 1), nn.Sigmoid())
+                self.edge = nn.Sequential(nn.Conv2d(8, 1, 1), nn.Sigmoid())
+
+            def forward(self, x):
+                return self.mask(x), self.edge(x)
+    """,
+    "losses.py": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class DiceBCELoss(nn.Module):
+            def forward(self, inputs, targets, smooth=1):
+                inputs = torch.sigmoid(inputs)
+                inputs, targets = inputs.view(-1), targets.view(-1)
+                dice = 1 - (2 * (inputs * targets).sum() + smooth) / (inputs.sum() + targets.sum() + smooth)
+                return F.binary_cross_entropy(inputs, targets) + dice
+    """,
+    "engine.py": """
+        def train(model, loader, optimizer, loss_fn):
+            for x, y in loader:
+                optimizer.zero_grad()
+                mask, edge = model(x)
+                loss = loss_fn(mask, y) + loss_fn(edge, y)
+                loss.backward()
+                optimizer.step()
+    """,
+    "main.py": """
+        import torch
+        from engine import train
+        from losses import DiceBCELoss
+        from model import Head
+
+        model = Head()
+        train(model, [], torch.optim.Adam(model.parameters()), DiceBCELoss())
+    """,
+}
+
+
+def test_a_sigmoid_model_whose_tuple_goes_to_a_loss_that_applies_its_own_sigmoid_is_squashed_twice(tmp_path):
+    """ConDSeg (split 21): the heads end in nn.Sigmoid, the engine of another file feeds each element of the
+    returned tuple to the loss main.py hands it, and that loss class applies torch.sigmoid to its input first."""
+    assert _lint_project(tmp_path, CONDSEG, "MLD001") == [("model.py", 7), ("model.py", 8)]
+
+
+def test_the_same_project_with_raw_heads_or_a_loss_that_takes_probabilities_is_quiet(tmp_path):
+    raw = {**CONDSEG, "model.py": CONDSEG["model.py"].replace(", nn.Sigmoid())", ")")}
+    probabilities = {**CONDSEG, "losses.py": CONDSEG["losses.py"].replace("torch.sigmoid(inputs)", "inputs.float()")}
+    for name, files in (("raw", raw), ("probabilities", probabilities)):
+        (tmp_path / name).mkdir()
+        assert _lint_project(tmp_path / name, files, "MLD001") == [], name
+
+
+def test_a_loss_that_squashes_only_under_a_flag_is_not_read_as_expecting_logits(tmp_path):
+    flagged = {**CONDSEG, "losses.py": CONDSEG["losses.py"].replace(
+        "inputs = torch.sigmoid(inputs)", "if self.from_logits:\n                    inputs = torch.sigmoid(inputs)")}
+    assert _lint_project(tmp_path, flagged, "MLD001") == []

@@ -10,6 +10,7 @@ from .losses_branches import branch_logit_loss, object_loss_facts
 from .losses_chosen import (
     CONDITIONAL,
     LOSS_CLASS,
+    SELF_ACTIVATING,
     WRAPS,
     attr_loss_facts,
     builder_facts,
@@ -234,7 +235,7 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
         # a loss class built on a logit loss, or a builder function returning one (`get_loss("bce")`)
         wrapped = wrapped_logit_loss(source.name.rsplit(".", 1)[-1], ctx) or built_loss(source.node, source.name, ctx) \
             or configured_loss(source.node, ctx, wrapped_logit_loss)
-        logit = wrapped in EXPECT_LOGITS or wrapped_logit_loss(
+        logit = wrapped in EXPECT_LOGITS or wrapped in SELF_ACTIVATING or wrapped_logit_loss(
             (wrapped or "").rsplit(".", 1)[-1], ctx)
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
@@ -302,7 +303,7 @@ def fed_facts(ctx: ModuleContext) -> dict[str, str]:
                              **handed_loss_facts(ctx), **object_loss_facts(ctx, loss_source, EXPECT_LOGITS),
                              **keyed_loss_facts(ctx)}
     # Losses that hand their input to a logit loss, for other files; a file that never names one has none.
-    for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS)) else ():
+    for name in [*ctx.classes, *ctx.functions] if any(map(ctx.has_text, LOGIT_TEXTS + ("sigmoid", "softmax"))) else ():
         wrapped = wrapped_logit_loss(name, ctx)
         if wrapped:
             facts[WRAPS + name] = wrapped

@@ -275,7 +275,30 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
     found = {call: name for call in ctx.within(ast.Call, forward) if (name := _logit_call_of(call, params[0], ctx))}
     if len(found) > 1:
         return next((found[node] for node in ast.walk(forward) if node in found), None)
-    return next(iter(found.values()), None)
+    return next(iter(found.values()), None) or _own_activation(forward, params[0], ctx)
+
+
+# What a loss that squashes its own input first is said to be built on (helpers/losses.logit_loss takes it for a
+# logit loss: like BCEWithLogitsLoss, it expects raw scores). Not torch names: no rule reads them as a loss call.
+OWN_ACTIVATIONS = {
+    "torch.sigmoid": "a sigmoid it applies to its input", "torch.nn.functional.sigmoid": "a sigmoid it applies to its input",
+    "torch.softmax": "a softmax it applies to its input", "torch.nn.functional.softmax": "a softmax it applies to its input",
+}
+SELF_ACTIVATING = frozenset(OWN_ACTIVATIONS.values())
+
+
+def _own_activation(forward: ast.AST, param: str, ctx) -> str | None:
+    """`inputs = torch.sigmoid(inputs)` as a statement of the loss's own body (not under a condition): the Dice
+    and Dice-BCE losses segmentation code copies around expect logits, so a model ending in a sigmoid is squashed
+    twice."""
+    for statement in getattr(forward, "body", ()):
+        value = statement.value if isinstance(statement, ast.Assign) else None
+        if not isinstance(value, ast.Call) or not value.args:
+            continue
+        argument = value.args[0]
+        if isinstance(argument, ast.Name) and argument.id == param and ctx.call_name(value) in OWN_ACTIVATIONS:
+            return OWN_ACTIVATIONS[ctx.call_name(value)]
+    return None
 
 
 def _logit_call_of(call: ast.Call, param: str, ctx) -> str | None:

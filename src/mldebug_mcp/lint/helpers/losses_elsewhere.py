@@ -178,7 +178,7 @@ def loss_handoff_facts(ctx) -> dict[str, str]:
         for slot, value in given:
             if isinstance(value, ast.Name | ast.Call | ast.Attribute):
                 loss = loss_source(value, ctx)
-                if loss is not None and loss.name.startswith("torch.nn"):
+                if loss is not None and (loss.name.startswith("torch.nn") or _project_loss_class(loss.name, ctx)):
                     losses[f"{kinds.SLOT}{simple}{slot}"] = loss.name
                 elif isinstance(value, ast.Name | ast.Call):
                     models |= {m for m in kinds.model_names(value, ctx) if m[:1].isalpha()}
@@ -190,8 +190,9 @@ def loss_handoff_facts(ctx) -> dict[str, str]:
 
 def resolve_slot_loss(where: str, model: str, project) -> str | None:
     """A `slot:...` fed fact resolved for `model`: the logit loss a file hands to one of those slots in the call
-    that hands it `model`, else None."""
+    that hands it `model` (or a loss class of the project that its file says wraps one), else None."""
     from .losses import LOGIT_FUNCTIONS, LOGIT_LOSSES
+    from .losses_chosen import WRAPS
 
     slots, _, told = where[len(SLOT_LOSS):].partition("|")
     attr = told.split(" ", 1)[0]
@@ -199,7 +200,19 @@ def resolve_slot_loss(where: str, model: str, project) -> str | None:
         loss = project.kind_returned_by(f"{HAND_LOSS}{model}|{slot}")
         if loss in LOGIT_LOSSES or loss in LOGIT_FUNCTIONS:
             return told.replace(attr, loss.rsplit(".", 1)[-1], 1)
+        short = (loss or "").rsplit(".", 1)[-1]
+        wrapped = project.kind_returned_by(WRAPS + short) if short and not loss.startswith("torch.") else None
+        if wrapped:
+            return f"{told.replace(attr, short, 1)} (built on {wrapped.rsplit('.', 1)[-1]})"
     return None
+
+
+def _project_loss_class(name: str, ctx) -> bool:
+    """A loss class of the project (`DiceBCELoss` from utils.metrics): its file may say it wraps a logit loss."""
+    from .losses_chosen import LOSS_CLASS
+
+    short = name.rsplit(".", 1)[-1]
+    return short[:1].isupper() and bool(LOSS_CLASS.search(short)) and not name.startswith(("torch.", "tensorflow"))
 
 
 def handed_over(project, name: str) -> str | None:
@@ -208,10 +221,11 @@ def handed_over(project, name: str) -> str | None:
     by the same call (`train(ConvNet(), nn.CrossEntropyLoss(), ...)`)."""
     from .losses_chosen import fed_loss
 
-    owner, dot, method = name.partition(".")  # `Net.predict`: the method of a model handed to a slot
+    called, slash, element = name.partition("/")  # `Net/0`: an element of the tuple the model returns
+    owner, dot, method = called.partition(".")  # `Net.predict`: the method of a model handed to a slot
     slots = project.kind_returned_by(kinds.HAND + owner)
     for slot in slots.split(";") if slots else ():
-        slot += dot + method
+        slot += dot + method + slash + element
         where = project.fed_to(slot)
         fed = resolve_slot_loss(where, owner, project) if where and where.startswith(SLOT_LOSS) else \
             fed_loss(project, slot)

@@ -50,7 +50,7 @@ def model_taken(project, name: str, owner: ast.AST | None, kind: str, ctx: Modul
 def element_taken(name: str, ctx: ModuleContext) -> tuple[str | None, Traced | None]:
     """(the loss, the element traced) for `Net/0` (`Net/logits`) whose activation another file's logit loss takes
     (`pred, aux = net(x)`; `loss(pred, y)`, or `loss(out["logits"], y)`)."""
-    fed = fed_loss(ctx.project, name)
+    fed = fed_loss(ctx.project, name) or handed_over(ctx.project, name)  # `train(net, criterion)` of another file
     owner_name, index = name.split("/", 1)
     if fed is None and not index.isdigit():  # out["exist"] of a model handed to the loss's file
         fed = fed_loss(ctx.project, f"{ANY_MODEL}/{index}")
