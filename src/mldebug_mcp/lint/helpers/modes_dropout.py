@@ -226,6 +226,8 @@ def dropped_subset(draw: ast.Call, ctx: ModuleContext) -> ast.AST | None:
              if isinstance(a, ast.If) and function is not None and ctx.enclosing(a, FUNCS) is function]
     if any(isinstance(g.test, ast.Name) and _flag_reads_training(g.test, ctx) for g in gates):
         return None  # `use_drop = self.p > 0 and self.training`, then `if use_drop:`
+    if any(_opted_in_by_caller(g.test, function, ctx) for g in gates):
+        return None  # `if patch_drop > 0:` with patch_drop=0. unless the training step passes a rate
     statement = next((a for a in ctx.ancestors(draw) if isinstance(a, ast.stmt)), draw)
     # a flag tested is named by what it is assigned from too (`flag = self.token_dropout is not None`)
     named = [statement, *(g.test for g in gates), *(v for g in gates if isinstance(g.test, ast.Name)
@@ -240,6 +242,33 @@ def dropped_subset(draw: ast.Call, ctx: ModuleContext) -> ast.AST | None:
                 return next((a for a in ctx.ancestors(values[0]) if isinstance(a, ast.stmt)), gate)
             return gate
     return draw
+
+
+def _opted_in_by_caller(test: ast.expr, function: ast.AST | None, ctx: ModuleContext) -> bool:
+    """The gate reads a parameter that is off unless the caller passes a value: its default here is 0, None or
+    False, or this function is called (`self.forward_features(x, patch_drop)`) from a method of the module whose
+    same-named parameter has such a default (msn's DeiT: only the training step passes a patch_drop)."""
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    if any(name in read for name in _off_by_default(function)):
+        return True
+    cls = ctx.enclosing_class(function)
+    for caller in (m for m in (cls.body if cls is not None else ()) if isinstance(m, ast.FunctionDef)):
+        passes = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == function.name
+                     for c in ast.walk(caller))
+        if passes and read & _off_by_default(caller) & {a.arg for a in function.args.args}:
+            return True
+    return False
+
+
+def _off_by_default(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The parameters whose default is 0, None or False."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return {a.arg for a, d in pairs if isinstance(d, ast.Constant) and not d.value}
 
 
 def _subset_of(draw: ast.Call, ctx: ModuleContext) -> bool:
