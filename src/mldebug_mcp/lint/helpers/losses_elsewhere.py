@@ -178,7 +178,7 @@ def loss_handoff_facts(ctx) -> dict[str, str]:
         for slot, value in given:
             if isinstance(value, ast.Name | ast.Call | ast.Attribute):
                 loss = loss_source(value, ctx)
-                if loss is not None and (loss.name.startswith("torch.nn") or _project_loss_class(loss.name, ctx)):
+                if loss is not None and (loss.name.startswith("torch.nn") or _project_loss_class(loss.name)):
                     losses[f"{kinds.SLOT}{simple}{slot}"] = loss.name
                 elif isinstance(value, ast.Name | ast.Call):
                     models |= {m for m in kinds.model_names(value, ctx) if m[:1].isalpha()}
@@ -207,12 +207,12 @@ def resolve_slot_loss(where: str, model: str, project) -> str | None:
     return None
 
 
-def _project_loss_class(name: str, ctx) -> bool:
+def _project_loss_class(name: str) -> bool:
     """A loss class of the project (`DiceBCELoss` from utils.metrics): its file may say it wraps a logit loss."""
     from .losses_chosen import LOSS_CLASS
 
     short = name.rsplit(".", 1)[-1]
-    return short[:1].isupper() and bool(LOSS_CLASS.search(short)) and not name.startswith(("torch.", "tensorflow"))
+    return short[:1].isupper() and bool(LOSS_CLASS.search(short)) and not name.startswith("torch.")
 
 
 def handed_over(project, name: str) -> str | None:

@@ -155,7 +155,7 @@ def _train_mode(call: ast.Call) -> bool:
 def _guarded(call: ast.Call, ctx: ModuleContext) -> bool:
     """Under an `if` (or a conditional expression) whose test says the model may be frozen."""
     node = ctx.parent(call)
-    while node is not None and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module):
+    while node is not None and not isinstance(node, (*FUNCTIONS, ast.Module)):
         if isinstance(node, ast.If | ast.IfExp) and FREEZE_GUARD.search(ast.unparse(node.test)):
             return True
         node = ctx.parent(node)
