@@ -54,9 +54,60 @@ def logged_loss_copy(node: ast.AST, ctx) -> ast.Name | None:
     if not isinstance(func, FUNCTIONS) or EVALUATING.search(func.name.lower()) or in_no_grad(node, ctx):
         return None  # a validation step's loss carries no graph where the framework turns gradients off
     for loss in losses:
-        if _returned_beside(func, loss.id, holder, node, ctx) and _live(loss, ctx):
+        if _returned_beside(func, loss.id, holder, node, ctx) and _live(loss, ctx) \
+                and not _only_logged_by_framework(func, _dict_position(func, holder, node, ctx), ctx):
             return loss
     return None
+
+
+FRAMEWORK_LOGS = {"log", "log_dict"}  # Lightning's self.log/self.log_dict detach what they are given
+
+
+def _dict_position(func: ast.AST, holder: str | None, node: ast.AST, ctx) -> int | None:
+    """Where the logging dict sits in the tuple this function returns."""
+    for ret in ctx.in_scope(func, (ast.Return,)):
+        if isinstance(ret.value, ast.Tuple):
+            for position, element in enumerate(ret.value.elts):
+                if (ret is node and isinstance(element, ast.Dict)) or (isinstance(element, ast.Name)
+                                                                       and element.id == holder):
+                    return position
+    return None
+
+
+def _only_logged_by_framework(func: ast.AST, position: int | None, ctx, depth: int = 3) -> bool:
+    """Every caller of this method in its class (`self(x)` for forward, `self.shared_step(batch)`) unpacks the
+    returned tuple and hands the dict only to `self.log_dict(...)`/`self.log(...)`, or returns it to a caller that
+    does (generative-models' DiffusionEngine: forward -> shared_step -> training_step, which logs it)."""
+    cls = ctx.enclosing_class(func)
+    if cls is None or position is None or depth == 0:
+        return False
+    callers = [c for c in ast.walk(cls) if isinstance(c, ast.Call) and _calls_method(c, func.name)]
+    for call in callers:
+        assign, caller = ctx.parent(call), ctx.enclosing(call, FUNCTIONS)
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Tuple)
+                and len(assign.targets[0].elts) > position and isinstance(assign.targets[0].elts[position], ast.Name)
+                and caller is not None):
+            return False
+        name = assign.targets[0].elts[position].id
+        for use in (n for n in ctx.within(ast.Name, caller) if n.id == name and isinstance(n.ctx, ast.Load)):
+            parent = ctx.parent(use)
+            if isinstance(parent, ast.Call) and use in parent.args and isinstance(parent.func, ast.Attribute) \
+                    and parent.func.attr in FRAMEWORK_LOGS and isinstance(parent.func.value, ast.Name) \
+                    and parent.func.value.id == "self":
+                continue
+            if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Return) \
+                    and _only_logged_by_framework(caller, parent.elts.index(use), ctx, depth - 1):
+                continue
+            return False
+    return bool(callers)
+
+
+def _calls_method(call: ast.Call, name: str) -> bool:
+    func = call.func
+    if name == "forward" and isinstance(func, ast.Name) and func.id == "self":
+        return True
+    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name) \
+        and func.value.id == "self"
 
 
 def _key(key: ast.AST | None) -> str:
