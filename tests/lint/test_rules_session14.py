@@ -165,3 +165,44 @@ def test_a_loss_that_squashes_only_under_a_flag_is_not_read_as_expecting_logits(
     flagged = {**CONDSEG, "losses.py": CONDSEG["losses.py"].replace(
         "inputs = torch.sigmoid(inputs)", "if self.from_logits:\n                    inputs = torch.sigmoid(inputs)")}
     assert _lint_project(tmp_path, flagged, "MLD001") == []
+
+
+def test_a_second_sigmoid_squeezes_probabilities_into_half_to_three_quarters():
+    """MLD001's claim for a loss that applies its own sigmoid to a model output that already is one, run on CPU:
+    the predictions cannot leave [0.5, 0.731], so neither BCE nor Dice can reach a target of 0 or 1."""
+    torch = pytest.importorskip("torch")
+    twice = torch.sigmoid(torch.sigmoid(torch.linspace(-50, 50, 101)))
+    assert float(twice.min()) >= 0.5 and float(twice.max()) <= 0.7311
+
+
+def test_the_same_file_message_names_the_loss_class_that_squashes_its_input():
+    source = '''
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class DiceBCELoss(nn.Module):
+        def forward(self, inputs, targets):
+            inputs = torch.sigmoid(inputs)
+            return F.binary_cross_entropy(inputs, targets)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+
+        def forward(self, x):
+            return self.body(x)
+
+    def train(loader):
+        model, criterion = Net(), DiceBCELoss()
+        optimizer = torch.optim.Adam(model.parameters())
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    '''
+    findings = lint_source(textwrap.dedent(source), settings=LintSettings(select=("MLD001",)))
+    assert [(f.line, f.code) for f in findings] == [(14, "MLD001")]
+    assert "DiceBCELoss (built on its own sigmoid)" in findings[0].message

@@ -237,6 +237,8 @@ def logit_loss(call: ast.Call, ctx: ModuleContext) -> LossSource | None:
             or configured_loss(source.node, ctx, wrapped_logit_loss)
         logit = wrapped in EXPECT_LOGITS or wrapped in SELF_ACTIVATING or wrapped_logit_loss(
             (wrapped or "").rsplit(".", 1)[-1], ctx)
+        if wrapped in SELF_ACTIVATING:  # named after the class: "DiceBCELoss (built on its own sigmoid)"
+            wrapped = f"{source.name.rsplit('.', 1)[-1]} (built on {wrapped})"
         return LossSource(wrapped, source.node, source.default) if wrapped and logit else None
     return source
 

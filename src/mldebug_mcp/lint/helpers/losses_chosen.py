@@ -281,8 +281,8 @@ def _wraps(owner: ast.AST, ctx) -> str | None:
 # What a loss that squashes its own input first is said to be built on (helpers/losses.logit_loss takes it for a
 # logit loss: like BCEWithLogitsLoss, it expects raw scores). Not torch names: no rule reads them as a loss call.
 OWN_ACTIVATIONS = {
-    "torch.sigmoid": "a sigmoid it applies to its input", "torch.nn.functional.sigmoid": "a sigmoid it applies to its input",
-    "torch.softmax": "a softmax it applies to its input", "torch.nn.functional.softmax": "a softmax it applies to its input",
+    "torch.sigmoid": "its own sigmoid", "torch.nn.functional.sigmoid": "its own sigmoid",
+    "torch.softmax": "its own softmax", "torch.nn.functional.softmax": "its own softmax",
 }
 SELF_ACTIVATING = frozenset(OWN_ACTIVATIONS.values())
 

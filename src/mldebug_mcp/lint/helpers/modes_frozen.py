@@ -26,6 +26,8 @@ NOT_A_PROBE = re.compile(r"(target|ema|teacher|ref|reward|critic|disc|vae|text|t
 # an `if` around a train() call that says the model may be frozen: the probe keeps it in eval mode
 FREEZE_GUARD = re.compile(r"(fro|freez|linear|probe|fine)", re.IGNORECASE)
 TRAIN_CALL = "train"
+# a helper or method that switches the BatchNorm layers to eval (`model.freeze_bn()`, `fix_bn(model)`)
+BN_FREEZER = re.compile(r"((freeze|fix|frozen|set)_?bn|bn_?(eval|freeze|fix)|(freeze|fix)_?batch_?norm)", re.IGNORECASE)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -164,13 +166,16 @@ def _guarded(call: ast.Call, ctx: ModuleContext) -> bool:
 
 def kept_in_eval_mode(freeze: Freeze, ctx: ModuleContext) -> bool:
     """The file keeps the frozen part out of train mode some other way: an `eval()` on it (`model.backbone.eval()`,
-    `net.f.eval()`) when it is a part of the trained model, a `train(mode)` override, or BatchNorm layers switched
-    to eval one by one (`for m in model.modules(): ... m.eval()`) or told not to track statistics."""
+    `net.f.eval()`) when it is a part of the trained model, a `train(mode)` override, BatchNorm layers switched
+    to eval one by one (`for m in model.modules(): ... m.eval()`) or by a helper (`model.freeze_bn()`), or told not
+    to track statistics."""
     if ctx.has_text("track_running_stats") or any(isinstance(f, ast.FunctionDef) and f.name == TRAIN_CALL
                                                    and len(f.args.args) >= 2 for f in ctx.by_type.get(ast.FunctionDef, ())):
         return True
     tail = freeze.module.split(".", 1)[1] if "." in freeze.module else None
     for call in ctx.by_type.get(ast.Call, ()):
+        if _freezes_batchnorm_of(call, freeze, ctx):
+            return True
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "eval" and not call.args):
             continue
         receiver = dotted(call.func.value)
@@ -183,3 +188,17 @@ def kept_in_eval_mode(freeze: Freeze, ctx: ModuleContext) -> bool:
                 and loop.iter.func.attr in ("modules", "children", "named_modules"):
             return True
     return False
+
+
+def _freezes_batchnorm_of(call: ast.Call, freeze: Freeze, ctx: ModuleContext) -> bool:
+    """`model.freeze_bn()` or `fix_bn(model)` on the frozen module or the object holding it, in the function that
+    froze it (anywhere in the class for a `self.` module)."""
+    called = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if not BN_FREEZER.search(called):
+        return False
+    target = call.func.value if isinstance(call.func, ast.Attribute) else (call.args[0] if call.args else None)
+    name = dotted(target) if target is not None else None
+    root = freeze.module.split(".", 1)[0]
+    if name is None or name.split(".", 1)[0] != root:
+        return False
+    return root == "self" or ctx.enclosing(call, FUNCTIONS) is ctx.enclosing(freeze.node, FUNCTIONS)
