@@ -33,7 +33,7 @@ from ..helpers.graph import (
     module_index,
     other_framework,
 )
-from ..helpers.loops import LOOPS
+from ..helpers.loops import LOOPS, is_backward
 from ..rule import Hit, Rule
 
 KEPT_FOR_A_LOG = ("'{loss}' is kept as {kept} with its autograd graph and a logging method appends it to the "
@@ -150,7 +150,7 @@ class AccumulatedLossKeepsGraph(Rule):
         loop = loops[0] if loops else None
         if loop is None and not _kept_state(acc, func, node, ctx):
             return  # outside a loop only state kept on self or handed in outlives one call (asked before no_grad)
-        if in_no_grad(node, ctx) or _one_iteration(node, loops, ctx):
+        if in_no_grad(node, ctx) or _one_iteration(node, loops, ctx) or _within_one_call(acc, loops, func, ctx):
             return
         if loop is None and not (func is not None and trains(func, ctx)):
             return  # outside a loop only state kept on self outlives one call of a training step
@@ -241,6 +241,32 @@ def _other_element(operand: ast.expr, value: ast.AST, loop: ast.AST | None, ctx:
         return False
     siblings = [e for t in targets for e in t.elts if isinstance(e, ast.Name) and e.id != operand.id]
     return any(_backwarded_in(s, loop, ctx) for s in siblings)
+
+
+MAPPING_VIEWS = {"items", "values", "keys"}
+
+
+def _within_one_call(acc: ast.expr, loops: list[ast.AST], func: ast.AST | None, ctx: ModuleContext) -> bool:
+    """A dict or list made empty in this function and filled in its only loop, which walks the entries of a mapping
+    (`for name, adversary in self.adv_losses.items(): d_losses[name] = adversary.train_adv(...)`) and runs no
+    backward: it holds one call's values, one per entry, and is dropped when the call returns (audiocraft). Also any
+    store of a constructor that runs no backward: it fills its tables once."""
+    if func is not None and func.name == "__init__" and not any(is_backward(c) for c in ctx.within(ast.Call, func)):
+        return True  # a constructor filling its tables once (`self.aux_losses[name] = builders.get_loss(...)`)
+    if len(loops) != 1 or func is None or not isinstance(loops[0], ast.For):
+        return False
+    loop, base = loops[0], _base(acc)
+    walked = loop.iter.func.attr if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) \
+        else None
+    if walked not in MAPPING_VIEWS or not isinstance(base, ast.Name) \
+            or any(is_backward(c) for c in ctx.within(ast.Call, loop)):
+        return False
+    made = [n for n in [*ctx.within(ast.Assign, func), *ctx.within(ast.AnnAssign, func)] if n.lineno < loop.lineno
+            and isinstance(n.value, ast.Dict | ast.List) and not (n.value.keys if isinstance(n.value, ast.Dict)
+                                                                  else n.value.elts)
+            and any(isinstance(t, ast.Name) and t.id == base.id
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    return bool(made)
 
 
 def _one_iteration(node: ast.AST, loops: list[ast.AST], ctx: ModuleContext) -> bool:

@@ -67,8 +67,21 @@ class DivideByStdWithoutEps(Rule):
         # asked last (of the few divisions by a spread): a test's metric or recomputed formula, where a NaN fails
         # the test and no model is trained
         if what and not _tested(denominator, node, ctx) and not _checked_finite(node, ctx) \
-                and not reference_test_module(ctx):
+                and not _kernel_bandwidth(node, ctx) and not reference_test_module(ctx):
             yield Hit(denominator, self.message.format(what=what))
+
+
+def _kernel_bandwidth(division: ast.AST, ctx: ModuleContext) -> bool:
+    """`np.exp(-np.square(dist / std))`: the std of all pairwise distances is a Gaussian kernel's bandwidth (the
+    traffic-graph adjacency of DCRNN and the projects built on it), zero only if every distance is the same."""
+    for ancestor in ctx.ancestors(division):
+        if isinstance(ancestor, ast.stmt):
+            return False
+        if isinstance(ancestor, ast.Call) and ancestor.args and (
+                (ctx.call_name(ancestor) or "").rsplit(".", 1)[-1] == "exp"
+                or ctx.call_name(ancestor) is None and ctx.method_name(ancestor) == "exp"):
+            return any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) for n in ast.walk(ancestor.args[0]))
+    return False
 
 
 def _checked_finite(division: ast.AST, ctx: ModuleContext) -> bool:
