@@ -206,3 +206,48 @@ def test_the_same_file_message_names_the_loss_class_that_squashes_its_input():
     findings = lint_source(textwrap.dedent(source), settings=LintSettings(select=("MLD001",)))
     assert [(f.line, f.code) for f in findings] == [(14, "MLD001")]
     assert "DiceBCELoss (built on its own sigmoid)" in findings[0].message
+
+
+NEWS_RECOMMENDATION = {
+    "evaluate.py": """
+        import torch
+        from torch.utils.data import DataLoader
+
+        @torch.no_grad()
+        def evaluate(model, directory, max_count):
+            vectors = {}
+            for minibatch in DataLoader(load_news(directory), batch_size=128):
+                vectors.update(zip(minibatch["id"], model.get_news_vector(minibatch)))
+            return score(vectors, max_count)
+    """,
+    "train.py": """
+        import torch
+        from evaluate import evaluate
+
+        def train(model, models, model_name, loader, optimizer):
+            model.train()
+            for i, batch in enumerate(loader):
+                loss = model(batch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if i % 1000 == 0:
+                    auc = evaluate(model if model_name != "Exp1" else models[0], "./data/val", 200000)
+    """,
+}
+
+
+def test_a_model_handed_to_an_evaluation_of_a_held_out_folder_through_a_conditional_is_still_in_train_mode(tmp_path):
+    """news-recommendation (split 24): the model goes to evaluate() as `model if ... else models[0]`, with the
+    validation folder's path as its data; evaluate() runs it under no_grad without eval()."""
+    assert _lint_project(tmp_path, NEWS_RECOMMENDATION, "MLD020") == [("train.py", 6)]
+
+
+def test_the_same_hand_off_after_model_eval_or_with_a_training_folder_is_quiet(tmp_path):
+    switched = {**NEWS_RECOMMENDATION, "train.py": NEWS_RECOMMENDATION["train.py"].replace(
+        "                    auc = evaluate(", "                    model.eval()\n                    auc = evaluate(")}
+    training = {**NEWS_RECOMMENDATION, "train.py": NEWS_RECOMMENDATION["train.py"].replace("./data/val",
+                                                                                          "./data/train")}
+    for name, files in (("switched", switched), ("training", training)):
+        (tmp_path / name).mkdir()
+        assert _lint_project(tmp_path / name, files, "MLD020") == [], name

@@ -342,7 +342,9 @@ def _module_name(path: str) -> str:
 
 
 def handed_models(call: ast.Call, ctx: ModuleContext) -> list[ast.AST]:
-    """The arguments of a call that hold models (`evaluate(model, loader)`, `run(model=net)`)."""
+    """The arguments of a call that hold models (`evaluate(model, loader)`, `run(model=net)`, either side of
+    `evaluate(model if name != 'Exp1' else models[0], ...)`)."""
     args = [*call.args, *(k.value for k in call.keywords)]
+    args = [side for a in args for side in ((a.body, a.orelse) if isinstance(a, ast.IfExp) else (a,))]
     return [a for a in args if isinstance(a, ast.Name | ast.Attribute) and not plainly_no_model(a, ctx)
             and model_like(a, ctx)]

@@ -9,10 +9,11 @@ in eval mode is decided here, where it was loaded (or is being trained), and not
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from .evaluation import ident, own_nodes, relative_names, scope_calls, tokens
+from .evaluation import EVAL_WORDS, ident, own_nodes, relative_names, scope_calls, tokens
 from .modes import EVAL, SET, key_of, local_targets, mode_before, related, switches
 from .modes_anchor import anchor_after_setup
 from .modes_evidence import eval_source, framework_managed, scope_trains
@@ -92,7 +93,15 @@ def _evaluates_data(call: ast.Call) -> bool:
     args = [*call.args, *(k.value for k in call.keywords)]
     named = [w for a in args for n in ast.walk(a) if isinstance(n, ast.Name | ast.Attribute)
              for w in tokens(ident(n) or "")]
-    return bool(DATA_WORDS & set(named)) or any(eval_source(a) for a in args)
+    return bool(DATA_WORDS & set(named)) or any(eval_source(a) or _evaluation_path(a) for a in args)
+
+
+def _evaluation_path(arg: ast.AST) -> bool:
+    """`evaluate(model, './data/val', 200000)`: the folder or file of a held-out split, read by the function."""
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or len(arg.value) > 200:
+        return False
+    parts = [w for part in re.split(r"[/\\.]", arg.value) for w in re.split(r"[^a-z]+", part.lower()) if w]
+    return bool(EVAL_WORDS & set(parts)) and "train" not in parts
 
 
 INFERENCE_WORDS = {"inference", "infer", "predict", "prediction", "evaluate", "forecast"}

@@ -31,6 +31,10 @@ WITHOUT_OWN_WEIGHTS = re.compile(
     r"|CosineSimilarity|PairwiseDistance|\w*Parallel|Module"
 )
 WEIGHTED_LOSSES = {"AdaptiveLogSoftmaxWithLoss"}
+# graph libraries' layers: message-passing convolutions and their linear layers hold weights
+GRAPH_LIBRARIES = ("torch_geometric.nn.", "dgl.nn.")
+GRAPH_LAYER = re.compile(r"\w*(Conv|Linear|Attention|GRU|LSTM)")
+GRAPH_LAYERS_WITHOUT_WEIGHTS = {"LGConv", "SimpleConv"}  # LightGCN's propagation and plain aggregation
 NO_GRAD = ("no_grad", "inference_mode")
 # libraries whose classes are not the project's own model pieces
 THIRD_PARTY = ("torch", "torchvision", "transformers", "timm", "numpy", "sklearn", "peft", "accelerate", "lightning",
@@ -48,6 +52,8 @@ def has_parameters(call: ast.Call, ctx: ModuleContext, depth: int = 3) -> bool:
     cls = ctx.classes.get(name)
     if cls is not None:
         return _module_class_with_weights(cls, ctx, depth)
+    if name.startswith(GRAPH_LIBRARIES) and GRAPH_LAYER.fullmatch(simple) and simple not in GRAPH_LAYERS_WITHOUT_WEIGHTS:
+        return True  # PyG's GCNConv, DGL's GraphConv: each holds a weight matrix
     # a class (or a builder returning one) of another file of the run that says it builds weights
     if "." not in name or name.startswith(THIRD_PARTY) or ctx.project is None:
         return False
