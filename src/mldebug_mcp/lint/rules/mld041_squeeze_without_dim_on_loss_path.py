@@ -153,7 +153,7 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
             return None
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
-    if _shape_free_use(squeeze, ctx):
+    if _shape_free_use(squeeze, ctx) or _rank_tested(squeeze, tensor, forward, ctx):
         return None
     holder = ctx.parent(squeeze)
     while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
@@ -164,6 +164,21 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if isinstance(holder, ast.AugAssign) and not isinstance(holder.value, ast.List):
         return None
     return IN_FORWARD if reaches_return(squeeze, forward, ctx) and not _squeezed_alike(squeeze, forward, ctx) else None
+
+
+def _rank_tested(squeeze: ast.Call, tensor: ast.expr, forward: ast.AST, ctx: ModuleContext) -> bool:
+    """Under an `if` of the forward that tests the tensor's rank or size (`if torch.squeeze(x).dim() == 1:
+    x = torch.squeeze(x, dim=1) else: x = torch.squeeze(x)`, Conv-TasNet's decoder): the batch of one is handled."""
+    name = ast.unparse(tensor)
+    for ancestor in ctx.ancestors(squeeze):
+        if ancestor is forward:
+            return False
+        if isinstance(ancestor, ast.If) and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "size", "ndim")
+                and name in ast.unparse(n.func.value) or isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim")
+                and ast.unparse(n.value) == name for n in ast.walk(ancestor.test)):
+            return True
+    return False
 
 
 # graph capture for deployment: the wrapper is run on the fixed example input it is traced with
