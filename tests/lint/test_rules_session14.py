@@ -251,3 +251,19 @@ def test_the_same_hand_off_after_model_eval_or_with_a_training_folder_is_quiet(t
     for name, files in (("switched", switched), ("training", training)):
         (tmp_path / name).mkdir()
         assert _lint_project(tmp_path / name, files, "MLD020") == [], name
+
+
+def test_a_squeezed_column_of_a_batch_of_one_gives_the_same_elementwise_loss_as_the_unsqueezed_one():
+    """MLD041's exception for `q.gather(1, a).squeeze()` in an elementwise loss, run on CPU: with one row both sides
+    hold one value, so the loss equals the one with matching shapes (torch only warns about the sizes)."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    q = torch.tensor([[0.3, 1.7, -0.4]])
+    column = q.gather(1, torch.tensor([[1]]))
+    target = torch.tensor([2.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        squeezed = torch.nn.functional.mse_loss(target, column.squeeze())
+    assert column.squeeze().dim() == 0
+    assert torch.equal(squeezed, torch.nn.functional.mse_loss(target, column.squeeze(1)))

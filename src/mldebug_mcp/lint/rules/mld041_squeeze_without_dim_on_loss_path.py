@@ -101,8 +101,28 @@ class SqueezeWithoutDimOnLossPath(Rule):
         if len(args) >= 2 and _one_built_like_other(args[0], args[1], node, ctx):
             return  # bce(sim, torch.ones_like(sim)): the target takes the squeezed shape, whatever it is
         for squeeze in squeezes:
-            if squeeze is not None:
+            if squeeze is not None and not _elementwise_on_a_column(squeeze, node, ctx):
                 yield Hit(squeeze)
+
+
+ELEMENTWISE = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
+
+
+def _elementwise_on_a_column(squeeze: ast.Call, loss: ast.Call, ctx: ModuleContext) -> bool:
+    """`F.mse_loss(td_target, q.gather(1, actions).squeeze())`: the squeezed value is a (B, 1) column (one entry
+    gathered per row), and an elementwise regression loss of a batch of one compares one value with one value
+    whatever the shapes (the DQN update of abcdrl). A (B, C) output squeezed to (C,) is another matter."""
+    name = (ctx.call_name(loss) or ctx.constructed(loss.func) or "").rsplit(".", 1)[-1]
+    tensor = squeeze.func.value if ctx.call_name(squeeze) is None else (squeeze.args[0] if squeeze.args else None)
+    if name not in ELEMENTWISE or not isinstance(tensor, ast.Call):
+        return False
+    if ctx.call_name(tensor) == "torch.gather":
+        dim = tensor.args[1] if len(tensor.args) > 1 else next((k.value for k in tensor.keywords if k.arg == "dim"), None)
+    elif ctx.call_name(tensor) is None and ctx.method_name(tensor) == "gather":
+        dim = tensor.args[0] if tensor.args else next((k.value for k in tensor.keywords if k.arg == "dim"), None)
+    else:
+        return False
+    return isinstance(dim, ast.Constant) and dim.value in (1, -1)
 
 
 def _squeezed_arg(arg: ast.expr, call: ast.Call, ctx: ModuleContext) -> ast.Call | None:
