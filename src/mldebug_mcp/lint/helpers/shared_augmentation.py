@@ -31,6 +31,11 @@ def random_transforms(node: ast.AST | None, ctx: ModuleContext, depth: int = 2) 
         if isinstance(sub, ast.Call):
             if RANDOM_TRANSFORM.match(callee(sub.func)):
                 found.append(callee(sub.func))
+            elif depth and isinstance(sub.func, ast.Name) and sub.func.id in ctx.functions:
+                # `get_train_transforms(mean, std)`: what a builder of this file returns
+                for ret in ast.walk(ctx.functions[sub.func.id]):
+                    if isinstance(ret, ast.Return) and ret.value is not None:
+                        found += random_transforms(ret.value, ctx, depth - 1)
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and depth:
             value = ctx.resolve(sub)
             if value is not sub and isinstance(value, ast.expr):
@@ -104,3 +109,55 @@ def _index_sampler(sampler: ast.expr, ctx: ModuleContext) -> bool:
 def _file_augments(ctx: ModuleContext) -> bool:
     return ctx.memo(("mld056", "augments"), lambda: any(
         RANDOM_TRANSFORM.match(callee(c.func)) for c in ctx.by_type.get(ast.Call, ())))
+
+
+EVALUATION_SPLITS = {"test", "val", "valid", "validation", "eval", "evaluation", "dev"}
+
+
+def evaluation_dataset_augmented(call: ast.Call, ctx: ModuleContext) -> tuple[str, list[str]] | None:
+    """(what names it for evaluation, the random transforms) for a dataset built for evaluation with a random
+    augmentation: `CIFAR10(root, train=False, transform=val_transforms)` where `val_transforms =
+    get_train_transforms(...)` (image-classification-codebase), or `MyCelebA(..., split='test',
+    transform=Compose([RandomHorizontalFlip(), ...]))`."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    given = keywords.get("transform", keywords.get("transforms"))
+    if given is None or isinstance(given, ast.Subscript | ast.IfExp):
+        return None
+    train = keywords.get("train")
+    split = next((keywords[k] for k in ("split", "mode", "phase", "subset") if k in keywords), None)
+    if isinstance(train, ast.Constant) and train.value is False:
+        what = "train=False"
+    elif isinstance(split, ast.Constant) and isinstance(split.value, str) and split.value.lower() in EVALUATION_SPLITS:
+        what = f"{split.value!r}"
+    else:
+        return None
+    parent = ctx.parent(call)
+    named = " ".join([ast.unparse(given), *(ast.unparse(t) for t in getattr(parent, "targets", ()))])
+    if DELIBERATE.search(named):
+        return None  # a robustness test set (`noise_set`, `corrupt_transform`) or test-time augmentation
+    function = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is not None and DELIBERATE.search(function.name):
+        return None
+    found = [t for t in random_transforms(given, ctx) if t in LIBRARY_AUGMENTATIONS or t.startswith("Random")
+             and _library_class(t, ctx)]
+    return (what, found) if found else None
+
+
+# the augmentations of torchvision, albumentations and kornia this reading knows by name (a project's own
+# `RandomNoise` is more often a robustness test than a training augmentation)
+LIBRARY_AUGMENTATIONS = {"ColorJitter", "RandAugment", "AutoAugment", "TrivialAugmentWide", "AugMix", "HorizontalFlip",
+                         "VerticalFlip", "ShiftScaleRotate", "CoarseDropout"}
+
+
+def _library_class(name: str, ctx: ModuleContext) -> bool:
+    """`RandomCrop` imported from torchvision, albumentations, kornia or monai, or reached as an attribute
+    (`T.RandomCrop`) in a file that imports one of them; not a class of this file or of another project module."""
+    if name in ctx.classes:
+        return False
+    qualified = ctx.aliases.get(name, "")
+    if qualified:
+        return qualified.startswith(("torchvision.", "albumentations", "kornia", "monai"))
+    return any(v.startswith(("torchvision", "albumentations", "kornia", "monai")) for v in ctx.aliases.values())
+
+
+DELIBERATE = re.compile(r"noise|corrupt|robust|perturb|attack|adversar|tta", re.IGNORECASE)

@@ -2,7 +2,11 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
-from ..helpers.shared_augmentation import split_sharing_augmentation, validation_over_training_set
+from ..helpers.shared_augmentation import (
+    evaluation_dataset_augmented,
+    split_sharing_augmentation,
+    validation_over_training_set,
+)
 from ..rule import Hit, Rule
 
 
@@ -31,7 +35,7 @@ class EvalSplitSharesAugmentation(Rule):
     evidence = "pytorch-docs"
     node_types = (ast.Call,)
     call_names = frozenset({"random_split", "DataLoader"})
-    requires_text = ("random_split", "Sampler")
+    requires_text = ("random_split", "Sampler", "train=False", "split=")
     BAD = (
         "import torchvision.transforms as T\n"
         "from torch.utils.data import DataLoader, random_split\n"
@@ -43,6 +47,8 @@ class EvalSplitSharesAugmentation(Rule):
         "    return DataLoader(train_set, batch_size=32, shuffle=True), DataLoader(val_set, batch_size=32)\n"
     )
     GOOD = BAD.replace("T.RandomResizedCrop(224), T.RandomHorizontalFlip(), ", "T.Resize(256), T.CenterCrop(224), ")
+    BUILT = ("this evaluation dataset ({what}) is built with random augmentation ({transforms}): its samples are "
+             "augmented at random whenever they are evaluated")
     SAMPLED = ("{loader} reads {dataset} through an index sampler: its samples are loaded with the training set's "
                "transform, random augmentation included, whenever they are evaluated")
 
@@ -55,3 +61,12 @@ class EvalSplitSharesAugmentation(Rule):
         dataset = validation_over_training_set(node, ctx)
         if dataset is not None:
             yield Hit(node, self.SAMPLED.format(loader=ast.unparse(ctx.parent(node).targets[0]), dataset=dataset))
+
+    def finish(self, ctx: ModuleContext) -> Iterator[Hit]:
+        if not (ctx.has_text("train=False") or ctx.has_text("split=")):
+            return
+        for call in ctx.by_type.get(ast.Call, ()):
+            if call.keywords:
+                found = evaluation_dataset_augmented(call, ctx)
+                if found is not None:
+                    yield Hit(call, self.BUILT.format(what=found[0], transforms=", ".join(dict.fromkeys(found[1]))))
