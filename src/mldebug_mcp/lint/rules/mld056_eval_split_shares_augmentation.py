@@ -16,6 +16,9 @@ class EvalSplitSharesAugmentation(Rule):
     random transform (`transform=Compose([RandomResizedCrop(224), RandomHorizontalFlip(), ...])`, or a dataset class
     of the file whose `__init__` always sets one); and a loader named for validation that reads the training set
     through an index sampler (`DataLoader(train_set, sampler=valid_sampler)`) in a file that builds random transforms.
+    Also a dataset built for evaluation (`train=False`, `split='test'`) with a library's random augmentation, directly
+    or through a builder of the file (`val_transforms = get_train_transforms(...)`); robustness test sets and
+    test-time augmentation (noise, corruption, attacks, TTA) are left alone.
 
     Why is this bad: `random_split` and index samplers pick rows of one dataset object, and every row is loaded
     through that object's transform. The evaluation images are flipped, cropped and jittered at random, so the
