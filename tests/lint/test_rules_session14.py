@@ -9,6 +9,8 @@ import pytest
 from mldebug_mcp.lint.config import LintSettings
 from mldebug_mcp.lint.engine import lint_source
 
+from .families import project_findings
+
 
 def _codes(source: str, code: str) -> list[tuple[int, str]]:
     return [(f.line, f.code) for f in lint_source(textwrap.dedent(source), settings=LintSettings(select=(code,)))]
@@ -92,15 +94,6 @@ def test_frozen_text_encoders_and_target_networks_are_not_read_as_probes():
     assert _codes(source, "MLD025") == []
 
 
-def _lint_project(tmp_path, files: dict[str, str], code: str) -> list[tuple[str, int]]:
-    from mldebug_mcp.lint.engine import lint_paths
-
-    for name, text in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    report = lint_paths([tmp_path], LintSettings(select=(code,)))
-    return sorted((f.path.rsplit("/", 1)[-1], f.line) for f in report.findings)
-
-
 CONDSEG = {
     "model.py": """
         import torch.nn as nn
@@ -150,7 +143,7 @@ CONDSEG = {
 def test_a_sigmoid_model_whose_tuple_goes_to_a_loss_that_applies_its_own_sigmoid_is_squashed_twice(tmp_path):
     """ConDSeg (split 21): the heads end in nn.Sigmoid, the engine of another file feeds each element of the
     returned tuple to the loss main.py hands it, and that loss class applies torch.sigmoid to its input first."""
-    assert _lint_project(tmp_path, CONDSEG, "MLD001") == [("model.py", 7), ("model.py", 8)]
+    assert project_findings(tmp_path, CONDSEG, "MLD001") == [("model.py", 7), ("model.py", 8)]
 
 
 def test_the_same_project_with_raw_heads_or_a_loss_that_takes_probabilities_is_quiet(tmp_path):
@@ -158,13 +151,13 @@ def test_the_same_project_with_raw_heads_or_a_loss_that_takes_probabilities_is_q
     probabilities = {**CONDSEG, "losses.py": CONDSEG["losses.py"].replace("torch.sigmoid(inputs)", "inputs.float()")}
     for name, files in (("raw", raw), ("probabilities", probabilities)):
         (tmp_path / name).mkdir()
-        assert _lint_project(tmp_path / name, files, "MLD001") == [], name
+        assert project_findings(tmp_path / name, files, "MLD001") == [], name
 
 
 def test_a_loss_that_squashes_only_under_a_flag_is_not_read_as_expecting_logits(tmp_path):
     flagged = {**CONDSEG, "losses.py": CONDSEG["losses.py"].replace(
         "inputs = torch.sigmoid(inputs)", "if self.from_logits:\n                    inputs = torch.sigmoid(inputs)")}
-    assert _lint_project(tmp_path, flagged, "MLD001") == []
+    assert project_findings(tmp_path, flagged, "MLD001") == []
 
 
 def test_a_second_sigmoid_squeezes_probabilities_into_half_to_three_quarters():
@@ -240,7 +233,7 @@ NEWS_RECOMMENDATION = {
 def test_a_model_handed_to_an_evaluation_of_a_held_out_folder_through_a_conditional_is_still_in_train_mode(tmp_path):
     """news-recommendation (split 24): the model goes to evaluate() as `model if ... else models[0]`, with the
     validation folder's path as its data; evaluate() runs it under no_grad without eval()."""
-    assert _lint_project(tmp_path, NEWS_RECOMMENDATION, "MLD020") == [("train.py", 6)]
+    assert project_findings(tmp_path, NEWS_RECOMMENDATION, "MLD020") == [("train.py", 6)]
 
 
 def test_the_same_hand_off_after_model_eval_or_with_a_training_folder_is_quiet(tmp_path):
@@ -250,7 +243,7 @@ def test_the_same_hand_off_after_model_eval_or_with_a_training_folder_is_quiet(t
                                                                                           "./data/train")}
     for name, files in (("switched", switched), ("training", training)):
         (tmp_path / name).mkdir()
-        assert _lint_project(tmp_path / name, files, "MLD020") == [], name
+        assert project_findings(tmp_path / name, files, "MLD020") == [], name
 
 
 def test_a_squeezed_column_of_a_batch_of_one_gives_the_same_elementwise_loss_as_the_unsqueezed_one():

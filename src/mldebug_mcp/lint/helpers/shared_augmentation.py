@@ -11,6 +11,7 @@ import re
 
 from ..context import ModuleContext
 from .data import EVALUATION_NAME, name_of
+from .evaluation import EVAL_WORDS
 from .graph import callee
 
 # torchvision / albumentations / kornia transforms that draw at random, by class name (not RandomSampler & co.)
@@ -111,9 +112,6 @@ def _file_augments(ctx: ModuleContext) -> bool:
         RANDOM_TRANSFORM.match(callee(c.func)) for c in ctx.by_type.get(ast.Call, ())))
 
 
-EVALUATION_SPLITS = {"test", "val", "valid", "validation", "eval", "evaluation", "dev"}
-
-
 def evaluation_dataset_augmented(call: ast.Call, ctx: ModuleContext) -> tuple[str, list[str]] | None:
     """(what names it for evaluation, the random transforms) for a dataset built for evaluation with a random
     augmentation: `CIFAR10(root, train=False, transform=val_transforms)` where `val_transforms =
@@ -127,7 +125,7 @@ def evaluation_dataset_augmented(call: ast.Call, ctx: ModuleContext) -> tuple[st
     split = next((keywords[k] for k in ("split", "mode", "phase", "subset") if k in keywords), None)
     if isinstance(train, ast.Constant) and train.value is False:
         what = "train=False"
-    elif isinstance(split, ast.Constant) and isinstance(split.value, str) and split.value.lower() in EVALUATION_SPLITS:
+    elif isinstance(split, ast.Constant) and isinstance(split.value, str) and split.value.lower() in EVAL_WORDS:
         what = f"{split.value!r}"
     else:
         return None

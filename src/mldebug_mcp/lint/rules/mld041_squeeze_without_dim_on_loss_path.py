@@ -117,11 +117,13 @@ def _elementwise_on_a_column(squeeze: ast.Call, loss: ast.Call, ctx: ModuleConte
     if name not in ELEMENTWISE or not isinstance(tensor, ast.Call):
         return False
     if ctx.call_name(tensor) == "torch.gather":
-        dim = tensor.args[1] if len(tensor.args) > 1 else next((k.value for k in tensor.keywords if k.arg == "dim"), None)
+        position = 1  # torch.gather(input, dim, index)
     elif ctx.call_name(tensor) is None and ctx.method_name(tensor) == "gather":
-        dim = tensor.args[0] if tensor.args else next((k.value for k in tensor.keywords if k.arg == "dim"), None)
+        position = 0  # input.gather(dim, index)
     else:
         return False
+    dim = tensor.args[position] if len(tensor.args) > position else \
+        next((k.value for k in tensor.keywords if k.arg == "dim"), None)
     return isinstance(dim, ast.Constant) and dim.value in (1, -1)
 
 
@@ -190,13 +192,17 @@ def _rank_tested(squeeze: ast.Call, tensor: ast.expr, forward: ast.AST, ctx: Mod
     """Under an `if` of the forward that tests the tensor's rank or size (`if torch.squeeze(x).dim() == 1:
     x = torch.squeeze(x, dim=1) else: x = torch.squeeze(x)`, Conv-TasNet's decoder): the batch of one is handled."""
     name = ast.unparse(tensor)
+
+    def reads_rank(node: ast.AST) -> bool:  # `x.dim()`, `torch.squeeze(x).size(0)`, `x.shape`, `x.ndim`
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("dim", "size", "ndim"):
+            return any(ast.unparse(part) == name for part in ast.walk(node.func.value))
+        return isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim") and ast.unparse(node.value) == name
+
     for ancestor in ctx.ancestors(squeeze):
         if ancestor is forward:
             return False
-        if isinstance(ancestor, ast.If) and any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "size", "ndim")
-                and name in ast.unparse(n.func.value) or isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim")
-                and ast.unparse(n.value) == name for n in ast.walk(ancestor.test)):
+        if isinstance(ancestor, ast.If) and any(reads_rank(n) for n in ast.walk(ancestor.test)):
             return True
     return False
 
