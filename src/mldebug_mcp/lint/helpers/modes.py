@@ -106,7 +106,12 @@ def switches(scope: ast.AST, ctx: ModuleContext, depth: int = 2) -> list[Switch]
 
 
 def _chained_eval(value: ast.Call) -> bool:
-    """`.eval()` (or `.train(False)`) in the chain of calls that builds the value: `Net().to(d).eval()`."""
+    """`.eval()` (or `.train(False)`) in the chain of calls that builds the value: `Net().to(d).eval()`, also under
+    typing's `cast(BiQwen2, BiQwen2.from_pretrained(...).eval())` (vidore-benchmark), which returns its value."""
+    if isinstance(value, ast.Call) and len(value.args) == 2 and (
+            isinstance(value.func, ast.Name) and value.func.id == "cast"
+            or isinstance(value.func, ast.Attribute) and value.func.attr == "cast"):
+        value = value.args[1]
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         if value.func.attr == "eval" and not value.args or value.func.attr == "train" and value.args and (
                 isinstance(value.args[0], ast.Constant) and value.args[0].value is False):

@@ -51,8 +51,11 @@ MODE_FREE = re.compile(r"torch\.nn\.(Linear|Bilinear|Conv\w*|ReLU\d?|LeakyReLU|G
                        r"|LogSoftmax|Softplus|Mish|Embedding\w*|Flatten|Unflatten|\w*Pool\w*|Sequential|ModuleList"
                        r"|ModuleDict|Identity|LayerNorm|RMSNorm|GroupNorm|LocalResponseNorm|Upsample\w*|PixelShuffle"
                        r"|Parameter|PReLU|Hardtanh|Hardswish|ReLU6|Softsign|Tanhshrink|Threshold|LSTMCell|GRUCell"
-                       r"|RNNCell)$")
+                       r"|RNNCell|\w+Loss)$")  # a criterion held on the model (`self.loss = nn.MSELoss()`) has no mode
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+# wrappers that run the module they are given: `nn.DataParallel(model)` holds no layer of its own
+PARALLEL_WRAPPERS = {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                     "torch.nn.parallel.DistributedDataParallel"}
 # recurrent layers: dropout= acts only between stacked layers, so one layer (the default) has none in either mode
 RECURRENT = re.compile(r"torch\.nn\.(LSTM|GRU|RNN)$")
 # InstanceNorm follows the mode only when it keeps running statistics (track_running_stats=True)
@@ -339,9 +342,14 @@ def mode_free(func: ast.AST, ctx: ModuleContext, depth: int = 0) -> bool:
     if ctx.method_name(value) == "from_pretrained" or "pretrained" in (ident(value.func) or "").lower():
         return not _own_loader_in_train_mode(value, ctx)
     wrapped = value.args[0] if value.args and isinstance(value.args[0], ast.Name | ast.Attribute) else None
-    if wrapped is not None and depth < 3 and not (ident(value.func) or "")[:1].isupper() and (
-            wrapped is not func) and mode_free(wrapped, ctx, depth + 1):
-        return True  # a wrapper function keeps the mode of the model it wraps
+    keeps_mode = not (ident(value.func) or "")[:1].isupper() or ctx.call_name(value) in PARALLEL_WRAPPERS
+    if wrapped is not None and depth < 3 and keeps_mode and wrapped is not func:
+        if ctx.resolve(wrapped) is value:  # `model = nn.DataParallel(model)`: what the name held before
+            others = [v for v in ctx.values_of(wrapped) if v is not value]
+            if others and all(isinstance(v, ast.Call) and _free_build(v, ctx, 0) for v in others):
+                return True
+        elif mode_free(wrapped, ctx, depth + 1):
+            return True  # a wrapper function keeps the mode of the model it wraps
     return _free_build(value, ctx, 0)
 
 
@@ -500,7 +508,7 @@ def _class_free(cls: ast.ClassDef, ctx: ModuleContext, depth: int, needs: set[st
         n.value for n in ast.walk(cls) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
             isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
             for t in n.targets) and not (ident(n.value.func) or "")[:1].isupper() and id(n.value) not in inside
-        and not _own_method(n.value, cls)]
+        and not _own_method(n.value, cls) and not _no_layer(n.value, ctx)]  # `self.device = torch.device(...)`
     return all(_free_build(b, ctx, depth + 1, needs) for b in built)
 
 

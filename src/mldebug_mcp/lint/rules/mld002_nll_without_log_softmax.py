@@ -8,6 +8,8 @@ from ..helpers.kinds import LOGITS, SIGMOID, SOFTMAX
 from ..helpers.losses import SHAPE_METHODS, input_kinds, loss_inputs, loss_name, probability_kind, strip_shape_ops
 from ..rule import Hit, Rule
 
+LAYOUT_METHODS = SHAPE_METHODS | {"t"}  # what a value is does not depend on its layout: `logits.t()` are logits
+
 # the losses whose input must be log-probabilities, and the name the message gives each
 LOG_PROB_LOSSES = {
     "torch.nn.functional.nll_loss": "NLLLoss", "torch.nn.NLLLoss": "NLLLoss",
@@ -83,10 +85,22 @@ def _may_be_another_loss(call: ast.Call, ctx: ModuleContext) -> bool:
 def _logits_name(arg: ast.expr, ctx: ModuleContext) -> str | None:
     """The name of the tensor handed over, as written or as last assigned, when it says logits and the file shows no
     log_softmax on it (STARS's `F.ctc_loss(ph_frame_logits.permute(1, 0, 2), ...)`, whose frames come from the
-    model's output dict; `out["logits"]`)."""
-    for core in (strip_calls(arg, SHAPE_METHODS), strip_shape_ops(arg, ctx)):
-        name = held_name(core)
-        lowered = name.lower()
-        if "logit" in lowered and not any(w in lowered for w in ("log_prob", "logprob", "lprob")):
-            return name
+    model's output dict; `out["logits"]`), also scaled by a
+    temperature (train-CLIP's `F.kl_div(image_logits_notemp * self.sink_temp, ...)`, blind split 26)."""
+    for core in (strip_calls(arg, LAYOUT_METHODS), strip_shape_ops(arg, ctx)):
+        for scaled in _unscaled(core):
+            name = held_name(strip_calls(scaled, LAYOUT_METHODS))
+            lowered = name.lower()
+            if "logit" in lowered and not any(w in lowered for w in ("log_prob", "logprob", "lprob")):
+                return name
     return None
+
+
+def _unscaled(expr: ast.AST) -> list[ast.AST]:
+    """What a product or quotient scales (`logits / T`, `scale * logits`): either factor of a product, the
+    dividend of a quotient; the expression itself when it is neither. A scale does not make logits log-probabilities."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        return _unscaled(expr.left)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return _unscaled(expr.left) + _unscaled(expr.right)
+    return [expr]

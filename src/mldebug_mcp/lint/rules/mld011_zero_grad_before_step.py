@@ -60,5 +60,18 @@ class ZeroGradBeforeStep(Rule):
                 # a zero followed by `continue` (an OOM handler's) ends its iteration: no step of it follows
                 pending_zero = None if leaves_before_later_code(call, node, ctx) else call
             elif pending_zero is not None and optimizer_step(call, ctx):
+                if _another_optimizer(pending_zero, call, ctx):
+                    continue  # `opt_a.zero_grad()` before `opt_b.step()`: b's gradients are not a's to clear
                 yield Hit(pending_zero)
                 pending_zero, seen_backward = None, False
+
+
+def _another_optimizer(zero: ast.Call, step: ast.Call, ctx: ModuleContext) -> bool:
+    """The zeroed object is an optimizer other than the stepped one (speechbrain's diffusion recipe zeroes
+    `self.optimizer` after its step, before `self.optimizer_done.step()`); a model's zero_grad() clears the
+    parameters any optimizer steps, so it does not count."""
+    zeroed, stepped = zero.func.value, step.func.value if isinstance(step.func, ast.Attribute) else None
+    if stepped is None or ast.dump(zeroed) == ast.dump(stepped):
+        return False
+    built = ctx.constructed(zeroed) or ""
+    return built.startswith("torch.optim.") or "optim" in (ast.unparse(zeroed).rsplit(".", 1)[-1]).lower()

@@ -175,7 +175,8 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
             return None
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
-    if _shape_free_use(squeeze, ctx) or _rank_tested(squeeze, tensor, forward, ctx):
+    if _shape_free_use(squeeze, ctx) or _rank_tested(squeeze, tensor, forward, ctx) \
+            or _reshaped_after(squeeze, forward, ctx) or _shape_read(squeeze, ctx):
         return None
     holder = ctx.parent(squeeze)
     while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
@@ -261,7 +262,7 @@ def _rows_of_parameter(tensor: ast.AST, ctx: ModuleContext) -> bool:
 def _squeezed(expr: ast.expr, ctx: ModuleContext) -> ast.Call | None:
     while isinstance(expr, ast.Call) and ctx.method_name(expr) in SHAPE_KEEPING and ctx.call_name(expr) is None:
         expr = expr.func.value
-    if not isinstance(expr, ast.Call) or ctx.method_name(expr) != "squeeze":
+    if not isinstance(expr, ast.Call) or ctx.method_name(expr) != "squeeze" or _an_array(expr.func.value, ctx):
         return None
     name = ctx.call_name(expr)
     if name == "torch.squeeze":
@@ -305,3 +306,75 @@ def _shape_free_use(squeeze: ast.Call, ctx: ModuleContext) -> bool:
         return True
     return ctx.method_name(holder) == "masked_select" and ctx.call_name(holder) is None \
         and bool(holder.args) and holder.args[0] is squeeze
+
+
+# methods whose result is a NumPy array or a Python value: squeezing it is no tensor on a loss path
+LEAVES_TORCH = {"numpy", "tolist", "item"}
+
+
+def _an_array(receiver: ast.expr, ctx: ModuleContext) -> bool:
+    """`target[0].detach().cpu().numpy().squeeze()`: a NumPy array (KP2D's debug heat map), not a tensor; and
+    `img[0].detach().cpu().clone().squeeze()`: a copy taken off the graph and the device, for a picture or a log."""
+    methods = set()
+    while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and ctx.call_name(receiver) is None:
+        methods.add(receiver.func.attr)
+        receiver = receiver.func.value
+    return bool(methods & LEAVES_TORCH) or {"detach", "cpu"} <= methods
+
+
+RESHAPES = {"view", "reshape"}
+
+
+def _full_shape(call: ast.AST, ctx: ModuleContext) -> bool:
+    """`x.view(batch, 1, 2048)`, `x.reshape(d.shape[0], -1, 8, 8)`, `torch.reshape(x, (n, -1))`: a reshape to two axes
+    or more, which sets the rank whatever axes a squeeze before it removed."""
+    if not isinstance(call, ast.Call):
+        return False
+    if ctx.call_name(call) == "torch.reshape":
+        shape = call.args[1:]
+    elif ctx.call_name(call) is None and ctx.method_name(call) in RESHAPES:
+        shape = call.args
+    else:
+        return False
+    if len(shape) == 1 and isinstance(shape[0], ast.Tuple | ast.List):
+        shape = shape[0].elts
+    return len(shape) >= 2 and not any(isinstance(d, ast.Starred) for d in shape)
+
+
+def _reshaped_after(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
+    """The squeezed value is reshaped to a full shape before it goes on: within its expression (`torch.cat((l.squeeze(),
+    pad), -1).reshape(d.shape[0], -1, 8, 8)`, image2reverb) or by the next statement that reads the name it is kept in
+    (`x = x.squeeze()` then `x = x.view(batch, 1, 2048)`, PointFusion): a batch of one gets its axis back."""
+    node = squeeze
+    for ancestor in ctx.ancestors(squeeze):
+        if isinstance(ancestor, ast.stmt):
+            break
+        if _full_shape(ancestor, ctx) and (ctx.call_name(ancestor) == "torch.reshape" or ancestor.func.value is node
+                                           or any(part is squeeze for part in ast.walk(ancestor.func.value))):
+            return True
+        node = ancestor
+    holder = ctx.parent(squeeze)
+    if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name)):
+        return False
+    name = holder.targets[0].id
+    body = ctx.parent(holder)
+    statements = getattr(body, "body", [])
+    if holder not in statements:
+        return False
+    for later in statements[statements.index(holder) + 1:]:
+        reads = [n for n in ast.walk(later) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        if not reads:
+            continue
+        value = later.value if isinstance(later, ast.Assign | ast.Return) else None
+        return _full_shape(value, ctx) and (ctx.call_name(value) == "torch.reshape" and value.args[0] in reads
+                                            or ctx.call_name(value) is None and value.func.value in reads)
+    return False
+
+
+def _shape_read(squeeze: ast.Call, ctx: ModuleContext) -> bool:
+    """`list(l.squeeze().shape)`, `x.squeeze().dim()`: what is read is a size, not the squeezed values."""
+    holder = ctx.parent(squeeze)
+    if isinstance(holder, ast.Attribute) and holder.attr in ("shape", "ndim"):
+        return True
+    return isinstance(holder, ast.Attribute) and holder.attr in ("size", "dim", "numel") \
+        and isinstance(ctx.parent(holder), ast.Call)
