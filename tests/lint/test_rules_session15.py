@@ -294,3 +294,48 @@ def test_a_tracker_filled_only_with_numbers_is_summed_without_a_graph():
 
 def test_a_tracker_filled_with_the_loss_tensor_still_fires():
     assert _lines(TRACKER.format(stored="loss"), "MLD032") != []
+
+
+PIPELINE = """
+    from torch.utils.data import DataLoader
+
+    def train(model, optimizer, trainset, workers):
+        train_loader = DataLoader(trainset, {batching}, num_workers=workers)
+        for x, y in train_loader:
+            loss = model(x, y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def test_a_training_loader_that_takes_whole_batches_from_its_dataset_is_not_asked_to_shuffle():
+    """asv-subtools' egs pipeline: `DataLoader(trainset, batch_size=None, ...)` over a dataset that batches itself."""
+    assert _lines(PIPELINE.format(batching="batch_size=None"), "MLD050") == []
+
+
+def test_a_training_loader_that_batches_samples_without_shuffle_still_fires():
+    assert _lines(PIPELINE.format(batching="batch_size=32"), "MLD050") == [5]
+
+
+ENCODED_BEFORE_SPLIT = """
+    import numpy as np
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    def fit_logistic_regression(X, y):
+        encoded = {fitted}
+        X_train, X_test, y_train, y_test = train_test_split(X, encoded, test_size=0.8)
+        return X_train, X_test, y_train, y_test
+"""
+
+
+def test_a_one_hot_encoding_of_the_labels_before_the_split_learns_only_the_class_names():
+    """dgl's bgrl evaluation: `OneHotEncoder(categories="auto").fit_transform(y.reshape(-1, 1))`."""
+    assert _lines(ENCODED_BEFORE_SPLIT.format(fitted='OneHotEncoder(categories="auto").fit_transform(y.reshape(-1, 1))'),
+                  "MLD051") == []
+
+
+def test_a_scaler_fitted_on_the_labels_before_the_split_still_fires():
+    assert _lines(ENCODED_BEFORE_SPLIT.format(fitted="StandardScaler().fit_transform(y.reshape(-1, 1))"),
+                  "MLD051") == [7]

@@ -38,7 +38,8 @@ def _on(expr: ast.AST | None) -> bool:
 class TrainLoaderWithoutShuffle(Rule):
     """What it does: flags a DataLoader over a training dataset (the dataset, its arguments or
     the variable it is assigned to is named like 'train' and not 'val'/'test'/'eval') that
-    neither passes shuffle=True nor a sampler or batch_sampler; and batches sliced by hand in a training
+    neither passes shuffle=True nor a sampler or batch_sampler (a loader with batch_size=None, whose dataset yields
+    whole batches in its own order, is left alone); and batches sliced by hand in a training
     loop (`lines[step * B:(step + 1) * B]`) from data that nothing in the function shuffles.
 
     Why is this bad: DataLoader does not shuffle by default, so every epoch visits the data in
@@ -89,6 +90,9 @@ class TrainLoaderWithoutShuffle(Rule):
         # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, ...)
         if any(_on(keywords.get(k)) for k in ("shuffle", "sampler", "batch_sampler")) or any(map(_on, node.args[2:5])):
             return
+        batch_size = keywords.get("batch_size", node.args[1] if len(node.args) > 1 else None)
+        if isinstance(batch_size, ast.Constant) and batch_size.value is None:
+            return  # batch_size=None: the dataset yields whole batches in its own order (asv-subtools' egs pipeline)
         dataset = node.args[0] if node.args else keywords.get("dataset")
         names = _names(node, dataset, ctx) if dataset is not None else []
         # any hint of validation/test wins: stay quiet when the names disagree

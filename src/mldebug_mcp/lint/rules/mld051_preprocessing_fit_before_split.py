@@ -33,8 +33,14 @@ def _names_in(nodes: list[ast.AST]) -> set[str]:
     return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+# encoders that only learn the set of categories; fitted on the labels they learn the class names, which a test
+# row cannot make optimistic
+CATEGORY_ENCODERS = {"OneHotEncoder", "OrdinalEncoder"}
+LABELS = re.compile(r"^(y|Y|labels?|targets?|classes)$")
+
 class PreprocessingFitBeforeSplit(Rule):
-    """What it does: flags a scaler, imputer, encoder, PCA, vectorizer or feature selector (or a
+    """What it does: flags a scaler, imputer, encoder (not a label encoder, nor a one-hot or ordinal encoder of the
+    labels `y`, which learns only the class names), PCA, vectorizer or feature selector (or a
     hand-written normalisation by column statistics, `(X - X.mean(0)) / X.std(0)`) that is fitted on a
     variable which a later train_test_split/random_split in the same function splits
     (directly or through variables computed from the fitted output), or which the function later
@@ -91,6 +97,8 @@ class PreprocessingFitBeforeSplit(Rule):
             if cls is None or cls in LABEL_ENCODERS or not node.args:
                 return
             data = root_name(node.args[0], ctx)
+            if cls in CATEGORY_ENCODERS and LABELS.match(data or ""):
+                return  # `OneHotEncoder().fit_transform(y.reshape(-1, 1))`: the class names, no statistic (dgl's bgrl)
         fitted = node.args[0] if isinstance(node, ast.Call) else node.left.left
         scope = ctx.scope_of(node)
         splits = [c for c in ctx.in_scope(scope, (ast.Call,)) if ctx.call_name(c) in SPLITS or _wraps_split(c, ctx)]
