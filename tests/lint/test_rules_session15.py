@@ -339,3 +339,23 @@ def test_a_one_hot_encoding_of_the_labels_before_the_split_learns_only_the_class
 def test_a_scaler_fitted_on_the_labels_before_the_split_still_fires():
     assert _lines(ENCODED_BEFORE_SPLIT.format(fitted="StandardScaler().fit_transform(y.reshape(-1, 1))"),
                   "MLD051") == [7]
+
+
+STANDARDISED = """
+    import torch
+
+    def normalize_standard(x, dim=-1):
+        return {body}
+"""
+
+
+def test_a_division_by_a_std_reshaped_after_the_where_test_is_guarded():
+    """transformers-lightning: the test reads `x.std(dim)`, the division `x.std(dim).unsqueeze(-1)`."""
+    guarded = ("torch.where((x.std(dim=dim) > 0).unsqueeze(-1), "
+               "(x - x.mean(dim=dim).unsqueeze(-1)) / x.std(dim=dim).unsqueeze(-1), x - x.mean(dim=dim).unsqueeze(-1))")
+    assert _lines(STANDARDISED.format(body=guarded), "MLD062") == []
+
+
+def test_the_same_division_without_the_where_still_fires():
+    assert _lines(STANDARDISED.format(body="(x - x.mean(dim=dim).unsqueeze(-1)) / x.std(dim=dim).unsqueeze(-1)"),
+                  "MLD062") == [5]

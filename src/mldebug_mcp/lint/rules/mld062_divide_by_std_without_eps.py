@@ -253,8 +253,13 @@ def _patched(name: str, value: ast.expr, use: ast.AST, ctx: ModuleContext) -> bo
 
 
 def _tested(denominator: ast.expr, division: ast.AST, ctx: ModuleContext) -> bool:
-    """Inside `if s > 0:`, `x / s if s > 0 else x` or `torch.where(s > 0, x / s, x)`."""
-    target = ast.dump(denominator)
+    """Inside `if s > 0:`, `x / s if s > 0 else x` or `torch.where(s > 0, x / s, x)`, also when the denominator
+    reshapes the tested value (`torch.where((x.std(dim) > 0).unsqueeze(-1), (x - m) / x.std(dim).unsqueeze(-1), ...)`,
+    transformers-lightning)."""
+    core = denominator
+    while isinstance(core, ast.Call) and isinstance(core.func, ast.Attribute) and core.func.attr in PASS_THROUGH:
+        core = core.func.value
+    targets = {ast.dump(denominator), ast.dump(core)}
     for ancestor in ctx.ancestors(division):
         if isinstance(ancestor, ast.If | ast.IfExp | ast.While):
             tests = [ancestor.test]
@@ -264,7 +269,7 @@ def _tested(denominator: ast.expr, division: ast.AST, ctx: ModuleContext) -> boo
             break
         else:
             continue
-        if any(ast.dump(n) == target for test in tests for n in ast.walk(test)):
+        if any(ast.dump(n) in targets for test in tests for n in ast.walk(test)):
             return True
     return False
 
