@@ -118,8 +118,8 @@ def _name_is_number(name: ast.Name, ctx, depth: int) -> bool:
         value = None
     if isinstance(value, ast.List) and not value.elts:
         return _list_of_numbers(name, ctx, depth)  # `losses = []`, then `losses.append(loss.item())`
-    if _empty_mapping(value):
-        return _mapping_of_numbers(name, ctx, depth)  # `info = MetricsTracker()`, then `info["loss"] = l.item()`
+    if _empty_mapping(value) and (stores := _item_stores(name, ctx)):
+        return _mapping_of_numbers(name, stores, ctx, depth)  # `info = MetricsTracker()`, `info["loss"] = l.item()`
     if value is not None and not number_valued(value, ctx, depth - 1):
         return False
     more = module_index(ctx)["augmented"].get((ctx.scope_of(name), name.id), ())
@@ -177,14 +177,17 @@ def _empty_mapping(value: ast.AST | None) -> bool:
         isinstance(value.func, ast.Name) and (value.func.id == "dict" or value.func.id[:1].isupper()))
 
 
-def _mapping_of_numbers(name: ast.Name, ctx, depth: int) -> bool:
-    """A mapping started empty whose every item stored in the function is a number (`info["loss"] =
-    loss.detach().cpu().item()`) and that no method fills: icefall's MetricsTracker of every recipe, 164 findings."""
-    scope = ctx.scope_of(name)
-    stores = [a for a in ctx.in_scope(scope, (ast.Assign, ast.AugAssign)) if any(
+def _item_stores(name: ast.Name, ctx) -> list[ast.Assign | ast.AugAssign]:
+    """The assignments of the function that store an item of `name` (`info["loss"] = ...`, `info[k] += ...`)."""
+    return [a for a in ctx.in_scope(ctx.scope_of(name), (ast.Assign, ast.AugAssign)) if any(
         isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name.id
         for t in (a.targets if isinstance(a, ast.Assign) else [a.target]))]
-    fills = [c for c in ctx.in_scope(scope, (ast.Call,)) if isinstance(c.func, ast.Attribute)
+
+
+def _mapping_of_numbers(name: ast.Name, stores: list, ctx, depth: int) -> bool:
+    """A mapping started empty whose every item stored in the function is a number (`info["loss"] =
+    loss.detach().cpu().item()`) and that no method fills: icefall's MetricsTracker of every recipe, 164 findings."""
+    fills = [c for c in ctx.in_scope(ctx.scope_of(name), (ast.Call,)) if isinstance(c.func, ast.Attribute)
              and isinstance(c.func.value, ast.Name) and c.func.value.id == name.id
              and c.func.attr in ("update", "setdefault", "__setitem__")]
-    return bool(stores) and not fills and all(number_valued(a.value, ctx, depth - 1) for a in stores)
+    return not fills and all(number_valued(a.value, ctx, depth - 1) for a in stores)

@@ -109,8 +109,7 @@ def _call_hit(node: ast.Call, ctx: ModuleContext) -> Hit | None:
         if flag is None:
             # F.dropout(x, self.p if self.training else 0.0): a rate that is 0 outside training (hyena-dna)
             rate = _keyword(node, "p") or (node.args[1] if len(node.args) > 1 else None)
-            return None if rate is not None and not isinstance(rate, ast.Constant) \
-                and _zero_outside_training(rate, ctx) else Hit(node)
+            return None if rate is not None and _zero_outside_training(rate, ctx) else Hit(node)
         # training=True written out is deliberate (Tacotron's prenet keeps dropout at inference), unless the
         # same class follows the mode elsewhere: it registers dropout or BatchNorm modules (switched by eval())
         # or passes self.training to other dropout, so the constant is a slip

@@ -176,7 +176,7 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
     if _shape_free_use(squeeze, ctx) or _rank_tested(squeeze, tensor, forward, ctx) \
-            or _reshaped_after(squeeze, forward, ctx) or _shape_read(squeeze, ctx):
+            or _reshaped_after(squeeze, ctx) or _shape_read(squeeze, ctx):
         return None
     holder = ctx.parent(squeeze)
     while isinstance(holder, ast.Call) and ctx.method_name(holder) in SHAPE_KEEPING:
@@ -325,49 +325,44 @@ def _an_array(receiver: ast.expr, ctx: ModuleContext) -> bool:
 RESHAPES = {"view", "reshape"}
 
 
-def _full_shape(call: ast.AST, ctx: ModuleContext) -> bool:
-    """`x.view(batch, 1, 2048)`, `x.reshape(d.shape[0], -1, 8, 8)`, `torch.reshape(x, (n, -1))`: a reshape to two axes
-    or more, which sets the rank whatever axes a squeeze before it removed."""
+def _reshaped_input(call: ast.AST, ctx: ModuleContext) -> ast.expr | None:
+    """What a reshape to two axes or more takes (`x` of `x.view(batch, 1, 2048)`, `x.reshape(d.shape[0], -1, 8, 8)`,
+    `torch.reshape(x, (n, -1))`): the reshape sets the rank whatever axes a squeeze before it removed."""
     if not isinstance(call, ast.Call):
-        return False
-    if ctx.call_name(call) == "torch.reshape":
-        shape = call.args[1:]
+        return None
+    if ctx.call_name(call) == "torch.reshape" and call.args:
+        tensor, shape = call.args[0], call.args[1:]
     elif ctx.call_name(call) is None and ctx.method_name(call) in RESHAPES:
-        shape = call.args
+        tensor, shape = call.func.value, call.args
     else:
-        return False
+        return None
     if len(shape) == 1 and isinstance(shape[0], ast.Tuple | ast.List):
         shape = shape[0].elts
-    return len(shape) >= 2 and not any(isinstance(d, ast.Starred) for d in shape)
+    return tensor if len(shape) >= 2 and not any(isinstance(d, ast.Starred) for d in shape) else None
 
 
-def _reshaped_after(squeeze: ast.Call, forward: ast.AST, ctx: ModuleContext) -> bool:
+def _reshaped_after(squeeze: ast.Call, ctx: ModuleContext) -> bool:
     """The squeezed value is reshaped to a full shape before it goes on: within its expression (`torch.cat((l.squeeze(),
     pad), -1).reshape(d.shape[0], -1, 8, 8)`, image2reverb) or by the next statement that reads the name it is kept in
     (`x = x.squeeze()` then `x = x.view(batch, 1, 2048)`, PointFusion): a batch of one gets its axis back."""
-    node = squeeze
     for ancestor in ctx.ancestors(squeeze):
         if isinstance(ancestor, ast.stmt):
             break
-        if _full_shape(ancestor, ctx) and (ctx.call_name(ancestor) == "torch.reshape" or ancestor.func.value is node
-                                           or any(part is squeeze for part in ast.walk(ancestor.func.value))):
+        tensor = _reshaped_input(ancestor, ctx)
+        if tensor is not None and any(part is squeeze for part in ast.walk(tensor)):
             return True
-        node = ancestor
     holder = ctx.parent(squeeze)
     if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name)):
         return False
     name = holder.targets[0].id
-    body = ctx.parent(holder)
-    statements = getattr(body, "body", [])
+    statements = getattr(ctx.parent(holder), "body", [])
     if holder not in statements:
         return False
     for later in statements[statements.index(holder) + 1:]:
         reads = [n for n in ast.walk(later) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-        if not reads:
-            continue
-        value = later.value if isinstance(later, ast.Assign | ast.Return) else None
-        return _full_shape(value, ctx) and (ctx.call_name(value) == "torch.reshape" and value.args[0] in reads
-                                            or ctx.call_name(value) is None and value.func.value in reads)
+        if reads:  # the first statement that reads the name: `x = x.view(batch, -1)` or `return x.view(batch, -1)`
+            tensor = _reshaped_input(later.value, ctx) if isinstance(later, ast.Assign | ast.Return) else None
+            return tensor is not None and any(tensor is read for read in reads)
     return False
 
 

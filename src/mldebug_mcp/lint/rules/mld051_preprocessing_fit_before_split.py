@@ -38,6 +38,7 @@ def _names_in(nodes: list[ast.AST]) -> set[str]:
 CATEGORY_ENCODERS = {"OneHotEncoder", "OrdinalEncoder"}
 LABELS = re.compile(r"^(y|Y|labels?|targets?|classes)$")
 
+
 class PreprocessingFitBeforeSplit(Rule):
     """What it does: flags a scaler, imputer, encoder (not a label encoder, nor a one-hot or ordinal encoder of the
     labels `y`, which learns only the class names), PCA, vectorizer or feature selector (or a
