@@ -359,3 +359,30 @@ def test_a_division_by_a_std_reshaped_after_the_where_test_is_guarded():
 def test_the_same_division_without_the_where_still_fires():
     assert _lines(STANDARDISED.format(body="(x - x.mean(dim=dim).unsqueeze(-1)) / x.std(dim=dim).unsqueeze(-1)"),
                   "MLD062") == [5]
+
+
+EVALUATE_A_CLASS = """
+    import torch
+
+    def evaluate(model_path, envs, Model, episodes):
+        agent = {built}
+        agent.load_state_dict(torch.load(model_path))
+        {switch}
+        returns = []
+        obs = envs.reset()
+        while len(returns) < episodes:
+            with torch.no_grad():
+                actions = agent(torch.Tensor(obs)).argmax(-1)
+            obs, reward, done, info = envs.step(actions.numpy())
+            returns.append(reward)
+        return returns
+"""
+
+
+def test_a_class_handed_in_and_constructed_is_not_taken_for_a_model_run_on_data():
+    """cleanrl's ppo_eval: `agent = Model(envs).to(device)`, then `agent.eval()`."""
+    assert _lines(EVALUATE_A_CLASS.format(built="Model(envs).to('cpu')", switch="agent.eval()"), "MLD020") == []
+
+
+def test_the_constructed_agent_evaluated_without_eval_still_fires():
+    assert _lines(EVALUATE_A_CLASS.format(built="Model(envs).to('cpu')", switch="pass"), "MLD020") != []

@@ -105,6 +105,8 @@ def bare_switch(stmt: ast.AST, attr: str, ctx: ModuleContext) -> str | None:
 def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
     if ctx.call_name(call) is not None:
         return None  # an imported or local callable (and so is what it is an attribute of): never a model
+    if _class_by_name(call.func):
+        return None  # `agent = Model(envs).to(device)` of a class handed in (cleanrl's ppo_eval): a construction
     if model_call(call, ctx):
         func = call.func
         return func.value if isinstance(func, ast.Attribute) and func.attr == "forward" else func
@@ -115,6 +117,12 @@ def _receiver(call: ast.Call, ctx: ModuleContext) -> ast.AST | None:
 
 
 DEVICE_MOVES = {"to", "cuda", "cpu"}
+
+
+def _class_by_name(func: ast.AST) -> bool:
+    """A bare name written as a class is (`Model`, `QNetwork`): capitalised, more than one letter and not a constant;
+    one capital letter (`G(z)`, `D(x)`) is a GAN's network as often as a class."""
+    return isinstance(func, ast.Name) and len(func.id) > 1 and func.id[0].isupper() and not func.id.isupper()
 
 
 def _moved_and_called(func: ast.AST, ctx: ModuleContext) -> bool:
