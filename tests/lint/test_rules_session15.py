@@ -386,3 +386,32 @@ def test_a_class_handed_in_and_constructed_is_not_taken_for_a_model_run_on_data(
 
 def test_the_constructed_agent_evaluated_without_eval_still_fires():
     assert _lines(EVALUATE_A_CLASS.format(built="Model(envs).to('cpu')", switch="pass"), "MLD020") != []
+
+
+VAE_STEP = """
+    import torch.nn.functional as F
+    from lightning.pytorch import LightningModule
+
+    class VAE(LightningModule):
+        def step(self, batch):
+            x, _ = batch
+            x_hat, kl = self(x)
+            recon_loss = F.mse_loss(x_hat, x)
+            loss = kl + recon_loss
+            logs = {{"recon_loss": recon_loss, "kl": kl, "loss": loss}}
+            return loss, logs
+
+        def training_step(self, batch, batch_idx):
+            loss, logs = self.step(batch)
+            {use}
+            return loss
+"""
+
+
+def test_a_log_dict_rekeyed_by_a_comprehension_for_lightnings_log_keeps_no_graph():
+    """lightning-bolts' VAE: `self.log_dict({f"train_{k}": v for k, v in logs.items()})`; Lightning detaches it."""
+    assert _lines(VAE_STEP.format(use='self.log_dict({f"train_{k}": v for k, v in logs.items()})'), "MLD032") == []
+
+
+def test_the_same_dict_kept_on_the_module_still_fires():
+    assert _lines(VAE_STEP.format(use="self.history.append(logs)"), "MLD032") != []

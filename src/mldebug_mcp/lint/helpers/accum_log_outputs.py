@@ -91,15 +91,32 @@ def _only_logged_by_framework(func: ast.AST, position: int | None, ctx, depth: i
         name = assign.targets[0].elts[position].id
         for use in (n for n in ctx.within(ast.Name, caller) if n.id == name and isinstance(n.ctx, ast.Load)):
             parent = ctx.parent(use)
-            if isinstance(parent, ast.Call) and use in parent.args and isinstance(parent.func, ast.Attribute) \
-                    and parent.func.attr in FRAMEWORK_LOGS and isinstance(parent.func.value, ast.Name) \
-                    and parent.func.value.id == "self":
+            if _framework_log(parent, use) or _rekeyed_for_the_log(use, ctx):
                 continue
             if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Return) \
                     and _only_logged_by_framework(caller, parent.elts.index(use), ctx, depth - 1):
                 continue
             return False
     return bool(callers)
+
+
+def _framework_log(call: ast.AST, argument: ast.AST) -> bool:
+    """`self.log_dict(argument)` / `self.log(..., argument)`: Lightning detaches what it is given."""
+    return isinstance(call, ast.Call) and argument in call.args and isinstance(call.func, ast.Attribute) \
+        and call.func.attr in FRAMEWORK_LOGS and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+
+
+def _rekeyed_for_the_log(use: ast.Name, ctx) -> bool:
+    """`self.log_dict({f"train_{k}": v for k, v in logs.items()})`: the dict re-keyed by a comprehension that goes
+    straight to the framework's log (lightning-bolts' VAE)."""
+    read = ctx.parent(use)
+    call = ctx.parent(read)
+    if not (isinstance(read, ast.Attribute) and read.attr in ("items", "values") and isinstance(call, ast.Call)):
+        return False
+    generator = ctx.parent(call)
+    comprehension = ctx.parent(generator)
+    return isinstance(generator, ast.comprehension) and generator.iter is call \
+        and isinstance(comprehension, ast.DictComp) and _framework_log(ctx.parent(comprehension), comprehension)
 
 
 def _calls_method(call: ast.Call, name: str) -> bool:
