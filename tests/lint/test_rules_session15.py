@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import textwrap
 
-from mldebug_mcp.lint.config import LintSettings
-from mldebug_mcp.lint.engine import lint_source
+from .families import snippet_lines
 
 
 def _lines(source: str, code: str) -> list[int]:
-    return [f.line for f in lint_source(textwrap.dedent(source), settings=LintSettings(select=(code,)))]
+    return snippet_lines(textwrap.dedent(source), code)
 
 
 SQUEEZED_THEN_RESHAPED = """

@@ -13,6 +13,7 @@ SHAPE_KEEPING = {"float", "double", "half", "bfloat16", "long", "int", "bool", "
                  "cuda", "cpu"}
 # squeezing these gives indices or sizes, not values a loss is computed from
 INDEX_METHODS = {"nonzero", "argmax", "argmin", "argsort", "size", "numel"}
+SIZE_ATTRIBUTES = ("shape", "ndim")  # a tensor's sizes read as attributes, not its values
 IN_LOSS = "squeeze() without a dim inside a loss's forward: with a batch of one it also drops the batch axis"
 IN_FORWARD = "squeeze() without a dim on what forward returns: with a batch of one the output loses its batch axis"
 
@@ -198,7 +199,7 @@ def _rank_tested(squeeze: ast.Call, tensor: ast.expr, forward: ast.AST, ctx: Mod
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("dim", "size", "ndim"):
             return any(ast.unparse(part) == name for part in ast.walk(node.func.value))
-        return isinstance(node, ast.Attribute) and node.attr in ("shape", "ndim") and ast.unparse(node.value) == name
+        return isinstance(node, ast.Attribute) and node.attr in SIZE_ATTRIBUTES and ast.unparse(node.value) == name
 
     for ancestor in ctx.ancestors(squeeze):
         if ancestor is forward:
@@ -369,7 +370,7 @@ def _reshaped_after(squeeze: ast.Call, ctx: ModuleContext) -> bool:
 def _shape_read(squeeze: ast.Call, ctx: ModuleContext) -> bool:
     """`list(l.squeeze().shape)`, `x.squeeze().dim()`: what is read is a size, not the squeezed values."""
     holder = ctx.parent(squeeze)
-    if isinstance(holder, ast.Attribute) and holder.attr in ("shape", "ndim"):
+    if isinstance(holder, ast.Attribute) and holder.attr in SIZE_ATTRIBUTES:
         return True
     return isinstance(holder, ast.Attribute) and holder.attr in ("size", "dim", "numel") \
         and isinstance(ctx.parent(holder), ast.Call)
