@@ -147,10 +147,10 @@ def test_train_dl_of_another_file(tmp_path):
 
 def test_library_augmentations_built_next_to_the_loader(tmp_path):
     module = (
-        "from lhotse.dataset import SpecAugment, K2SpeechRecognitionDataset\n"
+        "from lhotse.dataset import CutMix, K2SpeechRecognitionDataset\n"
         "from torch.utils.data import DataLoader\n"
         "def train_dataloader(cuts, sampler, args):\n"
-        "    train = K2SpeechRecognitionDataset(input_transforms=[SpecAugment(time_warp_factor=80)])\n"
+        "    train = K2SpeechRecognitionDataset(cut_transforms=[CutMix(cuts=args.musan, p=0.5)])\n"
         "    train_dl = DataLoader(train, sampler=sampler, batch_size=None, num_workers=args.num_workers{extra})\n"
         "    valid_dl = DataLoader(K2SpeechRecognitionDataset(), sampler=sampler, num_workers=2)\n"
         "    return train_dl, valid_dl\n"

@@ -141,17 +141,24 @@ def _in_named_helper(node: ast.AST, ctx: ModuleContext) -> bool:
         and not HOOK_NAME.search(function.name.lower())
 
 
-# lhotse's random augmentations of a dataset: its maintainers seed each worker for them (fix_random_seed)
-LHOTSE_RANDOM = {"CutMix", "SpecAugment", "PerturbSpeed", "PerturbTempo", "PerturbVolume", "RandomizedSmoothing"}
+# lhotse's random augmentations that own their randomness (lhotse/dataset/cut_transforms): CutMix mixes with its
+# own seed (42 unless told otherwise); the Perturb*/Reverb transforms draw from a `randgen=` object when handed one,
+# else from Python's global random. SpecAugment and RandomizedSmoothing draw from the global random, NumPy and torch
+# generators (signal_transforms.py), which torch reseeds in every worker: not listed.
+LHOTSE_OWN_SEED = {"CutMix"}
+LHOTSE_HANDED_GENERATOR = {"PerturbSpeed", "PerturbTempo", "PerturbVolume", "ReverbWithImpulseResponse"}
 
 
 def library_generator(call: ast.Call, ctx: ModuleContext) -> bool:
     """A MONAI random transform (`monai.transforms.RandScaleIntensity(...)`): it owns a NumPy RandomState made
     once, which every DataLoader worker receives as an identical copy (torch reseeds no such object); a lhotse
-    random augmentation (`lhotse.dataset.SpecAugment(...)`), which draws from the process's NumPy/random state."""
+    augmentation with a generator of its own (`CutMix(cuts=musan)`: seed 42; `PerturbSpeed(..., randgen=rng)`)."""
     name = ctx.call_name(call) or ""
     short = name.rsplit(".", 1)[-1]
-    return name.startswith("monai.") and short.startswith("Rand") or name.startswith("lhotse.") and short in LHOTSE_RANDOM
+    if name.startswith("monai."):
+        return short.startswith("Rand")
+    return name.startswith("lhotse.") and (short in LHOTSE_OWN_SEED or short in LHOTSE_HANDED_GENERATOR and any(
+        keyword.arg == "randgen" for keyword in call.keywords))
 
 
 def numpy_global_draw(call: ast.Call, ctx: ModuleContext) -> bool:

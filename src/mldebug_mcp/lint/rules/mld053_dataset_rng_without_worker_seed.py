@@ -37,7 +37,9 @@ class DatasetRngWithoutWorkerSeed(Rule):
     when another file of the run draws such randomness (a Dataset's np.random draws,
     augmentation functions drawing from np.random, a MONAI Rand* transform owning a generator, a mask
     function or transform whose own `np.random.RandomState`/`default_rng`/`random.Random` is built once,
-    a dataset drawing from a generator a seeding base class built, a module-level generator).
+    a dataset drawing from a generator a seeding base class built, a module-level generator, a lhotse CutMix
+    mixing with its own seed). Quiet for library augmentations that draw from the global generators (lhotse's
+    SpecAugment, and its Perturb* transforms unless handed a `randgen=` object): torch reseeds those per worker.
 
     Why is this bad: each worker process starts from a copy of the parent's random state. A
     generator object stored on the dataset or transform is copied as is and never reseeded, so all
@@ -152,7 +154,7 @@ def _drawn_in_another_file(ctx: ModuleContext) -> Iterator[Hit]:
         names += [name_of(t) for t in parent.targets] if isinstance(parent, ast.Assign) else []
         if any(NOT_TRAINING.search(n.lower()) for n in names):
             continue
-        if here is not None:  # a library transform built next to the loader (lhotse's SpecAugment, MONAI's Rand*)
+        if here is not None:  # a library transform built next to the loader (lhotse's CutMix, MONAI's Rand*)
             drawn = f"{mine}:{here.lineno}"
         else:
             # a transform or augmentation function: any dataset handed it (not a library dataset given library
