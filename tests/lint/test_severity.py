@@ -14,11 +14,11 @@ from mldebug_mcp.lint.registry import RULES
 from mldebug_mcp.render.lint import as_json, sarif, summary
 from mldebug_mcp.services.lint import lint, rules
 
-# one finding of each severity: MLD070 (info), MLD001 (error), MLD060 (warning)
+# one finding of each severity: MLD070 (info), MLD001 (error), MLD003 (warning)
 THREE = ("import torch\nimport torch.nn.functional as F\nstate = torch.load('m.pt')\n"
          "def f(z, y):\n    return F.cross_entropy(F.softmax(z, 1), y)\n"
-         "def g(z):\n    return torch.log(torch.softmax(z, 1))\n")
-EXPECTED = {"MLD070": "info", "MLD001": "error", "MLD060": "warning"}
+         "def g(z, y):\n    return F.binary_cross_entropy(torch.sigmoid(z), y)\n")
+EXPECTED = {"MLD070": "info", "MLD001": "error", "MLD003": "warning"}
 
 
 def test_the_three_snippet_has_one_finding_of_each_severity():
@@ -28,7 +28,7 @@ def test_the_three_snippet_has_one_finding_of_each_severity():
 
 
 @pytest.mark.parametrize(("threshold", "kept"), [
-    ("info", {"MLD070", "MLD001", "MLD060"}), ("warning", {"MLD001", "MLD060"}), ("error", {"MLD001"})])
+    ("info", {"MLD070", "MLD001", "MLD003"}), ("warning", {"MLD001", "MLD003"}), ("error", {"MLD001"})])
 def test_the_threshold_keeps_findings_at_or_above_it(threshold, kept):
     report = lint(source=THREE, severity=threshold)
     assert {f.code for f in report.findings} == kept
@@ -54,7 +54,7 @@ def test_json_carries_every_severity_and_honours_the_threshold():
 
 def test_sarif_levels_map_error_warning_and_info_to_note():
     results = json.loads(sarif(lint(source=THREE), rules()))["runs"][0]["results"]
-    assert {r["ruleId"]: r["level"] for r in results} == {"MLD070": "note", "MLD001": "error", "MLD060": "warning"}
+    assert {r["ruleId"]: r["level"] for r in results} == {"MLD070": "note", "MLD001": "error", "MLD003": "warning"}
     filtered = json.loads(sarif(lint(source=THREE, severity="error"), rules()))["runs"][0]
     assert [r["ruleId"] for r in filtered["results"]] == ["MLD001"]
     described = {r["id"]: r["defaultConfiguration"]["level"] for r in filtered["tool"]["driver"]["rules"]}
@@ -70,7 +70,7 @@ def test_pyproject_sets_the_threshold_and_the_caller_overrides_it(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.mldebug]\nseverity = "warning"\n')
     (tmp_path / "train.py").write_text(THREE)
     assert load_settings(tmp_path).severity == "warning"
-    assert {f.code for f in lint([str(tmp_path)]).findings} == {"MLD001", "MLD060"}
+    assert {f.code for f in lint([str(tmp_path)]).findings} == {"MLD001", "MLD003"}
     assert {f.code for f in lint([str(tmp_path)], severity="info").findings} == set(EXPECTED)
 
 

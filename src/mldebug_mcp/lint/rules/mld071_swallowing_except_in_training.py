@@ -24,13 +24,15 @@ class SwallowingExceptInTraining(Rule):
 
     Why is this bad: shape errors, NaN checks, dtype mismatches and data bugs become silently
     skipped batches (or a silently ended run). Training reports success on whatever fraction
-    of the data happened not to fail, and the log line, if any, scrolls away.
+    of the data happened not to fail, and the log line, if any, scrolls away. Reported as info (hygiene): on
+    real projects the broad excepts it met were deliberate (profilers, installation checks); the judges of the
+    precision samples called 0 of 8 sampled findings a bug (`python benchmarks/lint_precision_report.py`).
     """
 
     code = "MLD071"
     name = "swallowing-except-in-training"
     category = "hygiene"
-    severity = "warning"
+    severity = "info"
     message = "broad except around a training step swallows the error instead of re-raising"
     why = "Errors in the step turn into silently skipped batches; the run finishes and looks fine."
     fix = "Let it crash, or catch the one exception you expect (torch.cuda.OutOfMemoryError) and re-raise the rest."
