@@ -3,6 +3,7 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.logs_of_softmax import STABLE, logged_activation
+from ..helpers.logs_without_gradient import log_without_gradient
 from ..rule import Hit, Rule
 
 
@@ -11,7 +12,10 @@ class LogOfSoftmax(Rule):
     `z.softmax(-1).log()`, `torch.log(torch.sigmoid(z))`, including when the softmax is applied
     in a variable, a helper or the model's forward; for entries picked from a model's output
     (`ps[range(n), a].log()`, `torch.log(model.pi(s).gather(1, a))`), also a method's softmax and one
-    another file's forward applies on one of its branches.
+    another file's forward applies on one of its branches. A log that only ranks in a search that runs no
+    backward and computes no loss (a Viterbi decoder's `torch.log(F.softmax(alphas))` into `torch.max`, a beam
+    search's scores into `topk`), or one turned into a number at once for display (`p[i].log().item()`), is left
+    quiet unless what is computed from it is multiplied, summed or averaged, or handed to a loss.
 
     Why is this bad: the probability is computed first and only then logged, so a probability
     that underflows to 0 becomes -inf and then NaN in the loss or gradients, usually far from
@@ -48,5 +52,5 @@ class LogOfSoftmax(Rule):
 
     def check(self, node: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         activation = logged_activation(node, ctx)
-        if activation is not None:
+        if activation is not None and not log_without_gradient(node, ctx):
             yield Hit(node, self.message.format(activation=activation, stable=STABLE[activation]))

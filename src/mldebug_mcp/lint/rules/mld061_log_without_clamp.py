@@ -6,7 +6,9 @@ from ..context import ModuleContext
 from ..helpers.graph import latest_value
 from ..helpers.kinds import handed_kinds, parameter_root, traced_kind, traced_kind_any
 from ..helpers.patterns import log_argument
+from ..helpers.logs_without_gradient import log_without_gradient
 from ..helpers.magnitudes import spectrum_magnitude
+from ..helpers.probs_argmax import picked_at_argmax
 from ..helpers.probs_cross_entropy import hand_written_cross_entropy
 from ..helpers.probs_methods import class_probabilities_logged
 from ..helpers.probs_outside_loss import positive_literal, writes_parameter
@@ -52,6 +54,12 @@ class LogWithoutClamp(Rule):
     Logs of plain names whose value is unknown, of constants, and `torch.log1p` are not flagged, nor
     a log written into a parameter's storage (a bias initialised from class frequencies), a ratio of
     literal positive numbers, or a log in a test module that steps no optimiser (a reference value).
+    Nor a softmax probability picked at its argmax (`softmax(z)[z.max(1)[1]]`: at least 1/V), a log that only
+    ranks in a search that runs no backward and computes no loss (`probs.log()`, then `log_probs.topk(beam)` in
+    a beam search or under no_grad), or a log turned into a number at once for display (`p[i].log().item()`),
+    unless what is computed from it is multiplied, summed or averaged, or handed to a loss.
+    A softplus output's log keeps firing: `F.softplus(z)` is exactly 0 for z below about -100, as in the
+    Gaussian likelihood whose std a maintainer fixed (`std = F.softplus(x + 1e-5)`, then `std.log()`).
 
     Why is this bad: a probability of exactly 0 (an empty count, an underflowed exponent, a
     sigmoid that rounded to 1.0) gives log(0) = -inf, then NaN in the loss and every gradient.
@@ -96,7 +104,7 @@ class LogWithoutClamp(Rule):
             or _class_probability(node, argument, ctx) or _weighting_confidence(node, argument, ctx) \
             or _branch_probability(argument, ctx) or _sampled_probability(argument, ctx) \
             or _cross_entropy_by_hand(node, argument, ctx)
-        if what:
+        if what and not log_without_gradient(node, ctx):
             yield Hit(node, self.message.format(what=what))
 
 
@@ -127,7 +135,7 @@ def _probability(log: ast.Call, argument: ast.expr, ctx: ModuleContext) -> str |
     value = latest_value(argument, ctx) if isinstance(argument, ast.Name) else None
     if value is None:
         value = ctx.resolve(argument)
-    if not _guarded(value, ctx) and masked_probability(value, ctx):
+    if not _guarded(value, ctx) and masked_probability(value, ctx) and not picked_at_argmax(value, ctx):
         return "a masked or picked probability"
     return None
 
