@@ -10,7 +10,8 @@ from ..rule import Hit, Rule
 
 class ZeroGradBeforeStep(Rule):
     """What it does: flags zero_grad() called after backward() (or Lightning's `self.manual_backward(loss)`)
-    and before optimizer.step() in the same block.
+    and before optimizer.step() in the same block. A zero_grad() after a step that followed the backward clears
+    gradients already used, also when a later step (an accumulation flush after the loop) follows it: quiet.
 
     Why is this bad: the gradients just computed are cleared before the optimiser reads them.
     zero_grad() sets them to None by default (set_to_none=True since PyTorch 2.0), and SGD, Adam
@@ -59,11 +60,15 @@ class ZeroGradBeforeStep(Rule):
             elif is_zero_grad(call) and seen_backward:
                 # a zero followed by `continue` (an OOM handler's) ends its iteration: no step of it follows
                 pending_zero = None if leaves_before_later_code(call, node, ctx) else call
-            elif pending_zero is not None and optimizer_step(call, ctx):
-                if _another_optimizer(pending_zero, call, ctx):
-                    continue  # `opt_a.zero_grad()` before `opt_b.step()`: b's gradients are not a's to clear
-                yield Hit(pending_zero)
-                pending_zero, seen_backward = None, False
+            elif optimizer_step(call, ctx):
+                if pending_zero is None:
+                    # the step used the gradients: a zero_grad() after it clears spent ones, whatever steps later
+                    # (`if (i + 1) % k == 0: opt.step(); opt.zero_grad()`, then a flush step after the loop)
+                    seen_backward = False
+                elif not _another_optimizer(pending_zero, call, ctx):
+                    yield Hit(pending_zero)
+                    pending_zero, seen_backward = None, False
+                # else `opt_a.zero_grad()` before `opt_b.step()`: b's gradients are not a's to clear
 
 
 def _another_optimizer(zero: ast.Call, step: ast.Call, ctx: ModuleContext) -> bool:
