@@ -77,3 +77,61 @@ def test_exclusive_branches_that_each_step_then_zero_are_quiet():
         "            opt.step()\n"
         "            opt.zero_grad()\n")
     assert snippet_lines(source, "MLD011") == []
+
+
+ZEROED_UNDER_A_FLAG = """
+class SimpleTrainer:
+    def run_step(self):
+        data = next(self._data_loader_iter)
+        if self.zero_grad_before_forward:
+            self.optimizer.zero_grad()
+        losses = self.model(data)
+        if {second_test}:
+            self.optimizer.zero_grad()
+        losses.backward()
+        self.optimizer.step()
+
+    def train(self, max_iter):
+        for self.iter in range(max_iter):
+            self.run_step()
+"""
+
+
+def test_an_optimizer_zeroed_under_a_flag_and_under_its_negation_is_always_zeroed():
+    """detectron2's SimpleTrainer.run_step (S119): zero_grad before or after the forward, by a flag."""
+    quiet = ZEROED_UNDER_A_FLAG.format(second_test="not self.zero_grad_before_forward")
+    assert snippet_lines(quiet, "MLD017") == []
+
+
+def test_an_optimizer_zeroed_under_two_unrelated_flags_still_fires():
+    loud = ZEROED_UNDER_A_FLAG.format(second_test="self.log_every")
+    assert snippet_lines(loud, "MLD017") != []
+
+
+WRAPPED_OPTIMIZER = """
+import torch
+
+def train(model, batches, loss_fn):
+    optimizer = torch.optim.Adam(model.parameters())
+    {wrapper}
+    for x, y in batches:
+        {zero}
+        loss_fn(model(x), y).backward()
+        wrapper.step()
+        other.zero_grad()
+        other.step()
+"""
+
+
+def test_a_wrapper_stepped_after_its_inner_optimizer_is_zeroed_is_quiet():
+    """MTN's NoamOpt (S051: `self.opt.optimizer.zero_grad()`, `self.opt.step()`) and AReaL's per-layer wrapper (S062)."""
+    for wrapper, zero in (("opt_w = NoamOpt(512, 1, 4000, optimizer)", "opt_w.optimizer.zero_grad()"),
+                          ("opt_w = PerLayerOptimWrapper(model, optimizer)", "optimizer.zero_grad()")):
+        source = WRAPPED_OPTIMIZER.format(wrapper=wrapper, zero=zero).replace("wrapper.step()", "opt_w.step()")
+        assert snippet_lines(source, "MLD017") == [], wrapper
+
+
+def test_a_wrapper_built_from_another_optimizer_than_the_zeroed_one_still_fires():
+    source = WRAPPED_OPTIMIZER.format(wrapper="wrapper = torch.optim.SGD(head.parameters())",
+                                      zero="optimizer.zero_grad()")
+    assert snippet_lines(source, "MLD017") != []

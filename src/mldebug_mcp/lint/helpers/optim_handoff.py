@@ -76,8 +76,36 @@ def sometimes(zero: ast.Call, step: ast.Call, block: ast.AST, ctx: ModuleContext
     inside_body = any(a in branch.body for a in (zero, *ctx.ancestors(zero)))
     other = branch.orelse if inside_body else branch.body
     names = keys(zero.func.value, ctx)
-    return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
-                   and keys(n.func.value, ctx) & names for stmt in other for n in ast.walk(stmt))
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad"
+           and keys(n.func.value, ctx) & names for stmt in other for n in ast.walk(stmt)):
+        return False
+    return not _zeroed_under_the_opposite_test(zero, branch, names, block, ctx)
+
+
+def _zeroed_under_the_opposite_test(zero: ast.Call, branch: ast.If, names: set[str], block: ast.AST,
+                                    ctx: ModuleContext) -> bool:
+    """detectron2's run_step: `if self.zero_grad_before_forward: opt.zero_grad()` before the forward and `if not
+    self.zero_grad_before_forward: opt.zero_grad()` after it: one of the two runs every iteration."""
+    test = branch.test
+    opposite = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else None
+    for other in ctx.within(ast.Call, block):
+        if other is zero or not (isinstance(other.func, ast.Attribute) and other.func.attr == "zero_grad"
+                                 and keys(other.func.value, ctx) & names):
+            continue
+        if_ = next((a for a in ctx.ancestors(other) if isinstance(a, ast.If)), None)
+        if if_ is None or if_ is branch or not any(a is block for a in ctx.ancestors(if_)):
+            continue
+        if_test = if_.test
+        if opposite is not None and ast.dump(if_test) == ast.dump(opposite) and other in _body_calls(if_):
+            return True
+        if isinstance(if_test, ast.UnaryOp) and isinstance(if_test.op, ast.Not) and ast.dump(if_test.operand) == \
+                ast.dump(test) and other in _body_calls(if_):
+            return True
+    return False
+
+
+def _body_calls(branch: ast.If) -> list[ast.AST]:
+    return [n for stmt in branch.body for n in ast.walk(stmt)]
 
 
 def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
@@ -90,7 +118,7 @@ def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
             continue
         receiver = zero.func.value
         name = dotted(receiver)
-        if name is None or not is_optimizer(receiver, ctx):
+        if name is None or not is_optimizer(receiver, ctx) or _holder_steps(receiver, ctx):
             continue
         block = next((a for a in ctx.ancestors(zero) if isinstance(a, LOOPS + FUNCTIONS)), None)
         calls = calls_in_order(block.body) if block is not None else []
@@ -103,6 +131,17 @@ def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
         statement = ctx.enclosing(backward, (ast.stmt,))
         found.append((statement, name))
     return found
+
+
+def _holder_steps(receiver: ast.AST, ctx: ModuleContext) -> bool:
+    """`self.opt.optimizer.zero_grad()` with `self.opt.step()` in the module: the holder (a Noam schedule, a
+    wrapper) steps the optimiser it holds."""
+    if not isinstance(receiver, ast.Attribute):
+        return False
+    holder = dotted(receiver.value)
+    return holder is not None and any(
+        isinstance(c.func, ast.Attribute) and c.func.attr == "step" and dotted(c.func.value) == holder
+        for c in ctx.by_type.get(ast.Call, ()))
 
 
 STATE = {"zero_grad", "state_dict", "load_state_dict", "param_groups", "state", "add_param_group"}

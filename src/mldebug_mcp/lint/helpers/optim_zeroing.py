@@ -92,6 +92,8 @@ def cleared(zeros: list[ast.Call], optimizer: ast.AST, ctx: ModuleContext) -> bo
     module_zero = False
     for zero in zeros:
         receiver = zero.func.value
+        if _wrapper_of(optimizer, receiver, ctx):
+            return True
         if is_optimizer(receiver, ctx):
             if keys(receiver, ctx) & names:
                 return True
@@ -109,6 +111,19 @@ def cleared(zeros: list[ast.Call], optimizer: ast.AST, ctx: ModuleContext) -> bo
             return module_zero  # cannot see what it holds: a module's zero_grad may be clearing it
         sources = [(owner, False)]
     return all(any(within(path, p) or within(p, path) for p in paths) for path, _ in sources)
+
+
+def _wrapper_of(stepped: ast.AST, zeroed: ast.AST, ctx: ModuleContext) -> bool:
+    """The stepped object wraps the zeroed optimiser, so its step uses the gradients that zero_grad() clears: it holds
+    it as an attribute (a Noam schedule's `self.opt.step()` after `self.opt.optimizer.zero_grad()`) or was built
+    from it (`wrapper = PerLayerOptimWrapper(model, optimizer)`; `wrapper.step()` after `optimizer.zero_grad()`)."""
+    outer, inner = dotted(stepped), dotted(zeroed)
+    if outer and inner and inner.startswith(outer + "."):
+        return True
+    if not isinstance(stepped, ast.Name | ast.Attribute) or not inner:
+        return False
+    return any(isinstance(value, ast.Call) and any(dotted(arg) == inner for arg in (
+        *value.args, *(k.value for k in value.keywords))) for value in ctx.values_of(stepped, stepped))
 
 
 MODULE_METHODS = {"zero_grad", "parameters", "named_parameters", "train", "eval", "forward"}

@@ -30,7 +30,10 @@ class OptimizerNotZeroed(Rule):
     (`train(..., g_optimizer, g_optimizer)` for `def train(..., g_optimizer, d_optimizer)`): the second
     one is then never zeroed nor stepped; and an optimiser zeroed only under an `if` while it steps every
     iteration (the finding sits at that zero_grad()); and an optimiser zeroed in a block that
-    back-propagates and steps another one, but never stepped anywhere in the file. A script's top-level code
+    back-propagates and steps another one, but never stepped anywhere in the file. An optimiser zeroed under a
+    flag and again under its negation (detectron2's `zero_grad_before_forward`) is zeroed every iteration, and a
+    wrapper holding or built from the zeroed optimiser (a Noam schedule's `self.opt.optimizer.zero_grad()` before
+    `self.opt.step()`) steps the gradients that zero_grad() clears: both quiet. A script's top-level code
     is read as one step: an optimiser there is flagged only when two backwards run before its step. A Lightning
     `training_step` with manual optimisation (`self.manual_backward(loss)`) is a training iteration too.
 
