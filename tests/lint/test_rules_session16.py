@@ -135,3 +135,30 @@ def test_a_wrapper_built_from_another_optimizer_than_the_zeroed_one_still_fires(
     source = WRAPPED_OPTIMIZER.format(wrapper="wrapper = torch.optim.SGD(head.parameters())",
                                       zero="optimizer.zero_grad()")
     assert snippet_lines(source, "MLD017") != []
+
+
+MARGINAL_LIKELIHOOD = """
+import torch
+from gpytorch.mlls import ExactMarginalLogLikelihood
+from project.models import VAE
+
+def fit(model, train_x, train_y, steps):
+    {built}
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = -mll(model(train_x), train_y)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_module_built_around_the_whole_optimised_model_adds_no_parameters():
+    """gflownet's botorch playground (S028): the GP's marginal likelihood holds model.likelihood and model."""
+    source = MARGINAL_LIKELIHOOD.format(built="mll = ExactMarginalLogLikelihood(model.likelihood, model)")
+    assert snippet_lines(source, "MLD015") == []
+
+
+def test_a_project_module_built_from_pieces_of_the_model_still_fires():
+    source = MARGINAL_LIKELIHOOD.format(built="mll = VAE(model.encoder, model.decoder)")
+    assert snippet_lines(source, "MLD015") == [8]

@@ -339,6 +339,8 @@ def _built_from_held_pieces(value: ast.Call, held: set[str], ctx: ModuleContext)
     if not simple[:1].isupper() or NOT_MODULES.fullmatch(simple) or name.startswith(THIRD_PARTY):
         return False
     pieces = {dotted(a) for a in [*value.args, *(k.value for k in value.keywords)]} - {None}
+    if pieces & held:
+        return False  # `ExactMarginalLogLikelihood(model.likelihood, model)`: built around the whole optimised model
     return any(within(p, h) and p != h for p in pieces for h in held)
 
 
