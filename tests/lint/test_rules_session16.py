@@ -162,3 +162,39 @@ def test_a_module_built_around_the_whole_optimised_model_adds_no_parameters():
 def test_a_project_module_built_from_pieces_of_the_model_still_fires():
     source = MARGINAL_LIKELIHOOD.format(built="mll = VAE(model.encoder, model.decoder)")
     assert snippet_lines(source, "MLD015") == [8]
+
+
+VALIDATION_SPLIT = """
+from itertools import cycle
+from torch.utils.data import DataLoader, random_split
+from torchvision import transforms as T
+from torchvision.datasets import ImageFolder
+
+class Trainer:
+    def __init__(self, folder, valid_frac):
+        self.ds = ImageFolder(folder, transform=T.Compose([T.RandomHorizontalFlip(), T.ToTensor()]))
+        valid_size = int(valid_frac * len(self.ds))
+        self.ds, self.valid_ds = random_split(self.ds, [len(self.ds) - valid_size, valid_size])
+        print(f'validating with {{len(self.valid_ds)}} samples')
+        self.dl = cycle(DataLoader(self.ds, batch_size=8, shuffle=True))
+        self.valid_dl = cycle(DataLoader(self.valid_ds, batch_size=8, shuffle=True))
+
+    def train_step(self, model, optimizer):
+        images, _ = next(self.dl)
+        loss = model(images)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        {validation}
+"""
+
+
+def test_a_validation_split_whose_loader_nothing_reads_is_quiet():
+    """parti-pytorch's and DALLE2-pytorch's VQGAN trainers (S102): self.valid_dl is built and never read."""
+    assert snippet_lines(VALIDATION_SPLIT.format(validation="return loss"), "MLD056") == []
+
+
+def test_a_validation_split_whose_loader_is_read_still_fires():
+    """muse-maskgit-pytorch's trainer reads next(self.valid_dl)."""
+    source = VALIDATION_SPLIT.format(validation="valid_images, _ = next(self.valid_dl)\n        return model(valid_images)")
+    assert snippet_lines(source, "MLD056") == [11]

@@ -7,6 +7,7 @@ from ..helpers.shared_augmentation import (
     split_sharing_augmentation,
     validation_over_training_set,
 )
+from ..helpers.split_read import never_read
 from ..rule import Hit, Rule
 
 
@@ -18,7 +19,8 @@ class EvalSplitSharesAugmentation(Rule):
     through an index sampler (`DataLoader(train_set, sampler=valid_sampler)`) in a file that builds random transforms.
     Also a dataset built for evaluation (`train=False`, `split='test'`) with a library's random augmentation, directly
     or through a builder of the file (`val_transforms = get_train_transforms(...)`); robustness test sets and
-    test-time augmentation (noise, corruption, attacks, TTA) are left alone.
+    test-time augmentation (noise, corruption, attacks, TTA) are left alone, and so is a split nothing reads but a
+    loader that is itself never read (`self.valid_dl = cycle(DataLoader(self.valid_ds))` with no use of `valid_dl`).
 
     Why is this bad: `random_split` and index samplers pick rows of one dataset object, and every row is loaded
     through that object's transform. The evaluation images are flipped, cropped and jittered at random, so the
@@ -59,6 +61,8 @@ class EvalSplitSharesAugmentation(Rule):
         shared = split_sharing_augmentation(node, ctx)
         if shared is not None:
             part, transforms = shared
+            if never_read(part, node, ctx):
+                return  # a split no loop, helper or evaluation ever reads: nothing is evaluated augmented
             yield Hit(node, self.message.format(part=part, transforms=", ".join(dict.fromkeys(transforms))))
             return
         dataset = validation_over_training_set(node, ctx)
