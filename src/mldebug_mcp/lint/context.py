@@ -361,8 +361,11 @@ class ModuleContext:
                 return self._returned_activation(forward) if forward else None
             if simple in self.functions:
                 return self._returned_activation(self.functions[simple])
-            if self.project is not None:
-                return self.project.activation_returned_by(simple)
+            if self.project is not None:  # of the file this one imports it from (helpers/project_reach)
+                from .helpers.project_reach import foreign_kind
+
+                found = foreign_kind(self, simple)
+                return found if found in kinds.ACTIVATIONS else None
             return None
         finally:
             self._resolving.discard(simple)

@@ -32,9 +32,14 @@ def lazy_families() -> tuple[Family, ...]:
     # the helpers import the context module, which imports this one: imported when first asked
     from .helpers.kinds.facts import fact_owner, fact_owners, project_facts
     from .helpers.modes_facts import MODE_FACT, mode_fact_keys, mode_facts
+    from .helpers.project_reach import scoped_kinds
+
+    def kinds_told(ctx) -> dict[str, str]:  # also under this module's path, for the files that import from it
+        facts = project_facts(ctx)
+        return {**facts, **scoped_kinds(facts, ctx)}
 
     return (
-        Family("kinds", project_facts, fact_owners, fact_owner, ("kinds", "facts")),
+        Family("kinds", kinds_told, fact_owners, fact_owner, ("kinds", "facts")),
         Family("modes", mode_facts, mode_fact_keys, lambda key: key if key.startswith(MODE_FACT) else None,
                ("modes", "facts")),
     )
@@ -48,10 +53,11 @@ class LocalFacts:
         from .helpers.loader_sites import epoch_setters
         from .helpers.losses import fed_facts
         from .helpers.optim_sched_order import scheduler_facts
+        from .helpers.project_reach import definition_facts
 
         self.ctx = ctx
         self.known: dict[str, str] = {**fed_facts(ctx), **epoch_setters(ctx), **meter_facts(ctx),
-                                      **scheduler_facts(ctx)}
+                                      **scheduler_facts(ctx), **definition_facts(ctx)}
         # no key of one family is a key of another, so the order the families are merged in does not matter
         self._pending: dict[Family, frozenset[str]] = {family: family.tokens(ctx) for family in lazy_families()}
 
@@ -95,6 +101,15 @@ class RunFacts:
             for token in tokens:
                 self._owners.setdefault(token, []).append(number)
         self._resolved: set[str] = set()
+        self._gathered: dict[str, tuple[str, ...]] = {}
+
+    def gathered(self, key: str) -> tuple[str, ...]:
+        """Every file's value of `key`, not the last one only (`+def:Net`: each file that defines Net). Such keys
+        are among the facts every file computes (LocalFacts.known), never of a lazy family."""
+        found = self._gathered.get(key)
+        if found is None:
+            found = self._gathered[key] = tuple(dict.fromkeys(facts[key] for facts in self._told if key in facts))
+        return found
 
     def get(self, key: str) -> str | None:
         if key not in self._resolved:  # once resolved, no file read later can change the answer (see _resolve)
@@ -141,13 +156,18 @@ class ProjectIndex:
             self.asked.add(name)
         return found
 
-    def fed_to(self, name: str) -> str | None:
+    def fed_to(self, name: str, scopes: tuple[str, ...] | None = None) -> str | None:
         """Where another file's loss that expects logits takes the output of the model `name` ('*': of any
-        model handed to a trainer), as 'CrossEntropyLoss in train.py:12'; None when no file says so."""
-        return self.kind_returned_by(kinds.FED + name)
+        model handed to a trainer), as 'CrossEntropyLoss in train.py:12'; None when no file says so. Only a file
+        that can reach this one (or the file of `scopes`) by that name counts (helpers/project_reach)."""
+        from .helpers.project_reach import told_in_reach
 
-    def activation_returned_by(self, name: str) -> str | None:
-        found = self.kind_returned_by(name)
-        return found if found in kinds.ACTIVATIONS else None
+        return told_in_reach(self, kinds.FED + name, scopes)
+
+    def gathered(self, key: str) -> tuple[str, ...]:
+        """Every file's value of `key` (RunFacts.gathered), this file's own included; not an asked name."""
+        told = self.returns.gathered(key) if isinstance(self.returns, RunFacts) else (self.returns.get(key),)
+        own = self.local.known.get(key) if self.local is not None else None
+        return tuple(v for v in dict.fromkeys((*told, own)) if v is not None)
 
 

@@ -28,6 +28,7 @@ from .losses_elsewhere import (
 from .losses_handed import handed_by_caller, handed_loss_facts
 from .losses_keyed import keyed_fed, keyed_loss_facts
 from .losses_tabled import configured_loss
+from .project_reach import scoped_uses
 
 # methods that change a tensor's shape or device but not what its values mean
 SHAPE_METHODS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous",
@@ -295,7 +296,13 @@ def _entry_loss(value: ast.AST, ctx: ModuleContext) -> str | None:
 def fed_facts(ctx: ModuleContext) -> dict[str, str]:
     """`fed:<Model>` -> where a loss that expects logits takes the output of a model defined in another file
     (or `fed:*`: of any model handed to a trainer whose default loss it is): what this file tells the file
-    that defines the model, so that one can point at its activation (helpers/kinds/facts.py)."""
+    that defines the model, so that one can point at its activation (helpers/kinds/facts.py). Those and the
+    models it hands over (`hand:<Model>`) are told only for the files it can reach by the name
+    (helpers/project_reach)."""
+    return scoped_uses(_fed_facts(ctx), ctx, (kinds.FED, kinds.HAND))
+
+
+def _fed_facts(ctx: ModuleContext) -> dict[str, str]:
     hands = kinds.handoff_facts(ctx, kinds.model_names)  # models handed to another file's trainer: told anyway
     if not any(map(ctx.has_text, LOGIT_TEXTS + ("Loss", "loss", "criterion", "logits=", "skorch", "skada"))):
         return hands

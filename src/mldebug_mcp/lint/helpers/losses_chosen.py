@@ -218,10 +218,11 @@ CONDITIONAL = "?"  # a fed fact that holds if the loss class named before '|' wr
 LOSS_CLASS = re.compile(r"(?i)(loss|criterion)")  # WeightedFocalLoss, compute_loss, bce_criterion
 
 
-def fed_loss(project, name: str) -> str | None:
+def fed_loss(project, name: str, scopes: tuple[str, ...] | None = None) -> str | None:
     """Where another file's logit loss takes the output of the model `name` (`fed:<name>`), as 'BCEWithLogitsLoss
-    in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss."""
-    where = project.fed_to(name)
+    in train.py:12'; a loss class of a third file counts when that file says it wraps a logit loss. Told to this
+    file, or to the file of `scopes` (helpers/project_reach.definer_scopes)."""
+    where = project.fed_to(name, scopes)
     if where is not None and where.startswith("slot:"):  # the loss is handed in too: known with the model only
         return None
     if where is not None and where.startswith(KEYED_CONDITION):  # one entry of a dict of per-output losses

@@ -220,10 +220,11 @@ def handed_over(project, name: str) -> str | None:
     (`LitModel(MyNet())`, whose training_step feeds `self.model(x)` to cross_entropy), the loss maybe handed in
     by the same call (`train(ConvNet(), nn.CrossEntropyLoss(), ...)`)."""
     from .losses_chosen import fed_loss
+    from .project_reach import told_in_reach
 
     called, slash, element = name.partition("/")  # `Net/0`: an element of the tuple the model returns
     owner, dot, method = called.partition(".")  # `Net.predict`: the method of a model handed to a slot
-    slots = project.kind_returned_by(kinds.HAND + owner)
+    slots = told_in_reach(project, kinds.HAND + owner)  # by a file that can reach this one by the name
     for slot in slots.split(";") if slots else ():
         slot += dot + method + slash + element
         where = project.fed_to(slot)
@@ -245,10 +246,13 @@ def _relayed(project, slot: str) -> str | None:
     wrapper, _, position = slot[1:].partition("#") if slot.startswith("@") else ("", "", "")
     if not wrapper or not position.isdigit():
         return None
+    from .project_reach import definer_scopes
+
     relay = symbolic(project.kind_returned_by(wrapper) or "")
     if relay is None or relay[0] != int(position) or relay[2] is not None:
         return None
-    return fed_loss(project, wrapper)
+    # told to the wrapper's file (the file handing both imports it from there), not to this model's
+    return next(filter(None, (fed_loss(project, wrapper, scopes) for scopes in definer_scopes(project, wrapper))), None)
 
 
 def resolved_fed(fed: str | None, owner: ast.ClassDef, ctx) -> str | None:

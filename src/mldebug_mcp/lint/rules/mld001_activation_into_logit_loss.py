@@ -113,7 +113,12 @@ class ActivationIntoLogitLoss(Rule):
     """What it does: flags softmax, log_softmax or sigmoid outputs passed to a loss that applies
     its own (log-)softmax or sigmoid: CrossEntropyLoss, F.cross_entropy, BCEWithLogitsLoss. The
     finding points at the activation (where the fix goes), naming the loss; a model of another
-    file is reported at the loss, and in its own file at its activation. The model is followed
+    file is reported at the loss, and in its own file at its activation. A model's name links two
+    files only where the file using it can reach the one defining it: it imports the name from there
+    (directly, through a package's `__init__`, or a module alias), or, for a model handed in
+    (`net(x)`, `output['exist']`), the defining file lies in the using file's own project and no
+    other file there defines that name; a same-named class of another script or sub-project of the
+    repository (each book chapter's `Net`) is left quiet. The model is followed
     through factories, wrappers (DataParallel, torch.compile), a replaced pretrained head
     (`model.fc = nn.Sequential(..., nn.Softmax(1))`), frameworks it is handed to (skorch, skada),
     a base class's training step, and a dict entry or part (`transformer.decoder`) of a model

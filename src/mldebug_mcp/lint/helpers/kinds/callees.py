@@ -126,13 +126,14 @@ class Callees:
 
     def foreign(self, simple: str, index: int | None) -> Traced | None:
         """What another file of the run says `simple` returns (element `index` of it)."""
-        project = self.ctx.project
-        if project is None:
+        from ..project_reach import foreign_kind  # it imports loader_facts, which imports the context
+
+        if self.ctx.project is None:
             return None
         key = simple if index is None else f"{simple}/{index}"
-        found = project.kind_returned_by(key)
+        found = foreign_kind(self.ctx, key)  # of the file this one imports it from (helpers/project_reach)
         if found is None and self.lenient:  # the activation some branch of it applies
-            found = project.kind_returned_by(key + BRANCHED)
+            found = foreign_kind(self.ctx, key + BRANCHED)
         return Traced(found, (), simple) if found else None
 
     def _own_forward(self, name: ast.Name, env: dict | None = None) -> ast.AST | None:

@@ -175,7 +175,8 @@ def class_aliases(cls: ast.ClassDef, ctx) -> list[str]:
     `transformer.decoder` of a model handed in), `^Base` for each base class whose methods run `self(x)`."""
     last = _last_word(cls.name)
     aliases = [named_after(cls.name)]
-    models = [n for n, c in ctx.classes.items() if _forward(c) is not None]  # not a TestTransformerDecoder
+    # not a TestTransformerDecoder; kept per module (project_reach asks for every class)
+    models = ctx.memo(("kinds", "model-classes"), lambda: [n for n, c in ctx.classes.items() if _forward(c) is not None])
     if last and last != cls.name and sum(_last_word(n) == last for n in models) == 1:
         aliases.append(named_after(last))  # the only Decoder of its file: which one the part holds is clear
     for base in cls.bases:
