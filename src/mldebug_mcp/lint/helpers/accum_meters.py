@@ -37,10 +37,12 @@ def meter_facts(ctx) -> dict[str, str]:
     from .optim_loss_weights import weighted_facts
 
     from .accum_hook_state import hook_loss_facts
+    from .accum_loss_scalers import loss_scaler_facts
 
     found = step_facts(ctx)
     found.update(summed_returns(ctx))
     found.update(hook_loss_facts(ctx))  # which hooks a training step hands a live loss to
+    found.update(loss_scaler_facts(ctx))  # which functions rescale a loss they are handed (MLD014)
     # not meter facts: which classes hold weights, which parts a model class builds (MLD015); told here, with this file's other cheap facts,
     # until project_facts gives the optimiser facts a family of their own
     found.update(weighted_facts(ctx))

@@ -11,6 +11,7 @@ from ..context import ModuleContext
 from .graph import callee
 from .kinds import method_of
 from .loader_facts import loader_facts, scoped
+from .loader_origin import handed_loader_facts, sampler_builders
 from .loops import LOOPS
 
 # calls that iterate the loader they are given (or wrap it for a loop)
@@ -318,13 +319,17 @@ def epoch_setters(ctx: ModuleContext) -> dict[str, str]:
     project index tells a file whose epoch loop calls it (set_epoch through a helper is set_epoch); and
     `distributed-sampler` when this file builds a DistributedSampler whose shuffle is not turned off."""
     found = loader_facts(ctx)  # set_epoch anywhere, NumPy augmentation draws
+    found.update(handed_loader_facts(ctx))  # what feeds the train loaders this file hands another file's function
     if ctx.has_text("DistributedSampler"):
+        samplers = []
         for call in ctx.by_type.get(ast.Call, ()):
             name = ctx.call_name(call) or ""
             shuffle = next((k.value for k in call.keywords if k.arg == "shuffle"), None)
             if name.endswith("DistributedSampler") and not (isinstance(shuffle, ast.Constant) and not shuffle.value):
-                found.update(scoped(SHARDED, f"{os.path.basename(ctx.path)}:{call.lineno}", ctx))
-                break
+                samplers.append(call)
+        if samplers:
+            found.update(scoped(SHARDED, f"{os.path.basename(ctx.path)}:{samplers[0].lineno}", ctx))
+            found.update(sampler_builders(ctx, samplers))  # the functions and classes that build them
     if not ctx.has_text("set_epoch"):
         return found
     for call in ctx.by_type.get(ast.Call, ()):

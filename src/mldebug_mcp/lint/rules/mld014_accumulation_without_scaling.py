@@ -2,10 +2,12 @@ import ast
 from collections.abc import Iterator
 
 from ..context import ModuleContext
+from ..helpers.accum_loss_scalers import SCALES_LOSS
 from ..helpers.accum_trainer import unscaled_trainer_loss
 from ..helpers.accum_unit_divisor import unit_divided_micro_loss
 from ..helpers.accum_window_loop import window_loop_total
 from ..helpers.accum_zeroing import accumulation_test, micro_batch_loop
+from ..helpers.data import name_of
 from ..helpers.loops import (
     LOOPS,
     calls_in_order,
@@ -20,15 +22,23 @@ from ..rule import Hit, Rule
 SCALING = (ast.Div, ast.Mult, ast.FloorDiv)
 SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)  # compound ones hold branches
 SCALING_METHODS = {"div", "div_", "mul", "mul_", "true_divide", "divide", "multiply"}
+IN_PLACE_SCALING = {"div_", "mul_"}  # `loss.div_(k)` as a statement scales the loss it is called on
+# calls whose result holds the values of their arguments (`torch.stack(list(losses.values())).sum()`)
+GATHERING = {"torch.stack", "torch.cat", "list", "tuple", "sum", "sorted"}
 
 
 class AccumulationWithoutScaling(Rule):
     """What it does: in a loop that calls backward() every iteration but steps the optimiser
     only under a modulo test (`if (i + 1) % k == 0:`), flags a backward() on a loss never divided
-    by anything (a zero_grad() that runs every micro-batch is MLD018's finding). Also flags a
-    Trainer subclass's `compute_loss(..., num_items_in_batch)` override that ignores
+    by anything (a zero_grad() that runs every micro-batch is MLD018's finding). A loss divided in place
+    before backward (`loss.div_(n_sub_batches)`) or passed through a function of the project that
+    rescales the loss it is handed (`mean_global_loss(loss, tokens, total_tokens)`) counts as divided.
+    Also flags a Trainer subclass's `compute_loss(..., num_items_in_batch)` override that ignores
     `num_items_in_batch` and never divides by the accumulation steps: recent transformers Trainers
-    then back-propagate its loss as is and sum it over the accumulation steps. And a loop that hands its
+    then back-propagate its loss as is and sum it over the accumulation steps. Left quiet when its batches
+    show no "labels" key (it reads them by its own keys, `inputs["input_ids"]`, its module never names
+    "labels", and its loss is not a model's own `.loss`): the Trainer then hands num_items_in_batch=None
+    and divides by the accumulation steps itself. And a loop that hands its
     loss undivided to a helper together with the accumulation test as a flag (MAE's and DeiT's
     `loss_scaler(loss, optimizer, update_grad=(i + 1) % accum_iter == 0)`), unless the count itself is handed over.
     Lightning Fabric's `fabric.backward(loss)` counts as a plain backward (accelerate's and DeepSpeed's divide
@@ -296,10 +306,13 @@ def _scaled(expr: ast.AST, loop: ast.AST, ctx: ModuleContext, seen: set[str], na
     if isinstance(expr, ast.Call):
         if ctx.method_name(expr) in SCALING_METHODS or ctx.call_name(expr) in {"torch.div", "torch.mul"}:
             return True
+        if (ctx.call_name(expr) or "") in GATHERING or isinstance(expr.func, ast.Name) \
+                and expr.func.id in GATHERING and expr.func.id not in ctx.functions and expr.func.id not in ctx.aliases:
+            return any(_scaled(a, loop, ctx, seen, names) for a in expr.args)
         helper = _helper(expr, ctx)
         if helper is not None:  # a helper we can read scales if it divides anywhere; one we cannot, may
             if helper is True:
-                return _may_see(expr, names)
+                return _may_see(expr, names) or rescales_loss(expr, ctx)
             return any(isinstance(n, ast.BinOp) and isinstance(n.op, SCALING) for n in ast.walk(helper))
         # loss.mean() / out.loss.sum(): follow the receiver, not the arguments (inputs, labels)
         return isinstance(expr.func, ast.Attribute) and _scaled(expr.func.value, loop, ctx, seen, names)
@@ -323,11 +336,26 @@ def _assigned(name: str, loop: ast.AST, before: int = 10**9) -> Iterator[ast.AST
                     yield expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             yield None if isinstance(node.op, SCALING) else node.value
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(
+                node.value.func, ast.Attribute) and node.value.func.attr in IN_PLACE_SCALING and isinstance(
+                node.value.func.value, ast.Name) and node.value.func.value.id == name:
+            yield None  # horovod's `loss.div_(math.ceil(len(data) / args.batch_size))` before the backward
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store) and t.id == name
                    for tg in targets for t in ast.walk(tg)):
                 yield node.value
+
+
+def rescales_loss(call: ast.Call, ctx: ModuleContext) -> bool:
+    """An imported function of the project that rescales the loss it is handed (VeOmni's `mean_global_loss(loss,
+    micro_tokens, all_tokens)` multiplies it by its token share): the project index names its loss slots."""
+    if ctx.project is None or not isinstance(call.func, ast.Name):
+        return False
+    name = (ctx.qualname(call.func) or call.func.id).rsplit(".", 1)[-1]
+    slots = ctx.project.kind_returned_by(SCALES_LOSS + name)
+    return bool(slots) and any(int(i) < len(call.args) and "loss" in name_of(call.args[int(i)]).lower()
+                               for i in slots.split(","))
 
 
 def _helper(call: ast.Call, ctx: ModuleContext) -> ast.AST | bool | None:

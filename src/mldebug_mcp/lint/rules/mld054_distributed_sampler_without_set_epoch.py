@@ -8,6 +8,7 @@ from ..helpers.graph import callee
 from ..helpers.loader_cycles import endless_passes
 from ..helpers.loader_epoch_once import set_epoch_once
 from ..helpers.loader_facts import SETS_EPOCH, told_in_scope
+from ..helpers.loader_origin import DISTRIBUTED, UNKNOWN, sampler_feeding, train_loader_named
 from ..helpers.loader_sites import (
     EPOCH_SETTER,
     ITERATORS,
@@ -34,12 +35,18 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     wrapped by another library's call whose result is looped over), at the `while True:` of an endless
     batch generator (`def sample_data(loader): while True: for batch in loader: yield batch`), at the
     end of a per-epoch method, or where the sampler is built when no loop is visible. A sampler built
-    by a helper of the file (`sampler=data_sampler(dataset, shuffle=True)`) counts. A file
-    that trains with DistributedDataParallel and loops over epochs of a train loader built elsewhere
-    is flagged at that loop, as is the epoch loop of a file that hands a train loader (or a dict of
-    loaders) to a call in a run where another file builds a shuffling DistributedSampler and no file
-    calls set_epoch: right before the statement that runs the loader, where the call goes. A train
-    sampler whose shuffle comes from a config counts as shuffling.
+    by a helper of the file (`sampler=data_sampler(dataset, shuffle=True)`) counts. The epoch loop
+    over a train loader built elsewhere (or a dict of loaders) is flagged right before the statement
+    that runs the loader, where the call goes, when no file calls set_epoch and that loader is tied to
+    a DistributedSampler: the data factory it comes from builds one (`create_dataloader(cfg)` of
+    another file, as the project index tells), it is handed a `sampler=` this file does not build, another
+    file's call hands such a loader to this file's function (`train_validate_test(model, opt, train_loader)`),
+    or it is handed in from outside to a file that trains with DistributedDataParallel. Left quiet, whatever
+    other file of the run builds a DistributedSampler: a library loader built on its own sampler
+    (`NeighborLoader(data, shuffle=True)`, `ThreadDataLoader(ds, shuffle=True)`), a loader from a factory
+    that builds none (`get_dali_dataloader(...)`, nnUNet's augmenters), and one handed in to a file that
+    does not train with DDP (`self.data.train_dl`). A train sampler whose shuffle comes from a config
+    counts as shuffling.
 
     Why is this bad: DistributedSampler seeds its shuffle with seed + epoch, and the epoch only
     changes through set_epoch. Without it every epoch replays the same permutation on every
@@ -330,10 +337,16 @@ def _epoch_handed_out_of_sight(loop: ast.AST, ctx: ModuleContext) -> bool:
 
 
 def _unseen_train_loader(source: ast.expr, ctx: ModuleContext) -> bool:
-    words = name_of(source).lower().rsplit(".", 1)[-1]
-    tokens = set(words.split("_"))
-    named = "train" in words and ("loader" in words or tokens & {"dl", "dls"}) or words.endswith(("loaders", "dls"))
-    return (named or _asked_for_train_split(source, ctx)) and not _built_here(source, ctx)
+    """A train loader this file does not build, which a DistributedSampler feeds: its `sampler=`, or the data
+    factory it comes from (`create_dataloader(cfg)`, which the project index says builds one); or one handed in
+    from outside (`self.train_loader = train_loader`) in a file that trains with DistributedDataParallel. Not a
+    library loader built on its own sampler (`NeighborLoader(data, shuffle=True)`), one from a factory building no
+    DistributedSampler (`get_dali_dataloader(...)`), nor one handed in to a file that does not train with DDP
+    (`self.data.train_dl`), whatever other file of the run builds a DistributedSampler."""
+    if not (train_loader_named(source) or _asked_for_train_split(source, ctx)) or _built_here(source, ctx):
+        return False
+    feeding = sampler_feeding(source, ctx)
+    return feeding == DISTRIBUTED or feeding == UNKNOWN and any(map(ctx.has_text, DDP_TEXT))
 
 
 def _asked_for_train_split(source: ast.expr, ctx: ModuleContext) -> bool:
