@@ -2,10 +2,11 @@
 
 A file's facts come in families (helpers/kinds, losses, loader_sites, accum_meters, modes_facts). The cheap
 families are computed for every file; the costly ones listed in `lazy_families` (the value kinds of every
-top-level function and class, the mode analysis of every top-level function) only when a key they may tell is
-asked, by the file's own rules or by another file's, or when a rule computed them anyway. Most files are never
-asked: torch's library, for one, asks no such question of its own files. Each family's facts are a function of
-the module alone, so every answer is the one computing everything first gives.
+top-level function and class, the mode analysis of every top-level function, the private names a file uses,
+the modes of the models it hands to the functions it imports) only when a key they may tell is asked, by the
+file's own rules or by another file's, or when a rule computed them anyway. Most files are never asked:
+torch's library, for one, asks no such question of its own files. Each family's facts are a function of the
+module alone, so every answer is the one computing everything first gives.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ class Family:
 def lazy_families() -> tuple[Family, ...]:
     # the helpers import the context module, which imports this one: imported when first asked
     from .helpers.kinds.facts import fact_owner, fact_owners, project_facts
+    from .helpers.modes_callers_elsewhere import called_facts, called_token, called_tokens
     from .helpers.modes_facts import MODE_FACT, mode_fact_keys, mode_facts
+    from .helpers.private_uses import USES, use_facts, use_keys
     from .helpers.project_reach import scoped_kinds
 
     def kinds_told(ctx) -> dict[str, str]:  # also under this module's path, for the files that import from it
@@ -42,6 +45,8 @@ def lazy_families() -> tuple[Family, ...]:
         Family("kinds", kinds_told, fact_owners, fact_owner, ("kinds", "facts")),
         Family("modes", mode_facts, mode_fact_keys, lambda key: key if key.startswith(MODE_FACT) else None,
                ("modes", "facts")),
+        Family("uses", use_facts, use_keys, lambda key: key if key.startswith(USES) else None, ("private-uses",)),
+        Family("called", called_facts, called_tokens, called_token, ("called-facts",)),
     )
 
 

@@ -45,6 +45,14 @@ class Switch:
         self.node, self.key, self.mode, self.direct = node, key, mode, direct
 
 
+def container_key(switch: Switch) -> str | None:
+    """`self.modules["model"].eval()` switches something in `self.modules` (a ModuleDict, a dict of modules)."""
+    node = switch.node
+    func = node.func if isinstance(node, ast.Call) else None
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    return key_of(receiver.value) if isinstance(receiver, ast.Subscript) else None
+
+
 def direct_switch(call: ast.Call) -> tuple[str | None, str] | None:
     """(key, mode) for a call that sets a mode itself."""
     func = call.func

@@ -7,7 +7,7 @@ import re
 
 from ..context import ModuleContext
 from .evaluation import ident, no_grad_expr, own_nodes, scope_calls, wraps_model
-from .modes import SETUP, TRAIN, key_of, position, switches
+from .modes import SETUP, TRAIN, container_key, key_of, position, switches
 from .modes_evidence import (
     enclosing_loops,
     eval_source,
@@ -189,15 +189,22 @@ def _class_setup(scope: ast.AST, key: str, ctx: ModuleContext) -> ast.AST | None
     there, when that method loads trained weights into it. A model handed in (`self.net = net`) is not this
     class's to switch there, nor one built to be trained (by `fit()`, or in `__init__` from a config)."""
     cls = ctx.enclosing_class(scope) if key.startswith("self.") else None
-    if cls is None or any(s.mode == TRAIN and s.key == key for m in cls.body
-                          if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) for s in switches(m, ctx)):
-        return None  # a method of the class switches it to train(): trained here, not loaded to predict
+    if cls is None or any(s.mode == TRAIN and (s.key == key or s.key is None and _entry_of(container_key(s), key))
+                          for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+                          for s in switches(m, ctx)):
+        return None  # a method of the class switches it (or its entries: `self.model[k].train()`) to train():
+        # trained here, not loaded to predict (a trainer's resume method loads it to go on training)
     parts = key.split(".")
     for end in range(len(parts), 1, -1):  # self.model.text_encoder: a part of self.model, set up with it
         found = _class_setup_of(scope, ".".join(parts[:end]), cls, ctx)
         if found is not None:
             return found
     return None
+
+
+def _entry_of(container: str | None, key: str) -> bool:
+    """`self.model.encoder` is (in) an entry of the container `self.model` (`self.model[k].train()`)."""
+    return container is not None and (key == container or key.startswith(container + "."))
 
 
 def _class_setup_of(scope: ast.AST, key: str, cls: ast.ClassDef, ctx: ModuleContext) -> ast.AST | None:

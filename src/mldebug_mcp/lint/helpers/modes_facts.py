@@ -25,6 +25,7 @@ from .evaluation import (
 from .loader_facts import scoped, told_in_scope
 from .loops import is_backward, is_optimizer_step
 from .modes import key_of, local_targets, switches
+from .modes_brain import brain_fact_keys, brain_facts
 from .modes_builders import evaluated_builder_facts, evaluated_builder_keys
 from .modes_callback_hooks import hook_mode_facts, hook_mode_keys
 from .modes_copies import copy_fact_keys, copy_facts
@@ -78,8 +79,9 @@ def mode_facts(ctx: ModuleContext) -> dict[str, str]:
         found.update(hook_mode_facts(ctx))  # a callback's hook that switches the model of the trainer it is handed
         found.update(copy_facts(ctx, module))  # an EMA wrapper's deep copy, switched by the class or not
         found.update(evaluated_builder_facts(ctx))  # the imported builders whose models this file predicts with
+        found.update(brain_facts(ctx, module))  # the classes deriving from speechbrain's Brain
         return found
-    if not ctx.has_text("def "):
+    if not ctx.has_text("def ") and not ctx.has_text("Brain"):  # (a Brain subclass may define nothing)
         return {}
     return ctx.memo(("modes", "facts"), compute)
 
@@ -175,7 +177,8 @@ def mode_fact_keys(ctx: ModuleContext) -> frozenset[str]:
     trainer = set(trains_handed_keys(ctx, "")) if ctx.has_text("training_step") else set()
     free = {key for name in _model_classes(ctx) for key in free_keys(ctx, f"{module}.{name}", "")}
     return frozenset({f"{MODE_FACT}{module}.{name}" for name in ctx.functions} | methods | trainer | free
-                     | hook_mode_keys(ctx) | copy_fact_keys(ctx, module) | evaluated_builder_keys(ctx))
+                     | hook_mode_keys(ctx) | copy_fact_keys(ctx, module) | evaluated_builder_keys(ctx)
+                     | brain_fact_keys(ctx, module))
 
 
 def free_keys(ctx: ModuleContext, qualname: str, value: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import ast
 
 from ..context import ModuleContext
 from .evaluation import scope_calls
-from .modes import EVAL, SET, TRAIN, direct_switch, key_of, position, related, switches
+from .modes import EVAL, SET, TRAIN, container_key, direct_switch, key_of, position, related, switches
 from .modes_evidence import scope_trains
 from .modes_handed_models import calls_by_ident
 from .modes_indirect import runs_model
@@ -33,7 +33,7 @@ def set_outside(scope: ast.AST, key: str, ctx: ModuleContext) -> bool:
     for other in switching_scopes(ctx):
         if other is scope or (cls is not None and ctx.enclosing_class(other) is not cls):
             continue
-        last = [s for s in switches(other, ctx) if (k := s.key or _container_key(s)) is not None and related(k, key)]
+        last = [s for s in switches(other, ctx) if (k := s.key or container_key(s)) is not None and related(k, key)]
         if last and last[-1].mode == EVAL and not _evaluates_then_trains(other, last[-1], key, ctx) and not (
                 not last[-1].direct and scope_trains(other, ctx)):
             return True  # (a training loop whose last eval() is its per-epoch validation helper's leaves
@@ -52,14 +52,6 @@ def _evaluates_then_trains(other: ast.AST, switch, key: str, ctx: ModuleContext)
     after = position(switch.node)
     return any(position(c) > after and (r := runs_model(c, ctx)) is not None and related(key_of(r), key)
                for c in scope_calls(other, ctx))
-
-
-def _container_key(switch) -> str | None:
-    """`self.modules["model"].eval()` switches something in `self.modules` (a ModuleDict, a dict of modules)."""
-    node = switch.node
-    func = node.func if isinstance(node, ast.Call) else None
-    receiver = func.value if isinstance(func, ast.Attribute) else None
-    return key_of(receiver.value) if isinstance(receiver, ast.Subscript) else None
 
 
 def _callers_set_eval(func: ast.AST, key: str, ctx: ModuleContext, depth: int) -> bool:

@@ -24,7 +24,9 @@ from ..helpers.modes import (
     switches,
 )
 from ..helpers.modes_anchor import anchor, anchor_after_setup
+from ..helpers.modes_brain import brain_switched
 from ..helpers.modes_builders import builders_evaluated_elsewhere
+from ..helpers.modes_callers_elsewhere import callers_elsewhere_eval
 from ..helpers.modes_copies import unswitched_copies_evaluated
 from ..helpers.modes_evidence import (
     collected,
@@ -68,6 +70,7 @@ from ..helpers.modes_siblings import built_after, switched_apart
 from ..helpers.modes_train_hooks import train_hook_forwards
 from ..helpers.modes_training_pass import in_trainer, run_by_trainers, training_pass
 from ..helpers.modes_unswitched import unswitched_models
+from ..helpers.private_uses import uncalled_private_method
 from ..rule import Hit, Rule
 
 METRIC = re.compile(r"accura|^acc$|f1|precision|recall|auc|metric|score|perplex|bleu|rouge|iou|dice|confusion"
@@ -124,8 +127,15 @@ class EvaluationWithoutEvalMode(Rule):
     dropout, the methods of a subclass of another module's trainer and the helpers only they call (the base's
     loop sets the phase's mode: on-policy generation, reference log-probs; a pass over validation data is
     still checked), passes of the training step (`enable_grad() if use_grad else no_grad()`, log-probs and
-    entropies returned on the graph), and test_*() functions of pytest modules. The finding is where the fix
-    goes.
+    entropies returned on the graph), test_*() functions of pytest modules, the methods of a SpeechBrain
+    `Brain` subclass (also through a base of the file or of another file of the run) running what
+    self.modules / self.hparams / self.mods hold (Brain.fit() and evaluate() switch those modules before calling
+    compute_forward(), evaluate_batch(), on_stage_end(), and leave them in eval mode for a save_results() after
+    evaluate()), a top-level function this file never uses whose every use in the run's other files is a call
+    handing it models in eval mode (`model.eval()` before `im_detect_bbox_aug(model, images, device)`, or a
+    `self.model` its class puts in eval mode in __init__ and never back), and a private method that no file of
+    the run names (`_inference` of a trainer that never calls it; a finding placed where the class loads trained
+    weights to predict stays). The finding is where the fix goes.
 
     Why is this bad: dropout stays active and BatchNorm normalises with batch statistics and
     updates its running averages with evaluation data, so metrics are noisy and pessimistic and
@@ -176,7 +186,12 @@ class EvaluationWithoutEvalMode(Rule):
         for scope in [ctx.tree, *(f for kind in FUNCS for f in ctx.by_type.get(kind, ()))]:
             if scope in running and not framework_managed(scope, ctx) and not run_by_trainers(
                     scope, ctx) and not handed_to_another_object(scope, ctx):
-                for hit in _scope_hits(scope, ctx):
+                found = list(_scope_hits(scope, ctx))
+                if found and uncalled_private_method(scope, ctx):  # asked last, of the few scopes with a finding
+                    # a method no file of the run calls never evaluates; a finding placed where its class loads
+                    # trained weights to predict (`self.model = self._load(weights)` in __init__) stands on that
+                    found = [h for h in found if not scope.lineno <= h.node.lineno <= scope.end_lineno]
+                for hit in found:
                     hits.setdefault(hit.node.lineno, hit)
         loaded = list(_loaded_for_evaluation(ctx))
         for hit in loaded:
@@ -241,8 +256,9 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
         if in_trainer(scope, ctx) and not eval_data(call, scope, ctx):
             continue  # the base trainer's loop set the phase's mode; a pass over validation data is checked
         if untrained_here(receiver, key, scope, ctx) or scores_callers_model(call, key, scope, ctx) \
-                or any(k == key for k, _, _ in built_in_eval(call, ctx)):
-            continue  # (a factory that returns the model in eval mode, or is asked to: `train=False`)
+                or any(k == key for k, _, _ in built_in_eval(call, ctx)) or brain_switched(scope, key, receiver, ctx):
+            continue  # (a factory that returns the model in eval mode, or is asked to: `train=False`; the modules
+            # a SpeechBrain Brain switches before calling its subclass's methods)
         switch = mode_before(call, key, scope, ctx)
         if switch is not None and switch.mode in (EVAL, SET):
             continue
@@ -266,7 +282,8 @@ def _scope_hits(scope: ast.AST, ctx: ModuleContext) -> Iterator[Hit]:
                  for s in switches(scope, ctx) if position(s.node) < position(call)):
             continue  # another name may hold the same model
         elif set_outside(scope, key, ctx) or not (strong or _weak(call, scope, ctx)
-                                                  or generates_for_user(call, key, scope, ctx)):
+                                                  or generates_for_user(call, key, scope, ctx)) \
+                or callers_elsewhere_eval(scope, key, ctx):  # asked last: the other files' callers
             continue
         reported.add(key)
         if _runner(receiver, ctx):  # evaluate_model(model, data): a function of this file that runs the model
