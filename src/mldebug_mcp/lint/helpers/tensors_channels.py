@@ -44,11 +44,24 @@ def _conv_built(module: ast.expr, ctx, depth: int = 2, names: Container[str] = C
         return None
     name = (ctx.call_name(built) or "").rsplit(".", 1)[-1]
     if name in names:
-        return built
+        return built if name not in CONVS or torch_conv(ctx.call_name(built), ctx) else None
     if name == "Sequential" and built.args and depth:
         layers = [a for a in built.args if not (isinstance(a, ast.Call) and layer_name(a, ctx) in KEEPS_LAYOUT)]
         return _conv_built(layers[-1], ctx, depth - 1, names) if layers else None
     return None
+
+
+def torch_conv(qualname: str | None, ctx, depth: int = 3) -> bool:
+    """torch's `nn.Conv2d` (channels first), or a class of this module built on it (`class Conv2d(nn.Conv2d)`).
+    Another library's conv may store its channels last (speechbrain's `sb.nnet.CNN.Conv1d` takes and returns
+    (batch, time, channels)), and a conv class of another file of the project may too: neither is read as
+    channels-first."""
+    if not qualname:
+        return False
+    if qualname.startswith("torch."):
+        return True
+    cls = ctx.classes.get(qualname)
+    return cls is not None and depth > 0 and any(torch_conv(ctx.qualname(b), ctx, depth - 1) for b in cls.bases)
 
 
 def _module_built(module: ast.expr, ctx) -> ast.AST | None:
@@ -177,6 +190,12 @@ def features_last_size(tensor: ast.expr, at: ast.AST, ctx) -> tuple[set[str], as
     keyword, position = FEATURES_LAST[kind]
     size = [k.value for k in layer.keywords if k.arg == keyword] or layer.args[position:position + 1]
     return (_with_attributes({short_size(size[0])}, layer, ctx), call.args[0], kind == "Embedding") if size else None
+
+
+def conv_run(tensor: ast.expr, at: ast.AST, ctx) -> tuple[ast.Call, ast.Call] | None:
+    """(the torch conv's construction, the call that runs it) when `tensor` holds its output, through layers that
+    keep the layout, in the function of `at`."""
+    return _conv_behind(tensor, at, ctx, 4)
 
 
 def _conv_behind(tensor: ast.expr, at: ast.AST, ctx, depth: int,

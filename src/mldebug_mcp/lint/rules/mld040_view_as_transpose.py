@@ -12,6 +12,8 @@ from ..helpers.tensors_channels import (
     short_size,
     spanning_conv_channels,
 )
+from ..helpers.tensors_conv_window import one_window_conv
+from ..helpers.tensors_flattened_rows import splits_flattened_rows
 from ..helpers.tensors_layout import distinct, layer_layout, reordered_layout, reordered_on_the_way
 from ..helpers.tensors_named_sizes import (
     axis_stranded,
@@ -20,6 +22,7 @@ from ..helpers.tensors_named_sizes import (
     named_sizes,
     rows_behind_inner_axis,
 )
+from ..helpers.tensors_one_element import row_of_one_element
 from ..helpers.tensors_recurrent import (
     batch_first_inputs,
     batch_name,
@@ -90,7 +93,14 @@ class ViewAsTranspose(Rule):
     function of the same file that returns it), then merged by `view(B, T, C)` without the transpose back
     (found at the merge). Merges and splits of neighbouring axes
     (`x.view(B * T, C)`, `x.view(B, T, H, C // H)`, torch's `q.view(L, B * H, d)`) and reshapes of
-    a transposed or permuted tensor that follow its new order are not flagged. Also a recurrent or
+    a transposed or permuted tensor that follow its new order are not flagged; nor is a view that cuts the
+    leading axis back where an earlier view of the function joined it (`x.view(bsz * tsz * groups, -1)`, later
+    `x.view(bsz * tsz, groups, -1)`; `B, D, N, L = x.size()`, `x.view(-1, L)`, layers, then `x.view(B * D, N, h)`),
+    the output of a conv that is not torch's (speechbrain's `sb.nnet.CNN.Conv1d` stores channels last; a conv class
+    of another file is not known), a conv run on one window of its kernel (input viewed or adaptively pooled to the
+    kernel's size just before: its output is (N, C, 1, 1)), and a two-axis swap whose row is read as one number
+    (`labels.append(t.reshape(t.shape[1], t.shape[0])[0])`, then `torch.tensor(labels)`: the swapped axis is 1).
+    Also a recurrent or
     Transformer layer (LSTM, GRU, TransformerEncoderLayer, MultiheadAttention, a TransformerEncoder stacking
     one) built without batch_first, whose output is read as `out[:, -1]` or which is handed data whose
     first axis the code names as the batch (`B, N, D = x.shape`).
@@ -131,14 +141,16 @@ class ViewAsTranspose(Rule):
             yield from self._misordered(node, tensor, sizes, method, ctx)
             return
         tensor = strip_calls(tensor, SAME_LAYOUT_METHODS)  # a view of x.contiguous() has x's shape
-        if inverted_dims(tensor, sizes) or axis_behind_rest(tensor, named_sizes(node, tensor, sizes, ctx)) \
+        swapped = inverted_dims(tensor, sizes) and not row_of_one_element(node, sizes, ctx)
+        if swapped or axis_behind_rest(tensor, named_sizes(node, tensor, sizes, ctx)) \
                 or self._moved_axes(node, tensor, sizes, ctx) or inverted_named_dims(node, tensor, sizes, ctx) \
                 or rows_behind_inner_axis(node, tensor, sizes, ctx):
             yield Hit(node, self.message.format(method=method))
         elif (made := layer_layout(tensor, node, ctx, self._unpacks_of(ctx))) is not None and moves_axes(made[0], sizes):
             axes = ", ".join(ast.unparse(a) for a in made[0])
             yield Hit(node, THROUGH_LAYER.format(method=method, layer=made[1], axes=axes))
-        elif made is None and _heads_merged_into_batch(tensor, sizes, ctx):  # a known layout merged in order is fine
+        elif made is None and _heads_merged_into_batch(tensor, sizes, ctx) \
+                and not splits_flattened_rows(node, tensor, sizes, ctx):  # a known layout merged in order is fine
             yield Hit(node, SPLIT_HEADS.format(method=method))
         elif _reordered_earlier(tensor, ctx):
             misordered = list(self._misordered(node, tensor, sizes, method, ctx))
@@ -258,7 +270,10 @@ def _channels_last_of_conv(call: ast.Call, tensor: ast.expr, sizes: list[ast.exp
         return False
     # `self.decide(x).view(-1, k)` with k the conv's whole channel count, after a kernel that spans the map:
     # a (batch, k, 1, 1) output flattened per sample, not positions read as channels
-    return not (len(sizes) == 2 and short_size(sizes[-1]) in spanning_conv_channels(tensor, call, ctx))
+    if len(sizes) == 2 and short_size(sizes[-1]) in spanning_conv_channels(tensor, call, ctx):
+        return False
+    # `self.proj(x.view(-1, c, tp, p, p)).view(-1, d)` with a (tp, p, p) kernel: the output is (N, d, 1, 1, 1)
+    return not one_window_conv(tensor, call, ctx)
 
 
 def _features_moved_forward(call: ast.Call, tensor: ast.expr, sizes: list[ast.expr], ctx: ModuleContext,

@@ -3,7 +3,9 @@ from collections.abc import Iterator
 
 from ..context import ModuleContext
 from ..helpers.tensors_flow import enclosing_forward, is_loss_class, reaches_return
+from ..helpers.tensors_graph_nodes import over_graph_nodes
 from ..helpers.tensors_index import squeezed_rows_index
+from ..helpers.tensors_input_free import from_attributes_only
 from ..helpers.tensors_unit_axis import unit_axis_squeeze
 from ..rule import Hit, Rule
 
@@ -57,7 +59,11 @@ class SqueezeWithoutDimOnLossPath(Rule):
     the loss receives); and in a loss, row indices `idx = mask.nonzero().squeeze()` that pick rows which
     keep an axis (`scores[idx, :]`, `F.cross_entropy(logits[idx], y[idx])`, or handed to a method doing so).
     Other squeezes of indices (`values[idx].sum()`), squeezes added in place into an existing buffer
-    (`out += x.squeeze()`) and squeezes for metrics are not flagged.
+    (`out += x.squeeze()`) and squeezes for metrics are not flagged; nor are squeezes of a value computed from the
+    module's own weights alone (`torch.logdet(self.conv.weight.squeeze().unsqueeze(0)).squeeze()`, WaveGlow), squeezes
+    in a forward over a graph's nodes (it reads a DGL graph or hands a parameter to a DGL/PyG layer, or the module
+    is built only as a layer of such forwards; no readout or reshape before the squeeze: the leading axis counts
+    nodes), and a graph's whole label column squeezed once (`graph.ndata["label"] = labels.squeeze()`).
 
     Why is this bad: squeeze() removes every axis of size 1. For a batch of one (the last,
     incomplete batch or single-example fine-tuning) the batch axis goes too, and the loss then
@@ -155,9 +161,22 @@ def _keyed_squeezes(ctx: ModuleContext) -> dict[str, ast.Call]:
     for assign in ctx.by_type.get(ast.Assign, ()):
         target = assign.targets[-1]
         if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
-                and isinstance(target.slice.value, str) and (squeeze := _squeezed(assign.value, ctx)) is not None:
+                and isinstance(target.slice.value, str) and (squeeze := _squeezed(assign.value, ctx)) is not None \
+                and not _whole_graph_column(assign, ctx):
             found.setdefault(target.slice.value, squeeze)
     return found
+
+
+GRAPH_DATA = {"ndata", "edata"}
+
+
+def _whole_graph_column(assign: ast.Assign, ctx: ModuleContext) -> bool:
+    """`graph.ndata["label"] = labels.squeeze()` outside any loop: a graph's node (or edge) column, stored once
+    when the data set is loaded (dgl's graphsage example on ogbn-products), counts nodes, not a batch."""
+    store = assign.targets[-1].value
+    if not (isinstance(store, ast.Attribute) and store.attr in GRAPH_DATA):
+        return False
+    return not any(isinstance(a, ast.For | ast.AsyncFor | ast.While) for a in ctx.ancestors(assign))
 
 
 def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
@@ -176,6 +195,8 @@ def _in_forward(squeeze: ast.Call, ctx: ModuleContext) -> str | None:
             return None
     if isinstance(tensor, ast.Call) and ctx.method_name(tensor) in INDEX_METHODS or _rows_of_parameter(tensor, ctx):
         return None
+    if from_attributes_only(tensor, forward, ctx) or over_graph_nodes(forward, cls, squeeze, ctx):
+        return None  # a weight's own axes (`torch.logdet(W.unsqueeze(0)).squeeze()`), or a graph's node axis
     if _shape_free_use(squeeze, ctx) or _rank_tested(squeeze, tensor, forward, ctx) \
             or _reshaped_after(squeeze, ctx) or _shape_read(squeeze, ctx):
         return None
