@@ -16,7 +16,7 @@ samples are history: the README beside them says what each fix changed).
 from __future__ import annotations
 
 import argparse
-import math
+import importlib.util
 import random
 from collections import defaultdict
 from pathlib import Path
@@ -26,13 +26,16 @@ import yaml
 ROOT = Path(__file__).resolve().parent / "lint_precision"
 
 
-def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = hits / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+def _shared_wilson():
+    """The Wilson interval of the agent A/B summary (benchmarks/agent_ab/summarise.py), one implementation for both."""
+    spec = importlib.util.spec_from_file_location("agent_ab_summarise", Path(__file__).resolve().parent / "agent_ab"
+                                                  / "summarise.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.wilson
+
+
+wilson = _shared_wilson()
 
 
 def verdict(finding: dict) -> bool | None:
