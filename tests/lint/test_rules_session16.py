@@ -198,3 +198,45 @@ def test_a_validation_split_whose_loader_is_read_still_fires():
     """muse-maskgit-pytorch's trainer reads next(self.valid_dl)."""
     source = VALIDATION_SPLIT.format(validation="valid_images, _ = next(self.valid_dl)\n        return model(valid_images)")
     assert snippet_lines(source, "MLD056") == [11]
+
+
+EXPERIMENT = """
+from torch.utils.data import DataLoader, DistributedSampler
+
+class ConfigExperiment:
+    def get_loaders(self, stage):
+        loaders = {}
+        for name, dataset in self.get_datasets(stage).items():
+            params = {"dataset": dataset, "batch_size": 32}
+            if self.distributed:
+                params["sampler"] = DistributedSampler(dataset=dataset)
+            loaders[name] = DataLoader(**params)
+        return loaders
+"""
+RUNNER = """
+class Runner:
+    def __init__(self, experiment, model):
+        self.experiment, self.model = experiment, model
+
+    def _run_epoch(self, loaders):
+        for name in loaders:
+            for batch in loaders[name]:
+                self.model.step(batch)
+
+    def run_stage(self, stage, epochs):
+        loaders = self.experiment.get_loaders(stage)
+        for epoch in range(epochs):
+            self._run_epoch(loaders)
+"""
+
+
+def test_a_loader_from_a_handed_in_object_whose_method_builds_a_distributed_sampler_fires(tmp_path: Path):
+    """catalyst's runner (blind2-MLD054-001): `self.experiment.get_loaders(stage)`, built in experiment.py."""
+    files = {"experiment.py": EXPERIMENT, "core.py": RUNNER}
+    assert project_findings(tmp_path / "catalyst", files, "MLD054") == [("core.py", 14)]
+
+
+def test_the_same_loader_without_a_distributed_sampler_is_quiet(tmp_path: Path):
+    files = {"experiment.py": EXPERIMENT.replace('params["sampler"] = DistributedSampler(dataset=dataset)',
+                                                  'params["shuffle"] = True'), "core.py": RUNNER}
+    assert project_findings(tmp_path / "plain", files, "MLD054") == []

@@ -225,7 +225,9 @@ def _feeders(origin: ast.expr, ctx: ModuleContext, depth: int) -> set[str] | Non
     if not isinstance(func, ast.Attribute) or ctx.qualname(func) is not None:
         return {_built_by(origin, ctx)}  # a library's loader makes its own sampler; a factory is asked
     receiver = _receiver_feeders(func.value, ctx, depth)  # a method of an object: its class (or factory) too
-    return None if receiver is None else receiver | {_built_by(origin, ctx)}
+    # an object handed in (`self.experiment.get_loaders(stage)`): its method is still asked by name (catalyst's
+    # ConfigExperiment.get_loaders builds the DistributedSampler in another file)
+    return ({OUTSIDE} if receiver is None else receiver) | {_built_by(origin, ctx)}
 
 
 def _built_by(call: ast.Call, ctx: ModuleContext) -> str:
