@@ -240,3 +240,50 @@ def test_the_same_loader_without_a_distributed_sampler_is_quiet(tmp_path: Path):
     files = {"experiment.py": EXPERIMENT.replace('params["sampler"] = DistributedSampler(dataset=dataset)',
                                                   'params["shuffle"] = True'), "core.py": RUNNER}
     assert project_findings(tmp_path / "plain", files, "MLD054") == []
+
+
+BUILDER = """
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+def build_dataloader(dataset, batch_size, rank, world_size):
+    sampler = DistributedSampler(dataset, world_size, rank, shuffle=True)
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+"""
+EPOCH_RUNNER = """
+class EpochBasedRunner:
+    def __init__(self, model, optimizer, max_epochs):
+        self.model, self.optimizer, self.max_epochs = model, optimizer, max_epochs
+
+    def train(self, data_loader):
+        for batch in data_loader:
+            loss = self.model(**batch)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+    def run(self, train_loader):
+        for epoch in range(self.max_epochs):
+            self.train(train_loader)
+"""
+ENTRY = """
+from builder import build_dataloader
+from runner import EpochBasedRunner
+
+def main(model, optimizer, train_set, rank, world_size):
+    train_loader = build_dataloader(train_set, 8, rank, world_size)
+    runner = EpochBasedRunner(model, optimizer, max_epochs=12)
+    runner.run(train_loader)
+"""
+
+
+def test_a_loader_handed_to_a_runner_method_of_another_file_is_tied_to_its_factory(tmp_path: Path):
+    """Blind-written variant V2-014 (mmcv-like): `runner.run(train_loader)`, the sampler made in builder.py."""
+    files = {"builder.py": BUILDER, "runner.py": EPOCH_RUNNER, "train.py": ENTRY}
+    assert project_findings(tmp_path / "mmcv", files, "MLD054") == [("runner.py", 15)]
+
+
+def test_a_loader_handed_to_a_runner_method_from_a_factory_without_a_distributed_sampler_is_quiet(tmp_path: Path):
+    plain = BUILDER.replace("sampler = DistributedSampler(dataset, world_size, rank, shuffle=True)", "sampler = None")
+    files = {"builder.py": plain, "runner.py": EPOCH_RUNNER, "train.py": ENTRY}
+    assert project_findings(tmp_path / "plain", files, "MLD054") == []

@@ -258,8 +258,8 @@ def handed_loader_facts(ctx: ModuleContext) -> dict[str, str]:
         return {}
     found = {}
     for call in ctx.by_type.get(ast.Call, ()):
-        func = call.func
-        if not isinstance(func, ast.Name) or func.id in ctx.functions or func.id in ctx.classes:
+        owner = _handed_to(call, ctx)
+        if owner is None:
             continue
         given = [(str(i), a) for i, a in enumerate(call.args)]
         given += [(f"={k.arg}", k.value) for k in call.keywords if k.arg]
@@ -271,8 +271,22 @@ def handed_loader_facts(ctx: ModuleContext) -> dict[str, str]:
                 more = _feeders(origin, ctx, DEPTH)
                 feeders |= {OUTSIDE} if more is None else more
             if feeders - {OUTSIDE}:
-                found.update(scoped(f"{HANDED}{_built_by(call, ctx)}:{slot}", ",".join(sorted(feeders)), ctx))
+                found.update(scoped(f"{HANDED}{owner}:{slot}", ",".join(sorted(feeders)), ctx))
     return found
+
+
+def _handed_to(call: ast.Call, ctx: ModuleContext) -> str | None:
+    """What another file's code receives this call's arguments as: a function or class of another file
+    (`train_validate_test`), or a method of an object built from one (`runner.run` of `runner =
+    EpochBasedRunner(...)`, mmcv-style: `EpochBasedRunner.run`)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return None if func.id in ctx.functions or func.id in ctx.classes else _built_by(call, ctx)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        built = (ctx.constructed(func.value) or "").rsplit(".", 1)[-1]
+        if built[:1].isupper() and built not in ctx.classes:
+            return f"{built}.{func.attr}"
+    return None
 
 
 def _handed_by_callers(name: ast.Name, ctx: ModuleContext) -> set[str] | None:
@@ -284,6 +298,8 @@ def _handed_by_callers(name: ast.Name, ctx: ModuleContext) -> set[str] | None:
     parent = ctx.parent(func)
     if isinstance(parent, ast.ClassDef) and func.name == "__init__":
         owner, params = parent.name, params[1:]  # `Trainer(model, train_loader)`: self is not passed
+    elif isinstance(parent, ast.ClassDef):
+        owner, params = f"{parent.name}.{func.name}", params[1:]  # `runner.run(train_loader, ...)`
     elif isinstance(parent, ast.Module):
         owner = func.name
     else:
