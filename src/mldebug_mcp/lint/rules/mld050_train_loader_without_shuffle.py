@@ -271,6 +271,8 @@ def _only_read(use: ast.AST, ctx: ModuleContext) -> bool:
         return not any(isinstance(n, ast.Call) and _may_train(n, ctx) for s in parent.body for n in ast.walk(s))
     if isinstance(parent, ast.comprehension) and parent.iter is node:
         return True
+    if isinstance(parent, ast.List | ast.Tuple):  # `trainer.validate(dataloaders=[train_dl, val_dl])`: a kNN bank
+        node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.keyword):  # f(loader=train_loader)
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.Call) and (node in parent.args or node in parent.keywords):
