@@ -290,7 +290,8 @@ def _handed_to(call: ast.Call, ctx: ModuleContext) -> str | None:
 
 
 def _handed_by_callers(name: ast.Name, ctx: ModuleContext) -> set[str] | None:
-    """The feeders another file's call tells for this parameter (of a module function, a class's __init__ or a method)."""
+    """The feeders another file's call tells for this parameter (of a module function, a class's __init__ or a
+    method)."""
     func = ctx.enclosing(name, (ast.FunctionDef, ast.AsyncFunctionDef))
     if func is None:
         return None
