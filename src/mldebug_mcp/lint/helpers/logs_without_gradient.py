@@ -78,7 +78,7 @@ def _uses(log: ast.Call, func: ast.AST, ctx: ModuleContext) -> tuple[bool, bool]
     """(whether the log's value reaches a ranking, whether it is multiplied, reduced or handed to a loss),
     through the names assigned from it later in the function."""
     statement = next(a for a in ctx.ancestors(log) if isinstance(a, ast.stmt))
-    held = set(_targets(statement, log)) if _value_flows(log, statement, ctx) else set()
+    held = set(_targets(statement, log, ctx)) if _value_flows(log, statement, ctx) else set()
     ranked, harmful = _judge(log, statement, ctx)
     after = (log.end_lineno, log.end_col_offset)
     names = sorted((n for n in ctx.in_scope(func, (ast.Name,)) if (n.lineno, n.col_offset) > after),
@@ -94,7 +94,7 @@ def _uses(log: ast.Call, func: ast.AST, ctx: ModuleContext) -> tuple[bool, bool]
             ranked, harmful = ranked or rank, harmful or harm
             if harmful:
                 return ranked, True
-            held.update(_targets(stmt, name))
+            held.update(_targets(stmt, name, ctx))
     return ranked, harmful
 
 
@@ -145,14 +145,15 @@ def _constant(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Constant)
 
 
-def _targets(statement: ast.stmt, node: ast.AST) -> list[str]:
+def _targets(statement: ast.stmt, node: ast.AST, ctx: ModuleContext) -> list[str]:
     """The names a statement assigns from the value at `node` (`a = ...`, `a, b = ...`, `a += ...`, a for-loop
     over it)."""
     if isinstance(statement, ast.Assign):
         stores = statement.targets
     elif isinstance(statement, ast.AugAssign | ast.AnnAssign):
         stores = [statement.target]
-    elif isinstance(statement, ast.For | ast.AsyncFor) and _inside(node, statement.iter):
+    elif isinstance(statement, ast.For | ast.AsyncFor) and (
+            node is statement.iter or statement.iter in ctx.ancestors(node)):
         stores = [statement.target]
     else:
         return []
@@ -168,7 +169,3 @@ def _stored_names(target: ast.expr) -> list[str]:
     while isinstance(target, ast.Subscript | ast.Attribute):
         target = target.value
     return [target.id] if isinstance(target, ast.Name) else []
-
-
-def _inside(node: ast.AST, tree: ast.AST) -> bool:
-    return any(n is node for n in ast.walk(tree))

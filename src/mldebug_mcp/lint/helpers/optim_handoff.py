@@ -86,26 +86,22 @@ def _zeroed_under_the_opposite_test(zero: ast.Call, branch: ast.If, names: set[s
                                     ctx: ModuleContext) -> bool:
     """detectron2's run_step: `if self.zero_grad_before_forward: opt.zero_grad()` before the forward and `if not
     self.zero_grad_before_forward: opt.zero_grad()` after it: one of the two runs every iteration."""
-    test = branch.test
-    opposite = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else None
     for other in ctx.within(ast.Call, block):
         if other is zero or not (isinstance(other.func, ast.Attribute) and other.func.attr == "zero_grad"
                                  and keys(other.func.value, ctx) & names):
             continue
         if_ = next((a for a in ctx.ancestors(other) if isinstance(a, ast.If)), None)
-        if if_ is None or if_ is branch or not any(a is block for a in ctx.ancestors(if_)):
+        if if_ is None or if_ is branch or block not in ctx.ancestors(if_):
             continue
-        if_test = if_.test
-        if opposite is not None and ast.dump(if_test) == ast.dump(opposite) and other in _body_calls(if_):
-            return True
-        if isinstance(if_test, ast.UnaryOp) and isinstance(if_test.op, ast.Not) and ast.dump(if_test.operand) == \
-                ast.dump(test) and other in _body_calls(if_):
+        in_body = any(a in if_.body for a in (other, *ctx.ancestors(other)))
+        if in_body and (_negates(if_.test, branch.test) or _negates(branch.test, if_.test)):
             return True
     return False
 
 
-def _body_calls(branch: ast.If) -> list[ast.AST]:
-    return [n for stmt in branch.body for n in ast.walk(stmt)]
+def _negates(test: ast.expr, other: ast.expr) -> bool:
+    """`not x` against `x`."""
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and ast.dump(test.operand) == ast.dump(other)
 
 
 def never_stepped(ctx: ModuleContext) -> list[tuple[ast.stmt, str]]:
